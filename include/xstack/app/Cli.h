@@ -1,0 +1,41 @@
+// Command line of the three subcommands. Parsing never touches MPI: a usage
+// error is found by every rank alike, printed by rank 0 only, exit code 2.
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "xstack/app/Report.h"
+
+namespace xstack {
+
+struct SynthOptions {
+  std::string outDir;
+  int64_t trainers = 2;
+  int64_t gpusPerTrainer = 8;
+  int64_t steps = 4;
+  int64_t opsPerStep = 200;
+  uint64_t seed = 1;
+  // Maximum clock skew between trainers, ns (each trainer gets its own).
+  uint64_t skewNs = 2'000'000;
+};
+
+struct InspectOptions {
+  std::string file;
+  bool json = false;
+};
+
+struct HelpRequest {
+  std::string text;
+};
+
+struct UsageError {
+  std::string message;
+};
+
+using Command = std::variant<ReportOptions, SynthOptions, InspectOptions, HelpRequest, UsageError>;
+
+Command parseCommandLine(const std::vector<std::string>& args);
+
+}  // namespace xstack

@@ -1,0 +1,12 @@
+// `xstack inspect FILE`: what one profile holds (counts, time range,
+// devices, streams, marker pairs, memory tracks) and any parse problem.
+// Exit 0 for a sound file, 3 for a partial one, 1 when it cannot be read.
+#pragma once
+
+#include "xstack/app/Cli.h"
+
+namespace xstack {
+
+int runInspect(const InspectOptions& options);
+
+}  // namespace xstack

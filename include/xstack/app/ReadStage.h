@@ -1,0 +1,53 @@
+// Stages 3-4 (read, compute): each rank reads the files the plan gave it,
+// parses them, pairs markers, finds rows and counts, and keeps what the
+// write stage will render. Purely local: no communication.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "xstack/core/Topology.h"
+#include "xstack/dist/Plan.h"
+#include "xstack/input/DcgmParser.h"
+#include "xstack/input/NetParser.h"
+#include "xstack/input/ProfileReader.h"
+#include "xstack/model/InputSummary.h"
+#include "xstack/model/MarkerPairer.h"
+
+namespace xstack {
+
+struct LocalInput {
+  InputSummary summary;
+  std::vector<Span> spans;               // profile
+  std::optional<LoadedProfile> profile;  // displayed profile kept for rendering
+  std::vector<DcgmSample> dcgm;
+  std::vector<NetSample> net;
+};
+
+struct ReadOptions {
+  Topology topology;
+  // Displayed profiles are kept in memory between reading and rendering
+  // while their total size stays below this; the rest are read again when
+  // rendered, so a rank's memory stays bounded by its largest files.
+  uint64_t cacheBytes = uint64_t{256} << 20;
+};
+
+// Reads every file of `plan` whose reader is `myRank`, in plan order.
+// `onFile` is called after each file (for progress).
+std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
+                                     const std::function<void(const LocalInput&)>& onFile = {});
+
+// The summary part for one profile already in memory (also used by
+// `xstack inspect`). `displayed` adds rows and memory warnings.
+void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
+                      std::vector<Span>& spans);
+
+// Reads a displayed profile again for rendering (when it was not kept).
+Expected<LoadedProfile> reloadProfile(const InputSummary& s);
+
+// "path: what" -> "what" (problems in traces must not depend on paths).
+std::string withoutPath(const std::string& message, const std::string& path);
+
+}  // namespace xstack

@@ -1,0 +1,36 @@
+// `xstack report`: the whole pipeline
+//   discover -> plan -> read/compute -> gather summaries -> render/gather -> write
+// on any number of ranks (SerialComm or MPI).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "xstack/core/Topology.h"
+#include "xstack/dist/Comm.h"
+#include "xstack/input/InputListing.h"
+
+namespace xstack {
+
+// Exit codes (README): 0 ok, 1 fatal (no outputs), 2 usage, 3 partial.
+enum ExitCode : int { kExitOk = 0, kExitFatal = 1, kExitUsage = 2, kExitPartial = 3 };
+
+struct ReportOptions {
+  std::string dataDir;
+  InputDirs dirs;  // explicit per-kind folders (override dataDir)
+  std::string outDir;
+  Topology topology;
+  std::optional<uint64_t> timeOriginNs;
+  bool showPlan = false;
+  bool progress = true;
+  uint64_t cacheBytes = uint64_t{256} << 20;
+  uint64_t pieceBytes = uint64_t{4} << 20;
+  uint64_t mpiChunkBytes = uint64_t{1} << 30;
+};
+
+// collective: every rank calls it with the same options; returns the exit
+// code (the same on every rank).
+int runReport(Comm& comm, const ReportOptions& options);
+
+}  // namespace xstack

@@ -1,0 +1,19 @@
+// `xstack synth`: a realistic sample data set in SPEC.md's layout, the same
+// bytes for the same options and seed:
+//   profile/profile_rank.<R>   real protobuf Profiles (forward/backward
+//                              markers, CPU ops on several blocks and threads,
+//                              CUDA API calls, kernels on several streams,
+//                              memcpys with bytes, memory events in all three
+//                              places, a few blocks never freed)
+//   dcgm/dcgm.<T>, net/net.<T> per trainer; time/time.txt.<g>.<T> per rank
+// Each trainer's clock is skewed by up to --skew-ns, and time files start
+// before the profiles.
+#pragma once
+
+#include "xstack/app/Cli.h"
+
+namespace xstack {
+
+int runSynth(const SynthOptions& options);
+
+}  // namespace xstack

@@ -1,0 +1,87 @@
+// The communicator every stage takes: the only door to MPI. Two
+// implementations: MpiComm (src/dist/MpiComm.cpp, the only file that
+// includes <mpi.h>) and SerialComm (one rank, no MPI at all), so the whole
+// pipeline runs and is unit-tested without mpirun.
+//
+// Sizes are 64-bit everywhere; messages of any size are split into pieces
+// of at most chunkBytes() (MPI counts are int), and reassembled.
+// Functions marked "collective" must be called by every rank, in the same
+// order; callers first agree (allTrue) that no rank has failed, so a local
+// error never leaves a rank waiting in a collective alone.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xstack {
+
+struct Message {
+  uint64_t kind = 0;  // caller-defined
+  std::string data;
+};
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // This process's host name (gethostname).
+  virtual std::string host() const;
+
+  // collective: everyone's `mine`, indexed by rank.
+  virtual std::vector<std::string> allgather(const std::string& mine) = 0;
+  // collective: logical AND of `ok` over all ranks.
+  virtual bool allTrue(bool ok) = 0;
+  // collective: minimum / maximum over all ranks.
+  virtual uint64_t allMin(uint64_t v) = 0;
+  virtual int64_t allMax(int64_t v) = 0;
+  // collective: sum over all ranks.
+  virtual uint64_t allSum(uint64_t v) = 0;
+  // collective
+  virtual void barrier() = 0;
+
+  // Point to point, any size. Messages between two ranks with one tag
+  // arrive in the order they were sent. send() is synchronous: it returns
+  // once the receiver has started receiving, so a sender never runs ahead
+  // of the receiver by more than one message (bounded memory on rank 0).
+  virtual void send(int dest, int tag, uint64_t kind, std::string_view data) = 0;
+  virtual Message recv(int source, int tag) = 0;
+
+  // Ends the whole job at once (all ranks), with `code`.
+  [[noreturn]] virtual void abort(int code) = 0;
+
+  uint64_t chunkBytes() const { return chunkBytes_; }
+  void setChunkBytes(uint64_t b) { chunkBytes_ = b ? b : 1; }
+
+ protected:
+  uint64_t chunkBytes_ = uint64_t{1} << 30;  // 1 GiB pieces
+};
+
+// One rank, no MPI.
+class SerialComm final : public Comm {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::vector<std::string> allgather(const std::string& mine) override { return {mine}; }
+  bool allTrue(bool ok) override { return ok; }
+  uint64_t allMin(uint64_t v) override { return v; }
+  int64_t allMax(int64_t v) override { return v; }
+  uint64_t allSum(uint64_t v) override { return v; }
+  void barrier() override {}
+  void send(int, int, uint64_t, std::string_view) override;
+  Message recv(int, int) override;
+  [[noreturn]] void abort(int code) override;
+};
+
+// True when this process was started by an MPI launcher (mpirun, srun with
+// PMIx/PMI); then the world communicator is MPI, otherwise SerialComm.
+bool launchedByMpi();
+
+// Initializes MPI (when launched by it) and returns the world communicator.
+// MPI is finalized when the returned object is destroyed.
+std::unique_ptr<Comm> makeWorldComm(int* argc, char*** argv);
+
+}  // namespace xstack

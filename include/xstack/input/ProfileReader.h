@@ -1,0 +1,28 @@
+// Reads one profile file: bytes from disk, decoded by ProfileDecoder, then
+// checked for completeness. The buffer owns the bytes that the events' names
+// point into, so a LoadedProfile is moved, never copied.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "xstack/core/Status.h"
+#include "xstack/input/ProfileDecoder.h"
+
+namespace xstack {
+
+struct LoadedProfile {
+  std::unique_ptr<std::string> buffer;  // stable address for the views
+  ProfileData data;
+  // Non-empty when the file was read only in part (cut or corrupt after some
+  // events): names the byte offset. The events before it are kept.
+  std::string partial;
+  uint64_t fileBytes = 0;
+};
+
+// Fails (an Error naming the path) when nothing usable could be read: the
+// file cannot be opened, is not a regular file, is empty, or is not a
+// profile at all. A file cut short after some events is *partial*, not failed.
+Expected<LoadedProfile> readProfile(const std::string& path);
+
+}  // namespace xstack

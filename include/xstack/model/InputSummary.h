@@ -1,0 +1,49 @@
+// What the reading rank learned about one input file in the read stage, in
+// a form small enough to gather on every rank: status, the earliest
+// timestamp, counts, warnings, and for profiles the rows and span count.
+// Everything the write stage needs to order the chunks of every trace file
+// is here; the events themselves stay on the reading rank.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "xstack/core/Warnings.h"
+#include "xstack/input/InputFile.h"
+#include "xstack/model/RankRows.h"
+
+namespace xstack {
+
+enum class InputStatus : int { Ok = 0, Partial = 1, Failed = 2 };
+const char* statusName(InputStatus s);
+
+struct InputSummary {
+  InputFile file;
+  int reader = 0;
+  std::string readerHost;
+  InputStatus status = InputStatus::Ok;
+  std::string problem;  // without the path: "byte 120 of 300: event cut short"
+  uint64_t minTs = 0;   // smallest non-zero timestamp, 0 = none
+  uint64_t events = 0;
+  uint64_t memEvents = 0;
+  Warnings warnings;
+  // profiles
+  std::vector<RowKey> rows;  // displayed ranks only
+  uint64_t spanCount = 0;
+  // dcgm: (pid, gpu) -> counter events; net: pid -> counter events
+  std::map<std::pair<int64_t, int64_t>, uint64_t> counterEvents;
+
+  uint64_t counters(int64_t pid, int64_t gpu = 0) const {
+    auto it = counterEvents.find({pid, gpu});
+    return it == counterEvents.end() ? 0 : it->second;
+  }
+};
+
+// Compact binary (msgpack) encoding for the gather; warnings keep counts only.
+std::string encodeSummaries(const std::vector<InputSummary>& s);
+std::vector<InputSummary> decodeSummaries(const std::string& bytes);
+
+}  // namespace xstack

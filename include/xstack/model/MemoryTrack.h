@@ -1,0 +1,37 @@
+// Running memory sums of SPEC.md section 3, one track per (place, device).
+// Each memory event adds +bytes at start_ns and -bytes at end_ns; all
+// changes at the same ns give one sample. A block never freed (end_ns 0 or
+// end_ns < start_ns) stays allocated (warning memory_never_freed).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "xstack/core/Warnings.h"
+#include "xstack/input/ProfileDecoder.h"
+
+namespace xstack {
+
+// Track order in a rank's rows: gpu, cpu, cudapinnedplace; then device.
+enum class MemPlace : int { Gpu = 0, Cpu = 1, Pinned = 2 };
+const char* memPlaceName(MemPlace p);  // "gpu", "cpu", "cudapinnedplace"
+// Wire enum (0 CUDAPlace, 1 CPUPlace, 2 CUDAPinnedPlace) -> MemPlace.
+bool memPlaceFromWire(int64_t place, MemPlace& out);
+
+struct MemorySample {
+  uint64_t ns = 0;
+  int64_t allocatedBytes = 0;
+};
+
+struct MemoryTrack {
+  MemPlace place = MemPlace::Gpu;
+  uint64_t device = 0;
+  std::vector<MemorySample> samples;  // strictly increasing ns
+};
+
+// All tracks of one profile, ordered by (place, device). Events with an
+// unknown place are skipped (warning memory_unknown_place).
+std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
+                                           Warnings& warnings);
+
+}  // namespace xstack

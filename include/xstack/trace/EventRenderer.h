@@ -1,0 +1,68 @@
+// Renders trace events as JSON text into a buffer that is handed to a sink
+// whenever it grows past `pieceBytes` (the sink writes it to the file on
+// rank 0, or sends it to rank 0 elsewhere). Every event is written as
+// ",\n{...}"; TraceFileWriter drops the comma before the first event.
+// Timestamps: input ns, output µs since the time origin (exact text, never
+// negative: earlier times are clamped to 0 and counted).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/TimeUnits.h"
+#include "xstack/core/Warnings.h"
+#include "xstack/input/DcgmParser.h"
+#include "xstack/input/NetParser.h"
+#include "xstack/input/ProfileDecoder.h"
+#include "xstack/model/MarkerPairer.h"
+#include "xstack/model/RankRows.h"
+#include "xstack/trace/JsonText.h"
+
+namespace xstack {
+
+class EventRenderer {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20);
+
+  void processMeta(int64_t pid, std::string_view name);
+  void threadMeta(int64_t pid, int64_t tid, std::string_view name);
+  // One rank's forward/backward spans on pid 0, tid = rank.
+  void spans(int64_t rank, const std::vector<Span>& spans);
+  // All rows of one displayed rank: `rows` as computed by rankRows(), their
+  // pids pidBase, pidBase+1, ... Each row: process metadata, then its events
+  // ordered by (tid, ts, input order).
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                const ProfileData& data);
+  // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer-in-group.
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples);
+  // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples);
+
+  // Hands any buffered text to the sink.
+  void flush();
+  // Warnings found while rendering (clamped timestamps, text fixes).
+  Warnings takeWarnings();
+
+ private:
+  void appendTs(uint64_t ns);
+  void endEvent();
+  void opEvent(int64_t pid, const ProfileEvent& e);
+
+  TimeOrigin origin_;
+  Sink sink_;
+  size_t pieceBytes_;
+  std::string buf_;
+  JsonTextStats text_;
+  Warnings warnings_;
+};
+
+// Events a chunk will hold, computed without rendering (used to decide which
+// processes exist before anything is written).
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample>& samples);
+uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples);
+
+}  // namespace xstack

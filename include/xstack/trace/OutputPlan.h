@@ -1,0 +1,54 @@
+// What goes into each trace file, and in which order (SPEC.md sections 3-4),
+// computed identically on every rank from the gathered summaries. A trace
+// file is a sequence of chunks; each chunk is rendered by one rank (its
+// owner) and written by rank 0 in sequence:
+//   pid 0: process metadata; per rank R ascending: thread metadata (rank 0),
+//          then R's spans (owner of R's profile)
+//   pids 1..5, 6, 7: process metadata, then per displayed trainer i
+//          ascending its counters (owner of the DCGM / net file)
+//   pids 8..: per displayed rank ascending, all its rows (owner of R's
+//          profile), numbered consecutively from kFirstRankPid
+// Processes 1..7 and rows exist only when they have events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xstack/core/Topology.h"
+#include "xstack/model/InputSummary.h"
+
+namespace xstack {
+
+enum class ChunkKind : int { ProcessMeta, ThreadMeta, Spans, Dcgm, Net, RankRows };
+
+struct Chunk {
+  ChunkKind kind = ChunkKind::ProcessMeta;
+  int owner = 0;           // rank that renders it
+  int64_t pid = 0;
+  int64_t subject = 0;     // rank (ThreadMeta, Spans, RankRows) or trainer index i (Dcgm, Net)
+  int64_t gpu = 0;         // Dcgm: which GPU's rows
+  size_t input = 0;        // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
+};
+
+struct OutputFile {
+  int64_t group = 0;
+  int64_t gpu = 0;
+  std::vector<int64_t> ranks;     // every rank of the group with this local GPU
+  std::vector<int64_t> trainers;  // their trainers
+  std::vector<size_t> inputs;     // summaries whose warnings and problems belong here
+  std::vector<Chunk> chunks;
+  int64_t trainersInGroup = 0;    // < groupSize for a partial last group
+  std::string fileName() const;   // traceFile_<k>_<g>.json
+};
+
+struct JobShape {
+  int64_t trainers = 0;  // highest rank present / P + 1
+  int64_t groups = 0;
+  int64_t ranks = 0;     // profiles present
+};
+
+JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo);
+std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const Topology& topo);
+
+}  // namespace xstack

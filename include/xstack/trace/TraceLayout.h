@@ -1,0 +1,26 @@
+// Fixed processes of a trace file (SPEC.md section 3). Rows of displayed
+// ranks start at kFirstRankPid, numbered in rank order.
+#pragma once
+
+#include <cstdint>
+
+namespace xstack {
+
+inline constexpr int64_t kPipelinePid = 0;
+inline constexpr int64_t kFirstDcgmPid = 1;  // 1..5
+inline constexpr int64_t kDcgmPidCount = 5;
+inline constexpr int64_t kNetTxPid = 6;
+inline constexpr int64_t kNetRxPid = 7;
+inline constexpr int64_t kFirstRankPid = 8;
+
+// "00_pipeline", "01_gpuUtility", ..., "07_net_rx"; nullptr past 7.
+const char* fixedProcessName(int64_t pid);
+
+// The DCGM series shown in DCGM process `pid` (1..5), as DcgmSeries values.
+struct SeriesRange {
+  int first;
+  int count;
+};
+SeriesRange dcgmSeriesOfPid(int64_t pid);
+
+}  // namespace xstack

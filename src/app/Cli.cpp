@@ -1,0 +1,142 @@
+#include "xstack/app/Cli.h"
+
+#include <boost/program_options.hpp>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace xstack {
+namespace {
+
+const char* kTopUsage =
+    "usage: xstack <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  report    turn a job's profiler dumps into Chrome/Perfetto traces (run under mpirun/srun,\n"
+    "            or alone on one node)\n"
+    "  synth     write a realistic sample data set\n"
+    "  inspect   show what one profile file holds, and any problem in it\n"
+    "\n"
+    "xstack <command> --help shows the command's options.\n"
+    "exit codes: 0 ok, 1 fatal (nothing written), 2 usage, 3 partial (outputs written, bad inputs named)\n";
+
+std::string helpText(const char* usage, const po::options_description& d) {
+  std::ostringstream s;
+  s << usage << "\n" << d;
+  return s.str();
+}
+
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& d,
+                        const po::positional_options_description* pos = nullptr) {
+  po::variables_map vm;
+  auto parser = po::command_line_parser(args).options(d);
+  if (pos) parser.positional(*pos);
+  po::store(parser.run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+Command parseReport(const std::vector<std::string>& args) {
+  ReportOptions o;
+  int64_t P = 8, S = 8, D = 2;
+  std::string origin;
+  uint64_t cacheMb = 256, pieceKb = 4096, chunkBytes = uint64_t{1} << 30;
+  po::options_description d("report options");
+  d.add_options()("help,h", "show this help")
+      ("data-dir", po::value(&o.dataDir), "job data folder with profile/, dcgm/, net/, time/")
+      ("profile-dir", po::value(&o.dirs.profile), "profile folder (default DATA/profile)")
+      ("dcgm-dir", po::value(&o.dirs.dcgm), "DCGM log folder (default DATA/dcgm)")
+      ("net-dir", po::value(&o.dirs.net), "net log folder (default DATA/net)")
+      ("time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")
+      ("out", po::value(&o.outDir)->required(), "output folder for traceFile_<group>_<gpu>.json (created)")
+      ("gpus-per-trainer", po::value(&P)->default_value(8), "GPUs (ranks) per trainer node, P")
+      ("group-size", po::value(&S)->default_value(8), "trainers per group, S")
+      ("display-size", po::value(&D)->default_value(2), "trainers per group shown in detail, D <= S")
+      ("time-origin-ns", po::value(&origin), "time origin in Unix ns (default: earliest input timestamp)")
+      ("plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")
+      ("no-progress", "no progress display on stderr")
+      ("cache-mb", po::value(&cacheMb)->default_value(256),
+       "per rank: MiB of displayed profiles kept between reading and rendering")
+      ("piece-kb", po::value(&pieceKb)->default_value(4096), "rendered text per message to rank 0, KiB")
+      ("mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
+       "largest single MPI message; bigger transfers are split (testing)");
+  auto vm = parse(args, d);
+  if (vm.count("help")) return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
+  if (o.dataDir.empty() && o.dirs.profile.empty())
+    return UsageError{"report: give --data-dir or --profile-dir"};
+  if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
+  if (S < 1) return UsageError{"--group-size must be at least 1"};
+  if (D < 0) return UsageError{"--display-size must not be negative"};
+  if (D > S) return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
+                               std::to_string(S) + ")"};
+  if (pieceKb < 1) return UsageError{"--piece-kb must be at least 1"};
+  if (chunkBytes < 1 || chunkBytes > (uint64_t{1} << 30))
+    return UsageError{"--mpi-chunk-bytes must be in 1..1073741824"};
+  if (!origin.empty()) {
+    uint64_t v = 0;
+    for (char c : origin) {
+      if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10)
+        return UsageError{"--time-origin-ns must be a non-negative integer, got '" + origin + "'"};
+      v = v * 10 + static_cast<uint64_t>(c - '0');
+    }
+    o.timeOriginNs = v;
+  }
+  o.topology = {P, S, D};
+  o.progress = !vm.count("no-progress");
+  o.cacheBytes = cacheMb << 20;
+  o.pieceBytes = pieceKb << 10;
+  o.mpiChunkBytes = chunkBytes;
+  return o;
+}
+
+Command parseSynth(const std::vector<std::string>& args) {
+  SynthOptions o;
+  po::options_description d("synth options");
+  d.add_options()("help,h", "show this help")
+      ("out", po::value(&o.outDir)->required(), "folder to create the data set in")
+      ("trainers", po::value(&o.trainers)->default_value(o.trainers), "trainer nodes, T")
+      ("gpus-per-trainer", po::value(&o.gpusPerTrainer)->default_value(o.gpusPerTrainer), "GPUs per trainer, P")
+      ("steps", po::value(&o.steps)->default_value(o.steps), "training steps")
+      ("ops-per-step", po::value(&o.opsPerStep)->default_value(o.opsPerStep), "operators per step")
+      ("seed", po::value(&o.seed)->default_value(o.seed), "random seed (same seed, same bytes)")
+      ("skew-ns", po::value(&o.skewNs)->default_value(o.skewNs), "largest clock skew between trainers, ns");
+  auto vm = parse(args, d);
+  if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
+  if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
+    return UsageError{"synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
+  return o;
+}
+
+Command parseInspect(const std::vector<std::string>& args) {
+  InspectOptions o;
+  po::options_description d("inspect options");
+  d.add_options()("help,h", "show this help")("file", po::value(&o.file), "profile file")
+      ("json", po::bool_switch(&o.json), "print JSON instead of text");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  auto vm = parse(args, d, &pos);
+  if (vm.count("help") || o.file.empty())
+    return vm.count("help") ? Command{HelpRequest{helpText("usage: xstack inspect FILE [--json]", d)}}
+                            : Command{UsageError{"inspect: give a profile FILE"}};
+  return o;
+}
+
+}  // namespace
+
+Command parseCommandLine(const std::vector<std::string>& args) {
+  if (args.empty()) return UsageError{std::string("no command\n") + kTopUsage};
+  const std::string& cmd = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (cmd == "report") return parseReport(rest);
+    if (cmd == "synth") return parseSynth(rest);
+    if (cmd == "inspect") return parseInspect(rest);
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") return HelpRequest{kTopUsage};
+    if (cmd == "--version") return HelpRequest{std::string("xstack ") + XSTACK_VERSION + "\n"};
+  } catch (const po::error& e) {
+    return UsageError{cmd + ": " + e.what()};
+  }
+  return UsageError{"unknown command '" + cmd + "'\n" + kTopUsage};
+}
+
+}  // namespace xstack

@@ -1,0 +1,202 @@
+#include "xstack/app/Report.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "xstack/app/Progress.h"
+#include "xstack/app/ReadStage.h"
+#include "xstack/app/WriteStage.h"
+#include "xstack/dist/Plan.h"
+#include "xstack/trace/OutputPlan.h"
+#include "xstack/trace/TraceFileWriter.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+namespace {
+
+// Messages from rank 0 only, prefixed "xstack: ".
+struct Log {
+  bool root;
+  void operator()(const std::string& s) const {
+    if (root) std::fprintf(stderr, "xstack: %s\n", s.c_str());
+  }
+};
+
+Status prepareOutDir(const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (!fs::is_directory(out))
+    return Error{"--out " + out + ": not a folder and cannot be created" +
+                 (ec ? ": " + ec.message() : std::string())};
+  if (::access(out.c_str(), W_OK | X_OK) != 0) return Error{"--out " + out + ": folder not writable"};
+  return {};
+}
+
+std::string humanBytes(uint64_t b) {
+  char buf[64];
+  if (b >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  else if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+}  // namespace
+
+int runReport(Comm& comm, const ReportOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool root = comm.rank() == 0;
+  Log log{root};
+  comm.setChunkBytes(opt.mpiChunkBytes);
+
+  // Output folder: checked by rank 0 before anything is read.
+  Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
+  if (!comm.allTrue(outOk.ok())) {
+    log(outOk.ok() ? "output folder check failed" : outOk.error().message);
+    return kExitFatal;
+  }
+
+  // Stage 1-2: discover and plan.
+  InputDirs dirs = resolveInputDirs(opt.dataDir, opt.dirs);
+  InputListing listing = listInputs(dirs);
+  Plan plan = gatherPlan(comm, listing);
+  if (!plan.anyProfileDir) {
+    log("profile folder " + dirs.profile + " not found on any rank (give --data-dir or --profile-dir)");
+    return kExitUsage;
+  }
+  for (const auto& s : plan.skipped) log("skipped: " + s);
+  if (!plan.conflicts.empty()) {
+    for (const auto& c : plan.conflicts) log("error: " + c);
+    log("fatal: conflicting input files; nothing written");
+    return kExitFatal;
+  }
+  size_t profiles = 0;
+  for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
+  if (profiles == 0) {
+    log("fatal: no profile files (<name>.<rank>) in " + dirs.profile + " on any rank");
+    return kExitFatal;
+  }
+  if (opt.showPlan && root)
+    for (const auto& f : plan.files)
+      std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n", kindName(f.file.kind),
+                   f.file.path.c_str(), static_cast<unsigned long long>(f.file.bytes), f.reader,
+                   f.readerHost.c_str());
+
+  // Stage 3-4: read and compute, locally.
+  Progress progress(stderr, root && opt.progress);
+  ReadOptions ro{opt.topology, opt.cacheBytes};
+  std::vector<LocalInput> local;
+  std::string readError;
+  try {
+    uint64_t mine = 0, done = 0;
+    for (const auto& f : plan.files) mine += f.reader == comm.rank();
+    local = readAssigned(plan, comm.rank(), ro,
+                         [&](const LocalInput&) { progress.update("read", ++done, mine); });
+  } catch (const std::exception& e) {
+    readError = "rank " + std::to_string(comm.rank()) + " on " + comm.host() + ": read failed: " + e.what();
+  }
+  progress.finish();
+  if (!comm.allTrue(readError.empty())) {
+    if (!readError.empty()) std::fprintf(stderr, "xstack: %s\n", readError.c_str());
+    log("fatal: reading failed on some rank; nothing written");
+    return kExitFatal;
+  }
+
+  // Gather the summaries (collective): every rank learns the whole layout.
+  std::vector<InputSummary> mineSummaries;
+  for (const auto& in : local) mineSummaries.push_back(in.summary);
+  std::vector<std::string> blobs = comm.allgather(encodeSummaries(mineSummaries));
+  std::vector<InputSummary> all;
+  size_t firstLocal = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank()) firstLocal = all.size();
+    for (auto& s : decodeSummaries(blobs[static_cast<size_t>(r)])) all.push_back(std::move(s));
+  }
+  blobs.clear();
+
+  WriteContext ctx;
+  ctx.all = &all;
+  ctx.local = &local;
+  ctx.firstLocal = firstLocal;
+  ctx.topology = opt.topology;
+  ctx.shape = jobShape(all, opt.topology);
+  ctx.pieceBytes = opt.pieceBytes;
+  ctx.outDir = opt.outDir;
+  if (opt.timeOriginNs) {
+    ctx.origin.ns = *opt.timeOriginNs;
+    ctx.originFromOption = true;
+  } else {
+    MinTimestamp m;
+    for (const auto& s : all) m.add(s.minTs);
+    ctx.origin.ns = m.value;
+  }
+  ctx.onProgress = [&](uint64_t done, uint64_t total) { progress.update("write", done, total); };
+  std::vector<OutputFile> outputs = planOutputs(all, opt.topology);
+  if (ctx.shape.trainers % opt.topology.groupSize != 0)
+    log("note: " + std::to_string(ctx.shape.trainers) + " trainers is not a multiple of --group-size " +
+        std::to_string(opt.topology.groupSize) + "; the last group is partial (see otherData)");
+
+  // Stage 5-6: render, gather, write.
+  std::vector<TraceFileWriter> writers;
+  WriteResult res = writeOutputs(comm, outputs, ctx, writers);
+  progress.finish();
+  if (!comm.allTrue(res.ok)) {
+    writers.clear();  // removes the temporary files
+    log("fatal: " + res.error + "; no trace file written, earlier files at these paths untouched");
+    return kExitFatal;
+  }
+  Status committed;
+  if (root)
+    for (auto& w : writers)
+      if (committed.ok()) committed = w.commit();
+  if (!comm.allTrue(committed.ok())) {
+    log("fatal: " + (committed.ok() ? std::string("commit failed") : committed.error().message));
+    return kExitFatal;
+  }
+
+  // Summary.
+  bool partial = !res.renderProblems.empty();
+  std::map<std::string, uint64_t> byKind;
+  uint64_t events = 0;
+  std::set<std::string> hosts;
+  std::set<int> readers;
+  Warnings warnings;
+  for (const auto& s : all) {
+    byKind[kindName(s.file.kind)]++;
+    events += s.events + s.memEvents;
+    hosts.insert(s.readerHost);
+    readers.insert(s.reader);
+    warnings.merge(s.warnings);
+    if (s.status != InputStatus::Ok) {
+      partial = true;
+      log(std::string(statusName(s.status)) + ": " + kindName(s.file.kind) + " " + s.file.path +
+          " (read by rank " + std::to_string(s.reader) + " on " + s.readerHost + "): " + s.problem);
+    }
+  }
+  for (const auto& p : res.renderProblems) log("problem: " + p);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string kinds;
+  for (const auto& [k, n] : byKind) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+  char line[512];
+  std::snprintf(line, sizeof line, "wrote %llu trace files (%s) to %s in %.2f s",
+                static_cast<unsigned long long>(res.filesWritten), humanBytes(res.bytesWritten).c_str(),
+                opt.outDir.c_str(), secs);
+  log(line);
+  log("inputs: " + kinds + "; " + std::to_string(events) + " events; " + std::to_string(comm.size()) +
+      " MPI ranks on " + std::to_string(hosts.size()) + " hosts read them");
+  warnings.merge(res.warnings);
+  if (!warnings.empty()) {
+    std::string w;
+    for (const auto& [k, e] : warnings.entries()) w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
+    log("warnings: " + w);
+  }
+  return comm.allTrue(!partial) ? kExitOk : kExitPartial;
+}
+
+}  // namespace xstack

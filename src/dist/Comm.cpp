@@ -1,0 +1,32 @@
+#include "xstack/dist/Comm.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace xstack {
+
+std::string Comm::host() const {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+void SerialComm::send(int, int, uint64_t, std::string_view) {
+  throw std::logic_error("SerialComm::send: a single rank has nobody to send to");
+}
+
+Message SerialComm::recv(int, int) {
+  throw std::logic_error("SerialComm::recv: a single rank has nobody to receive from");
+}
+
+void SerialComm::abort(int code) { std::_Exit(code); }
+
+bool launchedByMpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace xstack

@@ -1,0 +1,114 @@
+// The only file that includes <mpi.h>.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "xstack/dist/Comm.h"
+
+namespace xstack {
+namespace {
+
+class MpiComm final : public Comm {
+ public:
+  MpiComm(int* argc, char*** argv) {
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited) {
+      MPI_Init(argc, argv);
+      owns_ = true;
+    }
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiComm() override {
+    MPI_Comm_free(&comm_);
+    if (owns_) MPI_Finalize();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::vector<std::string> allgather(const std::string& mine) override {
+    // Sizes first (64-bit), then each rank's bytes broadcast in pieces.
+    uint64_t n = mine.size();
+    std::vector<uint64_t> sizes(static_cast<size_t>(size_));
+    MPI_Allgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_);
+    std::vector<std::string> all(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+      std::string& buf = all[static_cast<size_t>(r)];
+      if (r == rank_) buf = mine;
+      else buf.resize(sizes[static_cast<size_t>(r)]);
+      for (uint64_t off = 0; off < buf.size(); off += chunkBytes_) {
+        int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, buf.size() - off));
+        MPI_Bcast(buf.data() + off, count, MPI_BYTE, r, comm_);
+      }
+    }
+    return all;
+  }
+
+  bool allTrue(bool ok) override {
+    int in = ok ? 1 : 0, out = 0;
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, comm_);
+    return out != 0;
+  }
+  uint64_t allMin(uint64_t v) override {
+    uint64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, comm_);
+    return out;
+  }
+  int64_t allMax(int64_t v) override {
+    int64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, comm_);
+    return out;
+  }
+  uint64_t allSum(uint64_t v) override {
+    uint64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    return out;
+  }
+  void barrier() override { MPI_Barrier(comm_); }
+
+  void send(int dest, int tag, uint64_t kind, std::string_view data) override {
+    uint64_t header[2] = {data.size(), kind};
+    MPI_Ssend(header, 2, MPI_UINT64_T, dest, tag, comm_);
+    for (uint64_t off = 0; off < data.size(); off += chunkBytes_) {
+      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, data.size() - off));
+      MPI_Ssend(data.data() + off, count, MPI_BYTE, dest, tag, comm_);
+    }
+  }
+
+  Message recv(int source, int tag) override {
+    uint64_t header[2] = {0, 0};
+    MPI_Recv(header, 2, MPI_UINT64_T, source, tag, comm_, MPI_STATUS_IGNORE);
+    Message m;
+    m.kind = header[1];
+    m.data.resize(header[0]);
+    for (uint64_t off = 0; off < m.data.size(); off += chunkBytes_) {
+      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, m.data.size() - off));
+      MPI_Recv(m.data.data() + off, count, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE);
+    }
+    return m;
+  }
+
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(comm_, code);
+    std::abort();
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  bool owns_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Comm> makeWorldComm(int* argc, char*** argv) {
+  if (!launchedByMpi()) return std::make_unique<SerialComm>();
+  return std::make_unique<MpiComm>(argc, argv);
+}
+
+}  // namespace xstack

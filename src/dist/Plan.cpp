@@ -1,0 +1,109 @@
+#include "xstack/dist/Plan.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+namespace xstack {
+
+Plan makePlan(const std::vector<RankListing>& listings) {
+  Plan plan;
+  struct Seen {
+    InputFile file;
+    std::vector<int> ranks;
+    std::vector<std::string> hosts;
+  };
+  // subject -> distinct (path, bytes) variants
+  std::map<std::tuple<int, int64_t, int64_t>, std::vector<Seen>> subjects;
+  std::set<std::string> skipped;
+  for (const RankListing& l : listings) {
+    plan.anyProfileDir = plan.anyProfileDir || l.listing.profileDirFound;
+    for (const auto& s : l.listing.skipped) skipped.insert(s + " (on " + l.host + ")");
+    for (const InputFile& f : l.listing.files) {
+      auto& variants = subjects[{static_cast<int>(f.kind), f.id, f.gpu}];
+      auto it = std::find_if(variants.begin(), variants.end(), [&](const Seen& s) {
+        return s.file.path == f.path && s.file.bytes == f.bytes;
+      });
+      if (it == variants.end()) {
+        variants.push_back({f, {}, {}});
+        it = variants.end() - 1;
+      }
+      it->ranks.push_back(l.rank);
+      it->hosts.push_back(l.host);
+    }
+  }
+  plan.skipped.assign(skipped.begin(), skipped.end());
+
+  std::vector<const Seen*> unique;
+  for (auto& [key, variants] : subjects) {
+    if (variants.size() > 1) {
+      const InputFile& f = variants[0].file;
+      std::string what = std::string(kindName(f.kind)) +
+                         (f.kind == InputKind::Profile ? " rank " : f.kind == InputKind::Time
+                                                                        ? " gpu " + std::to_string(f.gpu) + " of trainer "
+                                                                        : " trainer ") +
+                         std::to_string(f.id);
+      std::string msg = "two files claim " + what + ":";
+      for (size_t i = 0; i < variants.size(); ++i)
+        msg += (i ? ", " : " ") + variants[i].file.path + " (" +
+               std::to_string(variants[i].file.bytes) + " bytes, on " + variants[i].hosts[0] + ")";
+      plan.conflicts.push_back(msg);
+      continue;
+    }
+    unique.push_back(&variants[0]);
+  }
+  // Largest first; ties in subject order. Each goes to its least-loaded candidate.
+  std::stable_sort(unique.begin(), unique.end(),
+                   [](const Seen* a, const Seen* b) { return a->file.bytes > b->file.bytes; });
+  std::vector<uint64_t> load(listings.size(), 0);
+  for (const Seen* s : unique) {
+    size_t best = 0;
+    for (size_t i = 1; i < s->ranks.size(); ++i) {
+      int r = s->ranks[i], b = s->ranks[best];
+      if (load[r] < load[b] || (load[r] == load[b] && r < b)) best = i;
+    }
+    int reader = s->ranks[best];
+    load[reader] += std::max<uint64_t>(s->file.bytes, 1);
+    plan.files.push_back({s->file, reader, s->hosts[best]});
+  }
+  std::sort(plan.files.begin(), plan.files.end(), [](const PlannedFile& a, const PlannedFile& b) {
+    return std::tie(a.file.kind, a.file.id, a.file.gpu) < std::tie(b.file.kind, b.file.id, b.file.gpu);
+  });
+  return plan;
+}
+
+Plan gatherPlan(Comm& comm, const InputListing& mine) {
+  nlohmann::json j;
+  j["host"] = comm.host();
+  j["profileDir"] = mine.profileDirFound;
+  j["skipped"] = mine.skipped;
+  auto& files = j["files"] = nlohmann::json::array();
+  for (const InputFile& f : mine.files)
+    files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes});
+  auto bytes = nlohmann::json::to_msgpack(j);
+  std::string blob(bytes.begin(), bytes.end());
+  std::vector<std::string> all = comm.allgather(blob);
+  std::vector<RankListing> listings(all.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    auto o = nlohmann::json::from_msgpack(all[r]);
+    RankListing& l = listings[r];
+    l.rank = static_cast<int>(r);
+    l.host = o["host"].get<std::string>();
+    l.listing.profileDirFound = o["profileDir"].get<bool>();
+    l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
+    for (const auto& f : o["files"]) {
+      InputFile x;
+      x.kind = static_cast<InputKind>(f[0].get<int>());
+      x.id = f[1].get<int64_t>();
+      x.gpu = f[2].get<int64_t>();
+      x.path = f[3].get<std::string>();
+      x.bytes = f[4].get<uint64_t>();
+      l.listing.files.push_back(std::move(x));
+    }
+  }
+  return makePlan(listings);
+}
+
+}  // namespace xstack

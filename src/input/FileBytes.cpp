@@ -1,0 +1,51 @@
+#include "xstack/input/FileBytes.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace xstack {
+
+Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Error{path + ": cannot stat: " + std::strerror(e)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* what = S_ISDIR(st.st_mode)    ? "a folder"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a device";
+    return Error{path + ": not a regular file (" + what + ")"};
+  }
+  uint64_t want = static_cast<uint64_t>(st.st_size);
+  if (want > maxBytes) want = maxBytes;
+  std::string buf;
+  buf.resize(want);
+  uint64_t got = 0;
+  while (got < want) {
+    ssize_t n = ::read(fd, buf.data() + got, want - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      return Error{path + ": read failed at byte " + std::to_string(got) + ": " +
+                   std::strerror(e)};
+    }
+    if (n == 0) break;  // the file shrank while we read it
+    got += static_cast<uint64_t>(n);
+  }
+  ::close(fd);
+  buf.resize(got);
+  return buf;
+}
+
+}  // namespace xstack

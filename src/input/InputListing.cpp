@@ -1,0 +1,85 @@
+#include "xstack/input/InputListing.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+
+InputDirs resolveInputDirs(const std::string& dataDir, const InputDirs& o) {
+  InputDirs d;
+  auto pick = [&](const std::string& given, const char* sub) {
+    if (!given.empty()) return given;
+    if (dataDir.empty()) return std::string();
+    return (fs::path(dataDir) / sub).string();
+  };
+  d.profile = pick(o.profile, "profile");
+  d.dcgm = pick(o.dcgm, "dcgm");
+  d.net = pick(o.net, "net");
+  d.time = pick(o.time, "time");
+  return d;
+}
+
+static void listOne(const std::string& dir, InputKind kind, InputListing& out) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  if (kind == InputKind::Profile) out.profileDirFound = true;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    out.skipped.push_back(dir + ": cannot list folder: " + ec.message());
+    return;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      out.skipped.push_back(dir + ": listing stopped: " + ec.message());
+      break;
+    }
+    const fs::path& p = it->path();
+    std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.') continue;  // hidden and temporary files
+    InputFile f;
+    f.kind = kind;
+    if (kind == InputKind::Time) {
+      auto ids = timeFileIds(name);
+      if (!ids) {
+        out.skipped.push_back(p.string() + ": name has no .<gpu>.<trainer> suffix");
+        continue;
+      }
+      f.gpu = ids->first;
+      f.id = ids->second;
+    } else {
+      auto id = trailingId(name);
+      if (!id) {
+        out.skipped.push_back(p.string() + ": name has no integer suffix after the last dot");
+        continue;
+      }
+      f.id = *id;
+    }
+    f.path = p.string();
+    std::error_code sec;
+    auto st = it->status(sec);
+    if (!sec && fs::is_regular_file(st)) {
+      auto sz = it->file_size(sec);
+      f.bytes = sec ? 0 : sz;
+    }
+    out.files.push_back(std::move(f));
+  }
+}
+
+InputListing listInputs(const InputDirs& dirs) {
+  InputListing out;
+  listOne(dirs.profile, InputKind::Profile, out);
+  listOne(dirs.dcgm, InputKind::Dcgm, out);
+  listOne(dirs.net, InputKind::Net, out);
+  listOne(dirs.time, InputKind::Time, out);
+  std::sort(out.files.begin(), out.files.end(), [](const InputFile& a, const InputFile& b) {
+    return std::tie(a.kind, a.id, a.gpu, a.path) < std::tie(b.kind, b.id, b.gpu, b.path);
+  });
+  std::sort(out.skipped.begin(), out.skipped.end());
+  return out;
+}
+
+}  // namespace xstack

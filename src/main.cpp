@@ -1,0 +1,46 @@
+// xstack: parse the command line, start MPI for `report`, run the command.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "xstack/app/Cli.h"
+#include "xstack/app/Inspect.h"
+#include "xstack/app/Report.h"
+#include "xstack/app/Synth.h"
+#include "xstack/dist/Comm.h"
+
+namespace {
+
+// Before MPI starts: is this the first rank (or not under a launcher)?
+bool firstRankByEnvironment() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(v)) return std::string(s) == "0";
+  return true;
+}
+
+struct Run {
+  int* argc;
+  char*** argv;
+  int operator()(const xstack::ReportOptions& o) const {
+    auto comm = xstack::makeWorldComm(argc, argv);
+    return xstack::runReport(*comm, o);
+  }
+  int operator()(const xstack::SynthOptions& o) const { return xstack::runSynth(o); }
+  int operator()(const xstack::InspectOptions& o) const { return xstack::runInspect(o); }
+  int operator()(const xstack::HelpRequest& h) const {
+    if (firstRankByEnvironment()) std::fputs(h.text.c_str(), stdout);
+    return 0;
+  }
+  int operator()(const xstack::UsageError& e) const {
+    if (firstRankByEnvironment()) std::fprintf(stderr, "xstack: %s\n", e.message.c_str());
+    return xstack::kExitUsage;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return std::visit(Run{&argc, &argv}, xstack::parseCommandLine(args));
+}

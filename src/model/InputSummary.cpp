@@ -1,0 +1,60 @@
+#include "xstack/model/InputSummary.h"
+
+#include <nlohmann/json.hpp>
+
+namespace xstack {
+
+const char* statusName(InputStatus s) {
+  switch (s) {
+    case InputStatus::Ok: return "ok";
+    case InputStatus::Partial: return "partial";
+    case InputStatus::Failed: return "failed";
+  }
+  return "?";
+}
+
+std::string encodeSummaries(const std::vector<InputSummary>& all) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const InputSummary& s : all) {
+    nlohmann::json w = nlohmann::json::object();
+    for (const auto& [k, e] : s.warnings.entries()) w[k] = e.count;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const RowKey& r : s.rows) rows.push_back({static_cast<int>(r.kind), r.device});
+    nlohmann::json counters = nlohmann::json::array();
+    for (const auto& [k, n] : s.counterEvents) counters.push_back({k.first, k.second, n});
+    arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
+                   s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs,
+                   s.events, s.memEvents, w, rows, s.spanCount, counters});
+  }
+  auto bytes = nlohmann::json::to_msgpack(arr);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+std::vector<InputSummary> decodeSummaries(const std::string& bytes) {
+  std::vector<InputSummary> out;
+  auto arr = nlohmann::json::from_msgpack(bytes);
+  for (const auto& a : arr) {
+    InputSummary s;
+    s.file.kind = static_cast<InputKind>(a[0].get<int>());
+    s.file.id = a[1].get<int64_t>();
+    s.file.gpu = a[2].get<int64_t>();
+    s.file.path = a[3].get<std::string>();
+    s.file.bytes = a[4].get<uint64_t>();
+    s.reader = a[5].get<int>();
+    s.readerHost = a[6].get<std::string>();
+    s.status = static_cast<InputStatus>(a[7].get<int>());
+    s.problem = a[8].get<std::string>();
+    s.minTs = a[9].get<uint64_t>();
+    s.events = a[10].get<uint64_t>();
+    s.memEvents = a[11].get<uint64_t>();
+    for (const auto& [k, v] : a[12].items()) s.warnings.add(k, v.get<uint64_t>());
+    for (const auto& r : a[13]) s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
+    s.spanCount = a[14].get<uint64_t>();
+    for (const auto& c : a[15])
+      s.counterEvents[{c[0].get<int64_t>(), c[1].get<int64_t>()}] = c[2].get<uint64_t>();
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace xstack

@@ -1,0 +1,57 @@
+#include "xstack/model/MarkerPairer.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace xstack {
+
+bool markerOf(std::string_view name, std::string_view detail, uint64_t startNs, Marker& out) {
+  if (name != "marker/compute/MarkerCUDA") return false;
+  if (detail == "marker_forward_B") out = {startNs, Phase::Forward, true};
+  else if (detail == "marker_forward_E") out = {startNs, Phase::Forward, false};
+  else if (detail == "marker_backward_B") out = {startNs, Phase::Backward, true};
+  else if (detail == "marker_backward_E") out = {startNs, Phase::Backward, false};
+  else return false;
+  return true;
+}
+
+std::vector<Span> MarkerPairer::pair(Warnings& warnings) {
+  std::stable_sort(markers_.begin(), markers_.end(),
+                   [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
+  std::optional<uint64_t> open[2];
+  std::vector<Span> spans;
+  int64_t forwards = 0;
+  for (const Marker& m : markers_) {
+    auto& slot = open[static_cast<int>(m.phase)];
+    if (m.begin) {
+      if (slot) warnings.add("marker_replaced_begin");
+      slot = m.ts;
+      continue;
+    }
+    if (!slot) {
+      warnings.add("marker_unmatched_end");
+      continue;
+    }
+    spans.push_back(Span{m.phase, 0, *slot, m.ts});
+    slot.reset();
+  }
+  for (const auto& s : open)
+    if (s) warnings.add("marker_unmatched_begin");
+  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    if (a.startNs != b.startNs) return a.startNs < b.startNs;
+    return a.phase < b.phase;
+  });
+  int64_t lastForwardStep = 0;
+  for (Span& s : spans) {
+    if (s.phase == Phase::Forward) {
+      s.step = forwards++;
+      lastForwardStep = s.step;
+    } else {
+      s.step = lastForwardStep;
+    }
+  }
+  markers_.clear();
+  return spans;
+}
+
+}  // namespace xstack

@@ -1,0 +1,74 @@
+#include "xstack/model/MemoryTrack.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <utility>
+
+namespace xstack {
+
+const char* memPlaceName(MemPlace p) {
+  switch (p) {
+    case MemPlace::Gpu: return "gpu";
+    case MemPlace::Cpu: return "cpu";
+    case MemPlace::Pinned: return "cudapinnedplace";
+  }
+  return "?";
+}
+
+bool memPlaceFromWire(int64_t place, MemPlace& out) {
+  switch (place) {
+    case 0: out = MemPlace::Gpu; return true;
+    case 1: out = MemPlace::Cpu; return true;
+    case 2: out = MemPlace::Pinned; return true;
+  }
+  return false;
+}
+
+std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
+                                           Warnings& warnings) {
+  struct Change {
+    uint64_t ns;
+    int64_t delta;
+  };
+  std::map<std::pair<int, uint64_t>, std::vector<Change>> changes;
+  for (const ProfileMemEvent& e : events) {
+    MemPlace place;
+    if (!memPlaceFromWire(e.place, place)) {
+      warnings.add("memory_unknown_place");
+      continue;
+    }
+    auto& c = changes[{static_cast<int>(place), e.deviceId}];
+    int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(e.bytes, INT64_MAX));
+    c.push_back({e.startNs, bytes});
+    if (e.endNs == 0 || e.endNs < e.startNs) {
+      warnings.add("memory_never_freed");
+    } else {
+      c.push_back({e.endNs, -bytes});
+    }
+  }
+  std::vector<MemoryTrack> tracks;
+  tracks.reserve(changes.size());
+  for (auto& [key, c] : changes) {
+    std::stable_sort(c.begin(), c.end(),
+                     [](const Change& a, const Change& b) { return a.ns < b.ns; });
+    MemoryTrack t;
+    t.place = static_cast<MemPlace>(key.first);
+    t.device = key.second;
+    int64_t sum = 0;
+    for (size_t i = 0; i < c.size();) {
+      uint64_t ns = c[i].ns;
+      for (; i < c.size() && c[i].ns == ns; ++i) {
+        if (__builtin_add_overflow(sum, c[i].delta, &sum)) {
+          sum = c[i].delta > 0 ? INT64_MAX : INT64_MIN;
+          warnings.add("memory_sum_overflow");
+        }
+      }
+      t.samples.push_back({ns, sum});
+    }
+    tracks.push_back(std::move(t));
+  }
+  return tracks;
+}
+
+}  // namespace xstack

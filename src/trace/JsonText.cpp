@@ -1,0 +1,116 @@
+#include "xstack/trace/JsonText.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace xstack {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at p (1..4), or 0 when the
+// bytes at p start an invalid sequence; `bad` gets the length of the maximal
+// invalid subpart to replace with one U+FFFD.
+size_t utf8Length(const unsigned char* p, const unsigned char* end, size_t& bad) {
+  unsigned char c = p[0];
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) need = 1;
+  else if (c == 0xE0) need = 2, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC) need = 2;
+  else if (c == 0xED) need = 2, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF) need = 2;
+  else if (c == 0xF0) need = 3, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3) need = 3;
+  else if (c == 0xF4) need = 3, hi = 0x8F;
+  else {
+    bad = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i <= need; ++i) {
+    if (p + i >= end) break;
+    unsigned char b = p[i];
+    unsigned char l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
+    if (b < l || b > h) break;
+  }
+  if (i == need + 1) return need + 1;
+  bad = i;  // lead byte plus the continuation bytes that were valid so far
+  return 0;
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+}  // namespace
+
+void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats) {
+  out.push_back('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const auto* run = p;
+    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p >= end) break;
+    unsigned char c = *p;
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+      ++p;
+    } else if (c < 0x20) {
+      ++stats.controlChars;
+      switch (c) {
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+      }
+      ++p;
+    } else {
+      size_t bad = 0;
+      size_t n = utf8Length(p, end, bad);
+      if (n) {
+        out.append(reinterpret_cast<const char*>(p), n);
+        p += n;
+      } else {
+        ++stats.invalidUtf8;
+        out += "\xEF\xBF\xBD";
+        p += bad;
+      }
+    }
+  }
+  out.push_back('"');
+}
+
+void appendJsonString(std::string& out, std::string_view s) {
+  JsonTextStats ignored;
+  appendJsonString(out, s, ignored);
+}
+
+void appendInt(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendUint(std::string& out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendDouble(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out.push_back('0');
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+}  // namespace xstack

@@ -1,0 +1,106 @@
+#include "xstack/trace/OutputPlan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "xstack/trace/TraceLayout.h"
+
+namespace xstack {
+
+std::string OutputFile::fileName() const {
+  return "traceFile_" + std::to_string(group) + "_" + std::to_string(gpu) + ".json";
+}
+
+JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {
+  JobShape s;
+  int64_t maxRank = -1;
+  for (const InputSummary& x : all) {
+    if (x.file.kind != InputKind::Profile) continue;
+    maxRank = std::max(maxRank, x.file.id);
+    ++s.ranks;
+  }
+  if (maxRank >= 0) {
+    s.trainers = topo.trainerOf(maxRank) + 1;
+    s.groups = (s.trainers + topo.groupSize - 1) / topo.groupSize;
+  }
+  return s;
+}
+
+std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const Topology& topo) {
+  const JobShape shape = jobShape(all, topo);
+  std::map<int64_t, size_t> profileOf;                        // rank -> summary
+  std::map<int64_t, size_t> dcgmOf, netOf;                    // trainer -> summary
+  std::multimap<std::pair<int64_t, int64_t>, size_t> timeOf;  // (trainer, gpu) -> summary
+  for (size_t i = 0; i < all.size(); ++i) {
+    const InputFile& f = all[i].file;
+    switch (f.kind) {
+      case InputKind::Profile: profileOf[f.id] = i; break;
+      case InputKind::Dcgm: dcgmOf[f.id] = i; break;
+      case InputKind::Net: netOf[f.id] = i; break;
+      case InputKind::Time: timeOf.insert({{f.id, f.gpu}, i}); break;
+    }
+  }
+  std::map<std::pair<int64_t, int64_t>, OutputFile> outputs;
+  for (const auto& [rank, idx] : profileOf) {
+    OutputFile& o = outputs[{topo.groupOf(rank), topo.gpuOf(rank)}];
+    o.group = topo.groupOf(rank);
+    o.gpu = topo.gpuOf(rank);
+    o.ranks.push_back(rank);
+    o.inputs.push_back(idx);
+  }
+  for (auto& [key, o] : outputs) {
+    const int64_t firstTrainer = o.group * topo.groupSize;
+    o.trainersInGroup = std::min(topo.groupSize, shape.trainers - firstTrainer);
+    for (int64_t r : o.ranks) {
+      int64_t t = topo.trainerOf(r);
+      if (o.trainers.empty() || o.trainers.back() != t) o.trainers.push_back(t);
+      auto range = timeOf.equal_range({t, o.gpu});
+      for (auto it = range.first; it != range.second; ++it) o.inputs.push_back(it->second);
+    }
+    auto& c = o.chunks;
+    c.push_back({ChunkKind::ProcessMeta, 0, kPipelinePid, 0, 0, 0});
+    for (int64_t r : o.ranks) {
+      size_t idx = profileOf[r];
+      c.push_back({ChunkKind::ThreadMeta, 0, kPipelinePid, r, 0, idx});
+      if (all[idx].spanCount) c.push_back({ChunkKind::Spans, all[idx].reader, kPipelinePid, r, 0, idx});
+    }
+    // Displayed trainers of this group that have a DCGM / net file.
+    const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
+    for (int64_t pid = kFirstDcgmPid; pid <= kNetRxPid; ++pid) {
+      bool net = pid >= kNetTxPid;
+      bool metaDone = false;
+      for (int64_t i = 0; i < shown; ++i) {
+        const auto& files = net ? netOf : dcgmOf;
+        auto it = files.find(firstTrainer + i);
+        if (it == files.end()) continue;
+        const InputSummary& s = all[it->second];
+        if (!s.counters(pid, net ? 0 : o.gpu)) continue;
+        if (!metaDone) {
+          c.push_back({ChunkKind::ProcessMeta, 0, pid, 0, 0, 0});
+          metaDone = true;
+        }
+        c.push_back({net ? ChunkKind::Net : ChunkKind::Dcgm, s.reader, pid, i, o.gpu, it->second});
+      }
+    }
+    for (int64_t i = 0; i < shown; ++i) {
+      for (auto* files : {&dcgmOf, &netOf}) {
+        auto it = files->find(firstTrainer + i);
+        if (it != files->end()) o.inputs.push_back(it->second);
+      }
+    }
+    int64_t pid = kFirstRankPid;
+    for (int64_t r : o.ranks) {
+      size_t idx = profileOf[r];
+      const InputSummary& s = all[idx];
+      if (!topo.rankDisplayed(r) || s.rows.empty()) continue;
+      c.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
+      pid += static_cast<int64_t>(s.rows.size());
+    }
+    std::sort(o.inputs.begin(), o.inputs.end());
+  }
+  std::vector<OutputFile> out;
+  for (auto& kv : outputs) out.push_back(std::move(kv.second));
+  return out;
+}
+
+}  // namespace xstack

@@ -1,0 +1,108 @@
+#include "xstack/trace/TraceFileWriter.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace xstack {
+
+TraceFileWriter::~TraceFileWriter() { abandon(); }
+
+TraceFileWriter::TraceFileWriter(TraceFileWriter&& o) noexcept { *this = std::move(o); }
+
+TraceFileWriter& TraceFileWriter::operator=(TraceFileWriter&& o) noexcept {
+  if (this != &o) {
+    abandon();
+    final_ = std::move(o.final_);
+    temp_ = std::move(o.temp_);
+    fd_ = o.fd_;
+    first_ = o.first_;
+    finished_ = o.finished_;
+    bytes_ = o.bytes_;
+    o.fd_ = -1;
+    o.temp_.clear();
+  }
+  return *this;
+}
+
+Status TraceFileWriter::open(const std::string& finalPath) {
+  namespace fs = std::filesystem;
+  final_ = finalPath;
+  fs::path p(finalPath);
+  temp_ = (p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid())))
+              .string();
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    std::string msg = temp_ + ": cannot create: " + std::strerror(errno);
+    temp_.clear();
+    return Error{msg};
+  }
+  return writeAll("{\"traceEvents\":[");
+}
+
+Status TraceFileWriter::writeAll(std::string_view text) {
+  const char* p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Error{temp_ + ": write failed after " + std::to_string(bytes_) +
+                   " bytes: " + std::strerror(errno)};
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+    bytes_ += static_cast<uint64_t>(n);
+  }
+  return {};
+}
+
+Status TraceFileWriter::appendEvents(std::string_view text) {
+  if (text.empty()) return {};
+  if (first_) {
+    first_ = false;
+    if (text.front() == ',') text.remove_prefix(1);
+  }
+  return writeAll(text);
+}
+
+Status TraceFileWriter::finish(std::string_view otherDataJson) {
+  std::string tail = "\n],\"displayTimeUnit\":\"ns\",\"otherData\":";
+  tail += otherDataJson;
+  tail += "}\n";
+  if (Status s = writeAll(tail); !s) return s;
+  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+    return Error{temp_ + ": fsync failed: " + std::strerror(errno)};
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    return Error{temp_ + ": close failed: " + std::strerror(errno)};
+  }
+  fd_ = -1;
+  finished_ = true;
+  return {};
+}
+
+Status TraceFileWriter::commit() {
+  if (!finished_) return Error{final_ + ": commit before finish"};
+  if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+    return Error{final_ + ": cannot rename from " + temp_ + ": " + std::strerror(errno)};
+  temp_.clear();
+  return {};
+}
+
+void TraceFileWriter::abandon() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (!temp_.empty()) {
+    ::unlink(temp_.c_str());
+    temp_.clear();
+  }
+}
+
+}  // namespace xstack

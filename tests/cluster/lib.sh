@@ -1,0 +1,184 @@
+# shellcheck shell=bash
+# Helpers of the cluster tests (sourced). Each test: `bash tests/cluster/X.sh [XSTACK]`.
+# The xstack binary is $1, else $XSTACK, else build/bin/xstack of this checkout.
+# Every test brings the cluster up itself and tears it down in an EXIT trap (also on failure).
+set -euo pipefail
+
+T_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+T_CLUSTER="$T_REPO/cluster"
+T_NAME="$(basename "$0" .sh)"
+XSTACK="${1:-${XSTACK:-$T_REPO/build/bin/xstack}}"
+export XSTACK_CLUSTER_DIR="${XSTACK_CLUSTER_DIR:-/var/tmp/xstack-cluster}"
+# Data and outputs live in the cluster's shared folder: the same path on the host and every node
+# (not under /tmp, which is private to each node). cluster/down removes it.
+T_SHARED="$XSTACK_CLUSTER_DIR/shared"
+T_WORK="$T_SHARED/$T_NAME"
+T_START=$SECONDS
+# Run bounds (seconds) so that nothing can hang a CI run.
+T_STEP_TIMEOUT="${T_STEP_TIMEOUT:-180}"
+export XSTACK_CLUSTER_TIMEOUT="$T_STEP_TIMEOUT"
+
+# Topology of the synthetic job used by the tests.
+P=2           # GPUs per trainer
+TRAINERS=3
+GROUP=2       # trainers per group: groups {0,1} and {2} (a partial last group)
+DISPLAY=2
+REPORT_OPTS=(--gpus-per-trainer "$P" --group-size "$GROUP" --display-size "$DISPLAY")
+
+t_log() { printf '[%s %3ds] %s\n' "$T_NAME" $((SECONDS - T_START)) "$*" >&2; }
+t_fail() { printf '[%s] FAIL: %s\n' "$T_NAME" "$*" >&2; exit 1; }
+
+t_require_root() {
+    [ "$(id -u)" = 0 ] || { echo "[$T_NAME] SKIP: needs root (namespaces)"; exit 77; }
+}
+t_require_xstack() {
+    [ -x "$XSTACK" ] || t_fail "xstack binary not found: $XSTACK (give it as \$1 or \$XSTACK)"
+    XSTACK="$(cd "$(dirname "$XSTACK")" && pwd)/$(basename "$XSTACK")"
+}
+
+# Bring the cluster up (after clearing what a killed earlier run may have left) and make sure
+# it goes down whatever happens.
+t_cluster_up() {  # cluster/up args...
+    trap 't_on_exit' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    "$T_CLUSTER/down" >/dev/null 2>&1 || true
+    local t0=$SECONDS
+    timeout 900 "$T_CLUSTER/up" "$@" || t_fail "cluster/up $* failed"
+    t_log "cluster/up $* took $((SECONDS - t0))s"
+    mkdir -p "$T_WORK"
+}
+t_on_exit() {
+    local rc=$?
+    trap - EXIT INT TERM
+    if [ $rc -ne 0 ] && [ -d "$XSTACK_CLUSTER_DIR/slurm" ]; then
+        # leave a clue in the test log before the state goes away
+        tail -n 20 "$XSTACK_CLUSTER_DIR"/slurm/*.log >&2 2>/dev/null || true
+    fi
+    timeout 120 "$T_CLUSTER/down" || { echo "[$T_NAME] cluster/down failed" >&2; rc=1; }
+    if [ $rc -eq 0 ]; then
+        echo "[$T_NAME] PASS in $((SECONDS - T_START))s"
+    else
+        echo "[$T_NAME] FAIL (exit $rc) after $((SECONDS - T_START))s" >&2
+    fi
+    exit $rc
+}
+
+# Synthetic job data in $1 (host path), and the single-process reference traces in $2.
+t_synth_and_reference() {
+    local data="$1" ref="$2"
+    timeout "$T_STEP_TIMEOUT" "$XSTACK" synth --out "$data" --trainers "$TRAINERS" \
+        --gpus-per-trainer "$P" --steps 3 --ops-per-step 6 --seed 7 \
+        || t_fail "xstack synth failed"
+    [ -n "$(ls -A "$data/profile" 2>/dev/null)" ] || t_fail "xstack synth wrote no profile files"
+    timeout "$T_STEP_TIMEOUT" "$XSTACK" report --data-dir "$data" --out "$ref" "${REPORT_OPTS[@]}" \
+        || t_fail "single-process xstack report failed"
+    ls "$ref"/traceFile_*_*.json >/dev/null 2>&1 || t_fail "reference run wrote no traceFile_*.json"
+    t_log "reference: $(find "$data" -type f | wc -l) input files, $(ls "$ref" | wc -l) traces"
+}
+
+# Trainer / rank a file belongs to. profile/*.R -> rank R; dcgm/*.T, net/*.T -> trainer T;
+# time/time.txt.g.T -> rank T*P+g.
+t_file_rank() {  # relpath -> rank (profile, time) or empty
+    local f="$1" b; b="$(basename "$f")"
+    case "$f" in
+        profile/*) echo "${b##*.}" ;;
+        time/*) local t="${b##*.}" r="${b%.*}"; local g="${r##*.}"; echo $((t * P + g)) ;;
+    esac
+}
+t_file_trainer() {  # relpath -> trainer
+    local f="$1" b; b="$(basename "$f")"
+    case "$f" in
+        profile/*|time/*) echo $(( $(t_file_rank "$f") / P )) ;;
+        *) echo "${b##*.}" ;;
+    esac
+}
+
+# Copy every file of $1 into node <placer relpath>'s /local/data, same sub-folder layout.
+# The placer is a function name printing the node number for a relative path.
+# Writes "<node> <relpath>" lines to $2 (the placement, for the plan check).
+t_distribute() {  # data placer placement-file
+    local data="$1" placer="$2" out="$3" f n
+    : >"$out"
+    for i in $(seq 1 "$(t_nodes)"); do rm -rf "$XSTACK_CLUSTER_DIR/node$i/local/data"; done
+    (cd "$data" && find . -type f | sed 's|^\./||' | sort) | while read -r f; do
+        n="$("$placer" "$f")"
+        mkdir -p "$XSTACK_CLUSTER_DIR/node$n/local/data/$(dirname "$f")"
+        cp "$data/$f" "$XSTACK_CLUSTER_DIR/node$n/local/data/$f"
+        echo "node$n $f" >>"$out"
+    done
+    local i
+    for i in $(seq 1 "$(t_nodes)"); do
+        t_log "node$i /local/data: $(grep -c "^node$i " "$out" || true) files"
+    done
+}
+t_nodes() { (. "$XSTACK_CLUSTER_DIR/cluster.env"; echo "$NODES"); }
+
+# Byte-identical outputs: same file names, every file equal.
+t_same_traces() {  # ref got label
+    local ref="$1" got="$2" label="$3" f
+    [ -d "$got" ] || t_fail "$label: no output folder $got"
+    diff <(cd "$ref" && ls) <(cd "$got" && ls) >&2 || t_fail "$label: output file names differ from the single-process run"
+    for f in "$ref"/*; do
+        cmp "$f" "$got/$(basename "$f")" >&2 || t_fail "$label: $(basename "$f") differs from the single-process run"
+    done
+    t_log "$label: $(ls "$got" | wc -l) traces byte-identical to the single-process run"
+}
+
+# Plan check. The plan lines of rank 0 (stderr) are
+#   xstack: plan: <kind> <path> <bytes> bytes -> rank <r> on <host>
+# Every expected "<host> <path> <bytes>" must appear exactly once and nothing else may.
+# $2 lists the expected "<host|*> <path>" (host * = any host may read it); bytes from $3/<relpath>.
+t_check_plan() {  # stderr-file expected-file data-root path-prefix label
+    local log="$1" expected="$2" data="$3" prefix="$4" label="$5"
+    local plan; plan="$(grep -E '^xstack: plan: ' "$log" || true)"
+    [ -n "$plan" ] || { cat "$log" >&2; t_fail "$label: no plan lines on stderr"; }
+    local n_plan n_exp
+    n_plan="$(wc -l <<<"$plan")"; n_exp="$(wc -l <"$expected")"
+    # every path once
+    local dup; dup="$(awk '{print $4}' <<<"$plan" | sort | uniq -d)"
+    [ -z "$dup" ] || t_fail "$label: files read more than once: $dup"
+    [ "$n_plan" = "$n_exp" ] || { echo "$plan" >&2; t_fail "$label: $n_plan plan lines for $n_exp files"; }
+    local host rel path line bytes kind
+    while read -r host rel; do
+        path="$prefix/$rel"
+        line="$(awk -v p="$path" '$4 == p' <<<"$plan")"
+        [ -n "$line" ] || t_fail "$label: $path is not in the plan"
+        bytes="$(stat -c %s "$data/$rel")"
+        kind="${rel%%/*}"
+        # fields: 1 xstack: 2 plan: 3 kind 4 path 5 bytes 6 "bytes" 7 -> 8 rank 9 r 10 on 11 host
+        awk -v k="$kind" -v b="$bytes" '$3 == k && $5 == b && $6 == "bytes" && $7 == "->" && $8 == "rank" && $10 == "on" {ok=1} END {exit !ok}' <<<"$line" \
+            || t_fail "$label: bad plan line for $path (kind $kind, $bytes bytes): $line"
+        if [ "$host" != "*" ]; then
+            [ "$(awk '{print $11}' <<<"$line")" = "$host" ] \
+                || t_fail "$label: $path is on $host but the plan reads it on: $line"
+        fi
+    done <"$expected"
+    t_log "$label: plan reads each of the $n_exp files exactly once$( [ "$(awk '{print $1}' "$expected" | sort -u)" = "*" ] || echo ', on the node that holds it')"
+}
+
+# Run xstack report over cluster/mpirun or cluster/srun; stderr kept in $out.stderr.
+t_report_mpirun() {  # out mpirun-args... -- report-args...
+    local out="$1"; shift
+    local margs=()
+    while [ "$1" != -- ]; do margs+=("$1"); shift; done; shift
+    local t0=$SECONDS
+    rm -rf "$out"
+    if ! "$T_CLUSTER/mpirun" "${margs[@]}" "$XSTACK" report --out "$out" "${REPORT_OPTS[@]}" "$@" \
+        2>"$out.stderr"; then
+        cat "$out.stderr" >&2; t_fail "cluster/mpirun ${margs[*]} xstack report failed"
+    fi
+    t_log "cluster/mpirun ${margs[*]}: $((SECONDS - t0))s"
+}
+t_report_srun() {  # out srun-args... -- report-args...
+    local out="$1"; shift
+    local sargs=()
+    while [ "$1" != -- ]; do sargs+=("$1"); shift; done; shift
+    local t0=$SECONDS
+    rm -rf "$out"
+    if ! "$T_CLUSTER/srun" "${sargs[@]}" "$XSTACK" report --out "$out" "${REPORT_OPTS[@]}" "$@" \
+        2>"$out.stderr"; then
+        cat "$out.stderr" >&2; t_fail "cluster/srun ${sargs[*]} xstack report failed"
+    fi
+    t_log "cluster/srun ${sargs[*]}: $((SECONDS - t0))s"
+}
