@@ -144,8 +144,9 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     for (size_t i : o.inputs) fileWarnings.merge((*ctx.all)[i].warnings);
     for (const Chunk& c : o.chunks) {
       std::string problem;
+      Warnings chunkWarnings;
       if (c.owner == 0) {
-        fileWarnings.merge(renderChunk(c, ctx, write, problem));
+        chunkWarnings = renderChunk(c, ctx, write, problem);
       } else {
         for (;;) {
           Message m = comm.recv(c.owner, kChunkTag);
@@ -153,17 +154,18 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
             write(m.data);
             continue;
           }
-          decodeEnd(m.data, fileWarnings, problem);
+          decodeEnd(m.data, chunkWarnings, problem);
           break;
         }
       }
+      fileWarnings.merge(chunkWarnings);
+      res.warnings.merge(chunkWarnings);
       if (!problem.empty()) {
         fileWarnings.add("input_vanished_before_render");
         res.renderProblems.push_back(problem + " (read by rank " + std::to_string(c.owner) + ")");
       }
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }
-    res.warnings.merge(fileWarnings);
     if (res.ok) {
       if (Status s = wr.finish(otherDataJson(o, ctx, fileWarnings)); !s) {
         res.ok = false;

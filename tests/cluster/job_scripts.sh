@@ -40,7 +40,7 @@ EOF
         cat "$JOB/append-to-job.sh"
     } >"$T_WORK/train-$launcher.sh"
     t0=$SECONDS
-    "$T_CLUSTER/sbatch" --wait -D "$T_WORK" "$T_WORK/train-$launcher.sh" >/dev/null \
+    t_sbatch_wait -D "$T_WORK" "$T_WORK/train-$launcher.sh" \
         || { cat "$T_WORK/train-$launcher.log" >&2; t_fail "training job ($launcher) failed"; }
     grep -q "xstack: traces in $out" "$T_WORK/train-$launcher.log" \
         || { cat "$T_WORK/train-$launcher.log" >&2; t_fail "training job ($launcher): no success line"; }
@@ -52,10 +52,10 @@ done
 
 # Post-processing a finished job with the sbatch template, on the same nodes.
 t0=$SECONDS
-"$T_CLUSTER/sbatch" --wait -D "$T_WORK" --nodes=3 --nodelist=node1,node2,node3 \
+t_sbatch_wait -D "$T_WORK" --nodes=3 --nodelist=node1,node2,node3 \
     --output="$T_WORK/post.log" --export="ALL,XSTACK=$XSTACK,XSTACK_RUN=$JOB/xstack-run" \
     "$JOB/xstack-postprocess.sbatch" --data-dir /local/data --out "$T_WORK/post" "${REPORT_OPTS[@]}" --plan \
-    >/dev/null || { cat "$T_WORK/post.log" >&2; t_fail "xstack-postprocess.sbatch failed"; }
+    || { cat "$T_WORK/post.log" >&2; t_fail "xstack-postprocess.sbatch failed"; }
 t_log "xstack-postprocess.sbatch: $((SECONDS - t0))s"
 t_same_traces "$T_WORK/ref" "$T_WORK/post" "sbatch template"
 t_check_plan "$T_WORK/post.log" "$T_WORK/placement" "$T_WORK/all" /local/data "sbatch template"

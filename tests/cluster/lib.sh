@@ -182,3 +182,20 @@ t_report_srun() {  # out srun-args... -- report-args...
     fi
     t_log "cluster/srun ${sargs[*]}: $((SECONDS - t0))s"
 }
+
+# Submit a batch job and wait for its end (polls faster than `sbatch --wait`); fails unless the
+# job COMPLETED with exit code 0.
+t_sbatch_wait() {  # sbatch-args...
+    local id st info
+    id="$("$T_CLUSTER/sbatch" --parsable "$@")" || t_fail "sbatch $* failed"
+    id="${id%%;*}"
+    local end=$((SECONDS + T_STEP_TIMEOUT))
+    while st="$("$T_CLUSTER/squeue" -h -j "$id" -o %T 2>/dev/null)" && [ -n "$st" ]; do
+        [ $SECONDS -lt $end ] || { "$T_CLUSTER/scancel" "$id"; t_log "job $id timed out"; return 1; }
+        sleep 0.2
+    done
+    info="$("$T_CLUSTER/scontrol" show job "$id" 2>/dev/null || true)"
+    grep -q 'JobState=COMPLETED' <<<"$info" && grep -q 'ExitCode=0:0' <<<"$info" && return 0
+    t_log "job $id: $(grep -oE '(JobState|ExitCode)=[^ ]+' <<<"$info" | tr '\n' ' ')"
+    return 1
+}

@@ -37,7 +37,7 @@ struct WriteResult {
   std::string error;
   uint64_t bytesWritten = 0;
   uint64_t filesWritten = 0;
-  Warnings warnings;        // rendering warnings of all files (rank 0)
+  Warnings warnings;        // warnings found while rendering, all files (rank 0)
   std::vector<std::string> renderProblems;  // e.g. a profile that vanished before rendering
 };
 

@@ -1,0 +1,336 @@
+// xstack_micro: Google Benchmark micro-benchmarks of xstack's hot paths, on
+// one realistic profile (one rank of the standard set: `xstack synth` with
+// 10 steps x 2000 ops per step), made in a temporary folder at start-up, or
+// the file named by XSTACK_BENCH_PROFILE.
+//
+//   build/bin/xstack_micro [--benchmark_filter=Decode] [--benchmark_min_time=0.5]
+//
+// Throughput is given as bytes/s (profile bytes in for decoding, JSON bytes
+// out for rendering) and items/s (events).
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/arena.h>
+
+#include "profiler.pb.h"
+#include "xstack/app/Cli.h"
+#include "xstack/app/ReadStage.h"
+#include "xstack/app/Synth.h"
+#include "xstack/core/TimeUnits.h"
+#include "xstack/input/FileBytes.h"
+#include "xstack/input/ProfileDecoder.h"
+#include "xstack/input/ProfileReader.h"
+#include "xstack/model/MarkerPairer.h"
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/model/RankRows.h"
+#include "xstack/trace/EventRenderer.h"
+#include "xstack/trace/JsonText.h"
+
+namespace fs = std::filesystem;
+using namespace xstack;
+
+namespace {
+
+struct Fixture {
+  std::string path;
+  std::string bytes;
+  ProfileData data;  // views into `bytes`
+  uint64_t items = 0;
+  TimeOrigin origin;
+  std::string tempDir;
+
+  Fixture() {
+    if (const char* p = std::getenv("XSTACK_BENCH_PROFILE")) {
+      path = p;
+    } else {
+      char tmpl[] = "/var/tmp/xstack_micro.XXXXXX";
+      if (!::mkdtemp(tmpl)) {
+        std::perror("mkdtemp");
+        std::exit(1);
+      }
+      tempDir = tmpl;
+      SynthOptions o;
+      o.outDir = tempDir;
+      o.trainers = 1;
+      o.gpusPerTrainer = 1;
+      o.steps = 10;
+      o.opsPerStep = 2000;
+      o.seed = 1;
+      if (runSynth(o) != 0) std::exit(1);
+      path = tempDir + "/profile/profile_rank.0";
+    }
+    auto b = readFileBytes(path);
+    if (!b) {
+      std::fprintf(stderr, "xstack_micro: %s\n", b.error().message.c_str());
+      std::exit(1);
+    }
+    bytes = std::move(*b);
+    DecodeResult r = decodeProfile(bytes, data);
+    if (!r.ok) {
+      std::fprintf(stderr, "xstack_micro: %s: %s\n", path.c_str(), r.error.c_str());
+      std::exit(1);
+    }
+    items = data.events.size() + data.memEvents.size();
+    MinTimestamp m;
+    for (const auto& e : data.events) m.add(e.startNs);
+    for (const auto& e : data.memEvents) m.add(e.startNs);
+    origin.ns = m.value;
+    std::fprintf(stderr, "xstack_micro: %s: %zu bytes, %zu events, %zu memory events\n", path.c_str(),
+                 bytes.size(), data.events.size(), data.memEvents.size());
+  }
+  ~Fixture() {
+    if (!tempDir.empty()) {
+      std::error_code ec;
+      fs::remove_all(tempDir, ec);
+    }
+  }
+};
+
+Fixture& fx() {
+  static Fixture f;
+  return f;
+}
+
+// ---- profile decoding ----------------------------------------------------
+
+void BM_DecodeProfile_xstack(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    ProfileData d;
+    DecodeResult r = decodeProfile(f.bytes, d);
+    benchmark::DoNotOptimize(r.ok);
+    benchmark::DoNotOptimize(d.events.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_xstack)->Unit(benchmark::kMillisecond);
+
+// Reserving the vectors from a cheap pre-count would avoid the regrowth
+// copies of a 72-byte-per-event vector; this measures what that costs now.
+void BM_DecodeProfile_xstack_reserved(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    ProfileData d;
+    d.events.reserve(f.data.events.size());
+    d.memEvents.reserve(f.data.memEvents.size());
+    DecodeResult r = decodeProfile(f.bytes, d);
+    benchmark::DoNotOptimize(r.ok);
+    benchmark::DoNotOptimize(d.events.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_xstack_reserved)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeProfile_protobuf(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    paddle::platform::proto::Profile p;
+    bool ok = p.ParseFromString(f.bytes);
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_protobuf)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeProfile_protobufArena(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    auto* p = google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
+    bool ok = p->ParseFromString(f.bytes);
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_protobufArena)->Unit(benchmark::kMillisecond);
+
+// File read (page cache) + decode + completeness checks: ReadStage's input.
+void BM_ReadProfile(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    auto p = readProfile(f.path);
+    benchmark::DoNotOptimize(p.has_value());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_ReadProfile)->Unit(benchmark::kMillisecond);
+
+// ---- read-stage computations ----------------------------------------------
+
+// What ReadStage does per displayed profile after decoding: min timestamp,
+// markers, rows, memory tracks (their warnings).
+void BM_SummarizeProfile(benchmark::State& state) {
+  auto& f = fx();
+  LoadedProfile lp;
+  lp.data = f.data;
+  lp.fileBytes = f.bytes.size();
+  lp.data.hasEndNs = true;
+  for (auto _ : state) {
+    InputSummary s;
+    std::vector<Span> spans;
+    summarizeProfile(lp, true, s, spans);
+    benchmark::DoNotOptimize(s.rows.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_SummarizeProfile)->Unit(benchmark::kMillisecond);
+
+// Marker pairing: classify every event (markerOf), then pair.
+void BM_MarkerPairing(benchmark::State& state) {
+  const auto& f = fx();
+  size_t spans = 0;
+  for (auto _ : state) {
+    MarkerPairer pairer;
+    Marker m;
+    for (const ProfileEvent& e : f.data.events)
+      if (markerOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
+    Warnings w;
+    auto s = pairer.pair(w);
+    spans = s.size();
+    benchmark::DoNotOptimize(s.data());
+  }
+  state.counters["spans"] = static_cast<double>(spans);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.data.events.size()));
+}
+BENCHMARK(BM_MarkerPairing)->Unit(benchmark::kMicrosecond);
+
+// Pairing alone on many markers (a long run: arg = number of steps).
+void BM_MarkerPairOnly(benchmark::State& state) {
+  std::vector<Marker> markers;
+  uint64_t t = 1000;
+  for (int64_t s = 0; s < state.range(0); ++s)
+    for (Phase p : {Phase::Forward, Phase::Backward}) {
+      markers.push_back({t, p, true});
+      t += 100;
+      markers.push_back({t, p, false});
+      t += 10;
+    }
+  for (auto _ : state) {
+    MarkerPairer pairer;
+    for (const Marker& m : markers) pairer.add(m);
+    Warnings w;
+    auto s = pairer.pair(w);
+    benchmark::DoNotOptimize(s.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * markers.size()));
+}
+BENCHMARK(BM_MarkerPairOnly)->Arg(10)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// Memory sums: running allocated bytes per (place, device).
+void BM_MemoryTracks(benchmark::State& state) {
+  const auto& f = fx();
+  size_t samples = 0;
+  for (auto _ : state) {
+    Warnings w;
+    auto tracks = buildMemoryTracks(f.data.memEvents, w);
+    samples = 0;
+    for (const auto& t : tracks) samples += t.samples.size();
+    benchmark::DoNotOptimize(tracks.data());
+  }
+  state.counters["samples"] = static_cast<double>(samples);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.data.memEvents.size()));
+}
+BENCHMARK(BM_MemoryTracks)->Unit(benchmark::kMillisecond);
+
+// The rows of a rank (std::set of row keys over every event).
+void BM_RankRowKeys(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    Warnings w;
+    auto rows = rankRows(f.data, w);
+    benchmark::DoNotOptimize(rows.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_RankRowKeys)->Unit(benchmark::kMillisecond);
+
+// ---- rendering ------------------------------------------------------------
+
+// EventRenderer::rankRows: every row of one displayed rank to JSON text, the
+// pieces handed to a sink that only counts them.
+void BM_RenderRankRows(benchmark::State& state) {
+  const auto& f = fx();
+  Warnings w;
+  const std::vector<RowKey> rows = rankRows(f.data, w);
+  uint64_t out = 0;
+  for (auto _ : state) {
+    out = 0;
+    EventRenderer r(f.origin, [&](std::string_view t) { out += t.size(); });
+    r.rankRows(3, 8, rows, f.data);
+    r.flush();
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["out_bytes"] = static_cast<double>(out);
+  state.counters["out_bytes_per_event"] = static_cast<double>(out) / static_cast<double>(f.items);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * out));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_RenderRankRows)->Unit(benchmark::kMillisecond);
+
+// The same text copied once more (as the transfer to rank 0 / write would):
+// a bandwidth reference for the rendering figure above.
+void BM_MemcpyRenderedSize(benchmark::State& state) {
+  const size_t n = 4u << 20;
+  std::string a(n, 'x'), b(n, 'y');
+  for (auto _ : state) {
+    std::memcpy(b.data(), a.data(), n);
+    benchmark::DoNotOptimize(b.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * n));
+}
+BENCHMARK(BM_MemcpyRenderedSize)->Unit(benchmark::kMicrosecond);
+
+// ---- JSON text --------------------------------------------------------------
+
+void BM_AppendJsonString(benchmark::State& state) {
+  static const char* kInputs[] = {
+      // 0: a typical kernel name (ASCII, no escapes)
+      "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>",
+      // 1: a short op name
+      "matmul_v2_grad",
+      // 2: quotes, backslashes and a control character
+      "op \"x\\y\"\twith\nescapes and \x01 control",
+      // 3: valid multi-byte UTF-8 and invalid bytes
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 bad:\xff\xc0\xaf end",
+  };
+  std::string_view in = kInputs[state.range(0)];
+  std::string out;
+  JsonTextStats stats;
+  for (auto _ : state) {
+    out.clear();
+    for (int i = 0; i < 64; ++i) appendJsonString(out, in, stats);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 64 * in.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 64));
+}
+BENCHMARK(BM_AppendJsonString)->DenseRange(0, 3)->Unit(benchmark::kNanosecond);
+
+void BM_AppendMicros(benchmark::State& state) {
+  std::string out;
+  uint64_t v = 123456789012;
+  for (auto _ : state) {
+    out.clear();
+    for (int i = 0; i < 64; ++i) appendMicros(out, v + static_cast<uint64_t>(i) * 7919);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 64));
+}
+BENCHMARK(BM_AppendMicros)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
