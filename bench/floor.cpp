@@ -11,6 +11,10 @@
 // parsed by T threads (the machine's parallelism); the writing is always one
 // thread, as on xstack's rank 0.
 //
+// --parse picks the parser: `protobuf` (the floor of issue 5, default),
+// `arena` (protobuf into an Arena: no per-message frees) or `none` (read and
+// write only: the I/O floor of this machine).
+//
 // Prints one line of key=value pairs (times in seconds) that bench/run reads.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,6 +31,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <google/protobuf/arena.h>
 
 #include "profiler.pb.h"
 
@@ -75,10 +81,11 @@ void writeAll(int fd, const char* p, size_t n, const std::string& path) {
 void usage() {
   std::fprintf(stderr,
                "usage: xstack_floor --profile-dir DIR --out DIR --bytes N [--files K] [--threads T]\n"
-               "                    [--no-fsync]\n"
+               "                    [--parse protobuf|arena|none] [--no-fsync]\n"
                "  --bytes N     bytes to write in total (xstack's output size)\n"
                "  --files K     spread them over K files (xstack's output count; default 1)\n"
                "  --threads T   parse with T threads (default 1)\n"
+               "  --parse P     protobuf (default), arena (protobuf on an Arena) or none (I/O only)\n"
                "  --no-fsync    do not fsync the outputs\n");
   std::exit(2);
 }
@@ -91,6 +98,7 @@ int main(int argc, char** argv) {
   uint64_t bytes = 0, files = 1;
   int threads = 1;
   bool doFsync = true;
+  std::string parse = "protobuf";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -103,9 +111,11 @@ int main(int argc, char** argv) {
     else if (a == "--files") files = std::max<uint64_t>(1, std::strtoull(next().c_str(), nullptr, 10));
     else if (a == "--threads") threads = std::max(1, std::atoi(next().c_str()));
     else if (a == "--no-fsync") doFsync = false;
+    else if (a == "--parse") parse = next();
     else usage();
   }
   if (profileDir.empty() || outDir.empty()) usage();
+  if (parse != "protobuf" && parse != "arena" && parse != "none") usage();
 
   const auto t0 = Clock::now();
   std::vector<std::string> paths;
@@ -126,12 +136,18 @@ int main(int argc, char** argv) {
       std::string buf = readAll(paths[i]);
       r += secondsSince(ta);
       auto tb = Clock::now();
-      {
+      if (parse == "protobuf") {
         paddle::platform::proto::Profile prof;
         if (!prof.ParseFromString(buf)) die(paths[i] + ": not a profile");
         events += static_cast<uint64_t>(prof.events_size());
         memEvents += static_cast<uint64_t>(prof.mem_events_size());
-      }  // destroyed here: part of the parse cost
+      } else if (parse == "arena") {  // destroyed with the arena: part of the parse cost
+        google::protobuf::Arena arena;
+        auto* prof = google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
+        if (!prof->ParseFromString(buf)) die(paths[i] + ": not a profile");
+        events += static_cast<uint64_t>(prof->events_size());
+        memEvents += static_cast<uint64_t>(prof->mem_events_size());
+      }
       p += secondsSince(tb);
       inBytes += buf.size();
     }
@@ -172,11 +188,11 @@ int main(int argc, char** argv) {
 
   std::printf(
       "floor: files=%zu in_bytes=%llu events=%llu mem_events=%llu out_bytes=%llu out_files=%llu "
-      "threads=%d read_s=%.4f parse_s=%.4f read_parse_wall_s=%.4f write_s=%.4f fsync_s=%.4f "
+      "threads=%d parse=%s read_s=%.4f parse_s=%.4f read_parse_wall_s=%.4f write_s=%.4f fsync_s=%.4f "
       "total_s=%.4f\n",
       paths.size(), static_cast<unsigned long long>(inBytes.load()),
       static_cast<unsigned long long>(events.load()), static_cast<unsigned long long>(memEvents.load()),
-      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(files), threads, readS,
+      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(files), threads, parse.c_str(), readS,
       parseS, readParseWall, writeS, fsyncS, total);
   google::protobuf::ShutdownProtobufLibrary();
   return 0;

@@ -160,7 +160,7 @@ void BM_ReadProfile(benchmark::State& state) {
   const auto& f = fx();
   for (auto _ : state) {
     auto p = readProfile(f.path);
-    benchmark::DoNotOptimize(p.has_value());
+    benchmark::DoNotOptimize(static_cast<bool>(p));
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));

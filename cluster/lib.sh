@@ -85,9 +85,11 @@ xsc_exec() {
 
 # Packages: install what is missing (CI machines start with nothing installed by hand).
 xsc_ensure_pkgs() {
-    local missing=() p
+    local missing=() p installed
+    installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null \
+        | awk '/ install ok installed$/ {printf "%s ", $1}')"
     for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+        [[ "$installed" == *" $p "* ]] || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     xsc_log "installing packages: ${missing[*]}"

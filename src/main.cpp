@@ -1,4 +1,5 @@
 // xstack: parse the command line, start MPI for `report`, run the command.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,6 +42,9 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A full disk or a file size limit must be a write error we report, not a signal.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   return std::visit(Run{&argc, &argv}, xstack::parseCommandLine(args));
 }

@@ -1,5 +1,8 @@
 #include "xstack/app/ReadStage.h"
 
+#include <stdexcept>
+
+#include "xstack/core/FaultInjection.h"
 #include "xstack/input/LineReader.h"
 #include "xstack/input/TimeFileParser.h"
 #include "xstack/model/MemoryTrack.h"
@@ -133,7 +136,17 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;
-    readOne(pf, options, cached, in);
+    try {
+      if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
+      readOne(pf, options, cached, in);
+    } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
+      in = LocalInput{};
+      in.summary.file = pf.file;
+      in.summary.reader = pf.reader;
+      in.summary.readerHost = pf.readerHost;
+      in.summary.status = InputStatus::Failed;
+      in.summary.problem = std::string("read failed: ") + e.what();
+    }
     if (onFile) onFile(in);
     out.push_back(std::move(in));
   }

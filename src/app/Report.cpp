@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "xstack/app/Progress.h"
+#include "xstack/core/FaultInjection.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/WriteStage.h"
 #include "xstack/dist/Plan.h"
@@ -55,25 +57,33 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   Log log{root};
   comm.setChunkBytes(opt.mpiChunkBytes);
 
-  // Output folder: checked by rank 0 before anything is read.
-  Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
-  if (!comm.allTrue(outOk.ok())) {
-    log(outOk.ok() ? "output folder check failed" : outOk.error().message);
-    return kExitFatal;
-  }
-
   // Stage 1-2: discover and plan.
   InputDirs dirs = resolveInputDirs(opt.dataDir, opt.dirs);
-  InputListing listing = listInputs(dirs);
+  InputListing listing;
+  try {
+    if (faultInjected("list", comm.rank())) throw std::runtime_error("injected listing fault");
+    listing = listInputs(dirs);
+  } catch (const std::exception& e) {  // this rank contributes no files; the others go on
+    listing = InputListing{};
+    listing.skipped.push_back("rank " + std::to_string(comm.rank()) + ": listing failed: " + e.what());
+  }
   Plan plan = gatherPlan(comm, listing);
   if (!plan.anyProfileDir) {
     log("profile folder " + dirs.profile + " not found on any rank (give --data-dir or --profile-dir)");
     return kExitUsage;
   }
   for (const auto& s : plan.skipped) log("skipped: " + s);
+  bool listingFailed = !listing.skipped.empty() &&
+                       listing.skipped.back().rfind("rank ", 0) == 0;  // see the catch above
   if (!plan.conflicts.empty()) {
     for (const auto& c : plan.conflicts) log("error: " + c);
     log("fatal: conflicting input files; nothing written");
+    return kExitFatal;
+  }
+  // Output folder: checked by rank 0 before anything is read.
+  Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
+  if (!comm.allTrue(outOk.ok())) {
+    log("fatal: " + (outOk.ok() ? std::string("output folder check failed") : outOk.error().message));
     return kExitFatal;
   }
   size_t profiles = 0;
@@ -161,7 +171,12 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   }
 
   // Summary.
-  bool partial = !res.renderProblems.empty();
+  bool partial = !res.renderProblems.empty() || listingFailed;
+  if (!ctx.shape.missingRanks.empty()) {
+    std::string m;
+    for (int64_t r : ctx.shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
+    log("note: no profile for ranks " + m + " (below the highest rank found)");
+  }
   std::map<std::string, uint64_t> byKind;
   uint64_t events = 0;
   std::set<std::string> hosts;
@@ -179,7 +194,8 @@ int runReport(Comm& comm, const ReportOptions& opt) {
           " (read by rank " + std::to_string(s.reader) + " on " + s.readerHost + "): " + s.problem);
     }
   }
-  for (const auto& p : res.renderProblems) log("problem: " + p);
+  for (const auto& p : std::set<std::string>(res.renderProblems.begin(), res.renderProblems.end()))
+    log("render failed: " + p);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string kinds;
   for (const auto& [k, n] : byKind) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;

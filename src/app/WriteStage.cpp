@@ -1,8 +1,11 @@
 #include "xstack/app/WriteStage.h"
 
+#include <csignal>
 #include <filesystem>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
+#include "xstack/core/FaultInjection.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
 #include "xstack/trace/TraceLayout.h"
@@ -15,8 +18,8 @@ enum : uint64_t { kPiece = 1, kEnd = 2 };
 
 // Renders one chunk this rank owns; text goes to `sink`. Returns the
 // rendering warnings; `problem` is set when the input could not be re-read.
-Warnings renderChunk(const Chunk& c, WriteContext& ctx, const EventRenderer::Sink& sink,
-                     std::string& problem) {
+Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRenderer::Sink& sink,
+                              std::string& problem) {
   EventRenderer r(ctx.origin, sink, ctx.pieceBytes);
   switch (c.kind) {
     case ChunkKind::ProcessMeta: r.processMeta(c.pid, fixedProcessName(c.pid)); break;
@@ -35,7 +38,7 @@ Warnings renderChunk(const Chunk& c, WriteContext& ctx, const EventRenderer::Sin
         if (!p) {
           auto again = reloadProfile(in.summary);
           if (!again) {
-            problem = again.error().message;
+            problem = "read again for rendering: " + withoutPath(again.error().message, in.summary.file.path);
             break;
           }
           reloaded = std::move(*again);
@@ -48,6 +51,22 @@ Warnings renderChunk(const Chunk& c, WriteContext& ctx, const EventRenderer::Sin
   }
   r.flush();
   return r.takeWarnings();
+}
+
+// A failure while rendering costs that chunk only (what was already sent
+// stays, as complete events): the protocol with rank 0 goes on.
+Warnings renderChunk(const Chunk& c, WriteContext& ctx, int rank, const EventRenderer::Sink& sink,
+                     std::string& problem) {
+  try {
+    if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta) {
+      if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
+      if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
+    }
+    return renderChunkUnguarded(c, ctx, sink, problem);
+  } catch (const std::exception& e) {
+    problem = std::string("rendering failed: ") + e.what();
+    return {};
+  }
 }
 
 std::string encodeEnd(const Warnings& w, const std::string& problem) {
@@ -67,7 +86,8 @@ void decodeEnd(const std::string& bytes, Warnings& w, std::string& problem) {
 
 }  // namespace
 
-std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Warnings& warnings) {
+std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Warnings& warnings,
+                          const std::vector<std::pair<size_t, std::string>>& renderProblems) {
   using nlohmann::json;
   const auto& all = *ctx.all;
   json d;
@@ -80,6 +100,7 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   d["ranks"] = o.ranks;
   d["trainers"] = o.trainers;
   d["trainers_in_group"] = o.trainersInGroup;
+  d["missing_ranks"] = o.missingRanks;
   d["partial_group"] = o.trainersInGroup < ctx.topology.groupSize;
   d["job"] = {{"trainers", ctx.shape.trainers}, {"groups", ctx.shape.groups}, {"ranks", ctx.shape.ranks}};
   d["options"] = {{"gpus_per_trainer", ctx.topology.gpusPerTrainer},
@@ -98,6 +119,14 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
                         {"status", statusName(s.status)},
                         {"message", s.problem}});
   }
+  for (const auto& [i, message] : renderProblems) {
+    const InputSummary& s = all[i];
+    problems.push_back({{"kind", kindName(s.file.kind)},
+                        {"id", s.file.id},
+                        {"file", std::filesystem::path(s.file.path).filename().string()},
+                        {"status", "render_failed"},
+                        {"message", message}});
+  }
   d["problems"] = problems;
   return d.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -112,7 +141,7 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
         if (c.owner != me) continue;
         std::string problem;
         Warnings w = renderChunk(
-            c, ctx, [&](std::string_view text) { comm.send(0, kChunkTag, kPiece, text); }, problem);
+            c, ctx, me, [&](std::string_view text) { comm.send(0, kChunkTag, kPiece, text); }, problem);
         comm.send(0, kChunkTag, kEnd, encodeEnd(w, problem));
       }
     }
@@ -141,12 +170,13 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       }
     }
     Warnings fileWarnings;
+    std::vector<std::pair<size_t, std::string>> fileProblems;
     for (size_t i : o.inputs) fileWarnings.merge((*ctx.all)[i].warnings);
     for (const Chunk& c : o.chunks) {
       std::string problem;
       Warnings chunkWarnings;
       if (c.owner == 0) {
-        chunkWarnings = renderChunk(c, ctx, write, problem);
+        chunkWarnings = renderChunk(c, ctx, 0, write, problem);
       } else {
         for (;;) {
           Message m = comm.recv(c.owner, kChunkTag);
@@ -161,13 +191,16 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       fileWarnings.merge(chunkWarnings);
       res.warnings.merge(chunkWarnings);
       if (!problem.empty()) {
-        fileWarnings.add("input_vanished_before_render");
-        res.renderProblems.push_back(problem + " (read by rank " + std::to_string(c.owner) + ")");
+        const InputSummary& s = (*ctx.all)[c.input];
+        fileWarnings.add("render_failed");
+        fileProblems.emplace_back(c.input, problem);
+        res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " +
+                                     s.readerHost + "): " + problem);
       }
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }
     if (res.ok) {
-      if (Status s = wr.finish(otherDataJson(o, ctx, fileWarnings)); !s) {
+      if (Status s = wr.finish(otherDataJson(o, ctx, fileWarnings, fileProblems)); !s) {
         res.ok = false;
         res.error = s.error().message;
       } else {

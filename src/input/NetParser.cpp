@@ -24,8 +24,8 @@ class NetLineHandler {
   std::string firstDropped;  // describes the first dropped arg
   std::string failure;       // why the parse stopped, when it did
 
-  bool null() { return scalar(Kind::Other, "null"); }
-  bool boolean(bool) { return scalar(Kind::Other, "a boolean"); }
+  bool null() { return scalar("null"); }
+  bool boolean(bool) { return scalar("a boolean"); }
   bool number_integer(json::number_integer_t v) { return number(std::to_string(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return number(std::to_string(v)); }
   bool number_float(json::number_float_t, const json::string_t& text) {
@@ -42,9 +42,9 @@ class NetLineHandler {
       tx = s == "tx";
       return true;
     }
-    return scalar(Kind::Other, "a string");
+    return scalar("a string");
   }
-  bool binary(json::binary_t&) { return scalar(Kind::Other, "binary"); }
+  bool binary(json::binary_t&) { return scalar("binary"); }
   bool start_object(std::size_t) { return open(true); }
   bool start_array(std::size_t) { return open(false); }
   bool end_object() { return close(); }
@@ -58,8 +58,6 @@ class NetLineHandler {
   }
 
  private:
-  enum class Kind { Number, Other };
-
   bool fail(std::string why) {
     if (failure.empty()) failure = std::move(why);
     return false;
@@ -74,11 +72,11 @@ class NetLineHandler {
       args.emplace_back(key_, std::move(text));
       return true;
     }
-    return scalar(Kind::Number, "");
+    return scalar("a number");
   }
 
   // A value other than a kept name, ts or arg. `what` names its type.
-  bool scalar(Kind kind, const char* what) {
+  bool scalar(const char* what) {
     if (depth_ == 0) return fail("not a JSON object");
     if (depth_ == 1) {
       if (key_ == "name") return fail("name is not a string");
@@ -86,7 +84,7 @@ class NetLineHandler {
       if (key_ == "args") return fail("args is not an object");
       return true;  // other keys are ignored
     }
-    if (depth_ == 2 && inArgs_ && kind == Kind::Other) drop(what);
+    if (depth_ == 2 && inArgs_) drop(what);
     return true;
   }
 

@@ -14,10 +14,17 @@ std::string OutputFile::fileName() const {
 JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {
   JobShape s;
   int64_t maxRank = -1;
+  std::vector<int64_t> present;
   for (const InputSummary& x : all) {
     if (x.file.kind != InputKind::Profile) continue;
     maxRank = std::max(maxRank, x.file.id);
+    present.push_back(x.file.id);
     ++s.ranks;
+  }
+  std::sort(present.begin(), present.end());
+  for (int64_t r = 0, i = 0; r <= maxRank && s.missingRanks.size() < 100000; ++r) {
+    if (i < static_cast<int64_t>(present.size()) && present[static_cast<size_t>(i)] == r) ++i;
+    else s.missingRanks.push_back(r);
   }
   if (maxRank >= 0) {
     s.trainers = topo.trainerOf(maxRank) + 1;
@@ -51,6 +58,8 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
   for (auto& [key, o] : outputs) {
     const int64_t firstTrainer = o.group * topo.groupSize;
     o.trainersInGroup = std::min(topo.groupSize, shape.trainers - firstTrainer);
+    for (int64_t r : shape.missingRanks)
+      if (topo.groupOf(r) == o.group && topo.gpuOf(r) == o.gpu) o.missingRanks.push_back(r);
     for (int64_t r : o.ranks) {
       int64_t t = topo.trainerOf(r);
       if (o.trainers.empty() || o.trainers.back() != t) o.trainers.push_back(t);

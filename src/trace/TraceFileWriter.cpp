@@ -3,12 +3,52 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <mutex>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 namespace xstack {
+namespace {
+
+// Temporary files of this process, removed by the signal handler when the
+// job is torn down (mpirun sends SIGTERM to the survivors when a rank dies).
+constexpr int kMaxTemps = 1 << 14;
+std::atomic<char*> gTemps[kMaxTemps];
+
+void onTerminate(int sig) {
+  for (auto& slot : gTemps)
+    if (char* p = slot.load()) ::unlink(p);  // unlink is async-signal-safe
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void registerTemp(const std::string& path) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, onTerminate);
+  });
+  for (auto& slot : gTemps) {
+    char* expected = nullptr;
+    if (!slot.load() && slot.compare_exchange_strong(expected, ::strdup(path.c_str()))) return;
+  }
+}
+
+void unregisterTemp(const std::string& path) {
+  for (auto& slot : gTemps) {
+    char* p = slot.load();
+    if (p && path == p && slot.compare_exchange_strong(p, nullptr)) {
+      std::free(p);
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 TraceFileWriter::~TraceFileWriter() { abandon(); }
 
@@ -41,6 +81,7 @@ Status TraceFileWriter::open(const std::string& finalPath) {
     temp_.clear();
     return Error{msg};
   }
+  registerTemp(temp_);
   return writeAll("{\"traceEvents\":[");
 }
 
@@ -90,6 +131,7 @@ Status TraceFileWriter::commit() {
   if (!finished_) return Error{final_ + ": commit before finish"};
   if (std::rename(temp_.c_str(), final_.c_str()) != 0)
     return Error{final_ + ": cannot rename from " + temp_ + ": " + std::strerror(errno)};
+  unregisterTemp(temp_);
   temp_.clear();
   return {};
 }
@@ -101,6 +143,7 @@ void TraceFileWriter::abandon() {
   }
   if (!temp_.empty()) {
     ::unlink(temp_.c_str());
+    unregisterTemp(temp_);
     temp_.clear();
   }
 }

@@ -53,7 +53,7 @@ done
 # Post-processing a finished job with the sbatch template, on the same nodes.
 t0=$SECONDS
 t_sbatch_wait -D "$T_WORK" --nodes=3 --nodelist=node1,node2,node3 \
-    --output="$T_WORK/post.log" --export="ALL,XSTACK=$XSTACK,XSTACK_RUN=$JOB/xstack-run" \
+    --output="$T_WORK/post.log" --export="ALL,XSTACK=$XSTACK" \
     "$JOB/xstack-postprocess.sbatch" --data-dir /local/data --out "$T_WORK/post" "${REPORT_OPTS[@]}" --plan \
     || { cat "$T_WORK/post.log" >&2; t_fail "xstack-postprocess.sbatch failed"; }
 t_log "xstack-postprocess.sbatch: $((SECONDS - t0))s"

@@ -38,7 +38,9 @@ struct WriteResult {
   uint64_t bytesWritten = 0;
   uint64_t filesWritten = 0;
   Warnings warnings;        // warnings found while rendering, all files (rank 0)
-  std::vector<std::string> renderProblems;  // e.g. a profile that vanished before rendering
+  // Chunks that failed to render (e.g. a profile gone before it was read
+  // again): "path (rank r on host): what", one per chunk.
+  std::vector<std::string> renderProblems;
 };
 
 // collective (point to point with rank 0): renders this rank's chunks and,
@@ -48,6 +50,8 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
                          std::vector<class TraceFileWriter>& writers);
 
 // The otherData object of one trace file, as compact JSON text.
-std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Warnings& warnings);
+// `renderProblems`: (summary index, message) of chunks that failed to render.
+std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Warnings& warnings,
+                          const std::vector<std::pair<size_t, std::string>>& renderProblems);
 
 }  // namespace xstack

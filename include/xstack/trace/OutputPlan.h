@@ -39,6 +39,7 @@ struct OutputFile {
   std::vector<size_t> inputs;     // summaries whose warnings and problems belong here
   std::vector<Chunk> chunks;
   int64_t trainersInGroup = 0;    // < groupSize for a partial last group
+  std::vector<int64_t> missingRanks;  // ranks of this group and GPU without a profile
   std::string fileName() const;   // traceFile_<k>_<g>.json
 };
 
@@ -46,6 +47,7 @@ struct JobShape {
   int64_t trainers = 0;  // highest rank present / P + 1
   int64_t groups = 0;
   int64_t ranks = 0;     // profiles present
+  std::vector<int64_t> missingRanks;  // ranks below the highest one without a profile
 };
 
 JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo);

@@ -1,0 +1,20 @@
+#include "xstack/core/FaultInjection.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+namespace xstack {
+
+bool faultInjected(const char* stage, int rank) {
+  const char* spec = std::getenv("XSTACK_INJECT_FAULT");
+  if (!spec) return false;
+  std::stringstream ss(spec);
+  std::string item;
+  const std::string want = std::string(stage) + ":" + std::to_string(rank);
+  while (std::getline(ss, item, ','))
+    if (item == want) return true;
+  return false;
+}
+
+}  // namespace xstack

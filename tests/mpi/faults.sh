@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Faults on one rank at every stage, bad options, bad output folders, a full
+# disk, a huge length prefix. Each case: the documented exit code, no hang
+# (mpirun --timeout), valid JSON for what was written, nothing half-written.
+#   usage: faults.sh XSTACK WORKDIR CASE
+source "$(dirname "$0")/lib.sh"
+xstack=$1 work=$2 case=$3
+rm -rf "$work" && mkdir -p "$work"
+"$xstack" synth --out "$work/data" --trainers 2 --gpus-per-trainer 2 --steps 2 --ops-per-step 30 --seed 9 2>/dev/null
+opts=(--data-dir "$work/data" --gpus-per-trainer 2 --no-progress)
+"$xstack" report "${opts[@]}" --out "$work/clean" 2>/dev/null || fail "clean run"
+
+expect_rc() {  # expect_rc WANT LOG -- command...
+  local want=$1 log=$2; shift 3
+  set +e; "$@" 2>"$log"; local rc=$?; set -e
+  [ "$rc" -eq "$want" ] || fail "exit $rc, expected $want; stderr: $(cat "$log")"
+}
+no_temps() { ! ls -A "$1" | grep -q '\.tmp\.' || fail "temporary files left in $1: $(ls -A "$1")"; }
+
+case $case in
+  list|read|render)  # one rank fails at this stage; the others' work is written, exit 3
+    XSTACK_INJECT_FAULT="$case:1" expect_rc 3 "$work/log" -- \
+      xmpirun 3 "$xstack" report "${opts[@]}" --out "$work/out"
+    valid_json "$work/out"
+    [ "$(ls "$work/out" | wc -l)" -eq "$(ls "$work/clean" | wc -l)" ] || fail "trace files missing"
+    no_temps "$work/out"
+    if [ "$case" = list ]; then same_dir "$work/clean" "$work/out"; fi  # shared folder: others read all
+    grep -q "rank 1" "$work/log" || fail "rank 1 not named: $(cat "$work/log")"
+    ;;
+  kill)  # a rank SIGKILLed while rendering: non-zero exit, earlier traces untouched
+    cp -r "$work/clean" "$work/out"
+    set +e; XSTACK_INJECT_FAULT="kill-render:1" xmpirun 3 "$xstack" report "${opts[@]}" --out "$work/out" 2>"$work/log"
+    rc=$?; set -e
+    [ "$rc" -ne 0 ] || fail "exit 0 after a rank was killed"
+    same_dir "$work/clean" "$work/out"
+    no_temps "$work/out"
+    ;;
+  usage)  # bad options: exit 2, one message naming the option, from rank 0 only
+    for bad in "--group-size 0" "--display-size 9 --group-size 8" "--gpus-per-trainer -1" "--time-origin-ns x"; do
+      # shellcheck disable=SC2086
+      expect_rc 2 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/u" $bad
+      name=$(echo "$bad" | awk '{print $1}')
+      [ "$(grep -c -- "$name" "$work/log")" -eq 1 ] || fail "'$bad': want one message naming $name: $(cat "$work/log")"
+    done
+    expect_rc 2 "$work/log" -- "$xstack" report --data-dir "$work/nope" --out "$work/u"
+    grep -q "not found" "$work/log" || fail "missing data folder not named"
+    [ ! -e "$work/u" ] || fail "output folder created on a usage error"
+    ;;
+  outdir)  # --out is a file: exit 1, nothing written
+    touch "$work/afile"
+    expect_rc 1 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/afile"
+    grep -q "afile" "$work/log" || fail "output path not named"
+    ;;
+  diskfull)  # the file size limit hit mid-write: exit 1, temporaries removed, old traces untouched
+    cp -r "$work/clean" "$work/out"
+    expect_rc 1 "$work/log" -- bash -c "ulimit -f 64; exec \"$xstack\" report ${opts[*]} --out \"$work/out\""
+    grep -qi "write failed" "$work/log" || fail "no write error message: $(cat "$work/log")"
+    same_dir "$work/clean" "$work/out"
+    no_temps "$work/out"
+    ;;
+  hugelength)  # a 6-byte profile whose length prefix claims 2 GiB: an error, no allocation
+    printf '\x0a\x80\x80\x80\x80\x08' > "$work/huge.0"
+    expect_rc 1 "$work/log" -- bash -c "ulimit -v 400000; exec \"$xstack\" inspect \"$work/huge.0\""
+    grep -q "huge.0" "$work/log" || fail "file not named"
+    ;;
+  *) fail "unknown case $case" ;;
+esac
+echo "ok: $case"

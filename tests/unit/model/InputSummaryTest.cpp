@@ -1,0 +1,72 @@
+// The summaries gathered on every rank survive their binary encoding.
+#include "xstack/model/InputSummary.h"
+
+#include <gtest/gtest.h>
+
+namespace xstack {
+namespace {
+
+TEST(InputSummary, EncodeDecodeRoundTrip) {
+  InputSummary a;
+  a.file = {InputKind::Time, 3, 7, "/data/time/time.txt.7.3", 123};
+  a.reader = 5;
+  a.readerHost = "node\"7";
+  a.status = InputStatus::Partial;
+  a.problem = "byte 120 of 300: event cut short";
+  a.minTs = 1700000000002464134u;
+  a.events = 10;
+  a.memEvents = 4;
+  a.warnings.add("marker_unmatched_end", 2, "example dropped");
+  a.warnings.add("memory_never_freed", 1);
+  a.rows = {{RowKind::CpuBlock, 0}, {RowKind::CudaApi, -1}, {RowKind::MemPinned, 1}};
+  a.spanCount = 8;
+  a.counterEvents[{3, 1}] = 99;
+  a.counterEvents[{6, 0}] = UINT64_MAX;
+  InputSummary b;
+  b.file = {InputKind::Profile, 0, 0, "p.0", 0};
+  auto back = decodeSummaries(encodeSummaries({a, b}));
+  ASSERT_EQ(back.size(), 2u);
+  const InputSummary& x = back[0];
+  EXPECT_EQ(x.file.kind, InputKind::Time);
+  EXPECT_EQ(x.file.id, 3);
+  EXPECT_EQ(x.file.gpu, 7);
+  EXPECT_EQ(x.file.path, a.file.path);
+  EXPECT_EQ(x.file.bytes, 123u);
+  EXPECT_EQ(x.reader, 5);
+  EXPECT_EQ(x.readerHost, "node\"7");
+  EXPECT_EQ(x.status, InputStatus::Partial);
+  EXPECT_EQ(x.problem, a.problem);
+  EXPECT_EQ(x.minTs, a.minTs);
+  EXPECT_EQ(x.events, 10u);
+  EXPECT_EQ(x.memEvents, 4u);
+  EXPECT_EQ(x.warnings.count("marker_unmatched_end"), 2u);
+  EXPECT_EQ(x.warnings.count("memory_never_freed"), 1u);
+  EXPECT_EQ(x.warnings.total(), 3u);
+  EXPECT_EQ(x.rows, a.rows);
+  EXPECT_EQ(x.spanCount, 8u);
+  EXPECT_EQ(x.counters(3, 1), 99u);
+  EXPECT_EQ(x.counters(6), UINT64_MAX);
+  EXPECT_EQ(x.counters(1, 1), 0u);
+  EXPECT_EQ(back[1].file.path, "p.0");
+  EXPECT_TRUE(back[1].warnings.empty());
+  EXPECT_TRUE(decodeSummaries(encodeSummaries({})).empty());
+}
+
+TEST(InputSummary, StatusNames) {
+  EXPECT_STREQ(statusName(InputStatus::Ok), "ok");
+  EXPECT_STREQ(statusName(InputStatus::Partial), "partial");
+  EXPECT_STREQ(statusName(InputStatus::Failed), "failed");
+}
+
+TEST(InputSummary, InvalidUtf8PathSurvives) {
+  InputSummary a;
+  a.file.path = "/data/prof\xC0ile.1";
+  a.problem = "\xFF";
+  auto back = decodeSummaries(encodeSummaries({a}));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].file.path, a.file.path);
+  EXPECT_EQ(back[0].problem, a.problem);
+}
+
+}  // namespace
+}  // namespace xstack
