@@ -8,6 +8,7 @@
 // Throughput is given as bytes/s (profile bytes in for decoding, JSON bytes
 // out for rendering) and items/s (events).
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -129,6 +130,47 @@ void BM_DecodeProfile_xstack_reserved(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
 }
 BENCHMARK(BM_DecodeProfile_xstack_reserved)->Unit(benchmark::kMillisecond);
+
+// As a rank decodes: 16 profiles in a row, all kept alive (ReadStage keeps
+// displayed profiles for rendering), so every vector lands in fresh pages
+// (page faults) instead of reusing the pages of the previous iteration.
+void BM_DecodeProfile_xstack_keep16(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    std::vector<ProfileData> kept(16);
+    for (auto& d : kept) {
+      DecodeResult r = decodeProfile(f.bytes, d);
+      benchmark::DoNotOptimize(r.ok);
+    }
+    benchmark::DoNotOptimize(kept.data());
+    state.PauseTiming();
+    kept.clear();  // freeing is not part of decoding
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 16 * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 16 * f.items));
+}
+BENCHMARK(BM_DecodeProfile_xstack_keep16)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeProfile_xstack_keep16_reserved(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    std::vector<ProfileData> kept(16);
+    for (auto& d : kept) {
+      d.events.reserve(f.data.events.size());
+      d.memEvents.reserve(f.data.memEvents.size());
+      DecodeResult r = decodeProfile(f.bytes, d);
+      benchmark::DoNotOptimize(r.ok);
+    }
+    benchmark::DoNotOptimize(kept.data());
+    state.PauseTiming();
+    kept.clear();
+    state.ResumeTiming();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 16 * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 16 * f.items));
+}
+BENCHMARK(BM_DecodeProfile_xstack_keep16_reserved)->Unit(benchmark::kMillisecond);
 
 void BM_DecodeProfile_protobuf(benchmark::State& state) {
   const auto& f = fx();
@@ -292,6 +334,30 @@ void BM_MemcpyRenderedSize(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * n));
 }
 BENCHMARK(BM_MemcpyRenderedSize)->Unit(benchmark::kMicrosecond);
+
+// ---- the machine: what fresh memory costs ------------------------------------
+// Touching newly mapped memory (one page fault per 4 KiB page, or per 2 MiB
+// with transparent huge pages via madvise). arg 0: 4 KiB pages, 1: MADV_HUGEPAGE.
+void BM_FreshPages64MiB(benchmark::State& state) {
+  const size_t n = 64u << 20;
+  for (auto _ : state) {
+    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      state.SkipWithError("mmap failed");
+      break;
+    }
+    if (state.range(0)) ::madvise(p, n, MADV_HUGEPAGE);
+    auto* c = static_cast<char*>(p);
+    for (size_t i = 0; i < n; i += 4096) c[i] = 1;
+    benchmark::DoNotOptimize(c);
+    ::munmap(p, n);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * n));
+  // Seconds (CPU) per 4 KiB page touched.
+  state.counters["s_per_4KiB"] = benchmark::Counter(
+      static_cast<double>(n / 4096), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_FreshPages64MiB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // ---- JSON text --------------------------------------------------------------
 

@@ -54,6 +54,8 @@ Command parseReport(const std::vector<std::string>& args) {
       ("display-size", po::value(&D)->default_value(2), "trainers per group shown in detail, D <= S")
       ("time-origin-ns", po::value(&origin), "time origin in Unix ns (default: earliest input timestamp)")
       ("plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")
+      ("compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")
+      ("fsync", po::bool_switch(&o.fsync), "sync every trace to disk before it is renamed into place")
       ("no-progress", "no progress display on stderr")
       ("cache-mb", po::value(&cacheMb)->default_value(256),
        "per rank: MiB of displayed profiles kept between reading and rendering")

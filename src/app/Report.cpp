@@ -138,6 +138,8 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   ctx.shape = jobShape(all, opt.topology);
   ctx.pieceBytes = opt.pieceBytes;
   ctx.outDir = opt.outDir;
+  ctx.compress = opt.compress;
+  ctx.fsync = opt.fsync;
   if (opt.timeOriginNs) {
     ctx.origin.ns = *opt.timeOriginNs;
     ctx.originFromOption = true;

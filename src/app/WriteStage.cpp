@@ -164,7 +164,11 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       }
     };
     if (res.ok) {
-      if (Status s = wr.open((std::filesystem::path(ctx.outDir) / o.fileName()).string()); !s) {
+      TraceFileWriter::Options wo;
+      wo.gzip = ctx.compress;
+      wo.fsync = ctx.fsync;
+      std::string name = o.fileName() + (ctx.compress ? ".gz" : "");
+      if (Status s = wr.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s) {
         res.ok = false;
         res.error = s.error().message;
       }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <zlib.h>
+
 namespace xstack {
 namespace {
 
@@ -50,6 +52,13 @@ void unregisterTemp(const std::string& path) {
 
 }  // namespace
 
+struct TraceFileWriter::Gzip {
+  z_stream z{};
+  std::string out = std::string(1 << 20, '\0');
+  ~Gzip() { deflateEnd(&z); }
+};
+
+TraceFileWriter::TraceFileWriter() = default;
 TraceFileWriter::~TraceFileWriter() { abandon(); }
 
 TraceFileWriter::TraceFileWriter(TraceFileWriter&& o) noexcept { *this = std::move(o); }
@@ -63,13 +72,16 @@ TraceFileWriter& TraceFileWriter::operator=(TraceFileWriter&& o) noexcept {
     first_ = o.first_;
     finished_ = o.finished_;
     bytes_ = o.bytes_;
+    options_ = o.options_;
+    gz_ = std::move(o.gz_);
     o.fd_ = -1;
     o.temp_.clear();
   }
   return *this;
 }
 
-Status TraceFileWriter::open(const std::string& finalPath) {
+Status TraceFileWriter::open(const std::string& finalPath, const Options& options) {
+  options_ = options;
   namespace fs = std::filesystem;
   final_ = finalPath;
   fs::path p(finalPath);
@@ -82,12 +94,37 @@ Status TraceFileWriter::open(const std::string& finalPath) {
     return Error{msg};
   }
   registerTemp(temp_);
+  if (options_.gzip) {
+    gz_ = std::make_unique<Gzip>();
+    // windowBits 15 + 16: a gzip header, so the file is a plain .gz
+    if (deflateInit2(&gz_->z, options_.gzipLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      return Error{temp_ + ": zlib init failed"};
+  }
   return writeAll("{\"traceEvents\":[");
 }
 
 Status TraceFileWriter::writeAll(std::string_view text) {
-  const char* p = text.data();
-  size_t left = text.size();
+  if (gz_) return deflateSome(text, Z_NO_FLUSH);
+  return writeRaw(text.data(), text.size());
+}
+
+Status TraceFileWriter::deflateSome(std::string_view text, int flush) {
+  z_stream& z = gz_->z;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());  // pieces are far below 4 GiB
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(gz_->out.data());
+    z.avail_out = static_cast<uInt>(gz_->out.size());
+    rc = deflate(&z, flush);
+    if (rc == Z_STREAM_ERROR) return Error{temp_ + ": zlib error"};
+    size_t have = gz_->out.size() - z.avail_out;
+    if (Status s = writeRaw(gz_->out.data(), have); !s) return s;
+  } while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  return {};
+}
+
+Status TraceFileWriter::writeRaw(const char* p, size_t left) {
   while (left > 0) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
@@ -116,7 +153,11 @@ Status TraceFileWriter::finish(std::string_view otherDataJson) {
   tail += otherDataJson;
   tail += "}\n";
   if (Status s = writeAll(tail); !s) return s;
-  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
+  if (gz_) {
+    if (Status s = deflateSome({}, Z_FINISH); !s) return s;
+    gz_.reset();
+  }
+  if (options_.fsync && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS)
     return Error{temp_ + ": fsync failed: " + std::strerror(errno)};
   if (::close(fd_) != 0) {
     fd_ = -1;

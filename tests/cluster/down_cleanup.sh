@@ -29,19 +29,22 @@ host_state() {  # what the host shows; must be the same before up and after down
     awk '{print $5, $9}' /proc/self/mountinfo | sort
 }
 cluster_procs() {  # running processes in the recorded namespaces or naming the cluster's folder
-    local p ns st cmd
-    for p in /proc/[0-9]*; do
-        p="${p#/proc/}"
+    local p st
+    {
+        # pid of every process whose network namespace was one of the cluster's
+        stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null \
+            | awk 'FILENAME == ARGV[1] { ns[$1] = 1; next } ($1 in ns) { split($2, a, "/"); print a[3] }' \
+                "$SNAP/ns-inodes" -
+        # pid of every process whose command line names the cluster's folder
+        grep -l -a -F "$D/" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 || true
+    } | sort -un | while read -r p; do
+        [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
         { read -r st <"/proc/$p/stat"; } 2>/dev/null || continue
         st="${st##*) }"; st="${st%% *}"
         [ "$st" = Z ] && continue
-        ns="$(readlink "/proc/$p/ns/net" 2>/dev/null)" || continue
-        ns="${ns#net:[}"; ns="${ns%]}"
-        cmd="$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" || continue
-        if grep -qx "$ns" "$SNAP/ns-inodes" 2>/dev/null || [[ "$cmd" == *"$D/"* ]]; then
-            echo "$p $cmd"
-        fi
+        echo "$p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
     done
+    return 0
 }
 check_clean() {  # label
     local label="$1"

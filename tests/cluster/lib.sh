@@ -2,7 +2,9 @@
 # Helpers of the cluster tests (sourced). Each test: `bash tests/cluster/X.sh [XSTACK]`.
 # The xstack binary is $1, else $XSTACK, else build/bin/xstack of this checkout.
 # Every test brings the cluster up itself and tears it down in an EXIT trap (also on failure).
-set -euo pipefail
+set -eEuo pipefail
+# A command that fails under set -e names itself (the test then ends, unless it was inside $(...)).
+trap 't_err=$?; echo "[${0##*/}] exit $t_err from: $BASH_COMMAND (line $LINENO of ${BASH_SOURCE[0]##*/})" >&2' ERR
 
 T_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 T_CLUSTER="$T_REPO/cluster"

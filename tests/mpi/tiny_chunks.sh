@@ -12,3 +12,9 @@ xmpirun 3 "$xstack" report "${opts[@]}" --out "$work/mpi" --mpi-chunk-bytes 7 --
   || fail "mpirun: $(cat "$work/log")"
 same_dir "$work/serial" "$work/mpi"
 echo "ok: tiny chunks, identical"
+# --compress: gzip streams whose content is exactly the plain traces.
+xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/gz" --compress 2>"$work/log" || fail "--compress: $(cat "$work/log")"
+for f in "$work"/serial/*.json; do
+  zcat "$work/gz/$(basename "$f").gz" | cmp - "$f" || fail "$(basename "$f").gz content differs"
+done
+echo "ok: --compress content identical"

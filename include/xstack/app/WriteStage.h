@@ -28,6 +28,8 @@ struct WriteContext {
   JobShape shape;
   size_t pieceBytes = 4 << 20;
   std::string outDir;
+  bool compress = false;
+  bool fsync = false;
   // Rank 0: called after each chunk with (chunks done, chunks total).
   std::function<void(uint64_t, uint64_t)> onProgress;
 };

@@ -168,9 +168,11 @@ TEST(JsonText, RandomBytesAlwaysGiveValidJson) {
     std::string back;
     ASSERT_NO_THROW(back = readBack(out)) << i;
     ASSERT_TRUE(validUtf8(back));
-    if (st.invalidUtf8 == 0) EXPECT_EQ(back, s);  // nothing lost when nothing was invalid
+    if (st.invalidUtf8 == 0) {
+      EXPECT_EQ(back, s);  // nothing lost when nothing was invalid
+    }
     // Inside an array and an object too, as the trace writer uses them.
-    ASSERT_NO_THROW((void)nlohmann::json::parse("{" + out + ":[" + out + "]}"));
+    ASSERT_TRUE(nlohmann::json::accept("{" + out + ":[" + out + "]}"));
   }
   EXPECT_GT(replaced, 0u);
 }

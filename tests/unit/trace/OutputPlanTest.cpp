@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "xstack/input/DcgmParser.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
@@ -125,7 +126,9 @@ TEST(OutputPlan, ChunkOrderOfAFullGroup) {
                            // displayed ranks' rows: pids consecutive from 8, 2 rows each
                            "rows pid=8 subj=1 owner=1", "rows pid=10 subj=3 owner=0"}));
   for (const Chunk& c : o.chunks) {
-    if (c.kind == ChunkKind::Dcgm) EXPECT_EQ(c.gpu, 1);
+    if (c.kind == ChunkKind::Dcgm) {
+      EXPECT_EQ(c.gpu, 1);
+    }
     if (c.kind == ChunkKind::Spans || c.kind == ChunkKind::RankRows || c.kind == ChunkKind::ThreadMeta) {
       EXPECT_EQ(all[c.input].file.kind, InputKind::Profile);
       EXPECT_EQ(all[c.input].file.id, c.subject);

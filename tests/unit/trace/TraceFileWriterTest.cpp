@@ -168,7 +168,7 @@ TEST_F(TraceFileWriterTest, MovedWriterOwnsTheFile) {
   ASSERT_TRUE(b.appendEvents(",\n{}").ok());
   ASSERT_TRUE(b.finish("{}").ok());
   ASSERT_TRUE(b.commit().ok());
-  EXPECT_NO_THROW((void)nlohmann::json::parse(slurp(final_)));
+  EXPECT_FALSE(nlohmann::json::parse(slurp(final_)).empty());
   // A vector of writers (as the write stage keeps them) survives growth.
   std::vector<TraceFileWriter> v;
   v.resize(1);

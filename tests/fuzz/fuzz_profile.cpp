@@ -1,0 +1,44 @@
+// libFuzzer target: the profile reader end to end. Any bytes are decoded;
+// whatever was decoded goes through marker pairing, rows, memory sums and
+// rendering, and the rendered text must parse as JSON.
+#include <cstdint>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "xstack/input/ProfileDecoder.h"
+#include "xstack/model/MarkerPairer.h"
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/model/RankRows.h"
+#include "xstack/trace/EventRenderer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace xstack;
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  ProfileData d;
+  DecodeResult r = decodeProfile(bytes, d);
+  if (!r.ok && r.errorOffset > size) std::abort();
+  Warnings w;
+  MarkerPairer pairer;
+  Marker m;
+  for (const ProfileEvent& e : d.events)
+    if (markerOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
+  std::vector<Span> spans = pairer.pair(w);
+  for (const Span& s : spans)
+    if (s.endNs < s.startNs) std::abort();
+  std::vector<RowKey> rows = rankRows(d, w);
+  std::string text;
+  // An origin in the middle of the range exercises clamping.
+  TimeOrigin origin{d.events.empty() ? 0 : d.events[0].startNs};
+  EventRenderer renderer(origin, [&](std::string_view t) { text.append(t); }, 1024);
+  renderer.spans(3, spans);
+  renderer.rankRows(3, 8, rows, d);
+  renderer.flush();
+  std::string doc = "[" + (text.empty() ? std::string() : text.substr(1)) + "]";
+  auto parsed = nlohmann::json::parse(doc, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) std::abort();
+  for (const auto& e : parsed)
+    if (e.contains("ts") && e["ts"].get<double>() < 0) std::abort();
+  return 0;
+}
