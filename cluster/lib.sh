@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Common settings and helpers of the xstack test cluster (sourced by cluster/*).
 #
 # Layout (see docs/CLUSTER.md):

@@ -37,11 +37,9 @@ constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 const char* kOps[] = {"matmul_v2", "elementwise_add", "relu", "layer_norm", "softmax",
                       "dropout", "conv2d", "batch_norm", "reshape2", "transpose2",
                       "c_allreduce_sum", "fused_attention"};
-const char* kKernels[] = {
-    "volta_sgemm_128x64_nn", "void phi::funcs::VectorizedElementwiseKernel<float, 4>",
-    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>",
-    "void phi::LayerNormForward<float, float, 256>", "ncclKernel_AllReduce_RING_LL_Sum_float",
-    "void phi::SoftmaxKernel<float, 4>"};
+const char* kKernels[] = {"volta_sgemm_128x64_nn", "VectorizedElementwiseKernel",
+                          "cutlass_80_tensorop_gemm", "LayerNormForward", "ncclAllReduceRingLL",
+                          "SoftmaxKernel"};
 
 std::string decimal(uint64_t ns, int digits) {  // ns as decimal seconds with `digits` decimals
   char buf[64];
@@ -89,8 +87,6 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
     m->set_place(place);
     m->set_thread_id(cpuThreads[0]);
     m->set_device_id(dev);
-    m->set_alloc_in("synth");
-    m->set_free_in(e ? "synth" : "");
   };
   // Parameters: allocated once, never freed (end_ns 0).
   for (int i = 0; i < 4; ++i)
@@ -133,8 +129,9 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
           memEvent(pb::MemEvent::CUDAPinnedPlace, static_cast<uint32_t>(gpu), a, a + 50'000, bytes);
         }
         // Workspace on the GPU, and host buffers now and then.
-        memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), opStart, opStart + opDur + rng.range(0, 50'000),
-                 rng.range(1, 1024) << 10);
+        if (rng.chance(30))
+          memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), opStart,
+                   opStart + opDur + rng.range(0, 50'000), rng.range(1, 1024) << 10);
         if (rng.chance(5))
           memEvent(pb::MemEvent::CPUPlace, 0, opStart, opStart + rng.range(10'000, 500'000), rng.range(1, 64) << 10);
         t = opStart + opDur + rng.range(500, 3'000);

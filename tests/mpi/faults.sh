@@ -63,6 +63,31 @@ case $case in
     expect_rc 1 "$work/log" -- bash -c "ulimit -v 400000; exec \"$xstack\" inspect \"$work/huge.0\""
     grep -q "huge.0" "$work/log" || fail "file not named"
     ;;
+  duplicate)  # two different files claim rank 0: exit 1 naming both, nothing written
+    cp "$work/data/profile/profile_rank.1" "$work/data/profile/other_name.0"
+    expect_rc 1 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/out"
+    grep -q "other_name.0" "$work/log" && grep -q "profile_rank.0" "$work/log" || fail "both paths not named: $(cat "$work/log")"
+    [ -z "$(ls -A "$work/out" 2>/dev/null)" ] || fail "outputs written despite the conflict"
+    ;;
+  noid)  # a name without an integer suffix is skipped, named, and the rest works (exit 0)
+    cp "$work/data/profile/profile_rank.1" "$work/data/profile/notes.txt"
+    expect_rc 0 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/out"
+    grep -q "notes.txt" "$work/log" || fail "skipped file not named"
+    same_dir "$work/clean" "$work/out"
+    ;;
+  unreadable)  # mode 000 (run as an unprivileged user: root reads anything): exit 3, named
+    command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
+    # Everything the unprivileged user needs lives in a world-readable folder of its own
+    # (the build folder may sit under a private home).
+    tmp=$(mktemp -d /tmp/xstack-unreadable.XXXXXX)
+    trap 'rm -rf "$tmp"' EXIT
+    cp "$xstack" "$tmp/xstack" && cp -r "$work/data" "$tmp/data"
+    chmod -R a+rwX "$tmp" && chmod 000 "$tmp/data/profile/profile_rank.2"
+    expect_rc 3 "$work/log" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$tmp/xstack" report --data-dir "$tmp/data" --gpus-per-trainer 2 --no-progress --out "$tmp/out"
+    grep -q "profile_rank.2.*Permission denied" "$work/log" || fail "unreadable file not named: $(cat "$work/log")"
+    valid_json "$tmp/out"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

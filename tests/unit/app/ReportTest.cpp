@@ -74,12 +74,11 @@ class ReportTest : public ::testing::Test {
   fs::path root_;
 };
 
-// Checks that hold for every trace file; returns the parsed file.
-ojson checkTrace(const fs::path& p) {
+// Checks that hold for every trace file; `j` gets the parsed file.
+void checkTraceInto(const fs::path& p, ojson& j) {
   SCOPED_TRACE(p.string());
   std::string text = slurp(p);
-  ojson j;
-  EXPECT_NO_THROW(j = ojson::parse(text));
+  ASSERT_NO_THROW(j = ojson::parse(text));
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"traceEvents", "displayTimeUnit", "otherData"}));
@@ -115,11 +114,18 @@ ojson checkTrace(const fs::path& p) {
     }
     int64_t lane = e.contains("tid") ? e["tid"].get<int64_t>() : e.contains("id") ? e["id"].get<int64_t>() : 0;
     std::tuple<int64_t, int64_t, double> key{pid, lane, e["ts"].get<double>()};
-    if (std::get<0>(last) == pid) EXPECT_LE(last, key) << e.dump();
+    if (std::get<0>(last) == pid) {
+      EXPECT_LE(last, key) << e.dump();
+    }
     last = key;
   }
   for (int64_t pid : pidsWithEvents) EXPECT_EQ(named[pid], 1) << "pid " << pid;
   for (const auto& [pid, n] : named) EXPECT_EQ(n, 1) << "pid " << pid;
+}
+
+ojson checkTrace(const fs::path& p) {
+  ojson j;
+  checkTraceInto(p, j);
   return j;
 }
 
