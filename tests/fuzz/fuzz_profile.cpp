@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text;
   // An origin in the middle of the range exercises clamping.
   TimeOrigin origin{d.events.empty() ? 0 : d.events[0].startNs};
-  EventRenderer renderer(origin, [&](std::string_view t) { text.append(t); }, 1024);
+  EventRenderer renderer(
+      origin, [&](std::string_view t) { text.append(t); }, 1024);
   renderer.spans(3, spans);
   renderer.rankRows(3, 8, rows, d);
   renderer.flush();
