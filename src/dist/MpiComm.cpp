@@ -1,6 +1,8 @@
 // The only file that includes <mpi.h>.
 #include <mpi.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -9,6 +11,23 @@
 
 namespace xstack {
 namespace {
+
+// Waits for a request without spinning a core: a few quick polls, then
+// sleeps that grow to 0.5 ms. Rank 0 spends most of a run waiting for the
+// next piece while the other ranks render; spinning would steal their CPU
+// whenever ranks share cores (oversubscribed nodes, small test machines).
+void waitGently(MPI_Request* req) {
+  int done = 0;
+  long sleepNs = 20'000;
+  for (int polls = 0;; ++polls) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    if (polls < 64) continue;
+    timespec ts{0, sleepNs};
+    nanosleep(&ts, nullptr);
+    sleepNs = std::min(sleepNs * 2, 500'000L);
+  }
+}
 
 class MpiComm final : public Comm {
  public:
@@ -73,22 +92,28 @@ class MpiComm final : public Comm {
 
   void send(int dest, int tag, uint64_t kind, std::string_view data) override {
     uint64_t header[2] = {data.size(), kind};
-    MPI_Ssend(header, 2, MPI_UINT64_T, dest, tag, comm_);
+    MPI_Request req;
+    MPI_Issend(header, 2, MPI_UINT64_T, dest, tag, comm_, &req);
+    waitGently(&req);
     for (uint64_t off = 0; off < data.size(); off += chunkBytes_) {
       int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, data.size() - off));
-      MPI_Ssend(data.data() + off, count, MPI_BYTE, dest, tag, comm_);
+      MPI_Issend(data.data() + off, count, MPI_BYTE, dest, tag, comm_, &req);
+      waitGently(&req);
     }
   }
 
   Message recv(int source, int tag) override {
     uint64_t header[2] = {0, 0};
-    MPI_Recv(header, 2, MPI_UINT64_T, source, tag, comm_, MPI_STATUS_IGNORE);
+    MPI_Request req;
+    MPI_Irecv(header, 2, MPI_UINT64_T, source, tag, comm_, &req);
+    waitGently(&req);
     Message m;
     m.kind = header[1];
     m.data.resize(header[0]);
     for (uint64_t off = 0; off < m.data.size(); off += chunkBytes_) {
       int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, m.data.size() - off));
-      MPI_Recv(m.data.data() + off, count, MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE);
+      MPI_Irecv(m.data.data() + off, count, MPI_BYTE, source, tag, comm_, &req);
+      waitGently(&req);
     }
     return m;
   }

@@ -1,6 +1,7 @@
 #include "xstack/input/FileBytes.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,10 +10,12 @@
 
 namespace xstack {
 
-Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) {
+namespace {
+
+// Opens a regular file without ever blocking; fills `st`.
+Expected<int> openRegular(const std::string& path, struct stat& st) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
-  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
@@ -26,6 +29,44 @@ Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) 
                                               : "a device";
     return Error{path + ": not a regular file (" + what + ")"};
   }
+  return fd;
+}
+
+}  // namespace
+
+FileBuffer::~FileBuffer() {
+  if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path) {
+  struct stat st {};
+  auto fd = openRegular(path, st);
+  if (!fd) return fd.error();
+  std::unique_ptr<FileBuffer> b(new FileBuffer);
+  if (st.st_size > 0) {
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, *fd, 0);
+    if (p != MAP_FAILED) {
+      ::close(*fd);
+      b->data_ = static_cast<const char*>(p);
+      b->size_ = static_cast<size_t>(st.st_size);
+      b->mapped_ = true;
+      return b;
+    }
+  }
+  ::close(*fd);
+  auto bytes = readFileBytes(path);
+  if (!bytes) return bytes.error();
+  b->heap_ = std::move(*bytes);
+  b->data_ = b->heap_.data();
+  b->size_ = b->heap_.size();
+  return b;
+}
+
+Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) {
+  struct stat st {};
+  auto opened = openRegular(path, st);
+  if (!opened) return opened.error();
+  int fd = *opened;
   uint64_t want = static_cast<uint64_t>(st.st_size);
   if (want > maxBytes) want = maxBytes;
   std::string buf;

@@ -127,7 +127,28 @@ bool decodeMemEvent(std::string_view b, ProfileMemEvent& m) {
 
 }  // namespace
 
+// A cheap first pass: how many events and memory events the buffer holds
+// (up to the first malformed field), so the vectors are allocated once.
+static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEvents) {
+  Cursor c(bytes.data(), bytes.data() + bytes.size());
+  events = memEvents = 0;
+  while (!c.done()) {
+    uint64_t tag;
+    if (!c.varint(tag)) return;
+    uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
+    if (field == 0 || !c.skip(wt)) return;
+    if (wt == kLen) {
+      if (field == 1) ++events;
+      else if (field == 4) ++memEvents;
+    }
+  }
+}
+
 DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
+  size_t nEvents, nMem;
+  countTopLevel(bytes, nEvents, nMem);
+  out.events.reserve(out.events.size() + nEvents);
+  out.memEvents.reserve(out.memEvents.size() + nMem);
   const char* base = bytes.data();
   Cursor c(base, base + bytes.size());
   DecodeResult r;

@@ -5,13 +5,13 @@
 namespace xstack {
 
 Expected<LoadedProfile> readProfile(const std::string& path) {
-  auto bytes = readFileBytes(path);
+  auto bytes = FileBuffer::open(path);
   if (!bytes) return bytes.error();
   LoadedProfile p;
-  p.buffer = std::make_unique<std::string>(std::move(*bytes));
+  p.buffer = std::move(*bytes);
   p.fileBytes = p.buffer->size();
-  if (p.buffer->empty()) return Error{path + ": empty file"};
-  DecodeResult r = decodeProfile(*p.buffer, p.data);
+  if (p.buffer->size() == 0) return Error{path + ": empty file"};
+  DecodeResult r = decodeProfile(p.buffer->view(), p.data);
   bool anything = !p.data.events.empty() || !p.data.memEvents.empty();
   if (!r.ok) {
     std::string where = "byte " + std::to_string(r.errorOffset) + " of " +

@@ -139,14 +139,24 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
     const RowKey& row = rows[r];
     processMeta(pid, rowProcessName(pid, rank, row));
     if (row.kind <= RowKind::Gpu) {
-      auto& idx = byRow[r];
-      auto tsOf = [&](uint32_t i) { return origin_.since(data.events[i].startNs); };
-      std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-        const auto &ea = data.events[a], &eb = data.events[b];
-        if (ea.subDeviceId != eb.subDeviceId) return ea.subDeviceId < eb.subDeviceId;
-        return tsOf(a) < tsOf(b);
-      });
-      for (uint32_t i : idx) opEvent(pid, data.events[i]);
+      // (tid, ts, input order): keys computed once; the index makes them unique.
+      struct Key {
+        int64_t tid;
+        uint64_t ts;
+        uint32_t index;
+        bool operator<(const Key& o) const {
+          if (tid != o.tid) return tid < o.tid;
+          if (ts != o.ts) return ts < o.ts;
+          return index < o.index;
+        }
+      };
+      std::vector<Key> keys;
+      keys.reserve(byRow[r].size());
+      for (uint32_t i : byRow[r])
+        keys.push_back({data.events[i].subDeviceId, origin_.since(data.events[i].startNs), i});
+      std::vector<uint32_t>().swap(byRow[r]);
+      if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+      for (const Key& k : keys) opEvent(pid, data.events[k.index]);
       continue;
     }
     if (!tracksBuilt) {

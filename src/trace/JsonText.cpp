@@ -40,6 +40,15 @@ size_t utf8Length(const unsigned char* p, const unsigned char* end, size_t& bad)
 
 constexpr char kHex[] = "0123456789abcdef";
 
+// Bytes that are copied as they are: printable ASCII but '"' and '\\'.
+struct PlainTable {
+  bool plain[256] = {};
+  constexpr PlainTable() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats) {
@@ -48,7 +57,7 @@ void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats
   const auto* end = p + s.size();
   while (p < end) {
     const auto* run = p;
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') ++p;
+    while (p < end && kPlain.plain[*p]) ++p;
     out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
     if (p >= end) break;
     unsigned char c = *p;

@@ -70,7 +70,7 @@ t_on_exit() {
 t_synth_and_reference() {
     local data="$1" ref="$2"
     timeout "$T_STEP_TIMEOUT" "$XSTACK" synth --out "$data" --trainers "$TRAINERS" \
-        --gpus-per-trainer "$P" --steps 3 --ops-per-step 6 --seed 7 \
+        --gpus-per-trainer "$P" --steps 4 --ops-per-step 10 --seed 7 \
         || t_fail "xstack synth failed"
     [ -n "$(ls -A "$data/profile" 2>/dev/null)" ] || t_fail "xstack synth wrote no profile files"
     timeout "$T_STEP_TIMEOUT" "$XSTACK" report --data-dir "$data" --out "$ref" "${REPORT_OPTS[@]}" \

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 
 #include "xstack/core/Status.h"
 
@@ -12,5 +14,27 @@ namespace xstack {
 
 Expected<std::string> readFileBytes(const std::string& path,
                                     uint64_t maxBytes = UINT64_MAX);
+
+// A whole file in memory without copying: memory-mapped read-only (the page
+// cache's pages, no zero-filling, no copy), or read into the heap where
+// mapping is not possible. Same checks as readFileBytes.
+class FileBuffer {
+ public:
+  ~FileBuffer();
+  FileBuffer(const FileBuffer&) = delete;
+  FileBuffer& operator=(const FileBuffer&) = delete;
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::string_view view() const { return {data_, size_}; }
+
+  static Expected<std::unique_ptr<FileBuffer>> open(const std::string& path);
+
+ private:
+  FileBuffer() = default;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::string heap_;
+};
 
 }  // namespace xstack

@@ -7,12 +7,13 @@
 #include <string>
 
 #include "xstack/core/Status.h"
+#include "xstack/input/FileBytes.h"
 #include "xstack/input/ProfileDecoder.h"
 
 namespace xstack {
 
 struct LoadedProfile {
-  std::unique_ptr<std::string> buffer;  // stable address for the views
+  std::unique_ptr<FileBuffer> buffer;  // the file's bytes (mapped); the views point here
   ProfileData data;
   // Non-empty when the file was read only in part (cut or corrupt after some
   // events): names the byte offset. The events before it are kept.

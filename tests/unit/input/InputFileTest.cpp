@@ -1,6 +1,13 @@
 #include "xstack/input/InputFile.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "xstack/input/InputListing.h"
 
 namespace xstack {
 namespace {
@@ -67,6 +74,91 @@ TEST(InputFile, SameSubjectComparesKindIdAndGpuOnly) {
   InputFile p{InputKind::Profile, 3, 0, "p.3", 1};
   InputFile d{InputKind::Dcgm, 3, 0, "d.3", 1};
   EXPECT_FALSE(p.sameSubject(d));
+}
+
+// ---- listing a data set: InputFiles from folder entries
+
+namespace fs = std::filesystem;
+
+class InputListingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "xstack_listing_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  void touch(const fs::path& rel, size_t bytes = 0) {
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel) << std::string(bytes, 'x');
+  }
+  fs::path dir_;
+};
+
+TEST_F(InputListingTest, ResolvesTheFourFoldersWithOverrides) {
+  InputDirs o;
+  o.dcgm = "/elsewhere/dcgm";
+  InputDirs d = resolveInputDirs("/data", o);
+  EXPECT_EQ(d.profile, "/data/profile");
+  EXPECT_EQ(d.dcgm, "/elsewhere/dcgm");
+  EXPECT_EQ(d.net, "/data/net");
+  EXPECT_EQ(d.time, "/data/time");
+  InputDirs none = resolveInputDirs("", InputDirs{"/p", "", "", ""});
+  EXPECT_EQ(none.profile, "/p");
+  EXPECT_TRUE(none.dcgm.empty());
+}
+
+TEST_F(InputListingTest, ListsIdsSizesAndSkipsNamesWithoutIds) {
+  touch("profile/profile_rank.10", 7);
+  touch("profile/profile_rank.2", 3);
+  touch("profile/README");
+  touch("profile/.profile_rank.3.tmp");  // hidden: ignored silently
+  touch("dcgm/dcgm.1", 5);
+  touch("net/net.0");
+  touch("time/time.txt.3.1");
+  touch("time/time.txt.1");  // only one id
+  auto l = listInputs(resolveInputDirs(dir_.string(), {}));
+  EXPECT_TRUE(l.profileDirFound);
+  ASSERT_EQ(l.files.size(), 5u);
+  EXPECT_EQ(l.files[0].kind, InputKind::Profile);
+  EXPECT_EQ(l.files[0].id, 2);
+  EXPECT_EQ(l.files[0].bytes, 3u);
+  EXPECT_EQ(l.files[1].id, 10);
+  EXPECT_EQ(l.files[1].bytes, 7u);
+  EXPECT_EQ(l.files[2].kind, InputKind::Dcgm);
+  EXPECT_EQ(l.files[2].id, 1);
+  EXPECT_EQ(l.files[3].kind, InputKind::Net);
+  EXPECT_EQ(l.files[4].kind, InputKind::Time);
+  EXPECT_EQ(l.files[4].id, 1);
+  EXPECT_EQ(l.files[4].gpu, 3);
+  EXPECT_EQ(l.files[4].path, (dir_ / "time" / "time.txt.3.1").string());
+  ASSERT_EQ(l.skipped.size(), 2u);
+  EXPECT_EQ(l.skipped[0], (dir_ / "profile" / "README").string() + ": name has no integer suffix after the last dot");
+  EXPECT_EQ(l.skipped[1], (dir_ / "time" / "time.txt.1").string() + ": name has no .<gpu>.<trainer> suffix");
+}
+
+TEST_F(InputListingTest, MissingFoldersAreNotErrors) {
+  touch("dcgm/dcgm.0");
+  auto l = listInputs(resolveInputDirs(dir_.string(), {}));
+  EXPECT_FALSE(l.profileDirFound);
+  EXPECT_EQ(l.files.size(), 1u);
+  EXPECT_TRUE(l.skipped.empty());
+  auto none = listInputs(InputDirs{});
+  EXPECT_TRUE(none.files.empty());
+}
+
+TEST_F(InputListingTest, NonRegularEntriesAreListedWithoutOpeningThem) {
+  fs::create_directories(dir_ / "profile");
+  ASSERT_EQ(::mkfifo((dir_ / "profile" / "fifo.4").c_str(), 0600), 0);
+  fs::create_directories(dir_ / "profile" / "folder.5");
+  auto l = listInputs(resolveInputDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 2u);  // read later, and failed then, by one rank
+  EXPECT_EQ(l.files[0].id, 4);
+  EXPECT_EQ(l.files[0].bytes, 0u);
+  EXPECT_EQ(l.files[1].id, 5);
 }
 
 }  // namespace

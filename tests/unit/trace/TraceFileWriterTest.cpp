@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <zlib.h>
+
 #include "xstack/trace/EventRenderer.h"
 
 namespace xstack {
@@ -177,6 +179,61 @@ TEST_F(TraceFileWriterTest, MovedWriterOwnsTheFile) {
   ASSERT_TRUE(v[0].finish("{}").ok());
   ASSERT_TRUE(v[0].commit().ok());
   EXPECT_TRUE(fs::exists(dir_ / "traceFile_1_0.json"));
+}
+
+std::string gunzip(const std::string& gz) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  std::string out;
+  char buf[4096];
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  int rc;
+  do {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  } while (rc == Z_OK);
+  EXPECT_EQ(rc, Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
+TEST_F(TraceFileWriterTest, GzipHoldsExactlyThePlainText) {
+  std::string events;
+  for (int i = 0; i < 20000; ++i) events += ",\n{\"ph\":\"X\",\"ts\":" + std::to_string(i * 7) + "}";
+  auto writeWith = [&](const std::string& path, TraceFileWriter::Options o) {
+    TraceFileWriter w;
+    ASSERT_TRUE(w.open(path, o).ok());
+    for (size_t off = 0; off < events.size(); off += 5000)
+      ASSERT_TRUE(w.appendEvents(std::string_view(events).substr(off, 5000)).ok());
+    ASSERT_TRUE(w.finish("{\"x\":1}").ok());
+    ASSERT_TRUE(w.commit().ok());
+    EXPECT_EQ(w.bytesWritten(), fs::file_size(path));
+  };
+  writeWith(final_, {});
+  TraceFileWriter::Options gz;
+  gz.gzip = true;
+  gz.fsync = true;
+  writeWith(final_ + ".gz", gz);
+  std::string plain = slurp(final_);
+  std::string packed = slurp(final_ + ".gz");
+  EXPECT_LT(packed.size(), plain.size() / 4);
+  EXPECT_EQ(gunzip(packed), plain);
+  EXPECT_EQ(nlohmann::json::parse(plain)["traceEvents"].size(), 20000u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_0.json.gz"}));
+}
+
+TEST_F(TraceFileWriterTest, AbandonedGzipLeavesNothing) {
+  TraceFileWriter::Options gz;
+  gz.gzip = true;
+  {
+    TraceFileWriter w;
+    ASSERT_TRUE(w.open(final_ + ".gz", gz).ok());
+    ASSERT_TRUE(w.appendEvents(",\n{}").ok());
+  }
+  EXPECT_TRUE(names().empty());
 }
 
 TEST_F(TraceFileWriterTest, MissingFolderIsAnError) {
