@@ -32,15 +32,15 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
   auto parser = po::command_line_parser(args).options(d);
   if (pos) parser.positional(*pos);
   po::store(parser.run(), vm);
-  po::notify(vm);
-  return vm;
+  return vm;  // po::notify (required options) after the --help check
 }
 
 Command parseReport(const std::vector<std::string>& args) {
   ReportOptions o;
   int64_t P = 8, S = 8, D = 2;
   std::string origin;
-  uint64_t cacheMb = 256, pieceKb = 4096, chunkBytes = uint64_t{1} << 30;
+  // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
+  int64_t cacheMb = 256, pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   po::options_description d("report options");
   d.add_options()("help,h", "show this help")
       ("data-dir", po::value(&o.dataDir), "job data folder with profile/, dcgm/, net/, time/")
@@ -64,6 +64,7 @@ Command parseReport(const std::vector<std::string>& args) {
        "largest single MPI message; bigger transfers are split (testing)");
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
+  po::notify(vm);
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return UsageError{"report: give --data-dir or --profile-dir"};
   if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
@@ -71,8 +72,9 @@ Command parseReport(const std::vector<std::string>& args) {
   if (D < 0) return UsageError{"--display-size must not be negative"};
   if (D > S) return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
                                std::to_string(S) + ")"};
-  if (pieceKb < 1) return UsageError{"--piece-kb must be at least 1"};
-  if (chunkBytes < 1 || chunkBytes > (uint64_t{1} << 30))
+  if (cacheMb < 0 || cacheMb > (int64_t{1} << 30)) return UsageError{"--cache-mb must be in 0..2^30"};
+  if (pieceKb < 1 || pieceKb > (int64_t{1} << 20)) return UsageError{"--piece-kb must be in 1..1048576"};
+  if (chunkBytes < 1 || chunkBytes > (int64_t{1} << 30))
     return UsageError{"--mpi-chunk-bytes must be in 1..1073741824"};
   if (!origin.empty()) {
     uint64_t v = 0;
@@ -85,14 +87,15 @@ Command parseReport(const std::vector<std::string>& args) {
   }
   o.topology = {P, S, D};
   o.progress = !vm.count("no-progress");
-  o.cacheBytes = cacheMb << 20;
-  o.pieceBytes = pieceKb << 10;
-  o.mpiChunkBytes = chunkBytes;
+  o.cacheBytes = static_cast<uint64_t>(cacheMb) << 20;
+  o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
+  o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);
   return o;
 }
 
 Command parseSynth(const std::vector<std::string>& args) {
   SynthOptions o;
+  int64_t seed = 1, skew = static_cast<int64_t>(o.skewNs);  // signed: "-1" must not wrap
   po::options_description d("synth options");
   d.add_options()("help,h", "show this help")
       ("out", po::value(&o.outDir)->required(), "folder to create the data set in")
@@ -100,10 +103,15 @@ Command parseSynth(const std::vector<std::string>& args) {
       ("gpus-per-trainer", po::value(&o.gpusPerTrainer)->default_value(o.gpusPerTrainer), "GPUs per trainer, P")
       ("steps", po::value(&o.steps)->default_value(o.steps), "training steps")
       ("ops-per-step", po::value(&o.opsPerStep)->default_value(o.opsPerStep), "operators per step")
-      ("seed", po::value(&o.seed)->default_value(o.seed), "random seed (same seed, same bytes)")
-      ("skew-ns", po::value(&o.skewNs)->default_value(o.skewNs), "largest clock skew between trainers, ns");
+      ("seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")
+      ("skew-ns", po::value(&skew)->default_value(skew), "largest clock skew between trainers, ns (<= 1 h)");
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
+  po::notify(vm);
+  if (seed < 0) return UsageError{"synth: --seed must not be negative"};
+  if (skew < 0 || skew > 3'600'000'000'000) return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
+  o.seed = static_cast<uint64_t>(seed);
+  o.skewNs = static_cast<uint64_t>(skew);
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return UsageError{"synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
   return o;
@@ -117,6 +125,7 @@ Command parseInspect(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("file", 1);
   auto vm = parse(args, d, &pos);
+  po::notify(vm);
   if (vm.count("help") || o.file.empty())
     return vm.count("help") ? Command{HelpRequest{helpText("usage: xstack inspect FILE [--json]", d)}}
                             : Command{UsageError{"inspect: give a profile FILE"}};

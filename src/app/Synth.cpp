@@ -25,7 +25,10 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
-  uint64_t range(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); }  // [lo, hi]
+  uint64_t range(uint64_t lo, uint64_t hi) {  // [lo, hi]
+    uint64_t span = hi - lo + 1;
+    return span == 0 ? next() : lo + next() % span;
+  }
   bool chance(unsigned percent) { return next() % 100 < percent; }
 
  private:

@@ -16,17 +16,22 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <random>
 #include <thread>
 
 #include "xstack/app/Cli.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
+#include "TraceChecks.h"
+#include "profiler.pb.h"
 #include "xstack/dist/Comm.h"
 
 namespace xstack {
 namespace {
 
 namespace fs = std::filesystem;
+namespace pb = paddle::platform::proto;
+using namespace testing_support;
 
 // Shared state of a group of thread ranks.
 class ThreadWorld {
@@ -132,17 +137,6 @@ class ThreadComm final : public Comm {
   std::string host_;
 };
 
-std::map<std::string, std::string> filesIn(const fs::path& dir) {
-  std::map<std::string, std::string> m;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    std::ifstream f(e.path(), std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    m[e.path().filename().string()] = s.str();
-  }
-  return m;
-}
-
 // Runs the report on `ranks` thread ranks (two per host); every rank must
 // return the same exit code.
 int runOnRanks(int ranks, const ReportOptions& o) {
@@ -220,6 +214,147 @@ TEST_F(MultiRankReport, ConflictIsFatalOnEveryRank) {
   fs::resize_file(root_ / "data" / "profile" / "copy.1", 10);
   EXPECT_EQ(runOnRanks(3, options("out")), kExitFatal);
   EXPECT_TRUE(!fs::exists(root_ / "out") || filesIn(root_ / "out").empty());
+}
+
+// ---- random jobs: odd values everywhere, the invariants must hold
+
+constexpr uint64_t kT0 = 1700000000ull * 1000000000ull;
+
+struct RandomJob {
+  std::mt19937_64 rng;
+  explicit RandomJob(uint64_t seed) : rng(seed) {}
+  uint64_t below(uint64_t n) { return n ? rng() % n : 0; }
+  bool chance(unsigned pct) { return below(100) < pct; }
+
+  uint64_t ts() {
+    if (chance(3)) return 0;
+    if (chance(2)) return UINT64_MAX - below(1000);
+    return kT0 + below(50'000'000);
+  }
+  std::string name() {
+    static const char* pool[] = {"matmul", "relu_grad", "say \"hi\"", "back\\slash", "tab\there",
+                                 "nul\0inside", "\xC3\xA9t\xC3\xA9", "bad\xC0\x80", "cut\xE2\x82", "\xFF",
+                                 "", "marker/compute/MarkerCUDA"};
+    std::string n = pool[below(sizeof pool / sizeof *pool)];
+    if (n == "nul\\0inside") n = std::string("nul\0inside", 10);
+    return n;
+  }
+  std::string profile() {
+    pb::Profile p;
+    const int n = static_cast<int>(below(60));
+    static const char* details[] = {"marker_forward_B", "marker_forward_E", "marker_backward_B",
+                                    "marker_backward_E", "", "op_type=x"};
+    for (int i = 0; i < n; ++i) {
+      pb::Event* e = p.add_events();
+      e->set_type(chance(40) ? pb::Event::GPUKernel : pb::Event::CPU);
+      e->set_name(chance(25) ? "marker/compute/MarkerCUDA" : name());
+      e->set_start_ns(ts());
+      e->set_end_ns(chance(10) ? ts() : e->start_ns() + below(100000));
+      e->set_device_id(chance(5) ? -5 : static_cast<int64_t>(below(5)) - 1);
+      e->set_sub_device_id(static_cast<int64_t>(below(4)) - 1);
+      if (chance(30)) e->set_detail_info(details[below(6)]);
+      if (chance(10)) e->mutable_memcopy()->set_bytes(below(3) * 4096);
+      if (chance(3)) e->mutable_unknown_fields()->AddVarint(8, 2 + below(5));  // unknown type
+    }
+    const int m = static_cast<int>(below(20));
+    for (int i = 0; i < m; ++i) {
+      pb::MemEvent* x = p.add_mem_events();
+      x->set_start_ns(ts());
+      x->set_end_ns(chance(20) ? 0 : x->start_ns() + below(1000000));
+      x->set_bytes(chance(2) ? UINT64_MAX : below(1 << 20));
+      x->set_place(static_cast<pb::MemEvent::Place>(below(3)));
+      if (chance(5)) x->mutable_unknown_fields()->AddVarint(4, 3);  // unknown place
+      x->set_device_id(static_cast<uint32_t>(below(3)));
+    }
+    if (chance(90)) p.set_start_ns(ts());
+    if (chance(90)) p.set_end_ns(ts());
+    std::string s;
+    EXPECT_TRUE(p.SerializeToString(&s));
+    if (chance(10) && !s.empty()) s.resize(below(s.size()));  // cut (maybe to nothing)
+    return s;
+  }
+  std::string seconds() {
+    uint64_t t = kT0 + below(60'000'000);
+    return std::to_string(t / 1000000000) + "." + std::to_string(1000000000 + t % 1000000000).substr(1);
+  }
+  std::string dcgm() {
+    std::string s = chance(80) ? "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD NVLTX TIMESTAMP\n"
+                               : "#Entity TIMESTAMP FBUSD GPUTL\n";
+    const int n = static_cast<int>(below(10));
+    for (int i = 0; i < n; ++i) {
+      if (chance(10)) {
+        s += "noise line\n";
+        continue;
+      }
+      s += "GPU " + std::to_string(below(3));
+      const int cols = s.find("#Entity TIMESTAMP") != std::string::npos ? 3 : 8;
+      for (int c = 0; c < cols - 1; ++c) s += chance(15) ? " N/A" : " " + std::to_string(below(101));
+      s += " " + seconds() + "\n";
+    }
+    return s;
+  }
+  std::string net() {
+    std::string s;
+    const int n = static_cast<int>(below(8));
+    for (int i = 0; i < n; ++i) {
+      if (chance(10)) {
+        s += "{not json\n";
+        continue;
+      }
+      uint64_t ms = (kT0 + below(60'000'000)) / 1000;
+      s += std::string("{\"name\":\"") + (chance(50) ? "tx" : "rx") + "\",\"ts\":" + std::to_string(ms / 1000) + "." +
+           std::to_string(1000 + ms % 1000).substr(1) + ",\"args\":{\"eth0\":" + std::to_string(below(1000)) +
+           ".5,\"odd\\\"k\":1e2,\"s\":\"str\"}}\n";
+    }
+    return s;
+  }
+};
+
+TEST_F(MultiRankReport, RandomJobsKeepEveryInvariant) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RandomJob job(seed);
+    const fs::path data = root_ / ("data" + std::to_string(seed));
+    Topology topo{1 + static_cast<int64_t>(job.below(3)), 1 + static_cast<int64_t>(job.below(3)), 0};
+    topo.displaySize = static_cast<int64_t>(job.below(static_cast<uint64_t>(topo.groupSize) + 1));
+    const int64_t trainers = 1 + static_cast<int64_t>(job.below(4));
+    bool any = false;
+    for (int64_t t = 0; t < trainers; ++t) {
+      for (int64_t g = 0; g < topo.gpusPerTrainer; ++g) {
+        if (job.chance(85) || (!any && t == trainers - 1 && g == topo.gpusPerTrainer - 1)) {
+          spit(data / "profile" / ("prof." + std::to_string(topo.rankOf(t, g))), job.profile());
+          any = true;
+        }
+        if (job.chance(70))
+          spit(data / "time" / ("time.txt." + std::to_string(g) + "." + std::to_string(t)),
+               "start time: " + job.seconds() + "\nend time: " + job.seconds() + "\n");
+      }
+      if (job.chance(80)) spit(data / "dcgm" / ("dcgm." + std::to_string(t)), job.dcgm());
+      if (job.chance(80)) spit(data / "net" / ("net." + std::to_string(t)), job.net());
+    }
+    ReportOptions o;
+    o.dataDir = data.string();
+    o.outDir = (root_ / ("out" + std::to_string(seed))).string();
+    o.topology = topo;
+    o.progress = false;
+    if (job.chance(30)) o.timeOriginNs = kT0 + job.below(30'000'000);
+    const int code = runOnRanks(1, o);
+    ASSERT_TRUE(code == kExitOk || code == kExitPartial) << code;
+    auto want = filesIn(o.outDir);
+    ASSERT_FALSE(want.empty());
+    for (const auto& [name, text] : want) {
+      ojson j = checkTrace(fs::path(o.outDir) / name);
+      if (o.timeOriginNs) EXPECT_EQ(j["otherData"]["time_origin_ns"].get<uint64_t>(), *o.timeOriginNs);
+    }
+    // The same bytes on 3 ranks, in tiny pieces, re-reading every profile.
+    ReportOptions o3 = o;
+    o3.outDir += "_3";
+    o3.pieceBytes = 64;
+    o3.cacheBytes = 0;
+    o3.mpiChunkBytes = 50;
+    EXPECT_EQ(runOnRanks(3, o3), code);
+    EXPECT_EQ(filesIn(o3.outDir), want);
+  }
 }
 
 }  // namespace

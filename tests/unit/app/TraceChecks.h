@@ -1,0 +1,112 @@
+// Helpers shared by the end-to-end tests: files in and out, and the checks
+// every trace file must pass (SPEC.md sections 3 and 4).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace xstack::testing_support {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+inline void spit(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Every file in `dir` (names -> bytes).
+inline std::map<std::string, std::string> filesIn(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::directory_iterator(dir)) m[e.path().filename().string()] = slurp(e.path());
+  return m;
+}
+
+// Checks that hold for every trace file; `j` gets the parsed file.
+inline void checkTraceInto(const fs::path& p, ojson& j) {
+  SCOPED_TRACE(p.string());
+  std::string text = slurp(p);
+  ASSERT_NO_THROW(j = ojson::parse(text));
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"traceEvents", "displayTimeUnit", "otherData"}));
+  EXPECT_EQ(j["displayTimeUnit"], "ns");
+  const ojson& od = j["otherData"];
+  for (const char* k : {"tool", "version", "group", "gpu", "time_origin_ns", "ranks", "trainers", "options", "warnings"})
+    EXPECT_TRUE(od.contains(k)) << k;
+  EXPECT_EQ(od["tool"], "xstack");
+  EXPECT_TRUE(od["warnings"].is_object());
+  // Events: ts and dur never negative; order (pid, tid, ts); every pid named once.
+  int64_t lastPid = -1;
+  std::tuple<int64_t, int64_t, double> last{-1, INT64_MIN, -1};
+  std::map<int64_t, int> named;
+  std::set<int64_t> pidsWithEvents;
+  for (const auto& e : j["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid"));
+    const std::string ph = e["ph"];
+    EXPECT_TRUE(ph == "M" || ph == "X" || ph == "C") << ph;
+    int64_t pid = e["pid"];
+    EXPECT_GE(pid, 0);
+    EXPECT_GE(pid, lastPid) << e.dump();
+    lastPid = pid;
+    if (ph == "M") {
+      if (e["name"] == "process_name") named[pid]++;
+      continue;
+    }
+    pidsWithEvents.insert(pid);
+    ASSERT_TRUE(e["ts"].is_number());
+    EXPECT_GE(e["ts"].get<double>(), 0) << e.dump();
+    if (ph == "X") {
+      ASSERT_TRUE(e["dur"].is_number());
+      EXPECT_GE(e["dur"].get<double>(), 0) << e.dump();
+    }
+    int64_t lane = e.contains("tid") ? e["tid"].get<int64_t>() : e.contains("id") ? e["id"].get<int64_t>() : 0;
+    std::tuple<int64_t, int64_t, double> key{pid, lane, e["ts"].get<double>()};
+    if (std::get<0>(last) == pid) {
+      EXPECT_LE(last, key) << e.dump();
+    }
+    last = key;
+  }
+  for (int64_t pid : pidsWithEvents) EXPECT_EQ(named[pid], 1) << "pid " << pid;
+  for (const auto& [pid, n] : named) EXPECT_EQ(n, 1) << "pid " << pid;
+}
+
+inline ojson checkTrace(const fs::path& p) {
+  ojson j;
+  checkTraceInto(p, j);
+  return j;
+}
+
+inline std::vector<ojson> eventsOf(const ojson& j, const std::function<bool(const ojson&)>& pred) {
+  std::vector<ojson> v;
+  for (const auto& e : j["traceEvents"])
+    if (pred(e)) v.push_back(e);
+  return v;
+}
+
+inline std::map<int64_t, std::string> processNames(const ojson& j) {
+  std::map<int64_t, std::string> m;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name") m[e["pid"]] = e["args"]["name"];
+  return m;
+}
+
+}  // namespace xstack::testing_support
