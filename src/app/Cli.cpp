@@ -18,7 +18,8 @@ const char* kTopUsage =
     "  inspect   show what one profile file holds, and any problem in it\n"
     "\n"
     "xstack <command> --help shows the command's options.\n"
-    "exit codes: 0 ok, 1 fatal (nothing written), 2 usage, 3 partial (outputs written, bad inputs named)\n";
+    "exit codes: 0 ok, 1 fatal (nothing written), 2 usage, 3 partial (outputs written, bad inputs "
+    "named)\n";
 
 std::string helpText(const char* usage, const po::options_description& d) {
   std::ostringstream s;
@@ -42,38 +43,47 @@ Command parseReport(const std::vector<std::string>& args) {
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t cacheMb = 256, pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   po::options_description d("report options");
-  d.add_options()("help,h", "show this help")
-      ("data-dir", po::value(&o.dataDir), "job data folder with profile/, dcgm/, net/, time/")
-      ("profile-dir", po::value(&o.dirs.profile), "profile folder (default DATA/profile)")
-      ("dcgm-dir", po::value(&o.dirs.dcgm), "DCGM log folder (default DATA/dcgm)")
-      ("net-dir", po::value(&o.dirs.net), "net log folder (default DATA/net)")
-      ("time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")
-      ("out", po::value(&o.outDir)->required(), "output folder for traceFile_<group>_<gpu>.json (created)")
-      ("gpus-per-trainer", po::value(&P)->default_value(8), "GPUs (ranks) per trainer node, P")
-      ("group-size", po::value(&S)->default_value(8), "trainers per group, S")
-      ("display-size", po::value(&D)->default_value(2), "trainers per group shown in detail, D <= S")
-      ("time-origin-ns", po::value(&origin), "time origin in Unix ns (default: earliest input timestamp)")
-      ("plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")
-      ("compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")
-      ("fsync", po::bool_switch(&o.fsync), "sync every trace to disk before it is renamed into place")
-      ("no-progress", "no progress display on stderr")
-      ("cache-mb", po::value(&cacheMb)->default_value(256),
-       "per rank: MiB of displayed profiles kept between reading and rendering")
-      ("piece-kb", po::value(&pieceKb)->default_value(4096), "rendered text per message to rank 0, KiB")
-      ("mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
-       "largest single MPI message; bigger transfers are split (testing)");
+  d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
+                                              "job data folder with profile/, dcgm/, net/, time/")(
+      "profile-dir", po::value(&o.dirs.profile), "profile folder (default DATA/profile)")(
+      "dcgm-dir", po::value(&o.dirs.dcgm), "DCGM log folder (default DATA/dcgm)")(
+      "net-dir", po::value(&o.dirs.net), "net log folder (default DATA/net)")(
+      "time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")(
+      "out", po::value(&o.outDir)->required(),
+      "output folder for traceFile_<group>_<gpu>.json (created)")(
+      "gpus-per-trainer", po::value(&P)->default_value(8), "GPUs (ranks) per trainer node, P")(
+      "group-size", po::value(&S)->default_value(8), "trainers per group, S")(
+      "display-size", po::value(&D)->default_value(2),
+      "trainers per group shown in detail, D <= S")(
+      "time-origin-ns", po::value(&origin),
+      "time origin in Unix ns (default: earliest input timestamp)")(
+      "plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")(
+      "compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")(
+      "fsync", po::bool_switch(&o.fsync),
+      "sync every trace to disk before it is renamed into place")("no-progress",
+                                                                  "no progress display on stderr")(
+      "cache-mb", po::value(&cacheMb)->default_value(256),
+      "per rank: MiB of displayed profiles kept between reading and rendering")(
+      "piece-kb", po::value(&pieceKb)->default_value(4096),
+      "rendered text per message to rank 0, KiB")(
+      "mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
+      "largest single MPI message; bigger transfers are split (testing)");
   auto vm = parse(args, d);
-  if (vm.count("help")) return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
+  if (vm.count("help"))
+    return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
   po::notify(vm);
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return UsageError{"report: give --data-dir or --profile-dir"};
   if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
   if (S < 1) return UsageError{"--group-size must be at least 1"};
   if (D < 0) return UsageError{"--display-size must not be negative"};
-  if (D > S) return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
-                               std::to_string(S) + ")"};
-  if (cacheMb < 0 || cacheMb > (int64_t{1} << 30)) return UsageError{"--cache-mb must be in 0..2^30"};
-  if (pieceKb < 1 || pieceKb > (int64_t{1} << 20)) return UsageError{"--piece-kb must be in 1..1048576"};
+  if (D > S)
+    return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
+                      std::to_string(S) + ")"};
+  if (cacheMb < 0 || cacheMb > (int64_t{1} << 30))
+    return UsageError{"--cache-mb must be in 0..2^30"};
+  if (pieceKb < 1 || pieceKb > (int64_t{1} << 20))
+    return UsageError{"--piece-kb must be in 1..1048576"};
   if (chunkBytes < 1 || chunkBytes > (int64_t{1} << 30))
     return UsageError{"--mpi-chunk-bytes must be in 1..1073741824"};
   if (!origin.empty()) {
@@ -97,38 +107,43 @@ Command parseSynth(const std::vector<std::string>& args) {
   SynthOptions o;
   int64_t seed = 1, skew = static_cast<int64_t>(o.skewNs);  // signed: "-1" must not wrap
   po::options_description d("synth options");
-  d.add_options()("help,h", "show this help")
-      ("out", po::value(&o.outDir)->required(), "folder to create the data set in")
-      ("trainers", po::value(&o.trainers)->default_value(o.trainers), "trainer nodes, T")
-      ("gpus-per-trainer", po::value(&o.gpusPerTrainer)->default_value(o.gpusPerTrainer), "GPUs per trainer, P")
-      ("steps", po::value(&o.steps)->default_value(o.steps), "training steps")
-      ("ops-per-step", po::value(&o.opsPerStep)->default_value(o.opsPerStep), "operators per step")
-      ("seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")
-      ("skew-ns", po::value(&skew)->default_value(skew), "largest clock skew between trainers, ns (<= 1 h)");
+  d.add_options()("help,h", "show this help")("out", po::value(&o.outDir)->required(),
+                                              "folder to create the data set in")(
+      "trainers", po::value(&o.trainers)->default_value(o.trainers), "trainer nodes, T")(
+      "gpus-per-trainer", po::value(&o.gpusPerTrainer)->default_value(o.gpusPerTrainer),
+      "GPUs per trainer, P")("steps", po::value(&o.steps)->default_value(o.steps),
+                             "training steps")(
+      "ops-per-step", po::value(&o.opsPerStep)->default_value(o.opsPerStep), "operators per step")(
+      "seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")(
+      "skew-ns", po::value(&skew)->default_value(skew),
+      "largest clock skew between trainers, ns (<= 1 h)");
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
   po::notify(vm);
   if (seed < 0) return UsageError{"synth: --seed must not be negative"};
-  if (skew < 0 || skew > 3'600'000'000'000) return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
+  if (skew < 0 || skew > 3'600'000'000'000)
+    return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
   o.seed = static_cast<uint64_t>(seed);
   o.skewNs = static_cast<uint64_t>(skew);
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
-    return UsageError{"synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
+    return UsageError{
+        "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
   return o;
 }
 
 Command parseInspect(const std::vector<std::string>& args) {
   InspectOptions o;
   po::options_description d("inspect options");
-  d.add_options()("help,h", "show this help")("file", po::value(&o.file), "profile file")
-      ("json", po::bool_switch(&o.json), "print JSON instead of text");
+  d.add_options()("help,h", "show this help")("file", po::value(&o.file), "profile file")(
+      "json", po::bool_switch(&o.json), "print JSON instead of text");
   po::positional_options_description pos;
   pos.add("file", 1);
   auto vm = parse(args, d, &pos);
   po::notify(vm);
   if (vm.count("help") || o.file.empty())
-    return vm.count("help") ? Command{HelpRequest{helpText("usage: xstack inspect FILE [--json]", d)}}
-                            : Command{UsageError{"inspect: give a profile FILE"}};
+    return vm.count("help")
+               ? Command{HelpRequest{helpText("usage: xstack inspect FILE [--json]", d)}}
+               : Command{UsageError{"inspect: give a profile FILE"}};
   return o;
 }
 

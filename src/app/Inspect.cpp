@@ -37,8 +37,10 @@ int runInspect(const InspectOptions& o) {
     if (!rowOfEvent(e, row, scratch)) continue;
     std::string name = rowProcessName(0, 0, row).substr(3 + rankLabel(0).size());  // ":gpu:0" ...
     byRow[name.substr(1)]++;
-    if (row.kind == RowKind::Gpu) streams[row.device].insert(e.subDeviceId);
-    else threads.insert(e.subDeviceId);
+    if (row.kind == RowKind::Gpu)
+      streams[row.device].insert(e.subDeviceId);
+    else
+      threads.insert(e.subDeviceId);
   }
   json j;
   j["file"] = o.file;
@@ -64,8 +66,11 @@ int runInspect(const InspectOptions& o) {
   for (const MemoryTrack& t : buildMemoryTracks(d.memEvents, w2)) {
     int64_t peak = 0;
     for (const auto& smp : t.samples) peak = std::max(peak, smp.allocatedBytes);
-    tracks.push_back({{"place", memPlaceName(t.place)}, {"device", t.device}, {"samples", t.samples.size()},
-                      {"peak_bytes", peak}, {"final_bytes", t.samples.empty() ? 0 : t.samples.back().allocatedBytes}});
+    tracks.push_back({{"place", memPlaceName(t.place)},
+                      {"device", t.device},
+                      {"samples", t.samples.size()},
+                      {"peak_bytes", peak},
+                      {"final_bytes", t.samples.empty() ? 0 : t.samples.back().allocatedBytes}});
   }
   j["memory_tracks"] = tracks;
   json w = json::object();
@@ -75,24 +80,27 @@ int runInspect(const InspectOptions& o) {
   if (o.json) {
     std::puts(j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
   } else {
-    std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(), static_cast<unsigned long long>(loaded->fileBytes),
-                statusName(s.status), s.problem.empty() ? "" : ": ", s.problem.c_str());
+    std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(),
+                static_cast<unsigned long long>(loaded->fileBytes), statusName(s.status),
+                s.problem.empty() ? "" : ": ", s.problem.c_str());
     std::printf("  events %llu, memory events %llu\n", static_cast<unsigned long long>(s.events),
                 static_cast<unsigned long long>(s.memEvents));
     std::printf("  time range %llu .. %llu ns (%s ms)\n", static_cast<unsigned long long>(s.minTs),
                 static_cast<unsigned long long>(maxEnd),
                 formatMicros(maxEnd > s.minTs ? (maxEnd - s.minTs) / 1000 : 0).c_str());
-    for (const auto& [name, n] : byRow) std::printf("  %-22s %llu events\n", name.c_str(), static_cast<unsigned long long>(n));
+    for (const auto& [name, n] : byRow)
+      std::printf("  %-22s %llu events\n", name.c_str(), static_cast<unsigned long long>(n));
     for (const auto& [dev, set] : streams) {
       std::printf("  gpu %lld streams:", static_cast<long long>(dev));
       for (int64_t x : set) std::printf(" %lld", static_cast<long long>(x));
       std::printf("\n");
     }
     std::printf("  cpu threads: %zu\n", threads.size());
-    std::printf("  marker pairs: %llu forward, %llu backward\n", static_cast<unsigned long long>(fwd),
-                static_cast<unsigned long long>(bwd));
+    std::printf("  marker pairs: %llu forward, %llu backward\n",
+                static_cast<unsigned long long>(fwd), static_cast<unsigned long long>(bwd));
     for (const auto& t : tracks)
-      std::printf("  memory %s:%llu: %llu samples, peak %lld bytes\n", t["place"].get<std::string>().c_str(),
+      std::printf("  memory %s:%llu: %llu samples, peak %lld bytes\n",
+                  t["place"].get<std::string>().c_str(),
                   static_cast<unsigned long long>(t["device"].get<uint64_t>()),
                   static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
                   static_cast<long long>(t["peak_bytes"].get<int64_t>()));

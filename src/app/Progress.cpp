@@ -5,8 +5,11 @@
 namespace xstack {
 
 Progress::Progress(std::FILE* out, bool enabled)
-    : out_(out), enabled_(enabled), tty_(enabled && ::isatty(::fileno(out))),
-      start_(Clock::now()), last_(start_) {}
+    : out_(out),
+      enabled_(enabled),
+      tty_(enabled && ::isatty(::fileno(out))),
+      start_(Clock::now()),
+      last_(start_) {}
 
 void Progress::update(const char* what, uint64_t done, uint64_t total) {
   if (!enabled_) return;
@@ -26,8 +29,9 @@ void Progress::update(const char* what, uint64_t done, uint64_t total) {
   } else {
     if (since < std::chrono::seconds(5)) return;
     double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(out_, "xstack: %s %llu/%llu (%.0f s)\n", what, static_cast<unsigned long long>(done),
-                 static_cast<unsigned long long>(total), secs);
+    std::fprintf(out_, "xstack: %s %llu/%llu (%.0f s)\n", what,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                 secs);
   }
   last_ = now;
 }

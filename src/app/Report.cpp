@@ -11,9 +11,9 @@
 #include <stdexcept>
 
 #include "xstack/app/Progress.h"
-#include "xstack/core/FaultInjection.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/WriteStage.h"
+#include "xstack/core/FaultInjection.h"
 #include "xstack/dist/Plan.h"
 #include "xstack/trace/OutputPlan.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -37,15 +37,19 @@ Status prepareOutDir(const std::string& out) {
   if (!fs::is_directory(out))
     return Error{"--out " + out + ": not a folder and cannot be created" +
                  (ec ? ": " + ec.message() : std::string())};
-  if (::access(out.c_str(), W_OK | X_OK) != 0) return Error{"--out " + out + ": folder not writable"};
+  if (::access(out.c_str(), W_OK | X_OK) != 0)
+    return Error{"--out " + out + ": folder not writable"};
   return {};
 }
 
 std::string humanBytes(uint64_t b) {
   char buf[64];
-  if (b >= (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
-  else if (b >= (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
-  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+  if (b >= (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  else if (b >= (1u << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
   return buf;
 }
 
@@ -65,11 +69,13 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     listing = listInputs(dirs);
   } catch (const std::exception& e) {  // this rank contributes no files; the others go on
     listing = InputListing{};
-    listing.skipped.push_back("rank " + std::to_string(comm.rank()) + ": listing failed: " + e.what());
+    listing.skipped.push_back("rank " + std::to_string(comm.rank()) +
+                              ": listing failed: " + e.what());
   }
   Plan plan = gatherPlan(comm, listing);
   if (!plan.anyProfileDir) {
-    log("profile folder " + dirs.profile + " not found on any rank (give --data-dir or --profile-dir)");
+    log("profile folder " + dirs.profile +
+        " not found on any rank (give --data-dir or --profile-dir)");
     return kExitUsage;
   }
   for (const auto& s : plan.skipped) log("skipped: " + s);
@@ -83,7 +89,8 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   // Output folder: checked by rank 0 before anything is read.
   Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
   if (!comm.allTrue(outOk.ok())) {
-    log("fatal: " + (outOk.ok() ? std::string("output folder check failed") : outOk.error().message));
+    log("fatal: " +
+        (outOk.ok() ? std::string("output folder check failed") : outOk.error().message));
     return kExitFatal;
   }
   size_t profiles = 0;
@@ -94,9 +101,9 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   }
   if (opt.showPlan && root)
     for (const auto& f : plan.files)
-      std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n", kindName(f.file.kind),
-                   f.file.path.c_str(), static_cast<unsigned long long>(f.file.bytes), f.reader,
-                   f.readerHost.c_str());
+      std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n",
+                   kindName(f.file.kind), f.file.path.c_str(),
+                   static_cast<unsigned long long>(f.file.bytes), f.reader, f.readerHost.c_str());
 
   // Stage 3-4: read and compute, locally.
   Progress progress(stderr, root && opt.progress);
@@ -109,7 +116,8 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     local = readAssigned(plan, comm.rank(), ro,
                          [&](const LocalInput&) { progress.update("read", ++done, mine); });
   } catch (const std::exception& e) {
-    readError = "rank " + std::to_string(comm.rank()) + " on " + comm.host() + ": read failed: " + e.what();
+    readError =
+        "rank " + std::to_string(comm.rank()) + " on " + comm.host() + ": read failed: " + e.what();
   }
   progress.finish();
   if (!comm.allTrue(readError.empty())) {
@@ -151,8 +159,9 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   ctx.onProgress = [&](uint64_t done, uint64_t total) { progress.update("write", done, total); };
   std::vector<OutputFile> outputs = planOutputs(all, opt.topology);
   if (ctx.shape.trainers % opt.topology.groupSize != 0)
-    log("note: " + std::to_string(ctx.shape.trainers) + " trainers is not a multiple of --group-size " +
-        std::to_string(opt.topology.groupSize) + "; the last group is partial (see otherData)");
+    log("note: " + std::to_string(ctx.shape.trainers) +
+        " trainers is not a multiple of --group-size " + std::to_string(opt.topology.groupSize) +
+        "; the last group is partial (see otherData)");
 
   // Stage 5-6: render, gather, write.
   std::vector<TraceFileWriter> writers;
@@ -200,18 +209,21 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     log("render failed: " + p);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string kinds;
-  for (const auto& [k, n] : byKind) kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+  for (const auto& [k, n] : byKind)
+    kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
   char line[512];
   std::snprintf(line, sizeof line, "wrote %llu trace files (%s) to %s in %.2f s",
-                static_cast<unsigned long long>(res.filesWritten), humanBytes(res.bytesWritten).c_str(),
-                opt.outDir.c_str(), secs);
+                static_cast<unsigned long long>(res.filesWritten),
+                humanBytes(res.bytesWritten).c_str(), opt.outDir.c_str(), secs);
   log(line);
-  log("inputs: " + kinds + "; " + std::to_string(events) + " events; " + std::to_string(comm.size()) +
-      " MPI ranks on " + std::to_string(hosts.size()) + " hosts read them");
+  log("inputs: " + kinds + "; " + std::to_string(events) + " events; " +
+      std::to_string(comm.size()) + " MPI ranks on " + std::to_string(hosts.size()) +
+      " hosts read them");
   warnings.merge(res.warnings);
   if (!warnings.empty()) {
     std::string w;
-    for (const auto& [k, e] : warnings.entries()) w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
+    for (const auto& [k, e] : warnings.entries())
+      w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
     log("warnings: " + w);
   }
   return comm.allTrue(!partial) ? kExitOk : kExitPartial;

@@ -37,20 +37,20 @@ class Rng {
 
 constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 
-const char* kOps[] = {"matmul_v2", "elementwise_add", "relu", "layer_norm", "softmax",
-                      "dropout", "conv2d", "batch_norm", "reshape2", "transpose2",
-                      "c_allreduce_sum", "fused_attention"};
-const char* kKernels[] = {"volta_sgemm_128x64_nn", "VectorizedElementwiseKernel",
-                          "cutlass_80_tensorop_gemm", "LayerNormForward", "ncclAllReduceRingLL",
-                          "SoftmaxKernel"};
+const char* kOps[] = {
+    "matmul_v2", "elementwise_add", "relu",     "layer_norm", "softmax",         "dropout",
+    "conv2d",    "batch_norm",      "reshape2", "transpose2", "c_allreduce_sum", "fused_attention"};
+const char* kKernels[] = {"volta_sgemm_128x64_nn",    "VectorizedElementwiseKernel",
+                          "cutlass_80_tensorop_gemm", "LayerNormForward",
+                          "ncclAllReduceRingLL",      "SoftmaxKernel"};
 
 std::string decimal(uint64_t ns, int digits) {  // ns as decimal seconds with `digits` decimals
   char buf[64];
   uint64_t unit = 1;
   for (int i = 0; i < 9 - digits; ++i) unit *= 10;
   uint64_t frac = (ns % 1000000000ull) / unit;
-  std::snprintf(buf, sizeof buf, "%llu.%0*llu", static_cast<unsigned long long>(ns / 1000000000ull), digits,
-                static_cast<unsigned long long>(frac));
+  std::snprintf(buf, sizeof buf, "%llu.%0*llu", static_cast<unsigned long long>(ns / 1000000000ull),
+                digits, static_cast<unsigned long long>(frac));
   return buf;
 }
 
@@ -64,7 +64,8 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
   pb::Profile prof;
   uint64_t t = kEpochNs + skew + 50'000'000 + rng.range(0, 2'000'000);
   const uint64_t start = t;
-  const uint64_t cpuThreads[] = {static_cast<uint64_t>(10000 + rank * 10), static_cast<uint64_t>(10001 + rank * 10),
+  const uint64_t cpuThreads[] = {static_cast<uint64_t>(10000 + rank * 10),
+                                 static_cast<uint64_t>(10001 + rank * 10),
                                  static_cast<uint64_t>(10002 + rank * 10)};
   const int64_t streams[] = {7, 13, 14};
   auto addEvent = [&](pb::Event::EventType type, const std::string& name, uint64_t s, uint64_t e,
@@ -79,10 +80,12 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
     return ev;
   };
   auto marker = [&](const char* detail, uint64_t at) {
-    addEvent(pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 1000, 0, static_cast<int64_t>(cpuThreads[0]))
+    addEvent(pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 1000, 0,
+             static_cast<int64_t>(cpuThreads[0]))
         ->set_detail_info(detail);
   };
-  auto memEvent = [&](pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e, uint64_t bytes) {
+  auto memEvent = [&](pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e,
+                      uint64_t bytes) {
     pb::MemEvent* m = prof.add_mem_events();
     m->set_start_ns(s);
     m->set_end_ns(e);
@@ -93,8 +96,8 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
   };
   // Parameters: allocated once, never freed (end_ns 0).
   for (int i = 0; i < 4; ++i)
-    memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), t + static_cast<uint64_t>(i) * 100, 0,
-             rng.range(1, 64) << 20);
+    memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu),
+             t + static_cast<uint64_t>(i) * 100, 0, rng.range(1, 64) << 20);
   uint64_t gpuClock = t;
   for (int64_t step = 0; step < o.steps; ++step) {
     for (int phase = 0; phase < 2; ++phase) {
@@ -107,7 +110,8 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
         uint64_t tid = cpuThreads[rng.next() % 3];
         int64_t block = rng.chance(80) ? 0 : 1;
         uint64_t opStart = t, opDur = rng.range(8'000, 30'000);
-        pb::Event* cpu = addEvent(pb::Event::CPU, op, opStart, opStart + opDur, block, static_cast<int64_t>(tid));
+        pb::Event* cpu = addEvent(pb::Event::CPU, op, opStart, opStart + opDur, block,
+                                  static_cast<int64_t>(tid));
         if (rng.chance(20)) cpu->set_detail_info("op_type=" + op);
         uint64_t api = opStart + rng.range(1'000, 3'000);
         addEvent(pb::Event::CPU, "cudaLaunchKernel", api, api + rng.range(2'000, 5'000), -1,
@@ -116,8 +120,10 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
         for (int j = 0; j < nk; ++j) {
           gpuClock = std::max(gpuClock, api + 4'000);
           uint64_t kd = rng.range(5'000, 40'000);
-          int64_t dev = rng.chance(1) ? (gpu + 1) % o.gpusPerTrainer : gpu;  // a peer-to-peer kernel
-          addEvent(pb::Event::GPUKernel, kKernels[rng.next() % (sizeof kKernels / sizeof *kKernels)], gpuClock,
+          int64_t dev =
+              rng.chance(1) ? (gpu + 1) % o.gpusPerTrainer : gpu;  // a peer-to-peer kernel
+          addEvent(pb::Event::GPUKernel,
+                   kKernels[rng.next() % (sizeof kKernels / sizeof *kKernels)], gpuClock,
                    gpuClock + kd, dev, streams[rng.next() % 3]);
           gpuClock += kd + rng.range(500, 2'000);
         }
@@ -136,7 +142,8 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
           memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), opStart,
                    opStart + opDur + rng.range(0, 50'000), rng.range(1, 1024) << 10);
         if (rng.chance(5))
-          memEvent(pb::MemEvent::CPUPlace, 0, opStart, opStart + rng.range(10'000, 500'000), rng.range(1, 64) << 10);
+          memEvent(pb::MemEvent::CPUPlace, 0, opStart, opStart + rng.range(10'000, 500'000),
+                   rng.range(1, 64) << 10);
         t = opStart + opDur + rng.range(500, 3'000);
       }
       t = std::max(t, gpuClock);
@@ -155,9 +162,11 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
 
 int runSynth(const SynthOptions& o) {
   std::error_code ec;
-  for (const char* sub : {"profile", "dcgm", "net", "time"}) fs::create_directories(fs::path(o.outDir) / sub, ec);
+  for (const char* sub : {"profile", "dcgm", "net", "time"})
+    fs::create_directories(fs::path(o.outDir) / sub, ec);
   if (ec) {
-    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", o.outDir.c_str(), ec.message().c_str());
+    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", o.outDir.c_str(),
+                 ec.message().c_str());
     return kExitFatal;
   }
   const fs::path out(o.outDir);
@@ -180,19 +189,20 @@ int runSynth(const SynthOptions& o) {
     }
     // DCGM every 50 ms over the run, one row per GPU.
     std::ofstream dcgm(out / "dcgm" / ("dcgm." + std::to_string(tr)));
-    dcgm << "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD DRAMA NVLTX NVLRX PCITX PCIRX FP32A FP16A TENSO TIMESTAMP\n"
+    dcgm << "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD DRAMA NVLTX NVLRX PCITX PCIRX FP32A "
+            "FP16A TENSO TIMESTAMP\n"
          << "ID\n";
     std::ofstream net(out / "net" / ("net." + std::to_string(tr)));
     for (uint64_t ts = jobStart - 30'000'000; ts <= jobEnd + 50'000'000; ts += 50'000'000) {
       for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {
         auto ratio = [&] { return decimal(trng.range(0, 1000) * 1'000'000, 3); };
         uint64_t fbTotal = 40960;
-        dcgm << "GPU " << g << " " << trng.range(0, 100) << " " << ratio() << " " << ratio() << " " << ratio()
-             << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio() << " "
-             << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
+        dcgm << "GPU " << g << " " << trng.range(0, 100) << " " << ratio() << " " << ratio() << " "
+             << ratio() << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio()
+             << " " << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
              << (trng.chance(10) ? std::string("N/A") : std::to_string(trng.range(0, 16000))) << " "
-             << trng.range(0, 16000) << " " << ratio() << " " << ratio() << " " << ratio() << " " << decimal(ts, 6)
-             << "\n";
+             << trng.range(0, 16000) << " " << ratio() << " " << ratio() << " " << ratio() << " "
+             << decimal(ts, 6) << "\n";
         ++events;
       }
       for (const char* dir : {"tx", "rx"}) {
@@ -206,7 +216,8 @@ int runSynth(const SynthOptions& o) {
       }
     }
   }
-  std::fprintf(stderr, "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",
+  std::fprintf(stderr,
+               "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",
                static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),
                static_cast<unsigned long long>(bytes >> 20), o.outDir.c_str());
   return kExitOk;

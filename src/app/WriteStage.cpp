@@ -2,8 +2,8 @@
 
 #include <csignal>
 #include <filesystem>
-#include <stdexcept>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "xstack/core/FaultInjection.h"
 #include "xstack/trace/EventRenderer.h"
@@ -22,8 +22,12 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
                               std::string& problem) {
   EventRenderer r(ctx.origin, sink, ctx.pieceBytes);
   switch (c.kind) {
-    case ChunkKind::ProcessMeta: r.processMeta(c.pid, fixedProcessName(c.pid)); break;
-    case ChunkKind::ThreadMeta: r.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject)); break;
+    case ChunkKind::ProcessMeta:
+      r.processMeta(c.pid, fixedProcessName(c.pid));
+      break;
+    case ChunkKind::ThreadMeta:
+      r.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
+      break;
     default: {
       LocalInput& in = (*ctx.local)[c.input - ctx.firstLocal];
       if (c.kind == ChunkKind::Spans) {
@@ -38,7 +42,8 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
         if (!p) {
           auto again = reloadProfile(in.summary);
           if (!again) {
-            problem = "read again for rendering: " + withoutPath(again.error().message, in.summary.file.path);
+            problem = "read again for rendering: " +
+                      withoutPath(again.error().message, in.summary.file.path);
             break;
           }
           reloaded = std::move(*again);
@@ -102,7 +107,8 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   d["trainers_in_group"] = o.trainersInGroup;
   d["missing_ranks"] = o.missingRanks;
   d["partial_group"] = o.trainersInGroup < ctx.topology.groupSize;
-  d["job"] = {{"trainers", ctx.shape.trainers}, {"groups", ctx.shape.groups}, {"ranks", ctx.shape.ranks}};
+  d["job"] = {
+      {"trainers", ctx.shape.trainers}, {"groups", ctx.shape.groups}, {"ranks", ctx.shape.ranks}};
   d["options"] = {{"gpus_per_trainer", ctx.topology.gpusPerTrainer},
                   {"group_size", ctx.topology.groupSize},
                   {"display_size", ctx.topology.displaySize}};
@@ -141,7 +147,8 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
         if (c.owner != me) continue;
         std::string problem;
         Warnings w = renderChunk(
-            c, ctx, me, [&](std::string_view text) { comm.send(0, kChunkTag, kPiece, text); }, problem);
+            c, ctx, me, [&](std::string_view text) { comm.send(0, kChunkTag, kPiece, text); },
+            problem);
         comm.send(0, kChunkTag, kEnd, encodeEnd(w, problem));
       }
     }

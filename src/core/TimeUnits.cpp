@@ -33,8 +33,10 @@ std::optional<uint64_t> parseScaledDecimal(std::string_view t, int scaleDigits) 
     if (c >= '0' && c <= '9') {
       any = true;
       if (dot) ++fracDigits;
-      if (!(digits.empty() && c == '0')) digits.push_back(c);
-      else if (dot) digits.push_back(c);
+      if (!(digits.empty() && c == '0'))
+        digits.push_back(c);
+      else if (dot)
+        digits.push_back(c);
     } else if (c == '.' && !dot) {
       dot = true;
     } else {

@@ -1,6 +1,5 @@
 // The only file that includes <mpi.h>.
 #include <mpi.h>
-
 #include <time.h>
 
 #include <algorithm>
@@ -58,8 +57,10 @@ class MpiComm final : public Comm {
     std::vector<std::string> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) {
       std::string& buf = all[static_cast<size_t>(r)];
-      if (r == rank_) buf = mine;
-      else buf.resize(sizes[static_cast<size_t>(r)]);
+      if (r == rank_)
+        buf = mine;
+      else
+        buf.resize(sizes[static_cast<size_t>(r)]);
       for (uint64_t off = 0; off < buf.size(); off += chunkBytes_) {
         int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, buf.size() - off));
         MPI_Bcast(buf.data() + off, count, MPI_BYTE, r, comm_);

@@ -40,11 +40,12 @@ Plan makePlan(const std::vector<RankListing>& listings) {
   for (auto& [key, variants] : subjects) {
     if (variants.size() > 1) {
       const InputFile& f = variants[0].file;
-      std::string what = std::string(kindName(f.kind)) +
-                         (f.kind == InputKind::Profile ? " rank " : f.kind == InputKind::Time
-                                                                        ? " gpu " + std::to_string(f.gpu) + " of trainer "
-                                                                        : " trainer ") +
-                         std::to_string(f.id);
+      std::string what =
+          std::string(kindName(f.kind)) +
+          (f.kind == InputKind::Profile ? " rank "
+           : f.kind == InputKind::Time  ? " gpu " + std::to_string(f.gpu) + " of trainer "
+                                        : " trainer ") +
+          std::to_string(f.id);
       std::string msg = "two files claim " + what + ":";
       for (size_t i = 0; i < variants.size(); ++i)
         msg += (i ? ", " : " ") + variants[i].file.path + " (" +
@@ -69,7 +70,8 @@ Plan makePlan(const std::vector<RankListing>& listings) {
     plan.files.push_back({s->file, reader, s->hosts[best]});
   }
   std::sort(plan.files.begin(), plan.files.end(), [](const PlannedFile& a, const PlannedFile& b) {
-    return std::tie(a.file.kind, a.file.id, a.file.gpu) < std::tie(b.file.kind, b.file.id, b.file.gpu);
+    return std::tie(a.file.kind, a.file.id, a.file.gpu) <
+           std::tie(b.file.kind, b.file.id, b.file.gpu);
   });
   return plan;
 }

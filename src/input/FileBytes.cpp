@@ -44,7 +44,8 @@ Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path) 
   if (!fd) return fd.error();
   std::unique_ptr<FileBuffer> b(new FileBuffer);
   if (st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, *fd, 0);
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                     MAP_PRIVATE | MAP_POPULATE, *fd, 0);
     if (p != MAP_FAILED) {
       ::close(*fd);
       b->data_ = static_cast<const char*>(p);
@@ -78,8 +79,7 @@ Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) 
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      return Error{path + ": read failed at byte " + std::to_string(got) + ": " +
-                   std::strerror(e)};
+      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
     }
     if (n == 0) break;  // the file shrank while we read it
     got += static_cast<uint64_t>(n);

@@ -4,10 +4,14 @@ namespace xstack {
 
 const char* kindName(InputKind k) {
   switch (k) {
-    case InputKind::Profile: return "profile";
-    case InputKind::Dcgm: return "dcgm";
-    case InputKind::Net: return "net";
-    case InputKind::Time: return "time";
+    case InputKind::Profile:
+      return "profile";
+    case InputKind::Dcgm:
+      return "dcgm";
+    case InputKind::Net:
+      return "net";
+    case InputKind::Time:
+      return "time";
   }
   return "?";
 }

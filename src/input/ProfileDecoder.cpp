@@ -33,7 +33,8 @@ class Cursor {
     uint64_t v;
     std::string_view s;
     switch (wireType) {
-      case kVarint: return varint(v);
+      case kVarint:
+        return varint(v);
       case kFixed64:
         if (end_ - p_ < 8) return false;
         p_ += 8;
@@ -42,8 +43,10 @@ class Cursor {
         if (end_ - p_ < 4) return false;
         p_ += 4;
         return true;
-      case kLen: return bytes(s);
-      default: return false;  // groups (3, 4) and invalid types
+      case kLen:
+        return bytes(s);
+      default:
+        return false;  // groups (3, 4) and invalid types
     }
   }
 
@@ -78,19 +81,32 @@ bool decodeEvent(std::string_view b, ProfileEvent& e) {
     if (wt == kVarint && field >= 2 && field <= 8 && field != 4 && field != 7) {
       ok = c.varint(v);
       switch (field) {
-        case 2: e.startNs = v; break;
-        case 3: e.endNs = v; break;
-        case 5: e.deviceId = static_cast<int64_t>(v); break;
-        case 6: e.subDeviceId = static_cast<int64_t>(v); break;
-        case 8: e.type = static_cast<int64_t>(v); break;
+        case 2:
+          e.startNs = v;
+          break;
+        case 3:
+          e.endNs = v;
+          break;
+        case 5:
+          e.deviceId = static_cast<int64_t>(v);
+          break;
+        case 6:
+          e.subDeviceId = static_cast<int64_t>(v);
+          break;
+        case 8:
+          e.type = static_cast<int64_t>(v);
+          break;
       }
     } else if (wt == kLen && (field == 1 || field == 9 || field == 7)) {
       std::string_view s;
       ok = c.bytes(s);
       if (ok) {
-        if (field == 1) e.name = s;
-        else if (field == 9) e.detail = s;
-        else ok = decodeMemCopy(s, e.memcopyBytes);
+        if (field == 1)
+          e.name = s;
+        else if (field == 9)
+          e.detail = s;
+        else
+          ok = decodeMemCopy(s, e.memcopyBytes);
       }
     } else {
       ok = field != 0 && c.skip(wt);
@@ -110,12 +126,24 @@ bool decodeMemEvent(std::string_view b, ProfileMemEvent& m) {
     if (wt == kVarint && field >= 1 && field <= 6) {
       ok = c.varint(v);
       switch (field) {
-        case 1: m.startNs = v; break;
-        case 2: m.endNs = v; break;
-        case 3: m.bytes = v; break;
-        case 4: m.place = static_cast<int64_t>(v); break;
-        case 5: m.threadId = v; break;
-        case 6: m.deviceId = v & 0xffffffffu; break;  // uint32 on the wire
+        case 1:
+          m.startNs = v;
+          break;
+        case 2:
+          m.endNs = v;
+          break;
+        case 3:
+          m.bytes = v;
+          break;
+        case 4:
+          m.place = static_cast<int64_t>(v);
+          break;
+        case 5:
+          m.threadId = v;
+          break;
+        case 6:
+          m.deviceId = v & 0xffffffffu;
+          break;  // uint32 on the wire
       }
     } else {
       ok = field != 0 && c.skip(wt);  // alloc_in, free_in: not used
@@ -138,8 +166,10 @@ static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEve
     uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
     if (field == 0 || !c.skip(wt)) return;
     if (wt == kLen) {
-      if (field == 1) ++events;
-      else if (field == 4) ++memEvents;
+      if (field == 1)
+        ++events;
+      else if (field == 4)
+        ++memEvents;
     }
   }
 }
@@ -166,8 +196,9 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
     if ((field == 1 || field == 4) && wt == kLen) {
       std::string_view sub;
       if (!c.bytes(sub))
-        return fail(fieldStart, field == 1 ? "event cut short (length runs past end of file)"
-                                           : "memory event cut short (length runs past end of file)");
+        return fail(fieldStart, field == 1
+                                    ? "event cut short (length runs past end of file)"
+                                    : "memory event cut short (length runs past end of file)");
       if (field == 1) {
         ProfileEvent e;
         if (!decodeEvent(sub, e)) return fail(fieldStart, "malformed event");

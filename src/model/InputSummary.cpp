@@ -6,9 +6,12 @@ namespace xstack {
 
 const char* statusName(InputStatus s) {
   switch (s) {
-    case InputStatus::Ok: return "ok";
-    case InputStatus::Partial: return "partial";
-    case InputStatus::Failed: return "failed";
+    case InputStatus::Ok:
+      return "ok";
+    case InputStatus::Partial:
+      return "partial";
+    case InputStatus::Failed:
+      return "failed";
   }
   return "?";
 }
@@ -23,8 +26,8 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
     nlohmann::json counters = nlohmann::json::array();
     for (const auto& [k, n] : s.counterEvents) counters.push_back({k.first, k.second, n});
     arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
-                   s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs,
-                   s.events, s.memEvents, w, rows, s.spanCount, counters});
+                   s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs, s.events,
+                   s.memEvents, w, rows, s.spanCount, counters});
   }
   auto bytes = nlohmann::json::to_msgpack(arr);
   return std::string(bytes.begin(), bytes.end());
@@ -48,7 +51,8 @@ std::vector<InputSummary> decodeSummaries(const std::string& bytes) {
     s.events = a[10].get<uint64_t>();
     s.memEvents = a[11].get<uint64_t>();
     for (const auto& [k, v] : a[12].items()) s.warnings.add(k, v.get<uint64_t>());
-    for (const auto& r : a[13]) s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
+    for (const auto& r : a[13])
+      s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
     s.spanCount = a[14].get<uint64_t>();
     for (const auto& c : a[15])
       s.counterEvents[{c[0].get<int64_t>(), c[1].get<int64_t>()}] = c[2].get<uint64_t>();

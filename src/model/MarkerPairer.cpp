@@ -7,11 +7,16 @@ namespace xstack {
 
 bool markerOf(std::string_view name, std::string_view detail, uint64_t startNs, Marker& out) {
   if (name != "marker/compute/MarkerCUDA") return false;
-  if (detail == "marker_forward_B") out = {startNs, Phase::Forward, true};
-  else if (detail == "marker_forward_E") out = {startNs, Phase::Forward, false};
-  else if (detail == "marker_backward_B") out = {startNs, Phase::Backward, true};
-  else if (detail == "marker_backward_E") out = {startNs, Phase::Backward, false};
-  else return false;
+  if (detail == "marker_forward_B")
+    out = {startNs, Phase::Forward, true};
+  else if (detail == "marker_forward_E")
+    out = {startNs, Phase::Forward, false};
+  else if (detail == "marker_backward_B")
+    out = {startNs, Phase::Backward, true};
+  else if (detail == "marker_backward_E")
+    out = {startNs, Phase::Backward, false};
+  else
+    return false;
   return true;
 }
 

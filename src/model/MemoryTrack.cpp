@@ -9,18 +9,27 @@ namespace xstack {
 
 const char* memPlaceName(MemPlace p) {
   switch (p) {
-    case MemPlace::Gpu: return "gpu";
-    case MemPlace::Cpu: return "cpu";
-    case MemPlace::Pinned: return "cudapinnedplace";
+    case MemPlace::Gpu:
+      return "gpu";
+    case MemPlace::Cpu:
+      return "cpu";
+    case MemPlace::Pinned:
+      return "cudapinnedplace";
   }
   return "?";
 }
 
 bool memPlaceFromWire(int64_t place, MemPlace& out) {
   switch (place) {
-    case 0: out = MemPlace::Gpu; return true;
-    case 1: out = MemPlace::Cpu; return true;
-    case 2: out = MemPlace::Pinned; return true;
+    case 0:
+      out = MemPlace::Gpu;
+      return true;
+    case 1:
+      out = MemPlace::Cpu;
+      return true;
+    case 2:
+      out = MemPlace::Pinned;
+      return true;
   }
   return false;
 }

@@ -42,12 +42,18 @@ std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row) {
   const std::string label = rankLabel(rank);
   const std::string dev = std::to_string(row.device);
   switch (row.kind) {
-    case RowKind::CpuBlock: return s + label + ":cpu:block:" + dev;
-    case RowKind::CudaApi: return s + label + ":cuda_api";
-    case RowKind::Gpu: return s + label + ":gpu:" + dev;
-    case RowKind::MemGpu: return s + "memory usage on " + label + ":gpu:" + dev;
-    case RowKind::MemCpu: return s + "memory usage on " + label + ":cpu:" + dev;
-    case RowKind::MemPinned: return s + "memory usage on " + label + ":cudapinnedplace:" + dev;
+    case RowKind::CpuBlock:
+      return s + label + ":cpu:block:" + dev;
+    case RowKind::CudaApi:
+      return s + label + ":cuda_api";
+    case RowKind::Gpu:
+      return s + label + ":gpu:" + dev;
+    case RowKind::MemGpu:
+      return s + "memory usage on " + label + ":gpu:" + dev;
+    case RowKind::MemCpu:
+      return s + "memory usage on " + label + ":cpu:" + dev;
+    case RowKind::MemPinned:
+      return s + "memory usage on " + label + ":cudapinnedplace:" + dev;
   }
   return s;
 }

@@ -73,8 +73,10 @@ void EventRenderer::threadMeta(int64_t pid, int64_t tid, std::string_view name) 
 void EventRenderer::spans(int64_t rank, const std::vector<Span>& spans) {
   for (const Span& s : spans) {
     bool fwd = s.phase == Phase::Forward;
-    buf_ += fwd ? ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\",\"pid\":"
-                : ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\",\"pid\":";
+    buf_ += fwd ? ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\","
+                  "\"pid\":"
+                : ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\","
+                  "\"pid\":";
     appendInt(buf_, kPipelinePid);
     buf_ += ",\"tid\":";
     appendInt(buf_, rank);
@@ -164,7 +166,8 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
       tracks = buildMemoryTracks(data.memEvents, counted);
       tracksBuilt = true;
     }
-    MemPlace place = static_cast<MemPlace>(static_cast<int>(row.kind) - static_cast<int>(RowKind::MemGpu));
+    MemPlace place =
+        static_cast<MemPlace>(static_cast<int>(row.kind) - static_cast<int>(RowKind::MemGpu));
     for (const MemoryTrack& t : tracks) {
       if (t.place != place || static_cast<int64_t>(t.device) != row.device) continue;
       for (const MemorySample& s : t.samples) {
@@ -229,8 +232,8 @@ void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
 
 uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples) {
   bool tx = pid == 6;
-  return static_cast<uint64_t>(
-      std::count_if(samples.begin(), samples.end(), [&](const NetSample& s) { return s.tx == tx; }));
+  return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
+                                             [&](const NetSample& s) { return s.tx == tx; }));
 }
 
 void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {

@@ -14,14 +14,22 @@ size_t utf8Length(const unsigned char* p, const unsigned char* end, size_t& bad)
   size_t need;
   unsigned char lo = 0x80, hi = 0xBF;
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) need = 1;
-  else if (c == 0xE0) need = 2, lo = 0xA0;
-  else if (c >= 0xE1 && c <= 0xEC) need = 2;
-  else if (c == 0xED) need = 2, hi = 0x9F;
-  else if (c >= 0xEE && c <= 0xEF) need = 2;
-  else if (c == 0xF0) need = 3, lo = 0x90;
-  else if (c >= 0xF1 && c <= 0xF3) need = 3;
-  else if (c == 0xF4) need = 3, hi = 0x8F;
+  if (c >= 0xC2 && c <= 0xDF)
+    need = 1;
+  else if (c == 0xE0)
+    need = 2, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC)
+    need = 2;
+  else if (c == 0xED)
+    need = 2, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF)
+    need = 2;
+  else if (c == 0xF0)
+    need = 3, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3)
+    need = 3;
+  else if (c == 0xF4)
+    need = 3, hi = 0x8F;
   else {
     bad = 1;
     return 0;
@@ -68,11 +76,21 @@ void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats
     } else if (c < 0x20) {
       ++stats.controlChars;
       switch (c) {
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           out += "\\u00";
           out.push_back(kHex[c >> 4]);

@@ -23,8 +23,10 @@ JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {
   }
   std::sort(present.begin(), present.end());
   for (int64_t r = 0, i = 0; r <= maxRank && s.missingRanks.size() < 100000; ++r) {
-    if (i < static_cast<int64_t>(present.size()) && present[static_cast<size_t>(i)] == r) ++i;
-    else s.missingRanks.push_back(r);
+    if (i < static_cast<int64_t>(present.size()) && present[static_cast<size_t>(i)] == r)
+      ++i;
+    else
+      s.missingRanks.push_back(r);
   }
   if (maxRank >= 0) {
     s.trainers = topo.trainerOf(maxRank) + 1;
@@ -41,10 +43,18 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
   for (size_t i = 0; i < all.size(); ++i) {
     const InputFile& f = all[i].file;
     switch (f.kind) {
-      case InputKind::Profile: profileOf[f.id] = i; break;
-      case InputKind::Dcgm: dcgmOf[f.id] = i; break;
-      case InputKind::Net: netOf[f.id] = i; break;
-      case InputKind::Time: timeOf.insert({{f.id, f.gpu}, i}); break;
+      case InputKind::Profile:
+        profileOf[f.id] = i;
+        break;
+      case InputKind::Dcgm:
+        dcgmOf[f.id] = i;
+        break;
+      case InputKind::Net:
+        netOf[f.id] = i;
+        break;
+      case InputKind::Time:
+        timeOf.insert({{f.id, f.gpu}, i});
+        break;
     }
   }
   std::map<std::pair<int64_t, int64_t>, OutputFile> outputs;
@@ -71,7 +81,8 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
     for (int64_t r : o.ranks) {
       size_t idx = profileOf[r];
       c.push_back({ChunkKind::ThreadMeta, 0, kPipelinePid, r, 0, idx});
-      if (all[idx].spanCount) c.push_back({ChunkKind::Spans, all[idx].reader, kPipelinePid, r, 0, idx});
+      if (all[idx].spanCount)
+        c.push_back({ChunkKind::Spans, all[idx].reader, kPipelinePid, r, 0, idx});
     }
     // Displayed trainers of this group that have a DCGM / net file.
     const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);

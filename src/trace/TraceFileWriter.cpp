@@ -2,17 +2,16 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstdlib>
-#include <mutex>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-#include <zlib.h>
+#include <mutex>
 
 namespace xstack {
 namespace {
@@ -97,7 +96,8 @@ Status TraceFileWriter::open(const std::string& finalPath, const Options& option
   if (options_.gzip) {
     gz_ = std::make_unique<Gzip>();
     // windowBits 15 + 16: a gzip header, so the file is a plain .gz
-    if (deflateInit2(&gz_->z, options_.gzipLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&gz_->z, options_.gzipLevel, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
       return Error{temp_ + ": zlib init failed"};
   }
   return writeAll("{\"traceEvents\":[");

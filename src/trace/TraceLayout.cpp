@@ -5,19 +5,23 @@
 namespace xstack {
 
 const char* fixedProcessName(int64_t pid) {
-  static const char* kNames[] = {"00_pipeline",   "01_gpuUtility", "02_smUtility",
-                                 "03_memUtility", "04_txUtility",  "05_calUtility",
-                                 "06_net_tx",     "07_net_rx"};
+  static const char* kNames[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
+                                 "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
   return pid >= 0 && pid < 8 ? kNames[pid] : nullptr;
 }
 
 SeriesRange dcgmSeriesOfPid(int64_t pid) {
   switch (pid) {
-    case 1: return {kGPUTL, 2};
-    case 2: return {kSMACT, 2};
-    case 3: return {kFB_USED_RATIO, 2};
-    case 4: return {kNVLTX, 4};
-    case 5: return {kFP32A, 3};
+    case 1:
+      return {kGPUTL, 2};
+    case 2:
+      return {kSMACT, 2};
+    case 3:
+      return {kFB_USED_RATIO, 2};
+    case 4:
+      return {kNVLTX, 4};
+    case 5:
+      return {kFP32A, 3};
   }
   return {0, 0};
 }

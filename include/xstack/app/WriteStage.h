@@ -21,7 +21,7 @@ namespace xstack {
 struct WriteContext {
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
   std::vector<LocalInput>* local = nullptr;        // this rank's inputs
-  size_t firstLocal = 0;  // global index of local[0]
+  size_t firstLocal = 0;                           // global index of local[0]
   TimeOrigin origin;
   bool originFromOption = false;
   Topology topology;
@@ -35,11 +35,11 @@ struct WriteContext {
 };
 
 struct WriteResult {
-  bool ok = true;           // false: a fatal write error (rank 0)
+  bool ok = true;  // false: a fatal write error (rank 0)
   std::string error;
   uint64_t bytesWritten = 0;
   uint64_t filesWritten = 0;
-  Warnings warnings;        // warnings found while rendering, all files (rank 0)
+  Warnings warnings;  // warnings found while rendering, all files (rank 0)
   // Chunks that failed to render (e.g. a profile gone before it was read
   // again): "path (rank r on host): what", one per chunk.
   std::vector<std::string> renderProblems;

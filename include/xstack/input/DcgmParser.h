@@ -20,11 +20,11 @@ namespace xstack {
 
 // Output series, in the order of SPEC.md's table (pids 1..5).
 enum DcgmSeries : int {
-  kGPUTL = 0,        // GPUTL percent / 100
+  kGPUTL = 0,  // GPUTL percent / 100
   kGRACT,
   kSMACT,
   kSMOCC,
-  kFB_USED_RATIO,    // FBUSD / FBTTL (needs both, FBTTL > 0)
+  kFB_USED_RATIO,  // FBUSD / FBTTL (needs both, FBTTL > 0)
   kDRAMA,
   kNVLTX,
   kNVLRX,

@@ -12,8 +12,7 @@
 
 namespace xstack {
 
-Expected<std::string> readFileBytes(const std::string& path,
-                                    uint64_t maxBytes = UINT64_MAX);
+Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes = UINT64_MAX);
 
 // A whole file in memory without copying: memory-mapped read-only (the page
 // cache's pages, no zero-filling, no copy), or read into the heap where

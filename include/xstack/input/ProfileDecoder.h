@@ -33,7 +33,7 @@ struct ProfileMemEvent {
 };
 
 struct ProfileData {
-  std::vector<ProfileEvent> events;     // in file order
+  std::vector<ProfileEvent> events;  // in file order
   std::vector<ProfileMemEvent> memEvents;
   uint64_t startNs = 0;
   uint64_t endNs = 0;

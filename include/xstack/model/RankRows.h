@@ -14,7 +14,14 @@
 
 namespace xstack {
 
-enum class RowKind : int { CpuBlock = 0, CudaApi = 1, Gpu = 2, MemGpu = 3, MemCpu = 4, MemPinned = 5 };
+enum class RowKind : int {
+  CpuBlock = 0,
+  CudaApi = 1,
+  Gpu = 2,
+  MemGpu = 3,
+  MemCpu = 4,
+  MemPinned = 5
+};
 
 struct RowKey {
   RowKind kind = RowKind::CpuBlock;

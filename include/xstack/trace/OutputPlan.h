@@ -24,11 +24,11 @@ enum class ChunkKind : int { ProcessMeta, ThreadMeta, Spans, Dcgm, Net, RankRows
 
 struct Chunk {
   ChunkKind kind = ChunkKind::ProcessMeta;
-  int owner = 0;           // rank that renders it
+  int owner = 0;  // rank that renders it
   int64_t pid = 0;
-  int64_t subject = 0;     // rank (ThreadMeta, Spans, RankRows) or trainer index i (Dcgm, Net)
-  int64_t gpu = 0;         // Dcgm: which GPU's rows
-  size_t input = 0;        // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
+  int64_t subject = 0;  // rank (ThreadMeta, Spans, RankRows) or trainer index i (Dcgm, Net)
+  int64_t gpu = 0;      // Dcgm: which GPU's rows
+  size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
 };
 
 struct OutputFile {
@@ -38,15 +38,15 @@ struct OutputFile {
   std::vector<int64_t> trainers;  // their trainers
   std::vector<size_t> inputs;     // summaries whose warnings and problems belong here
   std::vector<Chunk> chunks;
-  int64_t trainersInGroup = 0;    // < groupSize for a partial last group
+  int64_t trainersInGroup = 0;        // < groupSize for a partial last group
   std::vector<int64_t> missingRanks;  // ranks of this group and GPU without a profile
-  std::string fileName() const;   // traceFile_<k>_<g>.json
+  std::string fileName() const;       // traceFile_<k>_<g>.json
 };
 
 struct JobShape {
   int64_t trainers = 0;  // highest rank present / P + 1
   int64_t groups = 0;
-  int64_t ranks = 0;     // profiles present
+  int64_t ranks = 0;                  // profiles present
   std::vector<int64_t> missingRanks;  // ranks below the highest one without a profile
 };
 
