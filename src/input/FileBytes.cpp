@@ -1,7 +1,6 @@
 #include "xstack/input/FileBytes.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,32 +33,31 @@ Expected<int> openRegular(const std::string& path, struct stat& st) {
 
 }  // namespace
 
-FileBuffer::~FileBuffer() {
-  if (mapped_) ::munmap(const_cast<char*>(data_), size_);
-}
+FileBuffer::~FileBuffer() = default;
 
 Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path) {
   struct stat st {};
-  auto fd = openRegular(path, st);
-  if (!fd) return fd.error();
+  auto opened = openRegular(path, st);
+  if (!opened) return opened.error();
+  int fd = *opened;
   std::unique_ptr<FileBuffer> b(new FileBuffer);
-  if (st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
-                     MAP_PRIVATE | MAP_POPULATE, *fd, 0);
-    if (p != MAP_FAILED) {
-      ::close(*fd);
-      b->data_ = static_cast<const char*>(p);
-      b->size_ = static_cast<size_t>(st.st_size);
-      b->mapped_ = true;
-      return b;
+  const size_t want = static_cast<size_t>(st.st_size);
+  b->heap_ = std::make_unique_for_overwrite<char[]>(want ? want : 1);
+  size_t got = 0;
+  while (got < want) {
+    ssize_t n = ::read(fd, b->heap_.get() + got, want - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
     }
+    if (n == 0) break;  // the file shrank while we read it
+    got += static_cast<size_t>(n);
   }
-  ::close(*fd);
-  auto bytes = readFileBytes(path);
-  if (!bytes) return bytes.error();
-  b->heap_ = std::move(*bytes);
-  b->data_ = b->heap_.data();
-  b->size_ = b->heap_.size();
+  ::close(fd);
+  b->data_ = b->heap_.get();
+  b->size_ = got;
   return b;
 }
 

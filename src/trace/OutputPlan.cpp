@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "xstack/trace/TraceLayout.h"
 
@@ -116,7 +117,11 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
       c.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
       pid += static_cast<int64_t>(s.rows.size());
     }
-    std::sort(o.inputs.begin(), o.inputs.end());
+    // Subject order, never gather order: the bytes must not depend on which rank read what.
+    std::sort(o.inputs.begin(), o.inputs.end(), [&](size_t a, size_t b) {
+      const InputFile &x = all[a].file, &y = all[b].file;
+      return std::tie(x.kind, x.id, x.gpu) < std::tie(y.kind, y.id, y.gpu);
+    });
   }
   std::vector<OutputFile> out;
   for (auto& kv : outputs) out.push_back(std::move(kv.second));

@@ -11,7 +11,7 @@
 t_require_root
 t_require_xstack
 t_cluster_up --nodes 3 --slurm
-JOB="$T_REPO/scripts/job"
+JOB="$T_JOB"     # scripts/job, staged where the nodes see it
 
 t_synth_and_reference "$T_WORK/all" "$T_WORK/ref"
 by_trainer() { echo $(( $(t_file_trainer "$1") + 1 )); }
@@ -40,7 +40,7 @@ EOF
         cat "$JOB/append-to-job.sh"
     } >"$T_WORK/train-$launcher.sh"
     t0=$SECONDS
-    t_sbatch_wait -D "$T_WORK" "$T_WORK/train-$launcher.sh" \
+    t_sbatch_retry "$T_WORK/train-$launcher.log" -D "$T_WORK" "$T_WORK/train-$launcher.sh" \
         || { cat "$T_WORK/train-$launcher.log" >&2; t_fail "training job ($launcher) failed"; }
     grep -q "xstack: traces in $out" "$T_WORK/train-$launcher.log" \
         || { cat "$T_WORK/train-$launcher.log" >&2; t_fail "training job ($launcher): no success line"; }
@@ -52,7 +52,7 @@ done
 
 # Post-processing a finished job with the sbatch template, on the same nodes.
 t0=$SECONDS
-t_sbatch_wait -D "$T_WORK" --nodes=3 --nodelist=node1,node2,node3 \
+t_sbatch_retry "$T_WORK/post.log" -D "$T_WORK" --nodes=3 --nodelist=node1,node2,node3 \
     --output="$T_WORK/post.log" --export="ALL,XSTACK=$XSTACK" \
     "$JOB/xstack-postprocess.sbatch" --data-dir /local/data --out "$T_WORK/post" "${REPORT_OPTS[@]}" --plan \
     || { cat "$T_WORK/post.log" >&2; t_fail "xstack-postprocess.sbatch failed"; }
@@ -62,8 +62,9 @@ t_check_plan "$T_WORK/post.log" "$T_WORK/placement" "$T_WORK/all" /local/data "s
 
 # xstack-run outside Slurm, mpirun launcher (the cluster's mpirun stands for the site's).
 t0=$SECONDS
-XSTACK_MPIRUN="$T_CLUSTER/mpirun" "$JOB/xstack-run" --launcher mpirun --xstack "$XSTACK" --timeout 300 -- \
-    --data-dir /local/data --out "$T_WORK/run-mpirun" "${REPORT_OPTS[@]}" 2>"$T_WORK/run-mpirun.stderr" \
-    || { cat "$T_WORK/run-mpirun.stderr" >&2; t_fail "xstack-run --launcher mpirun failed"; }
+t_launch "xstack-run --launcher mpirun" "$T_WORK/run-mpirun.stdout" "$T_WORK/run-mpirun.stderr" \
+    env XSTACK_MPIRUN="$T_CLUSTER/mpirun" "$JOB/xstack-run" --launcher mpirun --xstack "$XSTACK" --timeout 300 -- \
+    --data-dir /local/data --out "$T_WORK/run-mpirun" "${REPORT_OPTS[@]}" \
+    || t_fail "xstack-run --launcher mpirun failed"
 t_log "xstack-run --launcher mpirun: $((SECONDS - t0))s"
 t_same_traces "$T_WORK/ref" "$T_WORK/run-mpirun" "xstack-run, mpirun"

@@ -18,25 +18,33 @@ done
 [ -e /tmp/only-on-node1 ] && t_fail "a node's /tmp is the host's"
 t_log "nodes: own hostname, /local, /tmp; addresses 198.18.0.0/24 only"
 
-got="$("$T_CLUSTER/mpirun" -np 3 --map-by ppr:1:node hostname | sort | tr '\n' ' ')"
+t_launch "cluster/mpirun hostname" "$T_WORK/o" "$T_WORK/e" "$T_CLUSTER/mpirun" -np 3 --map-by ppr:1:node hostname \
+    || t_fail "cluster/mpirun hostname failed"
+got="$(sort "$T_WORK/o" | tr '\n' ' ')"
 [ "$got" = "node1 node2 node3 " ] || t_fail "cluster/mpirun hostname: $got"
 t_log "cluster/mpirun -np 3 --map-by ppr:1:node hostname: $got"
 
-mpicc -O1 -o "$T_WORK/hello_mpi" "$(dirname "$0")/hello_mpi.c" || t_fail "mpicc failed"
+mpicc -O1 -o "$T_WORK/hello_mpi" "$T_REPO/tests/cluster/hello_mpi.c" || t_fail "mpicc failed"
 want="$(for r in 0 1 2 3 4 5; do n=$((r / 2 + 1)); echo "rank $r of 6 on node$n local n$n sum 15"; done)"
-got="$("$T_CLUSTER/mpirun" -np 6 --map-by ppr:2:node "$T_WORK/hello_mpi" | sort)"
+t_launch "cluster/mpirun hello_mpi" "$T_WORK/o" "$T_WORK/e" \
+    "$T_CLUSTER/mpirun" -np 6 --map-by ppr:2:node "$T_WORK/hello_mpi" || t_fail "cluster/mpirun hello_mpi failed"
+got="$(sort "$T_WORK/o")"
 [ "$got" = "$want" ] || t_fail "cluster/mpirun hello_mpi: $got"
 t_log "cluster/mpirun: hello_mpi on 6 ranks, 2 per node"
 
-got="$("$T_CLUSTER/srun" -N3 --mpi=pmix hostname | sort | tr '\n' ' ')"
+t_launch "cluster/srun hostname" "$T_WORK/o" "$T_WORK/e" "$T_CLUSTER/srun" -N3 --mpi=pmix hostname \
+    || t_fail "cluster/srun hostname failed"
+got="$(sort "$T_WORK/o" | tr '\n' ' ')"
 [ "$got" = "node1 node2 node3 " ] || t_fail "cluster/srun hostname: $got"
-got="$("$T_CLUSTER/srun" -N3 --ntasks-per-node=2 --mpi=pmix "$T_WORK/hello_mpi" | sort)"
+t_launch "cluster/srun hello_mpi" "$T_WORK/o" "$T_WORK/e" \
+    "$T_CLUSTER/srun" -N3 --ntasks-per-node=2 --mpi=pmix "$T_WORK/hello_mpi" || t_fail "cluster/srun --mpi=pmix hello_mpi failed"
+got="$(sort "$T_WORK/o")"
 [ "$got" = "$want" ] || t_fail "cluster/srun --mpi=pmix hello_mpi: $got"
 t_log "cluster/srun --mpi=pmix: hello_mpi on 6 tasks, 2 per node"
 
 got="$("$T_CLUSTER/sinfo" -h -o '%D %T')"
 [ "$got" = "3 idle" ] || t_fail "cluster/sinfo: $got"
-t_sbatch_wait -N3 --ntasks-per-node=1 -D "$T_WORK" -o "$T_WORK/batch.out" \
+t_sbatch_retry "$T_WORK/batch.out" -N3 --ntasks-per-node=1 -D "$T_WORK" -o "$T_WORK/batch.out" \
     --wrap "srun --mpi=pmix $T_WORK/hello_mpi" || { cat "$T_WORK/batch.out" >&2; t_fail "sbatch job failed"; }
 [ "$(sort "$T_WORK/batch.out")" = "$(for r in 0 1 2; do echo "rank $r of 3 on node$((r + 1)) local n$((r + 1)) sum 3"; done)" ] \
     || { cat "$T_WORK/batch.out" >&2; t_fail "sbatch output"; }

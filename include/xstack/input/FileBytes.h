@@ -14,9 +14,10 @@ namespace xstack {
 
 Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes = UINT64_MAX);
 
-// A whole file in memory without copying: memory-mapped read-only (the page
-// cache's pages, no zero-filling, no copy), or read into the heap where
-// mapping is not possible. Same checks as readFileBytes.
+// A whole file in memory, read into an uninitialized heap buffer (no
+// zero-filling). Not memory-mapped on purpose: profiles are kept between
+// reading and rendering, and a mapped file truncated in between would kill
+// the rank with SIGBUS. Same checks as readFileBytes.
 class FileBuffer {
  public:
   ~FileBuffer();
@@ -32,8 +33,7 @@ class FileBuffer {
   FileBuffer() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
-  bool mapped_ = false;
-  std::string heap_;
+  std::unique_ptr<char[]> heap_;
 };
 
 }  // namespace xstack

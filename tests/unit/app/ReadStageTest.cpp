@@ -1,6 +1,4 @@
 // The read stage: what each reading rank learns about its files.
-#include "xstack/app/ReadStage.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 
 #include "profiler.pb.h"
 #include "xstack/app/Inspect.h"
+#include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
 #include "xstack/trace/TraceLayout.h"
 
@@ -31,10 +30,12 @@ class ReadStageTest : public ::testing::Test {
   }
   std::string write(const std::string& name, const std::string& bytes) {
     std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return p;
   }
-  PlannedFile planned(InputKind kind, int64_t id, const std::string& path, int reader = 0, int64_t gpu = 0) {
+  PlannedFile planned(InputKind kind, int64_t id, const std::string& path, int reader = 0,
+                      int64_t gpu = 0) {
     PlannedFile f;
     f.file.kind = kind;
     f.file.id = id;
@@ -59,9 +60,12 @@ std::string sampleProfile() {
     x->set_type(type);
     return x;
   };
-  ev("marker/compute/MarkerCUDA", 5000, 5001, 0, pb::Event::CPU)->set_detail_info("marker_forward_B");
-  ev("marker/compute/MarkerCUDA", 6000, 6001, 0, pb::Event::CPU)->set_detail_info("marker_forward_E");
-  ev("marker/compute/MarkerCUDA", 7000, 7001, 0, pb::Event::CPU)->set_detail_info("marker_backward_E");
+  ev("marker/compute/MarkerCUDA", 5000, 5001, 0, pb::Event::CPU)
+      ->set_detail_info("marker_forward_B");
+  ev("marker/compute/MarkerCUDA", 6000, 6001, 0, pb::Event::CPU)
+      ->set_detail_info("marker_forward_E");
+  ev("marker/compute/MarkerCUDA", 7000, 7001, 0, pb::Event::CPU)
+      ->set_detail_info("marker_backward_E");
   ev("op", 5100, 5200, 0, pb::Event::CPU);
   ev("kernel", 5150, 0, 2, pb::Event::GPUKernel);  // end 0: ignored for the minimum
   ev("bad", 5300, 5400, -3, pb::Event::CPU);
@@ -98,7 +102,8 @@ TEST_F(ReadStageTest, SummaryOfADisplayedProfile) {
   EXPECT_EQ(s.spanCount, 1u);
   EXPECT_EQ(spans[0].startNs, 5000u);
   EXPECT_EQ(spans[0].endNs, 6000u);
-  EXPECT_EQ(s.rows, (std::vector<RowKey>{{RowKind::CpuBlock, 0}, {RowKind::Gpu, 2}, {RowKind::MemCpu, 0}}));
+  EXPECT_EQ(s.rows,
+            (std::vector<RowKey>{{RowKind::CpuBlock, 0}, {RowKind::Gpu, 2}, {RowKind::MemCpu, 0}}));
   EXPECT_EQ(s.warnings.count("marker_unmatched_end"), 1u);
   EXPECT_EQ(s.warnings.count("event_bad_device"), 1u);
   EXPECT_EQ(s.warnings.count("memory_never_freed"), 1u);
@@ -121,18 +126,24 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   std::string prof = sampleProfile();
   plan.files.push_back(planned(InputKind::Profile, 0, write("p.0", prof), 0));
   plan.files.push_back(planned(InputKind::Profile, 1, write("p.1", prof), 1));
-  plan.files.push_back(planned(InputKind::Profile, 16, write("p.16", prof), 0));  // not displayed (P = S = 8, D = 2)
-  plan.files.push_back(planned(InputKind::Profile, 2, write("p.2", prof.substr(0, prof.size() - 3)), 0));
+  plan.files.push_back(
+      planned(InputKind::Profile, 16, write("p.16", prof), 0));  // not displayed (P = S = 8, D = 2)
+  plan.files.push_back(
+      planned(InputKind::Profile, 2, write("p.2", prof.substr(0, prof.size() - 3)), 0));
   plan.files.push_back(planned(InputKind::Profile, 3, write("p.3", ""), 0));
   plan.files.push_back(planned(InputKind::Profile, 4, (dir_ / "gone.4").string(), 0));
-  plan.files.push_back(planned(InputKind::Dcgm, 0,
-                               write("d.0",
-                                     "# Entity GPUTL SMACT TIMESTAMP\nGPU 0 50 N/A 1.5\nGPU 1 N/A 0.5 1.25\n"
-                                     "GPU 1 20 0.25 2\n"),
-                               0));
+  plan.files.push_back(
+      planned(InputKind::Dcgm, 0,
+              write("d.0",
+                    "# Entity GPUTL SMACT TIMESTAMP\nGPU 0 50 N/A 1.5\nGPU 1 N/A 0.5 1.25\n"
+                    "GPU 1 20 0.25 2\n"),
+              0));
   plan.files.push_back(planned(
-      InputKind::Net, 0, write("n.0", "{\"name\":\"rx\",\"ts\":3.5,\"args\":{\"a\":1}}\n{\"name\":\"rx\",\"ts\":2}\n"), 0));
-  plan.files.push_back(planned(InputKind::Time, 0, write("time.txt.1.0", "start time: 0.5\nend time: 9\n"), 0, 1));
+      InputKind::Net, 0,
+      write("n.0", "{\"name\":\"rx\",\"ts\":3.5,\"args\":{\"a\":1}}\n{\"name\":\"rx\",\"ts\":2}\n"),
+      0));
+  plan.files.push_back(
+      planned(InputKind::Time, 0, write("time.txt.1.0", "start time: 0.5\nend time: 9\n"), 0, 1));
   size_t calls = 0;
   auto in = readAssigned(plan, 0, ReadOptions{}, [&](const LocalInput&) { ++calls; });
   ASSERT_EQ(in.size(), 8u);

@@ -1,9 +1,8 @@
 // The whole pipeline on one rank (SerialComm, no MPI), on data sets built
 // here: a synthetic job and hand-made odd cases.
-#include "xstack/app/Report.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,13 +11,12 @@
 #include <set>
 #include <sstream>
 
-#include <zlib.h>
-
+#include "TraceChecks.h"
 #include "profiler.pb.h"
 #include "xstack/app/Cli.h"
+#include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
 #include "xstack/core/TimeUnits.h"
-#include "TraceChecks.h"
 
 namespace xstack {
 namespace {
@@ -78,8 +76,8 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
   auto files = filesIn(root_ / "out1");
   std::vector<std::string> names;
   for (const auto& kv : files) names.push_back(kv.first);
-  EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_1_0.json",
-                                             "traceFile_1_1.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                             "traceFile_1_0.json", "traceFile_1_1.json"}));
 
   // The origin is the earliest time-file start (time files start before everything else).
   uint64_t earliest = UINT64_MAX;
@@ -87,7 +85,8 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
     std::istringstream in(slurp(e.path()));
     std::string line;
     while (std::getline(in, line))
-      if (line.rfind("start time: ", 0) == 0) earliest = std::min(earliest, *parseSecondsToNs(line.substr(12)));
+      if (line.rfind("start time: ", 0) == 0)
+        earliest = std::min(earliest, *parseSecondsToNs(line.substr(12)));
   }
   for (const auto& [name, text] : files) {
     ojson j = checkTrace(root_ / "out1" / name);
@@ -101,7 +100,9 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
     for (int64_t pid = 1; pid <= 7; ++pid) EXPECT_TRUE(pn.count(pid)) << name << " pid " << pid;
     EXPECT_TRUE(pn.count(8)) << name;
     // Synth profiles have spans for every rank and never-freed blocks.
-    EXPECT_FALSE(eventsOf(j, [](const ojson& e) { return e["ph"] == "X" && e["cat"] == "pipeline"; }).empty());
+    EXPECT_FALSE(eventsOf(j, [](const ojson& e) {
+                   return e["ph"] == "X" && e["cat"] == "pipeline";
+                 }).empty());
     EXPECT_GT(od["warnings"].value("memory_never_freed", 0), 0);
   }
   ojson last = ojson::parse(files["traceFile_1_0.json"]);
@@ -116,25 +117,49 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
   // Same inputs, same bytes: a second run, a run that re-reads every profile
   // (no cache) in tiny pieces, and a run on a copy of the data elsewhere.
   ASSERT_EQ(run(options(root_ / "data", root_ / "out2", topo)), kExitOk);
-  EXPECT_EQ(filesIn(root_ / "out2"), files);
+  expectSameFiles(filesIn(root_ / "out2"), files);
   auto tiny = options(root_ / "data", root_ / "out3", topo);
   tiny.cacheBytes = 0;
   tiny.pieceBytes = 1;
   ASSERT_EQ(run(tiny), kExitOk);
-  EXPECT_EQ(filesIn(root_ / "out3"), files);
+  expectSameFiles(filesIn(root_ / "out3"), files);
   fs::create_directories(root_ / "elsewhere");
   fs::copy(root_ / "data", root_ / "elsewhere" / "copy", fs::copy_options::recursive);
   ASSERT_EQ(run(options(root_ / "elsewhere" / "copy", root_ / "out4", topo)), kExitOk);
-  EXPECT_EQ(filesIn(root_ / "out4"), files);
+  expectSameFiles(filesIn(root_ / "out4"), files);
   // Re-running into the same folder replaces the files, leaving nothing else.
   ASSERT_EQ(run(options(root_ / "data", root_ / "out1", topo)), kExitOk);
-  EXPECT_EQ(filesIn(root_ / "out1"), files);
+  expectSameFiles(filesIn(root_ / "out1"), files);
+}
+
+TEST_F(ReportTest, SynthIsTheSameBytesForTheSameSeed) {
+  SynthOptions so;
+  so.trainers = 2;
+  so.gpusPerTrainer = 2;
+  so.steps = 1;
+  so.opsPerStep = 6;
+  so.seed = 42;
+  so.outDir = (root_ / "a").string();
+  ASSERT_EQ(runSynth(so), kExitOk);
+  so.outDir = (root_ / "b").string();
+  ASSERT_EQ(runSynth(so), kExitOk);
+  so.seed = 43;
+  so.outDir = (root_ / "c").string();
+  ASSERT_EQ(runSynth(so), kExitOk);
+  for (const char* sub : {"profile", "dcgm", "net", "time"}) {
+    auto a = filesIn(root_ / "a" / sub);
+    EXPECT_FALSE(a.empty()) << sub;
+    expectSameFiles(filesIn(root_ / "b" / sub), a);
+  }
+  EXPECT_NE(filesIn(root_ / "c" / "profile"), filesIn(root_ / "a" / "profile"));
+  EXPECT_EQ(filesIn(root_ / "a" / "profile").size(), 4u);
+  EXPECT_EQ(filesIn(root_ / "a" / "time").size(), 4u);
 }
 
 // ---------------------------------------------------------------- hand-made
 
-pb::Event* addEvent(pb::Profile& p, pb::Event::EventType type, const std::string& name, uint64_t start,
-                    uint64_t end, int64_t device, int64_t sub) {
+pb::Event* addEvent(pb::Profile& p, pb::Event::EventType type, const std::string& name,
+                    uint64_t start, uint64_t end, int64_t device, int64_t sub) {
   pb::Event* e = p.add_events();
   e->set_type(type);
   e->set_name(name);
@@ -145,9 +170,11 @@ pb::Event* addEvent(pb::Profile& p, pb::Event::EventType type, const std::string
   return e;
 }
 void marker(pb::Profile& p, const char* detail, uint64_t at) {
-  addEvent(p, pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 100, 0, 1)->set_detail_info(detail);
+  addEvent(p, pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 100, 0, 1)
+      ->set_detail_info(detail);
 }
-void addMem(pb::Profile& p, pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e, uint64_t bytes) {
+void addMem(pb::Profile& p, pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e,
+            uint64_t bytes) {
   pb::MemEvent* m = p.add_mem_events();
   m->set_place(place);
   m->set_device_id(dev);
@@ -188,7 +215,8 @@ void writeOddJob(const fs::path& d) {
   marker(r0, "marker_backward_B", t + 2 * kMs);
   marker(r0, "marker_backward_E", t + 3 * kMs);
   marker(r0, "marker_forward_B", t + 4 * kMs);  // never closed
-  addEvent(r0, pb::Event::CPU, "say \"hi\" \\ now", t + 10000, t + 20000, 0, 100)->set_detail_info("d\"q");
+  addEvent(r0, pb::Event::CPU, "say \"hi\" \\ now", t + 10000, t + 20000, 0, 100)
+      ->set_detail_info("d\"q");
   addEvent(r0, pb::Event::CPU, std::string("ctl\x01\ttab\n", 9), t + 30000, t + 40000, 1, 100);
   addEvent(r0, pb::Event::CPU, "bad\xC3\x28utf8\xFF", t + 50000, t + 60000, 0, 101);
   addEvent(r0, pb::Event::CPU, "cudaLaunchKernel", t + 11000, t + 12000, -1, 100);
@@ -200,10 +228,12 @@ void writeOddJob(const fs::path& d) {
       ->mutable_memcopy()
       ->set_bytes(4096);
   // type 7: no such EventType (written as an unknown field; the decoder reads the number)
-  addEvent(r0, pb::Event::CPU, "odd type", t + 42000, t + 43000, 0, 100)->mutable_unknown_fields()->AddVarint(8, 7);
-  addMem(r0, pb::MemEvent::CUDAPlace, 0, t + 1000, 0, 1 << 20);           // never freed
-  addMem(r0, pb::MemEvent::CUDAPlace, 0, t + 2000, t + 3000, 4096);       // freed
-  addMem(r0, pb::MemEvent::CPUPlace, 0, t + 5000, t + 4000, 64);          // end before start: never freed
+  addEvent(r0, pb::Event::CPU, "odd type", t + 42000, t + 43000, 0, 100)
+      ->mutable_unknown_fields()
+      ->AddVarint(8, 7);
+  addMem(r0, pb::MemEvent::CUDAPlace, 0, t + 1000, 0, 1 << 20);      // never freed
+  addMem(r0, pb::MemEvent::CUDAPlace, 0, t + 2000, t + 3000, 4096);  // freed
+  addMem(r0, pb::MemEvent::CPUPlace, 0, t + 5000, t + 4000, 64);  // end before start: never freed
   addMem(r0, pb::MemEvent::CUDAPinnedPlace, 0, t + 6000, t + 7000, 128);  // freed
   r0.set_start_ns(t - 2 * kMs);
   r0.set_end_ns(t + 10 * kMs);
@@ -238,7 +268,8 @@ TEST_F(ReportTest, OddJob) {
   std::vector<std::string> names;
   for (const auto& kv : files) names.push_back(kv.first);
   // Group 1 has only rank 4 (GPU 0): no traceFile_1_1.
-  EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_1_0.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                             "traceFile_1_0.json"}));
 
   const uint64_t origin = kT0 + 1000;
   ojson f00 = checkTrace(root_ / "out" / "traceFile_0_0.json");
@@ -266,9 +297,10 @@ TEST_F(ReportTest, OddJob) {
   auto spans = eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["pid"] == 0; });
   ASSERT_EQ(spans.size(), 4u);
   // Rank 0's forward starts at T0 + 10 ms: 9999 µs after the origin, exactly.
-  EXPECT_EQ(spans[0].dump(),
-            R"({"ph":"X","cat":"pipeline","name":"forward","cname":"bad","pid":0,"tid":0,"ts":9999,"dur":1000,)"
-            R"("args":{"rank":0,"step":0}})");
+  EXPECT_EQ(
+      spans[0].dump(),
+      R"({"ph":"X","cat":"pipeline","name":"forward","cname":"bad","pid":0,"tid":0,"ts":9999,"dur":1000,)"
+      R"("args":{"rank":0,"step":0}})");
   EXPECT_EQ(spans[1]["name"], "backward");
   EXPECT_EQ(spans[1]["cname"], "good");
   EXPECT_EQ(spans[1]["args"]["step"], 0);
@@ -279,8 +311,9 @@ TEST_F(ReportTest, OddJob) {
   // DCGM of trainer 0 only (D = 1), GPU 0 only; N/A series left out.
   auto gpuUtil = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 1; });
   ASSERT_EQ(gpuUtil.size(), 2u);
-  EXPECT_EQ(gpuUtil[0].dump(),
-            R"({"ph":"C","name":"01_gpuUtility","pid":1,"id":0,"ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
+  EXPECT_EQ(
+      gpuUtil[0].dump(),
+      R"({"ph":"C","name":"01_gpuUtility","pid":1,"id":0,"ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
   auto sm = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 2; });
   ASSERT_EQ(sm.size(), 1u);  // the first row's SMACT was N/A
   EXPECT_EQ(sm[0]["args"].dump(), R"({"SMACT":0.125})");
@@ -289,8 +322,10 @@ TEST_F(ReportTest, OddJob) {
   EXPECT_EQ(mem[0]["args"]["FB_USED_RATIO"].get<double>(), 0.25);
   // Net of trainer 0, numbers as written.
   std::string text = files["traceFile_0_0.json"];
-  EXPECT_NE(text.find(R"({"ph":"C","name":"06_net_tx","pid":6,"id":0,"ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"({"ph":"C","name":"06_net_tx","pid":6,"id":0,"ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
+      std::string::npos)
       << text.substr(text.find("\"pid\":6,"), 300);
 
   // Rows of rank 0 from pid 8, in the spec's order.
@@ -300,15 +335,17 @@ TEST_F(ReportTest, OddJob) {
     if (pid >= 8) rows.push_back(name);
   EXPECT_EQ(rows, (std::vector<std::string>{
                       "08_trainerRank.000:cpu:block:0", "09_trainerRank.000:cpu:block:1",
-                      "10_trainerRank.000:cuda_api", "11_trainerRank.000:gpu:0", "12_trainerRank.000:gpu:1",
-                      "13_memory usage on trainerRank.000:gpu:0", "14_memory usage on trainerRank.000:cpu:0",
+                      "10_trainerRank.000:cuda_api", "11_trainerRank.000:gpu:0",
+                      "12_trainerRank.000:gpu:1", "13_memory usage on trainerRank.000:gpu:0",
+                      "14_memory usage on trainerRank.000:cpu:0",
                       "15_memory usage on trainerRank.000:cudapinnedplace:0"}));
   EXPECT_EQ(pn[1], "01_gpuUtility");
   EXPECT_EQ(pn[7], "07_net_rx");
 
   // Odd names survive as valid JSON text.
   std::set<std::string> opNames;
-  for (const auto& e : eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["cat"] == "Op"; }))
+  for (const auto& e :
+       eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["cat"] == "Op"; }))
     opNames.insert(e["name"].get<std::string>());
   EXPECT_TRUE(opNames.count("say \"hi\" \\ now"));
   EXPECT_TRUE(opNames.count(std::string("ctl\x01\ttab\n", 9)));
@@ -316,8 +353,9 @@ TEST_F(ReportTest, OddJob) {
   EXPECT_TRUE(opNames.count("kernel_on_peer"));
   EXPECT_FALSE(opNames.count("bad device"));
   EXPECT_FALSE(opNames.count("odd type"));
-  EXPECT_FALSE(opNames.count("marker/compute/MarkerCUDA") == 0);  // markers are ops too
-  auto memcpy = eventsOf(f00, [](const ojson& e) { return e["name"] == "GpuMemcpyAsync:CPU->GPU"; });
+  EXPECT_TRUE(opNames.count("marker/compute/MarkerCUDA"));  // markers are ops too
+  auto memcpy =
+      eventsOf(f00, [](const ojson& e) { return e["name"] == "GpuMemcpyAsync:CPU->GPU"; });
   ASSERT_EQ(memcpy.size(), 1u);
   EXPECT_EQ(memcpy[0]["args"]["mem_bytes"], 4096);
   EXPECT_EQ(memcpy[0]["pid"], 11);
@@ -343,7 +381,7 @@ TEST_F(ReportTest, OddJob) {
 
   // Same inputs, same bytes.
   ASSERT_EQ(run(options(root_ / "data", root_ / "again", topo)), kExitOk);
-  EXPECT_EQ(filesIn(root_ / "again"), files);
+  expectSameFiles(filesIn(root_ / "again"), files);
 }
 
 TEST_F(ReportTest, TimeOriginOptionLaterThanEventsNeverGivesNegativeTs) {
@@ -390,6 +428,12 @@ TEST_F(ReportTest, UnreadableProfileStillGivesTheOthers) {
   ASSERT_EQ(f01["otherData"]["problems"].size(), 1u);
   EXPECT_EQ(f01["otherData"]["problems"][0]["status"], "failed");
   EXPECT_EQ(f01["otherData"]["problems"][0]["file"], "profile.3");
+  // The failed rank keeps its thread in 00_pipeline, without spans.
+  auto threads = eventsOf(f01, [](const ojson& e) { return e["name"] == "thread_name"; });
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[1]["args"]["name"], "rank 3");
+  EXPECT_TRUE(
+      eventsOf(f01, [](const ojson& e) { return e["ph"] == "X" && e["tid"] == 3; }).empty());
 }
 
 TEST_F(ReportTest, ConflictingProfilesWriteNothing) {
@@ -509,8 +553,9 @@ std::vector<std::string> report(std::initializer_list<std::string> extra) {
 }
 
 TEST(Cli, ReportOptions) {
-  Command c = parseCommandLine(report({"--gpus-per-trainer", "4", "--group-size", "3", "--display-size", "3",
-                                       "--time-origin-ns", "1700000000000000000", "--no-progress", "--plan"}));
+  Command c = parseCommandLine(
+      report({"--gpus-per-trainer", "4", "--group-size", "3", "--display-size", "3",
+              "--time-origin-ns", "1700000000000000000", "--no-progress", "--plan"}));
   ASSERT_TRUE(std::holds_alternative<ReportOptions>(c));
   const auto& o = std::get<ReportOptions>(c);
   EXPECT_EQ(o.dataDir, "d");
@@ -536,7 +581,8 @@ TEST(Cli, ReportDefaults) {
 }
 
 TEST(Cli, DisplaySizeZeroAndEqualToGroupSizeAreFine) {
-  EXPECT_TRUE(std::holds_alternative<ReportOptions>(parseCommandLine(report({"--display-size", "0"}))));
+  EXPECT_TRUE(
+      std::holds_alternative<ReportOptions>(parseCommandLine(report({"--display-size", "0"}))));
   EXPECT_TRUE(std::holds_alternative<ReportOptions>(
       parseCommandLine(report({"--group-size", "3", "--display-size", "3"}))));
 }
@@ -599,6 +645,16 @@ TEST(Cli, SubcommandHelpNeedsNoOtherOption) {
   EXPECT_TRUE(std::holds_alternative<HelpRequest>(parseCommandLine({"report", "--help"})));
   EXPECT_TRUE(std::holds_alternative<HelpRequest>(parseCommandLine({"synth", "--help"})));
   EXPECT_TRUE(std::holds_alternative<HelpRequest>(parseCommandLine({"inspect", "--help"})));
+}
+
+TEST(Cli, ValuesOutOfRange) {
+  expectUsageError(report({"--cache-mb", "1073741825"}));
+  expectUsageError(report({"--piece-kb", "1048577"}));
+  expectUsageError(report({"--mpi-chunk-bytes", "1073741825"}));
+  expectUsageError({"synth", "--out", "x", "--skew-ns", "3600000000001"});
+  EXPECT_TRUE(std::holds_alternative<ReportOptions>(parseCommandLine(report({"--cache-mb", "0"}))));
+  EXPECT_TRUE(std::holds_alternative<SynthOptions>(
+      parseCommandLine({"synth", "--out", "x", "--skew-ns", "0"})));
 }
 
 TEST(Cli, HelpAndOtherCommands) {

@@ -30,13 +30,15 @@ inline std::string slurp(const fs::path& p) {
 
 inline void spit(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Every file in `dir` (names -> bytes).
 inline std::map<std::string, std::string> filesIn(const fs::path& dir) {
   std::map<std::string, std::string> m;
-  for (const auto& e : fs::directory_iterator(dir)) m[e.path().filename().string()] = slurp(e.path());
+  for (const auto& e : fs::directory_iterator(dir))
+    m[e.path().filename().string()] = slurp(e.path());
   return m;
 }
 
@@ -50,7 +52,8 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
   EXPECT_EQ(keys, (std::vector<std::string>{"traceEvents", "displayTimeUnit", "otherData"}));
   EXPECT_EQ(j["displayTimeUnit"], "ns");
   const ojson& od = j["otherData"];
-  for (const char* k : {"tool", "version", "group", "gpu", "time_origin_ns", "ranks", "trainers", "options", "warnings"})
+  for (const char* k : {"tool", "version", "group", "gpu", "time_origin_ns", "ranks", "trainers",
+                        "options", "warnings"})
     EXPECT_TRUE(od.contains(k)) << k;
   EXPECT_EQ(od["tool"], "xstack");
   EXPECT_TRUE(od["warnings"].is_object());
@@ -78,7 +81,9 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
       ASSERT_TRUE(e["dur"].is_number());
       EXPECT_GE(e["dur"].get<double>(), 0) << e.dump();
     }
-    int64_t lane = e.contains("tid") ? e["tid"].get<int64_t>() : e.contains("id") ? e["id"].get<int64_t>() : 0;
+    int64_t lane = e.contains("tid")  ? e["tid"].get<int64_t>()
+                   : e.contains("id") ? e["id"].get<int64_t>()
+                                      : 0;
     std::tuple<int64_t, int64_t, double> key{pid, lane, e["ts"].get<double>()};
     if (std::get<0>(last) == pid) {
       EXPECT_LE(last, key) << e.dump();
@@ -107,6 +112,33 @@ inline std::map<int64_t, std::string> processNames(const ojson& j) {
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "M" && e["name"] == "process_name") m[e["pid"]] = e["args"]["name"];
   return m;
+}
+
+// Same file names and bytes; on a difference, names the first differing
+// line instead of printing whole files.
+inline void expectSameFiles(const std::map<std::string, std::string>& got,
+                            const std::map<std::string, std::string>& want) {
+  std::vector<std::string> gotNames, wantNames;
+  for (const auto& kv : got) gotNames.push_back(kv.first);
+  for (const auto& kv : want) wantNames.push_back(kv.first);
+  ASSERT_EQ(gotNames, wantNames);
+  for (const auto& [name, text] : want) {
+    const std::string& other = got.at(name);
+    if (other == text) continue;
+    std::istringstream a(text), b(other);
+    std::string la, lb;
+    int line = 0;
+    while (true) {
+      ++line;
+      bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+      if (ea && eb) break;
+      if (ea || eb || la != lb) {
+        ADD_FAILURE() << name << " differs at line " << line << ":\n  want: " << la
+                      << "\n  got:  " << lb;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace xstack::testing_support

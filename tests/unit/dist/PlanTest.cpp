@@ -1,17 +1,18 @@
 // Who reads what (SPEC.md section 5): every distinct file exactly once, by a
 // rank that can see it, balanced by bytes, the same plan on every rank.
-#include "xstack/dist/Plan.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "xstack/dist/Plan.h"
+
 namespace xstack {
 namespace {
 
-InputFile file(InputKind kind, int64_t id, const std::string& path, uint64_t bytes, int64_t gpu = 0) {
+InputFile file(InputKind kind, int64_t id, const std::string& path, uint64_t bytes,
+               int64_t gpu = 0) {
   InputFile f;
   f.kind = kind;
   f.id = id;
@@ -41,7 +42,8 @@ std::map<std::string, int> readers(const Plan& p) {
 
 TEST(Plan, FileSeenByThreeRanksIsReadOnce) {
   std::vector<RankListing> ls;
-  for (int r = 0; r < 3; ++r) ls.push_back(listing(r, "node1", {prof(0, "/shared/profile/p.0", 1000)}));
+  for (int r = 0; r < 3; ++r)
+    ls.push_back(listing(r, "node1", {prof(0, "/shared/profile/p.0", 1000)}));
   Plan p = makePlan(ls);
   EXPECT_TRUE(p.conflicts.empty());
   ASSERT_EQ(p.files.size(), 1u);
@@ -53,8 +55,9 @@ TEST(Plan, FileSeenByThreeRanksIsReadOnce) {
 
 TEST(Plan, SharedFileSystemIsBalancedByBytes) {
   // Every rank sees every file: largest first, each to the least-loaded rank.
-  std::vector<InputFile> all = {prof(0, "/s/p.0", 100), prof(1, "/s/p.1", 60), prof(2, "/s/p.2", 50),
-                                prof(3, "/s/p.3", 40), file(InputKind::Dcgm, 0, "/s/d.0", 30)};
+  std::vector<InputFile> all = {prof(0, "/s/p.0", 100), prof(1, "/s/p.1", 60),
+                                prof(2, "/s/p.2", 50), prof(3, "/s/p.3", 40),
+                                file(InputKind::Dcgm, 0, "/s/d.0", 30)};
   std::vector<RankListing> ls = {listing(0, "a", all), listing(1, "b", all)};
   Plan p = makePlan(ls);
   auto r = readers(p);
@@ -84,7 +87,8 @@ TEST(Plan, NodeLocalFilesGoOnlyToARankThatSeesThem) {
   // Two nodes with two ranks each; each node sees only its own profiles.
   std::vector<InputFile> n1 = {prof(0, "/local/p.0", 500), prof(1, "/local/p.1", 400),
                                prof(2, "/local/p.2", 300)};
-  std::vector<InputFile> n2 = {prof(3, "/local/p.3", 10), file(InputKind::Net, 1, "/local/net.1", 5)};
+  std::vector<InputFile> n2 = {prof(3, "/local/p.3", 10),
+                               file(InputKind::Net, 1, "/local/net.1", 5)};
   std::vector<RankListing> ls = {listing(0, "n1", n1), listing(1, "n1", n1), listing(2, "n2", n2),
                                  listing(3, "n2", n2)};
   Plan p = makePlan(ls);
@@ -120,12 +124,14 @@ TEST(Plan, MixOfSharedAndLocal) {
 }
 
 TEST(Plan, TwoDifferentFilesClaimingOneRankAreAConflictNamingBoth) {
-  std::vector<RankListing> ls = {listing(0, "h1", {prof(3, "/a/profile.3", 10), prof(4, "/a/profile.4", 1)}),
-                                 listing(1, "h2", {prof(3, "/b/other.3", 20)})};
+  std::vector<RankListing> ls = {
+      listing(0, "h1", {prof(3, "/a/profile.3", 10), prof(4, "/a/profile.4", 1)}),
+      listing(1, "h2", {prof(3, "/b/other.3", 20)})};
   Plan p = makePlan(ls);
   ASSERT_EQ(p.conflicts.size(), 1u);
   EXPECT_EQ(p.conflicts[0],
-            "two files claim profile rank 3: /a/profile.3 (10 bytes, on h1), /b/other.3 (20 bytes, on h2)");
+            "two files claim profile rank 3: /a/profile.3 (10 bytes, on h1), /b/other.3 (20 bytes, "
+            "on h2)");
   // The conflicting subject is not planned; the rest is.
   ASSERT_EQ(p.files.size(), 1u);
   EXPECT_EQ(p.files[0].file.id, 4);
@@ -136,47 +142,56 @@ TEST(Plan, SamePathWithDifferentSizesIsAConflict) {
                                  listing(1, "h2", {file(InputKind::Dcgm, 2, "/local/dcgm.2", 11)})};
   Plan p = makePlan(ls);
   ASSERT_EQ(p.conflicts.size(), 1u);
-  EXPECT_NE(p.conflicts[0].find("two files claim dcgm trainer 2: "), std::string::npos) << p.conflicts[0];
+  EXPECT_NE(p.conflicts[0].find("two files claim dcgm trainer 2: "), std::string::npos)
+      << p.conflicts[0];
   EXPECT_NE(p.conflicts[0].find("on h1"), std::string::npos);
   EXPECT_NE(p.conflicts[0].find("on h2"), std::string::npos);
 }
 
 TEST(Plan, TimeFilesConflictPerGpuAndTrainer) {
-  std::vector<RankListing> ls = {listing(0, "h", {file(InputKind::Time, 3, "/t/time.txt.1.3", 5, 1),
-                                                  file(InputKind::Time, 3, "/t/x.1.3", 5, 1),
-                                                  file(InputKind::Time, 3, "/t/time.txt.2.3", 5, 2)})};
+  std::vector<RankListing> ls = {listing(0, "h",
+                                         {file(InputKind::Time, 3, "/t/time.txt.1.3", 5, 1),
+                                          file(InputKind::Time, 3, "/t/x.1.3", 5, 1),
+                                          file(InputKind::Time, 3, "/t/time.txt.2.3", 5, 2)})};
   Plan p = makePlan(ls);
   ASSERT_EQ(p.conflicts.size(), 1u);
   EXPECT_EQ(p.conflicts[0],
-            "two files claim time gpu 1 of trainer 3: /t/time.txt.1.3 (5 bytes, on h), /t/x.1.3 (5 bytes, on h)");
+            "two files claim time gpu 1 of trainer 3: /t/time.txt.1.3 (5 bytes, on h), /t/x.1.3 (5 "
+            "bytes, on h)");
   ASSERT_EQ(p.files.size(), 1u);
   EXPECT_EQ(p.files[0].file.gpu, 2);
 }
 
 TEST(Plan, SameIdDifferentKindsIsNoConflict) {
-  std::vector<RankListing> ls = {listing(0, "h", {prof(1, "/p/p.1", 1), file(InputKind::Dcgm, 1, "/d/d.1", 1),
-                                                  file(InputKind::Net, 1, "/n/n.1", 1),
-                                                  file(InputKind::Time, 1, "/t/t.0.1", 1, 0)})};
+  std::vector<RankListing> ls = {
+      listing(0, "h",
+              {prof(1, "/p/p.1", 1), file(InputKind::Dcgm, 1, "/d/d.1", 1),
+               file(InputKind::Net, 1, "/n/n.1", 1), file(InputKind::Time, 1, "/t/t.0.1", 1, 0)})};
   Plan p = makePlan(ls);
   EXPECT_TRUE(p.conflicts.empty());
   EXPECT_EQ(p.files.size(), 4u);
 }
 
 TEST(Plan, SortedByKindIdGpu) {
-  std::vector<RankListing> ls = {listing(0, "h", {file(InputKind::Time, 0, "/t/a.1.0", 1, 1), prof(10, "/p/p.10", 1),
-                                                  file(InputKind::Time, 0, "/t/a.0.0", 1, 0), prof(2, "/p/p.2", 9),
-                                                  file(InputKind::Dcgm, 0, "/d/d.0", 3)})};
+  std::vector<RankListing> ls = {
+      listing(0, "h",
+              {file(InputKind::Time, 0, "/t/a.1.0", 1, 1), prof(10, "/p/p.10", 1),
+               file(InputKind::Time, 0, "/t/a.0.0", 1, 0), prof(2, "/p/p.2", 9),
+               file(InputKind::Dcgm, 0, "/d/d.0", 3)})};
   Plan p = makePlan(ls);
   std::vector<std::string> order;
   for (const auto& f : p.files) order.push_back(f.file.path);
-  EXPECT_EQ(order, (std::vector<std::string>{"/p/p.2", "/p/p.10", "/d/d.0", "/t/a.0.0", "/t/a.1.0"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"/p/p.2", "/p/p.10", "/d/d.0", "/t/a.0.0", "/t/a.1.0"}));
 }
 
 TEST(Plan, DeterministicWhateverTheListingOrder) {
   std::vector<InputFile> files;
   for (int i = 0; i < 30; ++i)
-    files.push_back(prof(i, "/s/p." + std::to_string(i), static_cast<uint64_t>((i * 7919) % 97 + 1)));
-  for (int t = 0; t < 4; ++t) files.push_back(file(InputKind::Dcgm, t, "/s/d." + std::to_string(t), 50));
+    files.push_back(
+        prof(i, "/s/p." + std::to_string(i), static_cast<uint64_t>((i * 7919) % 97 + 1)));
+  for (int t = 0; t < 4; ++t)
+    files.push_back(file(InputKind::Dcgm, t, "/s/d." + std::to_string(t), 50));
   auto build = [&](bool reversed) {
     std::vector<RankListing> ls;
     for (int r = 0; r < 3; ++r) {
@@ -198,12 +213,14 @@ TEST(Plan, DeterministicWhateverTheListingOrder) {
 
 TEST(Plan, SkippedNamesAreDeduplicatedAndNameTheirHost) {
   std::vector<RankListing> ls = {listing(0, "h1", {}), listing(1, "h1", {}), listing(2, "h2", {})};
-  for (auto& l : ls) l.listing.skipped = {"/d/profile/README: name has no integer suffix after the last dot"};
+  for (auto& l : ls)
+    l.listing.skipped = {"/d/profile/README: name has no integer suffix after the last dot"};
   ls[2].listing.profileDirFound = false;
   Plan p = makePlan(ls);
   EXPECT_EQ(p.skipped,
-            (std::vector<std::string>{"/d/profile/README: name has no integer suffix after the last dot (on h1)",
-                                      "/d/profile/README: name has no integer suffix after the last dot (on h2)"}));
+            (std::vector<std::string>{
+                "/d/profile/README: name has no integer suffix after the last dot (on h1)",
+                "/d/profile/README: name has no integer suffix after the last dot (on h2)"}));
   EXPECT_TRUE(p.anyProfileDir);
 }
 

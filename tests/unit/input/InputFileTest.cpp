@@ -1,5 +1,3 @@
-#include "xstack/input/InputFile.h"
-
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "xstack/input/InputFile.h"
 #include "xstack/input/InputListing.h"
 
 namespace xstack {
@@ -21,8 +20,8 @@ TEST(InputFile, TrailingIdIsTheIntegerAfterTheLastDot) {
 }
 
 TEST(InputFile, TrailingIdRejectsNamesWithoutAPlainInteger) {
-  for (const char* name : {"x", "x.", "x.-1", "x.1a", "x.+1", "x. 1", "x.1 ", "x.1.", "x.0x10", "",
-                           "x.1e3", "x.１"}) {
+  for (const char* name :
+       {"x", "x.", "x.-1", "x.1a", "x.+1", "x. 1", "x.1 ", "x.1.", "x.0x10", "", "x.1e3", "x.１"}) {
     EXPECT_FALSE(trailingId(name).has_value()) << name;
   }
 }
@@ -45,8 +44,8 @@ TEST(InputFile, TimeFileIdsAreGpuThenTrainer) {
 }
 
 TEST(InputFile, TimeFileIdsRejectsNamesWithoutTwoIds) {
-  for (const char* name : {"time.txt", "time.txt.3", "3", "time.txt.3.", "time.txt..7", "time.txt.a.7",
-                           "time.txt.3.7b", "time.txt.-3.7", ".7", ""}) {
+  for (const char* name : {"time.txt", "time.txt.3", "3", "time.txt.3.", "time.txt..7",
+                           "time.txt.a.7", "time.txt.3.7b", "time.txt.-3.7", ".7", ""}) {
     EXPECT_FALSE(timeFileIds(name).has_value()) << name;
   }
 }
@@ -136,8 +135,10 @@ TEST_F(InputListingTest, ListsIdsSizesAndSkipsNamesWithoutIds) {
   EXPECT_EQ(l.files[4].gpu, 3);
   EXPECT_EQ(l.files[4].path, (dir_ / "time" / "time.txt.3.1").string());
   ASSERT_EQ(l.skipped.size(), 2u);
-  EXPECT_EQ(l.skipped[0], (dir_ / "profile" / "README").string() + ": name has no integer suffix after the last dot");
-  EXPECT_EQ(l.skipped[1], (dir_ / "time" / "time.txt.1").string() + ": name has no .<gpu>.<trainer> suffix");
+  EXPECT_EQ(l.skipped[0], (dir_ / "profile" / "README").string() +
+                              ": name has no integer suffix after the last dot");
+  EXPECT_EQ(l.skipped[1],
+            (dir_ / "time" / "time.txt.1").string() + ": name has no .<gpu>.<trainer> suffix");
 }
 
 TEST_F(InputListingTest, MissingFoldersAreNotErrors) {

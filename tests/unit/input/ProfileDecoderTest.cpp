@@ -1,8 +1,6 @@
 // The streaming decoder must agree with protoc's generated parser on every
 // field, skip what it does not know, and stop cleanly (never crash, never
 // allocate what a length prefix claims) on cut or corrupt bytes.
-#include "xstack/input/ProfileDecoder.h"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "profiler.pb.h"
+#include "xstack/input/ProfileDecoder.h"
 
 // Largest single allocation made while g_trackAllocations is set (a
 // replacement of the global operator new for this test binary; malloc/free
@@ -60,8 +59,8 @@ void putLen(std::string& s, uint32_t field, const std::string& payload) {
   s += payload;
 }
 
-pb::Event* addEvent(pb::Profile& p, pb::Event::EventType type, const std::string& name, uint64_t start,
-                    uint64_t end, int64_t device, int64_t sub) {
+pb::Event* addEvent(pb::Profile& p, pb::Event::EventType type, const std::string& name,
+                    uint64_t start, uint64_t end, int64_t device, int64_t sub) {
   pb::Event* e = p.add_events();
   e->set_type(type);
   e->set_name(name);
@@ -91,13 +90,15 @@ pb::Profile sampleProfile() {
   pb::Profile p;
   addEvent(p, pb::Event::CPU, "matmul_v2", 1700000000000000100u, 1700000000000009100u, 0, 12345)
       ->set_detail_info("op_type=matmul");
-  addEvent(p, pb::Event::CPU, "cudaLaunchKernel", 1700000000000001000u, 1700000000000002000u, -1, 12345);
-  addEvent(p, pb::Event::GPUKernel, "volta_sgemm", 1700000000000003000u, 1700000000000008000u, 3, 7);
+  addEvent(p, pb::Event::CPU, "cudaLaunchKernel", 1700000000000001000u, 1700000000000002000u, -1,
+           12345);
+  addEvent(p, pb::Event::GPUKernel, "volta_sgemm", 1700000000000003000u, 1700000000000008000u, 3,
+           7);
   pb::Event* cp = addEvent(p, pb::Event::GPUKernel, "GpuMemcpyAsync:CPU->GPU", 1700000000000008500u,
                            1700000000000009000u, 3, 13);
   cp->mutable_memcopy()->set_bytes(1u << 20);
-  addEvent(p, pb::Event::CPU, "marker/compute/MarkerCUDA", 1700000000000000050u, 1700000000000000060u, 0,
-           12345)
+  addEvent(p, pb::Event::CPU, "marker/compute/MarkerCUDA", 1700000000000000050u,
+           1700000000000000060u, 0, 12345)
       ->set_detail_info("marker_forward_B");
   p.set_start_ns(1700000000000000000u);
   p.set_end_ns(1700000000000010000u);

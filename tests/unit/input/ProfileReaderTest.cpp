@@ -1,7 +1,5 @@
 // readProfile: bytes from disk, never blocking, "partial" for a file cut
 // after some events, an Error naming the path when nothing is usable.
-#include "xstack/input/ProfileReader.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "profiler.pb.h"
+#include "xstack/input/ProfileReader.h"
 
 namespace xstack {
 namespace {
@@ -35,7 +34,8 @@ class ProfileReaderTest : public ::testing::Test {
   }
   std::string write(const std::string& name, const std::string& bytes) {
     std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return p;
   }
   fs::path dir_;
@@ -154,7 +154,8 @@ TEST_F(ProfileReaderTest, CutInsideTheFirstEventIsNotAProfile) {
   std::string p = write("p.1", full.substr(0, 5));
   auto r = readProfile(p);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind(p + ": not a profile (byte 0 of 5: ", 0), 0u) << r.error().message;
+  EXPECT_EQ(r.error().message.rfind(p + ": not a profile (byte 0 of 5: ", 0), 0u)
+      << r.error().message;
 }
 
 TEST_F(ProfileReaderTest, TextFileIsNotAProfile) {
@@ -199,6 +200,31 @@ TEST_F(ProfileReaderTest, HugeLengthPrefixIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             p + ": not a profile (byte 0 of 6: event cut short (length runs past end of file))");
+}
+
+// Regression: profiles are kept between reading and rendering; when they
+// were memory-mapped, a file truncated in between killed the rank (SIGBUS).
+TEST_F(ProfileReaderTest, FileTruncatedAfterReadingDoesNotCrash) {
+  pb::Profile big;
+  for (int i = 0; i < 5000; ++i) {
+    pb::Event* e = big.add_events();
+    e->set_name("an event with a long enough name " + std::to_string(i));
+    e->set_start_ns(1);
+    e->set_end_ns(2);
+  }
+  big.set_end_ns(3);
+  std::string p = write("p.0", serialized(big));
+  EXPECT_EXIT(
+      {
+        auto r = readProfile(p);
+        if (!r.ok()) std::_Exit(2);
+        std::filesystem::resize_file(p, 0);  // the file is rewritten in place
+        size_t sum = 0;
+        for (const auto& e : r->data.events)
+          for (char c : e.name) sum += static_cast<unsigned char>(c);
+        std::_Exit(sum ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(ProfileReaderTest, RandomBytesGiveAnErrorOrAPartialProfileNeverACrash) {

@@ -1,7 +1,7 @@
 // The summaries gathered on every rank survive their binary encoding.
-#include "xstack/model/InputSummary.h"
-
 #include <gtest/gtest.h>
+
+#include "xstack/model/InputSummary.h"
 
 namespace xstack {
 namespace {

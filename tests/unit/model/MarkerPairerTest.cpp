@@ -1,10 +1,10 @@
 // Forward/backward spans from marker events (SPEC.md section 3).
-#include "xstack/model/MarkerPairer.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "xstack/model/MarkerPairer.h"
 
 namespace xstack {
 namespace {
@@ -125,7 +125,8 @@ TEST(MarkerPairer, PhasesPairIndependently) {
 TEST(MarkerPairer, MarkersOutOfInputOrderAreSortedByTimestamp) {
   Warnings w;
   // Step 1 listed before step 0, and each pair's end before its begin.
-  auto spans = pairAll({bE(1450), bB(1200), fE(1100), fB(1000), bE(450), fE(100), bB(200), fB(0)}, w);
+  auto spans =
+      pairAll({bE(1450), bB(1200), fE(1100), fB(1000), bE(450), fE(100), bB(200), fB(0)}, w);
   EXPECT_TRUE(w.empty());
   ASSERT_EQ(spans.size(), 4u);
   expectSpan(spans[0], Phase::Forward, 0, 0, 100);

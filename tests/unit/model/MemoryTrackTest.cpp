@@ -1,9 +1,9 @@
 // Memory tracks: running sums per (place, device), SPEC.md section 3.
-#include "xstack/model/MemoryTrack.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "xstack/model/MemoryTrack.h"
 
 namespace xstack {
 namespace {
@@ -42,7 +42,8 @@ TEST(MemoryTrack, PlaceNames) {
 
 TEST(MemoryTrack, RunningSum) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(0, 0, 10, 50, 100), mem(0, 0, 20, 30, 7), mem(0, 0, 40, 60, 1000)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 10, 50, 100), mem(0, 0, 20, 30, 7), mem(0, 0, 40, 60, 1000)}, w);
   EXPECT_TRUE(w.empty());
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(tracks[0].place, MemPlace::Gpu);
@@ -53,7 +54,8 @@ TEST(MemoryTrack, RunningSum) {
 
 TEST(MemoryTrack, EventsInAnyOrder) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(0, 0, 40, 60, 1000), mem(0, 0, 10, 50, 100), mem(0, 0, 20, 30, 7)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 40, 60, 1000), mem(0, 0, 10, 50, 100), mem(0, 0, 20, 30, 7)}, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(samplesOf(tracks[0]),
             (Samples{{10, 100}, {20, 107}, {30, 100}, {40, 1100}, {50, 1000}, {60, 0}}));
@@ -62,7 +64,8 @@ TEST(MemoryTrack, EventsInAnyOrder) {
 TEST(MemoryTrack, ChangesAtTheSameNsGiveOneSample) {
   Warnings w;
   // A block freed at the ns another is allocated, and two allocations at once.
-  auto tracks = buildMemoryTracks({mem(0, 0, 10, 20, 100), mem(0, 0, 20, 30, 40), mem(0, 0, 20, 30, 2)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 10, 20, 100), mem(0, 0, 20, 30, 40), mem(0, 0, 20, 30, 2)}, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(samplesOf(tracks[0]), (Samples{{10, 100}, {20, 42}, {30, 0}}));
   // Allocated and freed at the same ns: one sample, net zero.
@@ -75,7 +78,8 @@ TEST(MemoryTrack, ChangesAtTheSameNsGiveOneSample) {
 TEST(MemoryTrack, SamplesAreStrictlyIncreasing) {
   Warnings w;
   std::vector<ProfileMemEvent> ev;
-  for (uint64_t i = 0; i < 200; ++i) ev.push_back(mem(0, 0, (i * 37) % 50, 50 + (i * 13) % 30, i + 1));
+  for (uint64_t i = 0; i < 200; ++i)
+    ev.push_back(mem(0, 0, (i * 37) % 50, 50 + (i * 13) % 30, i + 1));
   auto tracks = buildMemoryTracks(ev, w);
   ASSERT_EQ(tracks.size(), 1u);
   for (size_t i = 1; i < tracks[0].samples.size(); ++i)
@@ -85,7 +89,8 @@ TEST(MemoryTrack, SamplesAreStrictlyIncreasing) {
 
 TEST(MemoryTrack, SeparateTracksPerDeviceNeverSummedAcross) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(0, 0, 10, 100, 5), mem(0, 1, 10, 100, 7), mem(0, 1, 20, 30, 1)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 10, 100, 5), mem(0, 1, 10, 100, 7), mem(0, 1, 20, 30, 1)}, w);
   ASSERT_EQ(tracks.size(), 2u);
   EXPECT_EQ(tracks[0].device, 0u);
   EXPECT_EQ(samplesOf(tracks[0]), (Samples{{10, 5}, {100, 0}}));
@@ -95,7 +100,8 @@ TEST(MemoryTrack, SeparateTracksPerDeviceNeverSummedAcross) {
 
 TEST(MemoryTrack, SeparateTracksPerPlaceSameDevice) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(0, 0, 10, 20, 5), mem(1, 0, 10, 20, 7), mem(2, 0, 10, 20, 9)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 10, 20, 5), mem(1, 0, 10, 20, 7), mem(2, 0, 10, 20, 9)}, w);
   ASSERT_EQ(tracks.size(), 3u);
   EXPECT_EQ(samplesOf(tracks[0]), (Samples{{10, 5}, {20, 0}}));
   EXPECT_EQ(samplesOf(tracks[1]), (Samples{{10, 7}, {20, 0}}));
@@ -104,24 +110,25 @@ TEST(MemoryTrack, SeparateTracksPerPlaceSameDevice) {
 
 TEST(MemoryTrack, OrderIsGpuCpuPinnedThenDevice) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(2, 1, 1, 2, 1), mem(1, 3, 1, 2, 1), mem(0, 7, 1, 2, 1), mem(2, 0, 1, 2, 1),
-                                   mem(0, 2, 1, 2, 1), mem(1, 0, 1, 2, 1)},
+  auto tracks = buildMemoryTracks({mem(2, 1, 1, 2, 1), mem(1, 3, 1, 2, 1), mem(0, 7, 1, 2, 1),
+                                   mem(2, 0, 1, 2, 1), mem(0, 2, 1, 2, 1), mem(1, 0, 1, 2, 1)},
                                   w);
   ASSERT_EQ(tracks.size(), 6u);
   std::vector<std::pair<MemPlace, uint64_t>> order;
   for (const auto& t : tracks) order.push_back({t.place, t.device});
   EXPECT_EQ(order, (std::vector<std::pair<MemPlace, uint64_t>>{{MemPlace::Gpu, 2},
-                                                                {MemPlace::Gpu, 7},
-                                                                {MemPlace::Cpu, 0},
-                                                                {MemPlace::Cpu, 3},
-                                                                {MemPlace::Pinned, 0},
-                                                                {MemPlace::Pinned, 1}}));
+                                                               {MemPlace::Gpu, 7},
+                                                               {MemPlace::Cpu, 0},
+                                                               {MemPlace::Cpu, 3},
+                                                               {MemPlace::Pinned, 0},
+                                                               {MemPlace::Pinned, 1}}));
 }
 
 TEST(MemoryTrack, BlockNeverFreedStaysAllocatedAndIsCounted) {
   Warnings w;
   // end_ns 0, and end_ns before start_ns: both never freed.
-  auto tracks = buildMemoryTracks({mem(0, 0, 10, 0, 100), mem(0, 0, 20, 15, 50), mem(0, 0, 30, 40, 1)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(0, 0, 10, 0, 100), mem(0, 0, 20, 15, 50), mem(0, 0, 30, 40, 1)}, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(samplesOf(tracks[0]), (Samples{{10, 100}, {20, 150}, {30, 151}, {40, 150}}));
   EXPECT_EQ(w.count("memory_never_freed"), 2u);
@@ -130,7 +137,8 @@ TEST(MemoryTrack, BlockNeverFreedStaysAllocatedAndIsCounted) {
 
 TEST(MemoryTrack, UnknownPlaceIsSkippedAndCounted) {
   Warnings w;
-  auto tracks = buildMemoryTracks({mem(3, 0, 1, 2, 10), mem(-1, 0, 1, 2, 10), mem(0, 0, 5, 6, 1)}, w);
+  auto tracks =
+      buildMemoryTracks({mem(3, 0, 1, 2, 10), mem(-1, 0, 1, 2, 10), mem(0, 0, 5, 6, 1)}, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(tracks[0].place, MemPlace::Gpu);
   EXPECT_EQ(w.count("memory_unknown_place"), 2u);

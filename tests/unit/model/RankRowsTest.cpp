@@ -1,9 +1,9 @@
 // Rows of a displayed rank and their process names (SPEC.md section 3).
-#include "xstack/model/RankRows.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "xstack/model/RankRows.h"
 
 namespace xstack {
 namespace {
@@ -44,8 +44,10 @@ TEST(RankRows, ProcessNamesAreExact) {
   EXPECT_EQ(rowProcessName(9, 1, {RowKind::CpuBlock, 12}), "09_trainerRank.001:cpu:block:12");
   EXPECT_EQ(rowProcessName(10, 1, {RowKind::CudaApi, -1}), "10_trainerRank.001:cuda_api");
   EXPECT_EQ(rowProcessName(11, 1, {RowKind::Gpu, 3}), "11_trainerRank.001:gpu:3");
-  EXPECT_EQ(rowProcessName(12, 1, {RowKind::MemGpu, 3}), "12_memory usage on trainerRank.001:gpu:3");
-  EXPECT_EQ(rowProcessName(13, 1, {RowKind::MemCpu, 0}), "13_memory usage on trainerRank.001:cpu:0");
+  EXPECT_EQ(rowProcessName(12, 1, {RowKind::MemGpu, 3}),
+            "12_memory usage on trainerRank.001:gpu:3");
+  EXPECT_EQ(rowProcessName(13, 1, {RowKind::MemCpu, 0}),
+            "13_memory usage on trainerRank.001:cpu:0");
   EXPECT_EQ(rowProcessName(13, 1, {RowKind::MemPinned, 1}),
             "13_memory usage on trainerRank.001:cudapinnedplace:1");
   EXPECT_EQ(rowProcessName(123, 1234, {RowKind::Gpu, 0}), "123_trainerRank.1234:gpu:0");
@@ -87,15 +89,17 @@ TEST(RankRows, UnknownTypeHasNoRow) {
 TEST(RankRows, RowOrderCpuBlocksCudaApiGpusThenMemory) {
   ProfileData d;
   // Listed in a scrambled order, with a kernel on another device (a peer copy).
-  d.events = {ev(1, 3), ev(0, 1), ev(0, -1), ev(1, 4), ev(0, 0), ev(0, 1), ev(1, 3), ev(0, -1), ev(0, 10)};
+  d.events = {ev(1, 3), ev(0, 1), ev(0, -1), ev(1, 4), ev(0, 0),
+              ev(0, 1), ev(1, 3), ev(0, -1), ev(0, 10)};
   d.memEvents = {mem(2, 0), mem(1, 0), mem(0, 3), mem(0, 3), mem(0, 0)};
   Warnings w;
   auto rows = rankRows(d, w);
   EXPECT_TRUE(w.empty());
-  std::vector<RowKey> want = {{RowKind::CpuBlock, 0}, {RowKind::CpuBlock, 1}, {RowKind::CpuBlock, 10},
-                              {RowKind::CudaApi, -1}, {RowKind::Gpu, 3},      {RowKind::Gpu, 4},
-                              {RowKind::MemGpu, 0},   {RowKind::MemGpu, 3},   {RowKind::MemCpu, 0},
-                              {RowKind::MemPinned, 0}};
+  std::vector<RowKey> want = {{RowKind::CpuBlock, 0},  {RowKind::CpuBlock, 1},
+                              {RowKind::CpuBlock, 10}, {RowKind::CudaApi, -1},
+                              {RowKind::Gpu, 3},       {RowKind::Gpu, 4},
+                              {RowKind::MemGpu, 0},    {RowKind::MemGpu, 3},
+                              {RowKind::MemCpu, 0},    {RowKind::MemPinned, 0}};
   EXPECT_EQ(rows, want);
 }
 

@@ -1,7 +1,7 @@
 // SPEC.md section 2: rank arithmetic.
-#include "xstack/core/Topology.h"
-
 #include <gtest/gtest.h>
+
+#include "xstack/core/Topology.h"
 
 namespace xstack {
 namespace {

@@ -1,13 +1,12 @@
 // Rendering of trace events: exact text where SPEC.md fixes it, valid JSON
 // always, never a negative ts.
-#include "xstack/trace/EventRenderer.h"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
@@ -29,11 +28,13 @@ struct Rendered {
 template <class F>
 Rendered render(F&& f, uint64_t originNs = 0, size_t pieceBytes = 1 << 20) {
   Rendered out;
-  EventRenderer r(TimeOrigin{originNs}, [&](std::string_view s) {
-    out.pieces.emplace_back(s);
-    out.text += s;
-  },
-                  pieceBytes);
+  EventRenderer r(
+      TimeOrigin{originNs},
+      [&](std::string_view s) {
+        out.pieces.emplace_back(s);
+        out.text += s;
+      },
+      pieceBytes);
   f(r);
   r.flush();
   out.warnings = r.takeWarnings();
@@ -68,11 +69,14 @@ TEST(EventRenderer, ProcessAndThreadMetadata) {
     e.processMeta(0, "00_pipeline");
     e.threadMeta(0, 12, "rank 12");
   });
-  EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"00_pipeline\"}},"
-            "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":0,\"args\":{\"sort_index\":0}},"
-            "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":12,\"args\":{\"name\":\"rank 12\"}},"
-            "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":12,\"args\":{\"sort_index\":12}}");
+  EXPECT_EQ(
+      r.text,
+      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"00_pipeline\"}},"
+      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":0,\"args\":{\"sort_index\":0}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":12,\"args\":{\"name\":\"rank "
+      "12\"}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":12,\"args\":{\"sort_"
+      "index\":12}}");
   EXPECT_EQ(r.events().size(), 4u);
   EXPECT_TRUE(r.warnings.empty());
 }
@@ -84,15 +88,18 @@ TEST(EventRenderer, OpEventExactText) {
   e.detail = "op_type=matmul";
   d.events = {e};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000000000);
-  EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":"
-            "\"08_trainerRank.001:cpu:block:0\"}},"
-            "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":8}},"
-            "\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"matmul\",\"pid\":8,\"tid\":77,\"ts\":1234.567,"
-            "\"dur\":2000,\"args\":{\"name\":\"matmul\",\"mem_bytes\":4096,\"detail_info\":\"op_type=matmul\"}}");
+  EXPECT_EQ(
+      r.text,
+      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":"
+      "\"08_trainerRank.001:cpu:block:0\"}},"
+      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":8}},"
+      "\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"matmul\",\"pid\":8,\"tid\":77,\"ts\":1234.567,"
+      "\"dur\":2000,\"args\":{\"name\":\"matmul\",\"mem_bytes\":4096,\"detail_info\":\"op_type="
+      "matmul\"}}");
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 3u);
-  EXPECT_EQ(keysOf(ev[2]), (std::vector<std::string>{"ph", "cat", "name", "pid", "tid", "ts", "dur", "args"}));
+  EXPECT_EQ(keysOf(ev[2]),
+            (std::vector<std::string>{"ph", "cat", "name", "pid", "tid", "ts", "dur", "args"}));
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name", "mem_bytes", "detail_info"}));
   EXPECT_TRUE(r.warnings.empty());
 }
@@ -125,7 +132,8 @@ TEST(EventRenderer, TimestampsAreExactMicroseconds) {
 
 TEST(EventRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
   ProfileData d;
-  d.events = {op("early", 500, 1500, 0, 1), op("zero", 0, 2000, 0, 2), op("late", 1500, 1600, 0, 3)};
+  d.events = {op("early", 500, 1500, 0, 1), op("zero", 0, 2000, 0, 2),
+              op("late", 1500, 1600, 0, 3)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000);
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 5u);
@@ -156,18 +164,20 @@ TEST(EventRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
 
 TEST(EventRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
   ProfileData d;
-  d.events = {op("t2-late", 300, 310, 0, 2), op("t1-b", 200, 210, 0, 1), op("t2-early", 100, 110, 0, 2),
-              op("t1-a", 100, 105, 0, 1),    op("t1-c", 200, 250, 0, 1), op("t-neg", 900, 901, 0, -3)};
+  d.events = {op("t2-late", 300, 310, 0, 2),  op("t1-b", 200, 210, 0, 1),
+              op("t2-early", 100, 110, 0, 2), op("t1-a", 100, 105, 0, 1),
+              op("t1-c", 200, 250, 0, 1),     op("t-neg", 900, 901, 0, -3)};
   auto ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
   std::vector<std::string> names;
   for (size_t i = 2; i < ev.size(); ++i) names.push_back(ev[i]["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"t-neg", "t1-a", "t1-b", "t1-c", "t2-early", "t2-late"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"t-neg", "t1-a", "t1-b", "t1-c", "t2-early", "t2-late"}));
 }
 
 TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
   ProfileData d;
   d.events = {op("kernel", 50, 60, 3, 7, 1), op("api", 40, 45, -1, 11), op("cpu1", 30, 35, 1, 11),
-              op("cpu0", 20, 25, 0, 11),     op("peer", 55, 58, 4, 7, 1)};
+              op("cpu0", 20, 25, 0, 11), op("peer", 55, 58, 4, 7, 1)};
   ProfileMemEvent m;
   m.place = 2;
   m.deviceId = 1;
@@ -186,10 +196,11 @@ TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
     }
     if (e["ph"] == "X" || e["ph"] == "C") events.push_back({e["pid"], e["name"]});
   }
-  EXPECT_EQ(procNames, (std::vector<std::string>{"08_trainerRank.001:cpu:block:0", "09_trainerRank.001:cpu:block:1",
-                                                 "10_trainerRank.001:cuda_api", "11_trainerRank.001:gpu:3",
-                                                 "12_trainerRank.001:gpu:4",
-                                                 "13_memory usage on trainerRank.001:cudapinnedplace:1"}));
+  EXPECT_EQ(procNames, (std::vector<std::string>{
+                           "08_trainerRank.001:cpu:block:0", "09_trainerRank.001:cpu:block:1",
+                           "10_trainerRank.001:cuda_api", "11_trainerRank.001:gpu:3",
+                           "12_trainerRank.001:gpu:4",
+                           "13_memory usage on trainerRank.001:cudapinnedplace:1"}));
   EXPECT_EQ(events, (std::vector<std::pair<int64_t, std::string>>{{8, "cpu0"},
                                                                   {9, "cpu1"},
                                                                   {10, "api"},
@@ -212,7 +223,8 @@ TEST(EventRenderer, MemoryCounterEvents) {
   };
   d.memEvents = {mk(0, 0, 1000, 3000, 100), mk(0, 0, 2000, 0, 50), mk(1, 0, 2000, 2500, 8)};
   auto r = render([&](EventRenderer& x) { x.rankRows(3, 20, rowsOf(d), d); }, 1000);
-  EXPECT_NE(r.text.find(",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":20,\"ts\":0,\"args\":{\"allocated_bytes\":100}}"),
+  EXPECT_NE(r.text.find(",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":20,\"ts\":0,\"args\":{"
+                        "\"allocated_bytes\":100}}"),
             std::string::npos)
       << r.text;
   auto ev = r.events();
@@ -231,9 +243,11 @@ TEST(EventRenderer, SpansOnThePipelineProcess) {
   std::vector<Span> spans = {{Phase::Forward, 0, 2000, 5000}, {Phase::Backward, 0, 6000, 9500}};
   auto r = render([&](EventRenderer& x) { x.spans(12, spans); }, 1000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\",\"pid\":0,\"tid\":12,"
+            ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\",\"pid\":"
+            "0,\"tid\":12,"
             "\"ts\":1,\"dur\":3,\"args\":{\"rank\":12,\"step\":0}},"
-            "\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\",\"pid\":0,\"tid\":12,"
+            "\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\",\"pid\":"
+            "0,\"tid\":12,"
             "\"ts\":5,\"dur\":3.5,\"args\":{\"rank\":12,\"step\":0}}");
   EXPECT_EQ(r.events().size(), 2u);
 }
@@ -269,7 +283,8 @@ TEST(EventRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
   };
   auto r = render([&](EventRenderer& x) { x.dcgmCounters(1, 0, 1, samples); }, 1000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":1,\"id\":1,\"ts\":1,\"args\":{\"GRACT\":0.125}},"
+            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":1,\"id\":1,\"ts\":1,\"args\":{"
+            "\"GRACT\":0.125}},"
             "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":1,\"id\":1,\"ts\":2,"
             "\"args\":{\"GPUTL\":0.57,\"GRACT\":0.25}}");
   EXPECT_EQ(dcgmCounterCount(1, 0, samples), 2u);
@@ -286,13 +301,13 @@ TEST(EventRenderer, DcgmSeriesPerPid) {
     all.present |= 1u << k;
     all.values[static_cast<size_t>(k)] = k / 8.0;
   }
-  const std::vector<std::vector<std::string>> want = {
-      {"GPUTL", "GRACT"},
-      {"SMACT", "SMOCC"},
-      {"FB_USED_RATIO", "DRAMA"},
-      {"NVLTX", "NVLRX", "PCITX", "PCIRX"},
-      {"FP32A", "FP16A", "TENSO"}};
-  const char* names[] = {"01_gpuUtility", "02_smUtility", "03_memUtility", "04_txUtility", "05_calUtility"};
+  const std::vector<std::vector<std::string>> want = {{"GPUTL", "GRACT"},
+                                                      {"SMACT", "SMOCC"},
+                                                      {"FB_USED_RATIO", "DRAMA"},
+                                                      {"NVLTX", "NVLRX", "PCITX", "PCIRX"},
+                                                      {"FP32A", "FP16A", "TENSO"}};
+  const char* names[] = {"01_gpuUtility", "02_smUtility", "03_memUtility", "04_txUtility",
+                         "05_calUtility"};
   for (int64_t pid = 1; pid <= 5; ++pid) {
     auto ev = render([&](EventRenderer& x) { x.dcgmCounters(pid, 0, 0, {all}); }).events();
     ASSERT_EQ(ev.size(), 1u);
@@ -304,7 +319,8 @@ TEST(EventRenderer, DcgmSeriesPerPid) {
 }
 
 TEST(EventRenderer, NonFiniteDcgmValueStillValidJson) {
-  std::vector<DcgmSample> samples = {dcgm(10, 0, {{kGPUTL, std::numeric_limits<double>::infinity()}})};
+  std::vector<DcgmSample> samples = {
+      dcgm(10, 0, {{kGPUTL, std::numeric_limits<double>::infinity()}})};
   auto ev = render([&](EventRenderer& x) { x.dcgmCounters(1, 0, 0, samples); }).events();
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0]["args"]["GPUTL"], 0);
@@ -320,15 +336,17 @@ TEST(EventRenderer, NetCountersKeepTheArgText) {
   rx.tx = false;
   rx.args = {{"eth0", "7"}};
   std::vector<NetSample> samples = {tx, rx};
-  auto r = render([&](EventRenderer& x) {
-    x.netCounters(6, 1, samples);
-    x.netCounters(7, 1, samples);
-  },
-                  1000000000);
+  auto r = render(
+      [&](EventRenderer& x) {
+        x.netCounters(6, 1, samples);
+        x.netCounters(7, 1, samples);
+      },
+      1000000000);
   EXPECT_EQ(r.text,
             ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":6,\"id\":1,\"ts\":2500,"
             "\"args\":{\"eth0\":1.50,\"ib0\":1e3,\"odd\\\"key\":-0}},"
-            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":7,\"id\":1,\"ts\":1000,\"args\":{\"eth0\":7}}");
+            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":7,\"id\":1,\"ts\":1000,\"args\":{"
+            "\"eth0\":7}}");
   EXPECT_EQ(r.events().size(), 2u);
   EXPECT_EQ(netCounterCount(6, samples), 1u);
   EXPECT_EQ(netCounterCount(7, samples), 1u);
@@ -351,7 +369,8 @@ TEST(EventRenderer, CountersAreOrderedByTs) {
 
 TEST(EventRenderer, OddNamesGiveValidJsonAndAreCounted) {
   ProfileData d;
-  d.events = {op("quote\"back\\slash", 1, 2, 0, 1), op("ctl\x01\n", 1, 2, 0, 2), op("bad\xC0\x80utf8", 1, 2, 0, 3)};
+  d.events = {op("quote\"back\\slash", 1, 2, 0, 1), op("ctl\x01\n", 1, 2, 0, 2),
+              op("bad\xC0\x80utf8", 1, 2, 0, 3)};
   d.events[1].detail = "tab\there";
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
   auto ev = r.events();
@@ -360,14 +379,16 @@ TEST(EventRenderer, OddNamesGiveValidJsonAndAreCounted) {
   EXPECT_EQ(ev[3]["name"], "ctl\x01\n");
   EXPECT_EQ(ev[3]["args"]["detail_info"], "tab\there");
   EXPECT_EQ(ev[4]["name"], "bad\xEF\xBF\xBD\xEF\xBF\xBDutf8");
-  // Name and args.name are each escaped: 2 invalid sequences and 2 control chars, twice; plus the tab.
+  // Name and args.name are each escaped: 2 invalid sequences and 2 control chars, twice; plus the
+  // tab.
   EXPECT_EQ(r.warnings.count("string_invalid_utf8"), 4u);
   EXPECT_EQ(r.warnings.count("string_control_char"), 5u);
 }
 
 TEST(EventRenderer, SmallPiecesEndAtEventBoundariesAndConcatenateToTheSameText) {
   ProfileData d;
-  for (int i = 0; i < 50; ++i) d.events.push_back(op("op", 100 + static_cast<uint64_t>(i), 200, i % 3, i % 4));
+  for (int i = 0; i < 50; ++i)
+    d.events.push_back(op("op", 100 + static_cast<uint64_t>(i), 200, i % 3, i % 4));
   auto whole = render([&](EventRenderer& x) { x.rankRows(2, 8, rowsOf(d), d); });
   auto pieces = render([&](EventRenderer& x) { x.rankRows(2, 8, rowsOf(d), d); }, 0, 100);
   EXPECT_EQ(whole.pieces.size(), 1u);

@@ -1,6 +1,4 @@
 // JSON text pieces: any input bytes must give valid JSON.
-#include "xstack/trace/JsonText.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+
+#include "xstack/trace/JsonText.h"
 
 namespace xstack {
 namespace {
@@ -22,7 +22,9 @@ std::string quoted(std::string_view s, JsonTextStats* stats = nullptr) {
 }
 
 // The string value that a JSON parser reads back from our text.
-std::string readBack(const std::string& json) { return nlohmann::json::parse(json).get<std::string>(); }
+std::string readBack(const std::string& json) {
+  return nlohmann::json::parse(json).get<std::string>();
+}
 
 TEST(JsonText, PlainTextIsQuoted) {
   EXPECT_EQ(quoted(""), "\"\"");
@@ -41,11 +43,11 @@ TEST(JsonText, QuotesAndBackslashesAreEscaped) {
 }
 
 TEST(JsonText, EveryControlCharacterIsEscaped) {
-  const char* expected[32] = {"\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006",
-                              "\\u0007", "\\b",     "\\t",     "\\n",     "\\u000b", "\\f",     "\\r",
-                              "\\u000e", "\\u000f", "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014",
-                              "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a", "\\u001b",
-                              "\\u001c", "\\u001d", "\\u001e", "\\u001f"};
+  const char* expected[32] = {
+      "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+      "\\b",     "\\t",     "\\n",     "\\u000b", "\\f",     "\\r",     "\\u000e", "\\u000f",
+      "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
+      "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f"};
   std::string all;
   for (int c = 0; c < 32; ++c) {
     std::string s(1, static_cast<char>(c));
@@ -63,7 +65,11 @@ TEST(JsonText, EveryControlCharacterIsEscaped) {
 
 TEST(JsonText, DelPassesUnescaped) {
   JsonTextStats st;
-  EXPECT_EQ(quoted("a\x7f" "b", &st), "\"a\x7f" "b\"");
+  EXPECT_EQ(quoted("a\x7f"
+                   "b",
+                   &st),
+            "\"a\x7f"
+            "b\"");
   EXPECT_EQ(st.controlChars, 0u);
   EXPECT_EQ(st.invalidUtf8, 0u);
   EXPECT_EQ(readBack(quoted("\x7f")), "\x7f");
@@ -101,25 +107,27 @@ struct Invalid {
 TEST(JsonText, InvalidUtf8BecomesReplacementCharacters) {
   const std::string R = kFFFD;
   const Invalid cases[] = {
-      {"\x80", R, 1},                                  // lone continuation
-      {"a\xBF" "b", "a" + R + "b", 1},                 // lone continuation inside
-      {"\xC0\x80", R + R, 2},                          // overlong NUL
-      {"\xC1\xBF", R + R, 2},                          // overlong
-      {"\xE0\x80\x80", R + R + R, 3},                  // overlong 3-byte
-      {"\xF0\x80\x80\x80", R + R + R + R, 4},          // overlong 4-byte
-      {"\xED\xA0\x80", R + R + R, 3},                  // surrogate D800
-      {"\xED\xBF\xBF", R + R + R, 3},                  // surrogate DFFF
-      {"\xF4\x90\x80\x80", R + R + R + R, 4},          // past U+10FFFF
-      {"\xF5\x80\x80\x80", R + R + R + R, 4},          // F5 never valid
+      {"\x80", R, 1},  // lone continuation
+      {"a\xBF"
+       "b",
+       "a" + R + "b", 1},                      // lone continuation inside
+      {"\xC0\x80", R + R, 2},                  // overlong NUL
+      {"\xC1\xBF", R + R, 2},                  // overlong
+      {"\xE0\x80\x80", R + R + R, 3},          // overlong 3-byte
+      {"\xF0\x80\x80\x80", R + R + R + R, 4},  // overlong 4-byte
+      {"\xED\xA0\x80", R + R + R, 3},          // surrogate D800
+      {"\xED\xBF\xBF", R + R + R, 3},          // surrogate DFFF
+      {"\xF4\x90\x80\x80", R + R + R + R, 4},  // past U+10FFFF
+      {"\xF5\x80\x80\x80", R + R + R + R, 4},  // F5 never valid
       {"\xFF", R, 1},
       {"\xFE\xFF", R + R, 2},
-      {"\xE2\x82", R, 1},                              // cut sequence at the end
-      {"\xF0\x9F\x98", R, 1},                          // cut 4-byte sequence at the end
-      {"\xC3", R, 1},                                  // cut 2-byte sequence
-      {"\xE2\x82x", R + "x", 1},                       // cut, then ASCII
+      {"\xE2\x82", R, 1},                               // cut sequence at the end
+      {"\xF0\x9F\x98", R, 1},                           // cut 4-byte sequence at the end
+      {"\xC3", R, 1},                                   // cut 2-byte sequence
+      {"\xE2\x82x", R + "x", 1},                        // cut, then ASCII
       {"\xE2\x82\xE2\x82\xAC", R + "\xE2\x82\xAC", 1},  // cut, then a valid €
-      {"\xC3\"", R + "\"", 1},                         // cut before a quote: the quote survives
-      {"\xC3\n", R + "\n", 1},                         // cut before a control char
+      {"\xC3\"", R + "\"", 1},                          // cut before a quote: the quote survives
+      {"\xC3\n", R + "\n", 1},                          // cut before a control char
   };
   for (const Invalid& c : cases) {
     JsonTextStats st;
@@ -155,13 +163,15 @@ bool validUtf8(const std::string& s) {
 TEST(JsonText, RandomBytesAlwaysGiveValidJson) {
   std::mt19937_64 rng(2024);
   // Biased towards the interesting bytes: controls, quotes, UTF-8 lead and continuation bytes.
-  const unsigned char pool[] = {0x00, 0x01, 0x1f, 0x20, '"',  '\\', 'a',  0x7f, 0x80, 0xbf, 0xc0, 0xc1,
-                                0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90, 0x8f};
+  const unsigned char pool[] = {0x00, 0x01, 0x1f, 0x20, '"',  '\\', 'a',  0x7f,
+                                0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed,
+                                0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90, 0x8f};
   uint64_t replaced = 0;
   for (int i = 0; i < 10000; ++i) {
     std::string s(rng() % 24, '\0');
     for (char& c : s)
-      c = static_cast<char>(rng() % 2 ? pool[rng() % sizeof pool] : static_cast<unsigned char>(rng()));
+      c = static_cast<char>(rng() % 2 ? pool[rng() % sizeof pool]
+                                      : static_cast<unsigned char>(rng()));
     JsonTextStats st;
     std::string out = quoted(s, &st);
     replaced += st.invalidUtf8;
@@ -238,7 +248,8 @@ TEST(JsonText, DoublesAreShortestAndReadBackExactly) {
   EXPECT_EQ(dbl(0.5), "0.5");
   EXPECT_EQ(dbl(-2.25), "-2.25");
   EXPECT_EQ(dbl(1.0 / 3), "0.3333333333333333");
-  for (double v : {0.57, 1e-5, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, 12345678.9, 0.1 + 0.2}) {
+  for (double v :
+       {0.57, 1e-5, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, 12345678.9, 0.1 + 0.2}) {
     std::string s = dbl(v);
     auto j = nlohmann::json::parse(s);
     EXPECT_EQ(j.get<double>(), v) << s;

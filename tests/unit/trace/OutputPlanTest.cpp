@@ -1,6 +1,4 @@
 // Which trace files exist and the order of their chunks (SPEC.md sections 3-4).
-#include "xstack/trace/OutputPlan.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +6,7 @@
 #include <sstream>
 
 #include "xstack/input/DcgmParser.h"
+#include "xstack/trace/OutputPlan.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
@@ -18,7 +17,8 @@ InputSummary summary(InputKind kind, int64_t id, int reader, int64_t gpu = 0) {
   s.file.kind = kind;
   s.file.id = id;
   s.file.gpu = gpu;
-  s.file.path = std::string("/d/") + kindName(kind) + "." + std::to_string(gpu) + "." + std::to_string(id);
+  s.file.path =
+      std::string("/d/") + kindName(kind) + "." + std::to_string(gpu) + "." + std::to_string(id);
   s.reader = reader;
   return s;
 }
@@ -34,7 +34,8 @@ std::vector<InputSummary> job(const Topology& topo, int64_t trainers, size_t row
       InputSummary p = summary(InputKind::Profile, R, static_cast<int>(R % 3));
       p.spanCount = 4;
       if (topo.rankDisplayed(R))
-        for (size_t k = 0; k < rowsPerRank; ++k) p.rows.push_back({RowKind::CpuBlock, static_cast<int64_t>(k)});
+        for (size_t k = 0; k < rowsPerRank; ++k)
+          p.rows.push_back({RowKind::CpuBlock, static_cast<int64_t>(k)});
       all.push_back(p);
       all.push_back(summary(InputKind::Time, t, static_cast<int>(R % 3), g));
     }
@@ -54,7 +55,8 @@ std::vector<InputSummary> job(const Topology& topo, int64_t trainers, size_t row
 std::string str(const Chunk& c) {
   const char* k[] = {"meta", "thread", "spans", "dcgm", "net", "rows"};
   std::ostringstream s;
-  s << k[static_cast<int>(c.kind)] << " pid=" << c.pid << " subj=" << c.subject << " owner=" << c.owner;
+  s << k[static_cast<int>(c.kind)] << " pid=" << c.pid << " subj=" << c.subject
+    << " owner=" << c.owner;
   return s.str();
 }
 std::vector<std::string> chunks(const OutputFile& o) {
@@ -71,8 +73,8 @@ TEST(OutputPlan, FileNames) {
 }
 
 TEST(OutputPlan, FixedProcessNames) {
-  const char* names[] = {"00_pipeline",   "01_gpuUtility", "02_smUtility", "03_memUtility",
-                         "04_txUtility",  "05_calUtility", "06_net_tx",    "07_net_rx"};
+  const char* names[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
+                         "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
   for (int64_t pid = 0; pid < 8; ++pid) EXPECT_STREQ(fixedProcessName(pid), names[pid]);
   EXPECT_EQ(fixedProcessName(8), nullptr);
   EXPECT_EQ(fixedProcessName(-1), nullptr);
@@ -87,7 +89,8 @@ TEST(OutputPlan, JobShape) {
   EXPECT_EQ(s.groups, 2);
   EXPECT_EQ(s.ranks, 10);
   // Trainers come from the highest rank present, even with gaps below it.
-  std::vector<InputSummary> sparse = {summary(InputKind::Profile, 13, 0), summary(InputKind::Dcgm, 40, 0)};
+  std::vector<InputSummary> sparse = {summary(InputKind::Profile, 13, 0),
+                                      summary(InputKind::Dcgm, 40, 0)};
   s = jobShape(sparse, topo);
   EXPECT_EQ(s.trainers, 7);
   EXPECT_EQ(s.groups, 3);
@@ -103,33 +106,36 @@ TEST(OutputPlan, ChunkOrderOfAFullGroup) {
   ASSERT_EQ(outs.size(), 4u);
   std::vector<std::string> files;
   for (const auto& o : outs) files.push_back(o.fileName());
-  EXPECT_EQ(files, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_1_0.json",
-                                             "traceFile_1_1.json"}));
+  EXPECT_EQ(files, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                             "traceFile_1_0.json", "traceFile_1_1.json"}));
   const OutputFile& o = outs[1];  // group 0, GPU 1: ranks 1, 3, 5
   EXPECT_EQ(o.ranks, (std::vector<int64_t>{1, 3, 5}));
   EXPECT_EQ(o.trainers, (std::vector<int64_t>{0, 1, 2}));
   EXPECT_EQ(o.trainersInGroup, 3);
-  EXPECT_EQ(chunks(o), (std::vector<std::string>{
-                           "meta pid=0 subj=0 owner=0",
-                           // pid 0: every rank, displayed or not (rank 5 is trainer 2, not displayed)
-                           "thread pid=0 subj=1 owner=0", "spans pid=0 subj=1 owner=1",
-                           "thread pid=0 subj=3 owner=0", "spans pid=0 subj=3 owner=0",
-                           "thread pid=0 subj=5 owner=0", "spans pid=0 subj=5 owner=2",
-                           // DCGM and net: displayed trainers 0 and 1 only, id = i
-                           "meta pid=1 subj=0 owner=0", "dcgm pid=1 subj=0 owner=0", "dcgm pid=1 subj=1 owner=1",
-                           "meta pid=2 subj=0 owner=0", "dcgm pid=2 subj=0 owner=0", "dcgm pid=2 subj=1 owner=1",
-                           "meta pid=3 subj=0 owner=0", "dcgm pid=3 subj=0 owner=0", "dcgm pid=3 subj=1 owner=1",
-                           "meta pid=4 subj=0 owner=0", "dcgm pid=4 subj=0 owner=0", "dcgm pid=4 subj=1 owner=1",
-                           "meta pid=5 subj=0 owner=0", "dcgm pid=5 subj=0 owner=0", "dcgm pid=5 subj=1 owner=1",
-                           "meta pid=6 subj=0 owner=0", "net pid=6 subj=0 owner=1", "net pid=6 subj=1 owner=2",
-                           "meta pid=7 subj=0 owner=0", "net pid=7 subj=0 owner=1", "net pid=7 subj=1 owner=2",
-                           // displayed ranks' rows: pids consecutive from 8, 2 rows each
-                           "rows pid=8 subj=1 owner=1", "rows pid=10 subj=3 owner=0"}));
+  EXPECT_EQ(
+      chunks(o),
+      (std::vector<std::string>{
+          "meta pid=0 subj=0 owner=0",
+          // pid 0: every rank, displayed or not (rank 5 is trainer 2, not displayed)
+          "thread pid=0 subj=1 owner=0", "spans pid=0 subj=1 owner=1",
+          "thread pid=0 subj=3 owner=0", "spans pid=0 subj=3 owner=0",
+          "thread pid=0 subj=5 owner=0", "spans pid=0 subj=5 owner=2",
+          // DCGM and net: displayed trainers 0 and 1 only, id = i
+          "meta pid=1 subj=0 owner=0", "dcgm pid=1 subj=0 owner=0", "dcgm pid=1 subj=1 owner=1",
+          "meta pid=2 subj=0 owner=0", "dcgm pid=2 subj=0 owner=0", "dcgm pid=2 subj=1 owner=1",
+          "meta pid=3 subj=0 owner=0", "dcgm pid=3 subj=0 owner=0", "dcgm pid=3 subj=1 owner=1",
+          "meta pid=4 subj=0 owner=0", "dcgm pid=4 subj=0 owner=0", "dcgm pid=4 subj=1 owner=1",
+          "meta pid=5 subj=0 owner=0", "dcgm pid=5 subj=0 owner=0", "dcgm pid=5 subj=1 owner=1",
+          "meta pid=6 subj=0 owner=0", "net pid=6 subj=0 owner=1", "net pid=6 subj=1 owner=2",
+          "meta pid=7 subj=0 owner=0", "net pid=7 subj=0 owner=1", "net pid=7 subj=1 owner=2",
+          // displayed ranks' rows: pids consecutive from 8, 2 rows each
+          "rows pid=8 subj=1 owner=1", "rows pid=10 subj=3 owner=0"}));
   for (const Chunk& c : o.chunks) {
     if (c.kind == ChunkKind::Dcgm) {
       EXPECT_EQ(c.gpu, 1);
     }
-    if (c.kind == ChunkKind::Spans || c.kind == ChunkKind::RankRows || c.kind == ChunkKind::ThreadMeta) {
+    if (c.kind == ChunkKind::Spans || c.kind == ChunkKind::RankRows ||
+        c.kind == ChunkKind::ThreadMeta) {
       EXPECT_EQ(all[c.input].file.kind, InputKind::Profile);
       EXPECT_EQ(all[c.input].file.id, c.subject);
     }
@@ -157,7 +163,8 @@ TEST(OutputPlan, PartialLastGroup) {
   // DCGM ids are the trainer-in-group index, for trainers 3 and 4.
   std::vector<std::pair<int64_t, int64_t>> dcgm;  // (i, trainer)
   for (const Chunk& ch : o.chunks)
-    if (ch.kind == ChunkKind::Dcgm && ch.pid == 1) dcgm.push_back({ch.subject, all[ch.input].file.id});
+    if (ch.kind == ChunkKind::Dcgm && ch.pid == 1)
+      dcgm.push_back({ch.subject, all[ch.input].file.id});
   EXPECT_EQ(dcgm, (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 4}}));
   EXPECT_EQ(outs[0].trainersInGroup, 3);
 }
@@ -176,13 +183,15 @@ TEST(OutputPlan, PartialGroupSmallerThanDisplaySize) {
 TEST(OutputPlan, OutputsOnlyForGroupsAndGpusWithRanks) {
   Topology topo{4, 2, 1};
   // Ranks 0 (t0 g0), 2 (t0 g2) and 13 (t3 g1): groups 0 and 1.
-  std::vector<InputSummary> all = {summary(InputKind::Profile, 0, 0), summary(InputKind::Profile, 2, 0),
-                                   summary(InputKind::Profile, 13, 0), summary(InputKind::Dcgm, 1, 0),
-                                   summary(InputKind::Time, 1, 0, 3)};
+  std::vector<InputSummary> all = {
+      summary(InputKind::Profile, 0, 0), summary(InputKind::Profile, 2, 0),
+      summary(InputKind::Profile, 13, 0), summary(InputKind::Dcgm, 1, 0),
+      summary(InputKind::Time, 1, 0, 3)};
   auto outs = planOutputs(all, topo);
   std::vector<std::string> files;
   for (const auto& o : outs) files.push_back(o.fileName());
-  EXPECT_EQ(files, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_2.json", "traceFile_1_1.json"}));
+  EXPECT_EQ(files, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_2.json",
+                                             "traceFile_1_1.json"}));
   EXPECT_EQ(outs[2].ranks, std::vector<int64_t>{13});
   EXPECT_EQ(outs[2].trainersInGroup, 2);  // trainers 2 and 3 (4 trainers in the job)
 }
@@ -192,14 +201,16 @@ TEST(OutputPlan, DisplaySizeZero) {
   auto all = job(topo, 2, 3);
   auto outs = planOutputs(all, topo);
   ASSERT_EQ(outs.size(), 2u);
-  EXPECT_EQ(chunks(outs[0]), (std::vector<std::string>{"meta pid=0 subj=0 owner=0", "thread pid=0 subj=0 owner=0",
-                                                       "spans pid=0 subj=0 owner=0", "thread pid=0 subj=2 owner=0",
-                                                       "spans pid=0 subj=2 owner=2"}));
+  EXPECT_EQ(chunks(outs[0]),
+            (std::vector<std::string>{"meta pid=0 subj=0 owner=0", "thread pid=0 subj=0 owner=0",
+                                      "spans pid=0 subj=0 owner=0", "thread pid=0 subj=2 owner=0",
+                                      "spans pid=0 subj=2 owner=2"}));
 }
 
 TEST(OutputPlan, ProcessesAndRowsOnlyWithEvents) {
   Topology topo{1, 2, 2};
-  std::vector<InputSummary> all = {summary(InputKind::Profile, 0, 0), summary(InputKind::Profile, 1, 1),
+  std::vector<InputSummary> all = {summary(InputKind::Profile, 0, 0),
+                                   summary(InputKind::Profile, 1, 1),
                                    summary(InputKind::Dcgm, 0, 0), summary(InputKind::Net, 1, 1)};
   all[0].rows = {{RowKind::Gpu, 0}};  // rank 0 has rows but no spans; rank 1 has neither
   all[2].counterEvents[{2, 0}] = 3;   // DCGM: only pid 2, GPU 0
@@ -222,9 +233,13 @@ TEST(OutputPlan, InputsOfAFileAreItsProfilesTimeFilesAndDisplayedCounters) {
   std::vector<std::string> paths;
   for (size_t i : outs[0].inputs) paths.push_back(all[i].file.path);
   std::sort(paths.begin(), paths.end());
-  EXPECT_EQ(paths, (std::vector<std::string>{"/d/dcgm.0.0", "/d/net.0.0", "/d/profile.0.0", "/d/profile.0.2",
-                                             "/d/profile.0.4", "/d/time.0.0", "/d/time.0.1", "/d/time.0.2"}));
-  EXPECT_TRUE(std::is_sorted(outs[0].inputs.begin(), outs[0].inputs.end()));
+  EXPECT_EQ(paths, (std::vector<std::string>{"/d/dcgm.0.0", "/d/net.0.0", "/d/profile.0.0",
+                                             "/d/profile.0.2", "/d/profile.0.4", "/d/time.0.0",
+                                             "/d/time.0.1", "/d/time.0.2"}));
+  EXPECT_TRUE(std::is_sorted(outs[0].inputs.begin(), outs[0].inputs.end(), [&](size_t a, size_t b) {
+    return std::tie(all[a].file.kind, all[a].file.id, all[a].file.gpu) <
+           std::tie(all[b].file.kind, all[b].file.id, all[b].file.gpu);
+  }));
 }
 
 TEST(OutputPlan, SameChunksWhateverTheSummaryOrder) {
@@ -245,6 +260,21 @@ TEST(OutputPlan, SameChunksWhateverTheSummaryOrder) {
     std::shuffle(all.begin(), all.end(), rng);
     EXPECT_EQ(describe(all, planOutputs(all, topo)), want);
   }
+}
+
+// Regression: inputs were sorted by their index in the gathered summaries,
+// i.e. by which rank read them (SPEC.md section 4).
+TEST(OutputPlan, InputsAreInSubjectOrderWhateverTheSummaryOrder) {
+  Topology topo{2, 3, 1};
+  auto all = job(topo, 3, 1);
+  auto subjects = [](const std::vector<InputSummary>& s, const OutputFile& o) {
+    std::vector<std::string> v;
+    for (size_t i : o.inputs) v.push_back(s[i].file.path);
+    return v;
+  };
+  auto want = subjects(all, planOutputs(all, topo)[0]);
+  std::reverse(all.begin(), all.end());  // e.g. the files read by a higher rank come first
+  EXPECT_EQ(subjects(all, planOutputs(all, topo)[0]), want);
 }
 
 TEST(OutputPlan, DcgmSeriesOfPids) {

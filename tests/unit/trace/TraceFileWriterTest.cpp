@@ -1,17 +1,15 @@
 // A trace file appears complete or not at all.
-#include "xstack/trace/TraceFileWriter.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <zlib.h>
-
 #include "xstack/trace/EventRenderer.h"
+#include "xstack/trace/TraceFileWriter.h"
 
 namespace xstack {
 namespace {
@@ -53,7 +51,10 @@ TEST_F(TraceFileWriterTest, TemporaryFileIsHiddenUntilCommit) {
   EXPECT_EQ(w.finalPath(), final_);
   EXPECT_EQ(names(), std::vector<std::string>{tempName()});
   EXPECT_EQ(names()[0][0], '.');
-  ASSERT_TRUE(w.appendEvents(",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"x\"}}").ok());
+  ASSERT_TRUE(
+      w.appendEvents(
+           ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"x\"}}")
+          .ok());
   ASSERT_TRUE(w.finish("{\"tool\":\"xstack\"}").ok());
   EXPECT_FALSE(fs::exists(final_));
   ASSERT_TRUE(w.commit().ok());
@@ -96,10 +97,12 @@ TEST_F(TraceFileWriterTest, RendererOutputParses) {
   TraceFileWriter w;
   ASSERT_TRUE(w.open(final_).ok());
   Status st;
-  EventRenderer r(TimeOrigin{100}, [&](std::string_view s) {
-    if (st.ok()) st = w.appendEvents(s);
-  },
-                  64);
+  EventRenderer r(
+      TimeOrigin{100},
+      [&](std::string_view s) {
+        if (st.ok()) st = w.appendEvents(s);
+      },
+      64);
   r.processMeta(0, "00_pipeline");
   r.threadMeta(0, 3, "rank 3");
   r.spans(3, {{Phase::Forward, 0, 200, 300}, {Phase::Backward, 0, 400, 900}});
@@ -202,7 +205,8 @@ std::string gunzip(const std::string& gz) {
 
 TEST_F(TraceFileWriterTest, GzipHoldsExactlyThePlainText) {
   std::string events;
-  for (int i = 0; i < 20000; ++i) events += ",\n{\"ph\":\"X\",\"ts\":" + std::to_string(i * 7) + "}";
+  for (int i = 0; i < 20000; ++i)
+    events += ",\n{\"ph\":\"X\",\"ts\":" + std::to_string(i * 7) + "}";
   auto writeWith = [&](const std::string& path, TraceFileWriter::Options o) {
     TraceFileWriter w;
     ASSERT_TRUE(w.open(path, o).ok());
