@@ -48,7 +48,7 @@ struct Fixture {
   std::string tempDir;
 
   Fixture() {
-    if (const char* p = std::getenv("XSTACK_BENCH_PROFILE")) {
+    if (const char* p = std::getenv("XSTACK_BENCH_PROFILE"); p && *p) {
       path = p;
     } else {
       char tmpl[] = "/var/tmp/xstack_micro.XXXXXX";
@@ -131,6 +131,31 @@ void BM_DecodeProfile_xstack_reserved(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeProfile_xstack_reserved)->Unit(benchmark::kMillisecond);
 
+void BM_DecodeProfile_protobuf(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    paddle::platform::proto::Profile p;
+    bool ok = p.ParseFromString(f.bytes);
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_protobuf)->Unit(benchmark::kMillisecond);
+
+void BM_DecodeProfile_protobufArena(benchmark::State& state) {
+  const auto& f = fx();
+  for (auto _ : state) {
+    google::protobuf::Arena arena;
+    auto* p = google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
+    bool ok = p->ParseFromString(f.bytes);
+    benchmark::DoNotOptimize(ok);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
+}
+BENCHMARK(BM_DecodeProfile_protobufArena)->Unit(benchmark::kMillisecond);
+
 // As a rank decodes: 16 profiles in a row, all kept alive (ReadStage keeps
 // displayed profiles for rendering), so every vector lands in fresh pages
 // (page faults) instead of reusing the pages of the previous iteration.
@@ -171,31 +196,6 @@ void BM_DecodeProfile_xstack_keep16_reserved(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 16 * f.items));
 }
 BENCHMARK(BM_DecodeProfile_xstack_keep16_reserved)->Unit(benchmark::kMillisecond);
-
-void BM_DecodeProfile_protobuf(benchmark::State& state) {
-  const auto& f = fx();
-  for (auto _ : state) {
-    paddle::platform::proto::Profile p;
-    bool ok = p.ParseFromString(f.bytes);
-    benchmark::DoNotOptimize(ok);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
-}
-BENCHMARK(BM_DecodeProfile_protobuf)->Unit(benchmark::kMillisecond);
-
-void BM_DecodeProfile_protobufArena(benchmark::State& state) {
-  const auto& f = fx();
-  for (auto _ : state) {
-    google::protobuf::Arena arena;
-    auto* p = google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
-    bool ok = p->ParseFromString(f.bytes);
-    benchmark::DoNotOptimize(ok);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
-}
-BENCHMARK(BM_DecodeProfile_protobufArena)->Unit(benchmark::kMillisecond);
 
 // File read (page cache) + decode + completeness checks: ReadStage's input.
 void BM_ReadProfile(benchmark::State& state) {

@@ -1,4 +1,6 @@
 // xstack: parse the command line, start MPI for `report`, run the command.
+#include <malloc.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +44,12 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Keep freed memory for reuse instead of returning it to the kernel: the
+  // stages free and allocate buffers of the same sizes again and again
+  // (decoded profiles, rendered pieces, received pieces), and a fresh page
+  // costs a fault each time (see docs/PERFORMANCE.md).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest value glibc accepts
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   // A full disk or a file size limit must be a write error we report, not a signal.
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);

@@ -41,7 +41,7 @@ Command parseReport(const std::vector<std::string>& args) {
   int64_t P = 8, S = 8, D = 2;
   std::string origin;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
-  int64_t cacheMb = 256, pieceKb = 4096, chunkBytes = int64_t{1} << 30;
+  int64_t cacheMb = 0, pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   po::options_description d("report options");
   d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
                                               "job data folder with profile/, dcgm/, net/, time/")(
@@ -62,7 +62,7 @@ Command parseReport(const std::vector<std::string>& args) {
       "fsync", po::bool_switch(&o.fsync),
       "sync every trace to disk before it is renamed into place")("no-progress",
                                                                   "no progress display on stderr")(
-      "cache-mb", po::value(&cacheMb)->default_value(256),
+      "cache-mb", po::value(&cacheMb)->default_value(0),
       "per rank: MiB of displayed profiles kept between reading and rendering")(
       "piece-kb", po::value(&pieceKb)->default_value(4096),
       "rendered text per message to rank 0, KiB")(

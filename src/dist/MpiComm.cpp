@@ -53,7 +53,9 @@ class MpiComm final : public Comm {
     // Sizes first (64-bit), then each rank's bytes broadcast in pieces.
     uint64_t n = mine.size();
     std::vector<uint64_t> sizes(static_cast<size_t>(size_));
-    MPI_Allgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_);
+    MPI_Request req;
+    MPI_Iallgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_, &req);
+    waitGently(&req);
     std::vector<std::string> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) {
       std::string& buf = all[static_cast<size_t>(r)];
@@ -63,33 +65,40 @@ class MpiComm final : public Comm {
         buf.resize(sizes[static_cast<size_t>(r)]);
       for (uint64_t off = 0; off < buf.size(); off += chunkBytes_) {
         int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, buf.size() - off));
-        MPI_Bcast(buf.data() + off, count, MPI_BYTE, r, comm_);
+        MPI_Ibcast(buf.data() + off, count, MPI_BYTE, r, comm_, &req);
+        waitGently(&req);
       }
     }
     return all;
   }
 
+  // Collectives wait gently too: a rank that arrives early (rank 0, which
+  // writes while the others read) must not spin on a core they need.
   bool allTrue(bool ok) override {
     int in = ok ? 1 : 0, out = 0;
-    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, comm_);
+    allreduce(&in, &out, MPI_INT, MPI_LAND);
     return out != 0;
   }
   uint64_t allMin(uint64_t v) override {
     uint64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MIN, comm_);
+    allreduce(&v, &out, MPI_UINT64_T, MPI_MIN);
     return out;
   }
   int64_t allMax(int64_t v) override {
     int64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, comm_);
+    allreduce(&v, &out, MPI_INT64_T, MPI_MAX);
     return out;
   }
   uint64_t allSum(uint64_t v) override {
     uint64_t out = 0;
-    MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_SUM, comm_);
+    allreduce(&v, &out, MPI_UINT64_T, MPI_SUM);
     return out;
   }
-  void barrier() override { MPI_Barrier(comm_); }
+  void barrier() override {
+    MPI_Request req;
+    MPI_Ibarrier(comm_, &req);
+    waitGently(&req);
+  }
 
   void send(int dest, int tag, uint64_t kind, std::string_view data) override {
     uint64_t header[2] = {data.size(), kind};
@@ -125,6 +134,12 @@ class MpiComm final : public Comm {
   }
 
  private:
+  void allreduce(const void* in, void* out, MPI_Datatype type, MPI_Op op) {
+    MPI_Request req;
+    MPI_Iallreduce(in, out, 1, type, op, comm_, &req);
+    waitGently(&req);
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   bool owns_ = false;

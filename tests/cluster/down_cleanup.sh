@@ -32,7 +32,7 @@ cluster_procs() {  # running processes in the recorded namespaces or naming the 
     local p st
     {
         # pid of every process whose network namespace was one of the cluster's
-        stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null \
+        { stat -L -c '%i %n' /proc/[0-9]*/ns/net 2>/dev/null || true; } \
             | awk 'FILENAME == ARGV[1] { ns[$1] = 1; next } ($1 in ns) { split($2, a, "/"); print a[3] }' \
                 "$SNAP/ns-inodes" -
         # pid of every process whose command line names the cluster's folder
@@ -54,7 +54,7 @@ check_clean() {  # label
     local left; left="$(cluster_procs)"
     [ -z "$left" ] || t_fail "$label: processes left: $left"
     [ -e "$D/cluster.env" ] && t_fail "$label: $D/cluster.env left"
-    ls -d "$D"/node* "$D/slurm" "$D/munge" "$D/shared" 2>/dev/null && t_fail "$label: cluster files left in $D"
+    ls -d "$D"/node* "$D/slurm" "$D/munge" "$D/shared" "$D/bin" 2>/dev/null && t_fail "$label: cluster files left in $D"
     [ -f "$D/keep-me" ] || t_fail "$label: cluster/down removed a file it did not make ($D/keep-me)"
     ip netns pids "$DECOY_NS" | grep -q . || t_fail "$label: cluster/down killed a process it did not start"
     t_log "$label: nothing left behind"

@@ -4,6 +4,7 @@
 # Every test brings the cluster up itself and tears it down in an EXIT trap (also on failure).
 set -eEuo pipefail
 # A command that fails under set -e names itself (the test then ends, unless it was inside $(...)).
+# shellcheck disable=SC2154
 trap 't_err=$?; echo "[${0##*/}] exit $t_err from: $BASH_COMMAND (line $LINENO of ${BASH_SOURCE[0]##*/})" >&2' ERR
 
 T_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -57,7 +58,8 @@ t_cluster_up() {  # cluster/up args...
         XSTACK="$T_SHARED/bin/xstack"
     fi
     cp -r "$T_REPO/scripts/job" "$T_SHARED/job"
-    T_JOB="$T_SHARED/job"
+    T_JOB="$T_SHARED/job"  # used by job_scripts.sh
+    export T_JOB
     cd "$T_WORK"
 }
 t_on_exit() {
@@ -168,11 +170,11 @@ t_check_plan() {  # stderr-file expected-file data-root path-prefix label
     t_log "$label: plan reads each of the $(wc -l <"$expected") files exactly once$(grep -q '^\*' "$expected" || echo ', on the node that holds it')"
 }
 
-# OpenMPI 4.1.4 (Debian 12) sometimes crashes in MPI_Init's TCP wire-up: a rank gets a PML
-# message before it can take it (SIGSEGV in mca_btl_tcp, "Open MPI failed to TCP connect to a
-# peer MPI process" on its peer); seen in ~1-2% of `srun --mpi=pmix` launches on a loaded 2-core
-# machine. A launch that failed with that signature is run once more, loudly; a deterministic
-# failure fails again and the test fails.
+# OpenMPI 4.1.4 (Debian 12) under Slurm's PMIx plugin sometimes crashes in MPI_Init's TCP
+# wire-up (SIGSEGV in mca_btl_tcp; "Open MPI failed to TCP connect to a peer MPI process" on its
+# peer): ~4% of srun launches here. cluster/srun and cluster/sbatch set the workaround (no modex
+# fence, see docs/CLUSTER.md), which removed it in 150 launches. Should it still happen, a launch
+# that failed with that signature is run once more, loudly; a deterministic failure fails again.
 T_OMPI_FLAKE='Open MPI failed to TCP connect to a peer|mca_btl_tcp|Segmentation fault'
 t_launch() {  # label stdout-file stderr-file cmd...
     local label="$1" out="$2" err="$3"; shift 3

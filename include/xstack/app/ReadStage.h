@@ -28,10 +28,12 @@ struct LocalInput {
 
 struct ReadOptions {
   Topology topology;
-  // Displayed profiles are kept in memory between reading and rendering
-  // while their total size stays below this; the rest are read again when
-  // rendered, so a rank's memory stays bounded by its largest files.
-  uint64_t cacheBytes = uint64_t{256} << 20;
+  // Displayed profiles are kept decoded between reading and rendering while
+  // their total size stays below this; the rest are read again when
+  // rendered. Default 0: re-decoding into reused memory is cheaper than
+  // keeping them (fresh pages cost more than decoding), and a rank holds one
+  // decoded profile at a time.
+  uint64_t cacheBytes = 0;
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

@@ -26,7 +26,7 @@ struct ReportOptions {
   bool compress = false;  // traceFile_<k>_<g>.json.gz (zlib, streamed)
   bool fsync = false;     // sync each trace before it is renamed into place
   bool progress = true;
-  uint64_t cacheBytes = uint64_t{256} << 20;
+  uint64_t cacheBytes = 0;
   uint64_t pieceBytes = uint64_t{4} << 20;
   uint64_t mpiChunkBytes = uint64_t{1} << 30;
 };

@@ -145,7 +145,9 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   plan.files.push_back(
       planned(InputKind::Time, 0, write("time.txt.1.0", "start time: 0.5\nend time: 9\n"), 0, 1));
   size_t calls = 0;
-  auto in = readAssigned(plan, 0, ReadOptions{}, [&](const LocalInput&) { ++calls; });
+  ReadOptions keep;
+  keep.cacheBytes = uint64_t{64} << 20;  // keep displayed profiles (the default keeps none)
+  auto in = readAssigned(plan, 0, keep, [&](const LocalInput&) { ++calls; });
   ASSERT_EQ(in.size(), 8u);
   EXPECT_EQ(calls, 8u);
   std::map<std::string, const LocalInput*> by;
