@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One profile cut mid-event, one random bytes, one a FIFO nobody writes:
+# Over 8 ranks: one profile cut mid-event, one random bytes, one a FIFO nobody writes:
 # exit 3 within the timeout (no hang), all three files named on stderr,
 # every trace valid JSON, and the trace of the untouched GPU unchanged.
 source "$(dirname "$0")/lib.sh"
@@ -13,7 +13,7 @@ truncate -s $(( $(stat -c %s "$p/profile_rank.1") / 2 + 3 )) "$p/profile_rank.1"
 head -c 5000 /dev/urandom > "$p/profile_rank.2"
 rm "$p/profile_rank.3" && mkfifo "$p/profile_rank.3"
 set +e
-MPI_TIMEOUT=60 xmpirun 4 "$xstack" report "${opts[@]}" --out "$work/bad" 2>"$work/log"
+MPI_TIMEOUT=60 xmpirun 8 "$xstack" report "${opts[@]}" --out "$work/bad" 2>"$work/log"
 rc=$?
 set -e
 [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
