@@ -95,7 +95,9 @@ void EventRenderer::spans(int64_t rank, const std::vector<Span>& spans) {
 
 void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e) {
   buf_ += ",\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":";
+  const size_t nameAt = buf_.size();
   appendJsonString(buf_, e.name, text_);
+  const size_t nameLen = buf_.size() - nameAt;
   buf_ += ",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
@@ -110,7 +112,10 @@ void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e) {
     appendMicros(buf_, e.endNs - e.startNs);
   }
   buf_ += ",\"args\":{\"name\":";
-  appendJsonString(buf_, e.name, text_);
+  // args.name repeats the name: copy the escaped text instead of escaping it
+  // again (reserve first, so the source stays valid while appending).
+  buf_.reserve(buf_.size() + nameLen);
+  buf_.append(buf_.data() + nameAt, nameLen);
   if (e.memcopyBytes > 0) {
     buf_ += ",\"mem_bytes\":";
     appendUint(buf_, e.memcopyBytes);
