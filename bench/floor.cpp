@@ -17,6 +17,7 @@
 //
 // Prints one line of key=value pairs (times in seconds) that bench/run reads.
 #include <fcntl.h>
+#include <google/protobuf/arena.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,8 +32,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <google/protobuf/arena.h>
 
 #include "profiler.pb.h"
 
@@ -79,14 +78,15 @@ void writeAll(int fd, const char* p, size_t n, const std::string& path) {
 }
 
 void usage() {
-  std::fprintf(stderr,
-               "usage: xstack_floor --profile-dir DIR --out DIR --bytes N [--files K] [--threads T]\n"
-               "                    [--parse protobuf|arena|none] [--no-fsync]\n"
-               "  --bytes N     bytes to write in total (xstack's output size)\n"
-               "  --files K     spread them over K files (xstack's output count; default 1)\n"
-               "  --threads T   parse with T threads (default 1)\n"
-               "  --parse P     protobuf (default), arena (protobuf on an Arena) or none (I/O only)\n"
-               "  --no-fsync    do not fsync the outputs\n");
+  std::fprintf(
+      stderr,
+      "usage: xstack_floor --profile-dir DIR --out DIR --bytes N [--files K] [--threads T]\n"
+      "                    [--parse protobuf|arena|none] [--no-fsync]\n"
+      "  --bytes N     bytes to write in total (xstack's output size)\n"
+      "  --files K     spread them over K files (xstack's output count; default 1)\n"
+      "  --threads T   parse with T threads (default 1)\n"
+      "  --parse P     protobuf (default), arena (protobuf on an Arena) or none (I/O only)\n"
+      "  --no-fsync    do not fsync the outputs\n");
   std::exit(2);
 }
 
@@ -105,14 +105,22 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage();
       return argv[++i];
     };
-    if (a == "--profile-dir") profileDir = next();
-    else if (a == "--out") outDir = next();
-    else if (a == "--bytes") bytes = std::strtoull(next().c_str(), nullptr, 10);
-    else if (a == "--files") files = std::max<uint64_t>(1, std::strtoull(next().c_str(), nullptr, 10));
-    else if (a == "--threads") threads = std::max(1, std::atoi(next().c_str()));
-    else if (a == "--no-fsync") doFsync = false;
-    else if (a == "--parse") parse = next();
-    else usage();
+    if (a == "--profile-dir")
+      profileDir = next();
+    else if (a == "--out")
+      outDir = next();
+    else if (a == "--bytes")
+      bytes = std::strtoull(next().c_str(), nullptr, 10);
+    else if (a == "--files")
+      files = std::max<uint64_t>(1, std::strtoull(next().c_str(), nullptr, 10));
+    else if (a == "--threads")
+      threads = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--no-fsync")
+      doFsync = false;
+    else if (a == "--parse")
+      parse = next();
+    else
+      usage();
   }
   if (profileDir.empty() || outDir.empty()) usage();
   if (parse != "protobuf" && parse != "arena" && parse != "none") usage();
@@ -143,7 +151,8 @@ int main(int argc, char** argv) {
         memEvents += static_cast<uint64_t>(prof.mem_events_size());
       } else if (parse == "arena") {  // destroyed with the arena: part of the parse cost
         google::protobuf::Arena arena;
-        auto* prof = google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
+        auto* prof =
+            google::protobuf::Arena::CreateMessage<paddle::platform::proto::Profile>(&arena);
         if (!prof->ParseFromString(buf)) die(paths[i] + ": not a profile");
         events += static_cast<uint64_t>(prof->events_size());
         memEvents += static_cast<uint64_t>(prof->mem_events_size());
@@ -174,7 +183,8 @@ int main(int argc, char** argv) {
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) die(temp + ": " + std::strerror(errno));
     for (uint64_t off = 0; off < n; off += block.size())
-      writeAll(fd, block.data(), static_cast<size_t>(std::min<uint64_t>(block.size(), n - off)), temp);
+      writeAll(fd, block.data(), static_cast<size_t>(std::min<uint64_t>(block.size(), n - off)),
+               temp);
     if (doFsync) {
       auto ts = Clock::now();
       ::fsync(fd);
@@ -188,12 +198,14 @@ int main(int argc, char** argv) {
 
   std::printf(
       "floor: files=%zu in_bytes=%llu events=%llu mem_events=%llu out_bytes=%llu out_files=%llu "
-      "threads=%d parse=%s read_s=%.4f parse_s=%.4f read_parse_wall_s=%.4f write_s=%.4f fsync_s=%.4f "
+      "threads=%d parse=%s read_s=%.4f parse_s=%.4f read_parse_wall_s=%.4f write_s=%.4f "
+      "fsync_s=%.4f "
       "total_s=%.4f\n",
       paths.size(), static_cast<unsigned long long>(inBytes.load()),
-      static_cast<unsigned long long>(events.load()), static_cast<unsigned long long>(memEvents.load()),
-      static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(files), threads, parse.c_str(), readS,
-      parseS, readParseWall, writeS, fsyncS, total);
+      static_cast<unsigned long long>(events.load()),
+      static_cast<unsigned long long>(memEvents.load()), static_cast<unsigned long long>(bytes),
+      static_cast<unsigned long long>(files), threads, parse.c_str(), readS, parseS, readParseWall,
+      writeS, fsyncS, total);
   google::protobuf::ShutdownProtobufLibrary();
   return 0;
 }

@@ -8,6 +8,7 @@
 // Throughput is given as bytes/s (profile bytes in for decoding, JSON bytes
 // out for rendering) and items/s (events).
 #include <benchmark/benchmark.h>
+#include <google/protobuf/arena.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,8 +18,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <google/protobuf/arena.h>
 
 #include "profiler.pb.h"
 #include "xstack/app/Cli.h"
@@ -83,8 +82,8 @@ struct Fixture {
     for (const auto& e : data.events) m.add(e.startNs);
     for (const auto& e : data.memEvents) m.add(e.startNs);
     origin.ns = m.value;
-    std::fprintf(stderr, "xstack_micro: %s: %zu bytes, %zu events, %zu memory events\n", path.c_str(),
-                 bytes.size(), data.events.size(), data.memEvents.size());
+    std::fprintf(stderr, "xstack_micro: %s: %zu bytes, %zu events, %zu memory events\n",
+                 path.c_str(), bytes.size(), data.events.size(), data.memEvents.size());
   }
   ~Fixture() {
     if (!tempDir.empty()) {
@@ -355,7 +354,8 @@ void BM_FreshPages64MiB(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * n));
   // Seconds (CPU) per 4 KiB page touched.
   state.counters["s_per_4KiB"] = benchmark::Counter(
-      static_cast<double>(n / 4096), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+      static_cast<double>(n / 4096),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FreshPages64MiB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 

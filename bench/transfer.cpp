@@ -18,8 +18,10 @@ int main(int argc, char** argv) {
   uint64_t mb = 512, pieceKb = 4096;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--mb") mb = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (a == "--piece-kb") pieceKb = std::strtoull(argv[i + 1], nullptr, 10);
+    if (a == "--mb")
+      mb = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--piece-kb")
+      pieceKb = std::strtoull(argv[i + 1], nullptr, 10);
   }
   auto comm = xstack::makeWorldComm(&argc, &argv);
   if (comm->size() < 2) {
@@ -42,9 +44,10 @@ int main(int argc, char** argv) {
   comm->barrier();
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (comm->rank() == 0)
-    std::printf("transfer: senders=%d pieces=%llu piece_bytes=%llu bytes=%llu seconds=%.4f mb_per_s=%.1f\n",
-                comm->size() - 1, static_cast<unsigned long long>(pieces * (comm->size() - 1)),
-                static_cast<unsigned long long>(piece), static_cast<unsigned long long>(got), s,
-                got / 1e6 / s);
+    std::printf(
+        "transfer: senders=%d pieces=%llu piece_bytes=%llu bytes=%llu seconds=%.4f mb_per_s=%.1f\n",
+        comm->size() - 1, static_cast<unsigned long long>(pieces * (comm->size() - 1)),
+        static_cast<unsigned long long>(piece), static_cast<unsigned long long>(got), s,
+        got / 1e6 / s);
   return 0;
 }
