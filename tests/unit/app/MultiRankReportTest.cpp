@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../TempDirTest.h"
 #include "TraceChecks.h"
 #include "profiler.pb.h"
 #include "xstack/app/Cli.h"
@@ -159,17 +160,8 @@ int runOnRanks(int ranks, const ReportOptions& o) {
   return codes[0];
 }
 
-class MultiRankReport : public ::testing::Test {
+class MultiRankReport : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_ranks_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
   ReportOptions options(const std::string& out) {
     ReportOptions o;
     o.dataDir = (root_ / "data").string();
@@ -178,7 +170,7 @@ class MultiRankReport : public ::testing::Test {
     o.progress = false;
     return o;
   }
-  fs::path root_;
+  const fs::path& root_ = dir_;
 };
 
 TEST_F(MultiRankReport, SameBytesOnOneToFourRanks) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../TempDirTest.h"
 #include "profiler.pb.h"
 #include "xstack/app/Inspect.h"
 #include "xstack/app/ReadStage.h"
@@ -17,23 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace pb = paddle::platform::proto;
 
-class ReadStageTest : public ::testing::Test {
+class ReadStageTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_read_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& bytes) {
-    std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary)
-        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p;
-  }
   PlannedFile planned(InputKind kind, int64_t id, const std::string& path, int reader = 0,
                       int64_t gpu = 0) {
     PlannedFile f;
@@ -46,7 +32,6 @@ class ReadStageTest : public ::testing::Test {
     f.readerHost = "h" + std::to_string(reader);
     return f;
   }
-  fs::path dir_;
 };
 
 std::string sampleProfile() {

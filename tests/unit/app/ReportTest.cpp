@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "../TempDirTest.h"
 #include "TraceChecks.h"
 #include "profiler.pb.h"
 #include "xstack/app/Cli.h"
@@ -29,18 +30,8 @@ using namespace testing_support;
 constexpr uint64_t kT0 = 1700000000ull * 1000000000ull;  // Unix 1700000000 s in ns
 constexpr uint64_t kMs = 1000000;
 
-class ReportTest : public ::testing::Test {
+class ReportTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_report_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-
   ReportOptions options(const fs::path& data, const fs::path& out, Topology topo) {
     ReportOptions o;
     o.dataDir = data.string();
@@ -54,7 +45,7 @@ class ReportTest : public ::testing::Test {
     return runReport(comm, o);
   }
 
-  fs::path root_;
+  const fs::path& root_ = dir_;
 };
 
 // ---------------------------------------------------------------- synthetic

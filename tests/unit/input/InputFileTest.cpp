@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../TempDirTest.h"
 #include "xstack/input/InputFile.h"
 #include "xstack/input/InputListing.h"
 
@@ -79,22 +80,12 @@ TEST(InputFile, SameSubjectComparesKindIdAndGpuOnly) {
 
 namespace fs = std::filesystem;
 
-class InputListingTest : public ::testing::Test {
+class InputListingTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_listing_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   void touch(const fs::path& rel, size_t bytes = 0) {
     fs::create_directories((dir_ / rel).parent_path());
     std::ofstream(dir_ / rel) << std::string(bytes, 'x');
   }
-  fs::path dir_;
 };
 
 TEST_F(InputListingTest, ResolvesTheFourFoldersWithOverrides) {

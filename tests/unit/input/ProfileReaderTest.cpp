@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "../TempDirTest.h"
 #include "profiler.pb.h"
 #include "xstack/input/ProfileReader.h"
 
@@ -21,24 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 namespace pb = paddle::platform::proto;
 
-class ProfileReaderTest : public ::testing::Test {
+class ProfileReaderTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_reader_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& bytes) {
-    std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary)
-        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return p;
-  }
-  fs::path dir_;
 };
 
 pb::Profile threeEvents() {

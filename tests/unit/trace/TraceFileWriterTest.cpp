@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../TempDirTest.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
 
@@ -16,17 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TraceFileWriterTest : public ::testing::Test {
+class TraceFileWriterTest : public TempDirTest {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "xstack_writer_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+    TempDirTest::SetUp();
     final_ = (dir_ / "traceFile_0_0.json").string();
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   std::vector<std::string> names() const {
     std::vector<std::string> n;
@@ -41,7 +36,6 @@ class TraceFileWriterTest : public ::testing::Test {
     return s.str();
   }
   std::string tempName() const { return ".traceFile_0_0.json.tmp." + std::to_string(::getpid()); }
-  fs::path dir_;
   std::string final_;
 };
 
