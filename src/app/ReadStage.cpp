@@ -43,7 +43,7 @@ void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
   s.spanCount = spans.size();
   if (displayed) {
     s.rows = rankRows(d, s.warnings);
-    buildMemoryTracks(d.memEvents, s.warnings);
+    countMemoryWarnings(d.memEvents, s.warnings);
   }
   if (!p.partial.empty()) {
     s.status = InputStatus::Partial;

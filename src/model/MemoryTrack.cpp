@@ -34,8 +34,26 @@ bool memPlaceFromWire(int64_t place, MemPlace& out) {
   return false;
 }
 
+namespace {
+bool neverFreed(const ProfileMemEvent& e) { return e.endNs == 0 || e.endNs < e.startNs; }
+}  // namespace
+
+void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {
+  uint64_t unknown = 0, kept = 0;
+  MemPlace place;
+  for (const ProfileMemEvent& e : events) {
+    if (!memPlaceFromWire(e.place, place))
+      ++unknown;
+    else if (neverFreed(e))
+      ++kept;
+  }
+  warnings.add("memory_unknown_place", unknown);
+  warnings.add("memory_never_freed", kept);
+}
+
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
                                            Warnings& warnings) {
+  countMemoryWarnings(events, warnings);
   struct Change {
     uint64_t ns;
     int64_t delta;
@@ -43,18 +61,11 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& e
   std::map<std::pair<int, uint64_t>, std::vector<Change>> changes;
   for (const ProfileMemEvent& e : events) {
     MemPlace place;
-    if (!memPlaceFromWire(e.place, place)) {
-      warnings.add("memory_unknown_place");
-      continue;
-    }
+    if (!memPlaceFromWire(e.place, place)) continue;
     auto& c = changes[{static_cast<int>(place), e.deviceId}];
     int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(e.bytes, INT64_MAX));
     c.push_back({e.startNs, bytes});
-    if (e.endNs == 0 || e.endNs < e.startNs) {
-      warnings.add("memory_never_freed");
-    } else {
-      c.push_back({e.endNs, -bytes});
-    }
+    if (!neverFreed(e)) c.push_back({e.endNs, -bytes});
   }
   std::vector<MemoryTrack> tracks;
   tracks.reserve(changes.size());

@@ -167,8 +167,9 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
       continue;
     }
     if (!tracksBuilt) {
-      Warnings counted;  // memory warnings were counted in the summary
+      Warnings counted;  // unknown place and never freed were counted in the summary
       tracks = buildMemoryTracks(data.memEvents, counted);
+      warnings_.add("memory_sum_overflow", counted.count("memory_sum_overflow"));
       tracksBuilt = true;
     }
     MemPlace place =

@@ -31,6 +31,10 @@ struct MemoryTrack {
 
 // All tracks of one profile, ordered by (place, device). Events with an
 // unknown place are skipped (warning memory_unknown_place).
+// The warnings buildMemoryTracks counts (memory_unknown_place,
+// memory_never_freed), without building the tracks.
+void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings);
+
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
                                            Warnings& warnings);
 
