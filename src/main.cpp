@@ -11,6 +11,7 @@
 #include "xstack/app/Inspect.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
+#include "xstack/core/StageClock.h"
 #include "xstack/dist/Comm.h"
 
 namespace {
@@ -25,9 +26,11 @@ bool firstRankByEnvironment() {
 struct Run {
   int* argc;
   char*** argv;
+  xstack::StageClock* clock;
   int operator()(const xstack::ReportOptions& o) const {
     auto comm = xstack::makeWorldComm(argc, argv);
-    return xstack::runReport(*comm, o);
+    clock->mark("mpi_init");
+    return xstack::runReport(*comm, o, clock);
   }
   int operator()(const xstack::SynthOptions& o) const { return xstack::runSynth(o); }
   int operator()(const xstack::InspectOptions& o) const { return xstack::runInspect(o); }
@@ -44,6 +47,8 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
+  xstack::StageClock clock;  // from process start: the launch is the first stage
+  clock.mark("launch");
   // Keep freed memory for reuse instead of returning it to the kernel: the
   // stages free and allocate buffers of the same sizes again and again
   // (decoded profiles, rendered pieces, received pieces), and a fresh page
@@ -54,5 +59,5 @@ int main(int argc, char** argv) {
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
-  return std::visit(Run{&argc, &argv}, xstack::parseCommandLine(args));
+  return std::visit(Run{&argc, &argv, &clock}, xstack::parseCommandLine(args));
 }

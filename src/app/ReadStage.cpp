@@ -51,7 +51,9 @@ void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
   }
 }
 
-Expected<LoadedProfile> reloadProfile(const InputSummary& s) { return readProfile(s.file.path); }
+Expected<LoadedProfile> reloadProfile(const InputSummary& s, LoadedProfile recycled) {
+  return readProfile(s.file.path, std::move(recycled));
+}
 
 namespace {
 
@@ -67,7 +69,9 @@ void fail(InputSummary& s, const Error& e) {
   s.problem = withoutPath(e.message, s.file.path);
 }
 
-void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, LocalInput& in) {
+// `spare`: memory of the last profile read and dropped, reused for the next.
+void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, LocalInput& in,
+             LoadedProfile& spare) {
   InputSummary& s = in.summary;
   s.file = pf.file;
   s.reader = pf.reader;
@@ -75,13 +79,16 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, Lo
   const std::string& path = pf.file.path;
   switch (pf.file.kind) {
     case InputKind::Profile: {
-      auto p = readProfile(path);
+      auto p = readProfile(path, std::move(spare));
+      spare = LoadedProfile{};
       if (!p) return fail(s, p.error());
       bool displayed = opt.topology.rankDisplayed(pf.file.id);
       summarizeProfile(*p, displayed, s, in.spans);
       if (displayed && cached + p->fileBytes <= opt.cacheBytes) {
         cached += p->fileBytes;
         in.profile = std::move(*p);
+      } else {
+        spare = std::move(*p);
       }
       return;
     }
@@ -133,12 +140,13 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
                                      const std::function<void(const LocalInput&)>& onFile) {
   std::vector<LocalInput> out;
   uint64_t cached = 0;
+  LoadedProfile spare;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;
     try {
       if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
-      readOne(pf, options, cached, in);
+      readOne(pf, options, cached, in, spare);
     } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
       in = LocalInput{};
       in.summary.file = pf.file;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 #include <stdexcept>
 
 #include "xstack/app/Progress.h"
@@ -15,6 +16,7 @@
 #include "xstack/app/WriteStage.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/dist/Plan.h"
+#include "xstack/dist/RenderAssignment.h"
 #include "xstack/trace/OutputPlan.h"
 #include "xstack/trace/TraceFileWriter.h"
 
@@ -53,10 +55,32 @@ std::string humanBytes(uint64_t b) {
   return buf;
 }
 
+// collective: rank 0 prints every rank's stage times.
+void printTimings(Comm& comm, const StageClock& clk) {
+  std::vector<std::string> all = comm.allgather(clk.encode());
+  if (comm.rank() != 0) return;
+  for (size_t r = 0; r < all.size(); ++r) {
+    std::string line;
+    double wall = 0, cpu = 0;
+    char buf[96];
+    for (const StageTime& t : StageClock::decode(all[r])) {
+      std::snprintf(buf, sizeof buf, " %s %.3f/%.3f", t.stage.c_str(), t.wallSeconds,
+                    t.cpuSeconds);
+      line += buf;
+      wall += t.wallSeconds;
+      cpu += t.cpuSeconds;
+    }
+    std::fprintf(stderr, "xstack: timings rank %zu (wall/cpu s):%s total %.3f/%.3f\n", r,
+                 line.c_str(), wall, cpu);
+  }
+}
+
 }  // namespace
 
-int runReport(Comm& comm, const ReportOptions& opt) {
+int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   const auto t0 = std::chrono::steady_clock::now();
+  StageClock ownClock;
+  StageClock& clk = clock ? *clock : ownClock;
   const bool root = comm.rank() == 0;
   Log log{root};
   comm.setChunkBytes(opt.mpiChunkBytes);
@@ -72,7 +96,9 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     listing.skipped.push_back("rank " + std::to_string(comm.rank()) +
                               ": listing failed: " + e.what());
   }
+  clk.mark("list");
   Plan plan = gatherPlan(comm, listing);
+  clk.mark("plan");
   if (!plan.anyProfileDir) {
     log("profile folder " + dirs.profile +
         " not found on any rank (give --data-dir or --profile-dir)");
@@ -120,6 +146,7 @@ int runReport(Comm& comm, const ReportOptions& opt) {
         "rank " + std::to_string(comm.rank()) + " on " + comm.host() + ": read failed: " + e.what();
   }
   progress.finish();
+  clk.mark("read");
   if (!comm.allTrue(readError.empty())) {
     if (!readError.empty()) std::fprintf(stderr, "xstack: %s\n", readError.c_str());
     log("fatal: reading failed on some rank; nothing written");
@@ -137,6 +164,7 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     for (auto& s : decodeSummaries(blobs[static_cast<size_t>(r)])) all.push_back(std::move(s));
   }
   blobs.clear();
+  clk.mark("gather");
 
   WriteContext ctx;
   ctx.all = &all;
@@ -158,6 +186,27 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   }
   ctx.onProgress = [&](uint64_t done, uint64_t total) { progress.update("write", done, total); };
   std::vector<OutputFile> outputs = planOutputs(all, opt.topology);
+  if (opt.cacheBytes == 0) {
+    // Who may render each displayed profile's rows: every rank that sees its
+    // file. (With --cache-mb the reader keeps the profile: it renders it.)
+    std::map<std::tuple<int, int64_t, int64_t>, const std::vector<int>*> seersOf;
+    for (const auto& f : plan.files)
+      seersOf[{static_cast<int>(f.file.kind), f.file.id, f.file.gpu}] = &f.seers;
+    std::vector<std::vector<int>> seers(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      auto it = seersOf.find({static_cast<int>(all[i].file.kind), all[i].file.id, all[i].file.gpu});
+      if (it != seersOf.end()) seers[i] = *it->second;
+    }
+    assignRenderers(outputs, all, seers, comm.size());
+  }
+  ctx.hosts = plan.hosts;
+  if (opt.showPlan && root)
+    for (const OutputFile& o : outputs)
+      for (const Chunk& c : o.chunks)
+        if (c.kind == ChunkKind::RankRows)
+          std::fprintf(stderr, "xstack: render plan: rows of rank %lld in %s -> rank %d on %s\n",
+                       static_cast<long long>(c.subject), o.fileName().c_str(), c.owner,
+                       plan.hosts[static_cast<size_t>(c.owner)].c_str());
   if (ctx.shape.trainers % opt.topology.groupSize != 0)
     log("note: " + std::to_string(ctx.shape.trainers) +
         " trainers is not a multiple of --group-size " + std::to_string(opt.topology.groupSize) +
@@ -167,6 +216,7 @@ int runReport(Comm& comm, const ReportOptions& opt) {
   std::vector<TraceFileWriter> writers;
   WriteResult res = writeOutputs(comm, outputs, ctx, writers);
   progress.finish();
+  clk.mark("write");
   if (!comm.allTrue(res.ok)) {
     writers.clear();  // removes the temporary files
     log("fatal: " + res.error + "; no trace file written, earlier files at these paths untouched");
@@ -180,6 +230,8 @@ int runReport(Comm& comm, const ReportOptions& opt) {
     log("fatal: " + (committed.ok() ? std::string("commit failed") : committed.error().message));
     return kExitFatal;
   }
+  clk.mark("commit");
+  if (opt.timings) printTimings(comm, clk);
 
   // Summary.
   bool partial = !res.renderProblems.empty() || listingFailed;

@@ -1,10 +1,15 @@
 #include "xstack/app/WriteStage.h"
 
+#include <algorithm>
 #include <csignal>
+#include <optional>
+#include <thread>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "xstack/core/BoundedQueue.h"
+#include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -20,7 +25,7 @@ enum : uint64_t { kPiece = 1, kEnd = 2 };
 // rendering warnings; `problem` is set when the input could not be re-read.
 Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRenderer::Sink& sink,
                               std::string& problem) {
-  EventRenderer r(ctx.origin, sink, ctx.pieceBytes);
+  EventRenderer r(ctx.origin, sink, ctx.pieceBytes, ctx.pool ? ctx.pool->take() : std::string());
   switch (c.kind) {
     case ChunkKind::ProcessMeta:
       r.processMeta(c.pid, fixedProcessName(c.pid));
@@ -28,6 +33,32 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
     case ChunkKind::ThreadMeta:
       r.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
       break;
+    case ChunkKind::RankRows: {
+      // The reader may still hold the profile (--cache-mb); any other rank
+      // that sees the file reads it again.
+      const InputSummary& s = (*ctx.all)[c.input];
+      LocalInput* in = c.input >= ctx.firstLocal && c.input - ctx.firstLocal < ctx.local->size()
+                           ? &(*ctx.local)[c.input - ctx.firstLocal]
+                           : nullptr;
+      // One profile at a time per rendering thread, in reused memory.
+      static thread_local LoadedProfile spare;
+      std::optional<LoadedProfile> reloaded;
+      const LoadedProfile* p = in && in->profile ? &*in->profile : nullptr;
+      if (!p) {
+        auto again = reloadProfile(s, std::move(spare));
+        spare = LoadedProfile{};
+        if (!again) {
+          problem = "read again for rendering: " + withoutPath(again.error().message, s.file.path);
+          break;
+        }
+        reloaded = std::move(*again);
+        p = &*reloaded;
+      }
+      r.rankRows(c.subject, c.pid, s.rows, p->data);
+      if (in) in->profile.reset();  // rendered once: free it
+      if (reloaded) spare = std::move(*reloaded);
+      break;
+    }
     default: {
       LocalInput& in = (*ctx.local)[c.input - ctx.firstLocal];
       if (c.kind == ChunkKind::Spans) {
@@ -36,25 +67,11 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
         r.dcgmCounters(c.pid, c.gpu, c.subject, in.dcgm);
       } else if (c.kind == ChunkKind::Net) {
         r.netCounters(c.pid, c.subject, in.net);
-      } else {
-        std::optional<LoadedProfile> reloaded;
-        const LoadedProfile* p = in.profile ? &*in.profile : nullptr;
-        if (!p) {
-          auto again = reloadProfile(in.summary);
-          if (!again) {
-            problem = "read again for rendering: " +
-                      withoutPath(again.error().message, in.summary.file.path);
-            break;
-          }
-          reloaded = std::move(*again);
-          p = &*reloaded;
-        }
-        r.rankRows(c.subject, c.pid, in.summary.rows, p->data);
-        in.profile.reset();  // rendered once: free it
       }
     }
   }
   r.flush();
+  if (ctx.pool) ctx.pool->give(r.takeBuffer());
   return r.takeWarnings();
 }
 
@@ -141,22 +158,77 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
                          std::vector<TraceFileWriter>& writers) {
   WriteResult res;
   const int me = comm.rank();
+  BufferPool pool(ctx.piecesAhead + 4);
+  ctx.pool = &pool;
+  struct ForgetPool {  // destroyed after the render thread is joined
+    WriteContext& ctx;
+    ~ForgetPool() { ctx.pool = nullptr; }
+  } forgetPool{ctx};
+  std::vector<std::string> sentBack;
   if (me != 0) {
     for (const OutputFile& o : outputs) {
       for (const Chunk& c : o.chunks) {
         if (c.owner != me) continue;
         std::string problem;
         Warnings w = renderChunk(
-            c, ctx, me, [&](std::string_view text) { comm.send(0, kChunkTag, kPiece, text); },
+            c, ctx, me,
+            [&](std::string& text) {
+              sentBack.clear();
+              comm.waitPosted(ctx.piecesAhead, &sentBack);
+              for (auto& b : sentBack) pool.give(std::move(b));
+              std::string piece = pool.take();
+              piece.swap(text);
+              comm.post(0, kChunkTag, kPiece, std::move(piece));
+            },
             problem);
-        comm.send(0, kChunkTag, kEnd, encodeEnd(w, problem));
+        comm.waitPosted(ctx.piecesAhead);
+        comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
       }
     }
+    comm.waitPosted(0);
     return res;
   }
 
   uint64_t total = 0, done = 0;
   for (const OutputFile& o : outputs) total += o.chunks.size();
+
+  // Rank 0's own chunks are rendered on a thread of their own, in output
+  // order, at most piecesAhead pieces ahead of the writer: rank 0 renders
+  // while it waits for other ranks' pieces or for write() to return.
+  struct Item {
+    bool end = false;  // end of a chunk: warnings and problem follow
+    std::string text;
+    Warnings warnings;
+    std::string problem;
+  };
+  BoundedQueue<Item> own(std::max<size_t>(ctx.piecesAhead, 1));
+  std::thread renderer([&] {
+    for (const OutputFile& o : outputs)
+      for (const Chunk& c : o.chunks) {
+        if (c.owner != 0) continue;
+        Item end;
+        end.end = true;
+        end.warnings = renderChunk(
+            c, ctx, 0,
+            [&](std::string& text) {
+              std::string piece = pool.take();
+              piece.swap(text);
+              own.push(Item{false, std::move(piece), {}, {}});
+            },
+            end.problem);
+        if (!own.push(std::move(end))) return;  // the writer stopped
+      }
+  });
+  struct JoinOnExit {
+    BoundedQueue<Item>& q;
+    std::thread& t;
+    ~JoinOnExit() {
+      q.close();
+      t.join();
+    }
+  } joinOnExit{own, renderer};
+
+  Message m;  // received pieces, in reused memory
   writers.clear();
   writers.resize(outputs.size());
   for (size_t f = 0; f < outputs.size(); ++f) {
@@ -187,10 +259,24 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       std::string problem;
       Warnings chunkWarnings;
       if (c.owner == 0) {
-        chunkWarnings = renderChunk(c, ctx, 0, write, problem);
+        for (;;) {
+          std::optional<Item> item = own.pop();
+          if (!item) {  // cannot happen: the renderer ends every chunk
+            problem = "rendering stopped";
+            break;
+          }
+          if (!item->end) {
+            write(item->text);
+            pool.give(std::move(item->text));
+            continue;
+          }
+          chunkWarnings = std::move(item->warnings);
+          problem = std::move(item->problem);
+          break;
+        }
       } else {
         for (;;) {
-          Message m = comm.recv(c.owner, kChunkTag);
+          comm.recvInto(c.owner, kChunkTag, m);
           if (m.kind == kPiece) {
             write(m.data);
             continue;
@@ -205,8 +291,11 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
         const InputSummary& s = (*ctx.all)[c.input];
         fileWarnings.add("render_failed");
         fileProblems.emplace_back(c.input, problem);
+        const std::string& host = static_cast<size_t>(c.owner) < ctx.hosts.size()
+                                      ? ctx.hosts[static_cast<size_t>(c.owner)]
+                                      : s.readerHost;
         res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " +
-                                     s.readerHost + "): " + problem);
+                                     host + "): " + problem);
       }
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }

@@ -3,7 +3,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <vector>
 #include <cstring>
+#include <string>
 #include <stdexcept>
 
 #include "xstack/dist/Comm.h"
@@ -28,13 +33,31 @@ void waitGently(MPI_Request* req) {
   }
 }
 
+// Open MPI defaults xstack chooses before MPI_Init, each only when the user
+// has not chosen (mpirun --mca and srun pass choices as OMPI_MCA_* variables;
+// XSTACK_MPI_DEFAULTS=0 turns all of this off, e.g. to keep a setting from
+// a site's openmpi-mca-params.conf, which this environment would override).
+//
+// - pml ob1: without it Open MPI 4 probes the cm PML's libfabric/PSM
+//   transports in MPI_Init, 0.2 s of a 0.3 s MPI_Init on a 2-core node
+//   (docs/PERFORMANCE.md). xstack moves only rendered text to rank 0 and a
+//   few collectives; ob1 over shared memory and TCP serves that everywhere.
+void chooseOpenMpiDefaults() {
+  if (const char* v = std::getenv("XSTACK_MPI_DEFAULTS"); v && std::string(v) == "0") return;
+  if (!std::getenv("OMPI_MCA_pml") && !std::getenv("OMPI_MCA_mtl"))
+    setenv("OMPI_MCA_pml", "ob1", 0);
+}
+
 class MpiComm final : public Comm {
  public:
   MpiComm(int* argc, char*** argv) {
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited) {
-      MPI_Init(argc, argv);
+      chooseOpenMpiDefaults();
+      // Funneled: rank 0 renders on a second thread, which never calls MPI.
+      int provided = 0;
+      MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
       owns_ = true;
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
@@ -42,6 +65,7 @@ class MpiComm final : public Comm {
     MPI_Comm_size(comm_, &size_);
   }
   ~MpiComm() override {
+    waitPosted(0, nullptr);
     MPI_Comm_free(&comm_);
     if (owns_) MPI_Finalize();
   }
@@ -112,20 +136,48 @@ class MpiComm final : public Comm {
     }
   }
 
+  void post(int dest, int tag, uint64_t kind, std::string data) override {
+    auto p = std::make_unique<Posted>();
+    p->header[0] = data.size();
+    p->header[1] = kind;
+    p->data = std::move(data);
+    p->reqs.emplace_back();
+    MPI_Issend(p->header, 2, MPI_UINT64_T, dest, tag, comm_, &p->reqs.back());
+    for (uint64_t off = 0; off < p->data.size(); off += chunkBytes_) {
+      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, p->data.size() - off));
+      p->reqs.emplace_back();
+      MPI_Issend(p->data.data() + off, count, MPI_BYTE, dest, tag, comm_, &p->reqs.back());
+    }
+    posted_.push_back(std::move(p));
+  }
+
+  void waitPosted(size_t atMost, std::vector<std::string>* done) override {
+    while (posted_.size() > atMost) {
+      for (MPI_Request& r : posted_.front()->reqs) waitGently(&r);
+      if (done) done->push_back(std::move(posted_.front()->data));
+      posted_.pop_front();
+    }
+  }
+
   Message recv(int source, int tag) override {
+    Message m;
+    recvInto(source, tag, m);
+    return m;
+  }
+
+  void recvInto(int source, int tag, Message& m) override {
     uint64_t header[2] = {0, 0};
     MPI_Request req;
     MPI_Irecv(header, 2, MPI_UINT64_T, source, tag, comm_, &req);
     waitGently(&req);
-    Message m;
     m.kind = header[1];
+    m.data.clear();
     m.data.resize(header[0]);
     for (uint64_t off = 0; off < m.data.size(); off += chunkBytes_) {
       int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, m.data.size() - off));
       MPI_Irecv(m.data.data() + off, count, MPI_BYTE, source, tag, comm_, &req);
       waitGently(&req);
     }
-    return m;
   }
 
   [[noreturn]] void abort(int code) override {
@@ -140,6 +192,13 @@ class MpiComm final : public Comm {
     waitGently(&req);
   }
 
+  // A message in flight (post): its buffers live until every request is done.
+  struct Posted {
+    uint64_t header[2] = {0, 0};
+    std::string data;
+    std::vector<MPI_Request> reqs;
+  };
+  std::deque<std::unique_ptr<Posted>> posted_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   bool owns_ = false;

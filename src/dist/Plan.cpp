@@ -35,6 +35,7 @@ Plan makePlan(const std::vector<RankListing>& listings) {
     }
   }
   plan.skipped.assign(skipped.begin(), skipped.end());
+  for (const RankListing& l : listings) plan.hosts.push_back(l.host);
 
   std::vector<const Seen*> unique;
   for (auto& [key, variants] : subjects) {
@@ -67,7 +68,9 @@ Plan makePlan(const std::vector<RankListing>& listings) {
     }
     int reader = s->ranks[best];
     load[reader] += std::max<uint64_t>(s->file.bytes, 1);
-    plan.files.push_back({s->file, reader, s->hosts[best]});
+    std::vector<int> seers = s->ranks;
+    std::sort(seers.begin(), seers.end());
+    plan.files.push_back({s->file, reader, s->hosts[best], std::move(seers)});
   }
   std::sort(plan.files.begin(), plan.files.end(), [](const PlannedFile& a, const PlannedFile& b) {
     return std::tie(a.file.kind, a.file.id, a.file.gpu) <

@@ -35,14 +35,19 @@ Expected<int> openRegular(const std::string& path, struct stat& st) {
 
 FileBuffer::~FileBuffer() = default;
 
-Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path) {
+Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path,
+                                                       std::unique_ptr<FileBuffer> reuse) {
   struct stat st {};
   auto opened = openRegular(path, st);
   if (!opened) return opened.error();
   int fd = *opened;
-  std::unique_ptr<FileBuffer> b(new FileBuffer);
+  std::unique_ptr<FileBuffer> b = reuse ? std::move(reuse) : std::unique_ptr<FileBuffer>(new FileBuffer);
   const size_t want = static_cast<size_t>(st.st_size);
-  b->heap_ = std::make_unique_for_overwrite<char[]>(want ? want : 1);
+  if (!b->heap_ || b->capacity_ < want) {
+    b->heap_.reset();
+    b->capacity_ = want + want / 8 + 1;  // headroom: the next file may be a little larger
+    b->heap_ = std::make_unique_for_overwrite<char[]>(b->capacity_);
+  }
   size_t got = 0;
   while (got < want) {
     ssize_t n = ::read(fd, b->heap_.get() + got, want - got);

@@ -177,8 +177,13 @@ static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEve
 DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
   size_t nEvents, nMem;
   countTopLevel(bytes, nEvents, nMem);
-  out.events.reserve(out.events.size() + nEvents);
-  out.memEvents.reserve(out.memEvents.size() + nMem);
+  // With headroom: vectors are reused for the next profile (ProfileReader),
+  // which is often a little larger; growing would allocate fresh pages.
+  auto reserve = [](auto& v, size_t more) {
+    if (v.size() + more > v.capacity()) v.reserve(v.size() + more + more / 8);
+  };
+  reserve(out.events, nEvents);
+  reserve(out.memEvents, nMem);
   const char* base = bytes.data();
   Cursor c(base, base + bytes.size());
   DecodeResult r;

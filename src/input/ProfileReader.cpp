@@ -4,10 +4,14 @@
 
 namespace xstack {
 
-Expected<LoadedProfile> readProfile(const std::string& path) {
-  auto bytes = FileBuffer::open(path);
+Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recycled) {
+  auto bytes = FileBuffer::open(path, std::move(recycled.buffer));
   if (!bytes) return bytes.error();
   LoadedProfile p;
+  p.data.events = std::move(recycled.data.events);
+  p.data.memEvents = std::move(recycled.data.memEvents);
+  p.data.events.clear();
+  p.data.memEvents.clear();
   p.buffer = std::move(*bytes);
   p.fileBytes = p.buffer->size();
   if (p.buffer->size() == 0) return Error{path + ": empty file"};

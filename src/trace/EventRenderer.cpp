@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "xstack/model/MemoryTrack.h"
+#include "xstack/trace/EscapedNameTable.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
 
-EventRenderer::EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes)
-    : origin_(origin), sink_(std::move(sink)), pieceBytes_(pieceBytes) {
+EventRenderer::EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes, std::string buffer)
+    : origin_(origin), sink_(std::move(sink)), pieceBytes_(pieceBytes), buf_(std::move(buffer)) {
+  buf_.clear();
   buf_.reserve(pieceBytes_ + 4096);
 }
 
@@ -29,6 +32,7 @@ void EventRenderer::flush() {
   if (buf_.empty()) return;
   sink_(buf_);
   buf_.clear();
+  if (buf_.capacity() < pieceBytes_) buf_.reserve(pieceBytes_ + 4096);
 }
 
 Warnings EventRenderer::takeWarnings() {
@@ -93,11 +97,12 @@ void EventRenderer::spans(int64_t rank, const std::vector<Span>& spans) {
   }
 }
 
-void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e) {
+void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e, std::string_view escapedName,
+                            const JsonTextStats& nameStats) {
   buf_ += ",\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":";
-  const size_t nameAt = buf_.size();
-  appendJsonString(buf_, e.name, text_);
-  const size_t nameLen = buf_.size() - nameAt;
+  buf_ += escapedName;
+  text_.invalidUtf8 += nameStats.invalidUtf8;
+  text_.controlChars += nameStats.controlChars;
   buf_ += ",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
@@ -112,10 +117,7 @@ void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e) {
     appendMicros(buf_, e.endNs - e.startNs);
   }
   buf_ += ",\"args\":{\"name\":";
-  // args.name repeats the name: copy the escaped text instead of escaping it
-  // again (reserve first, so the source stays valid while appending).
-  buf_.reserve(buf_.size() + nameLen);
-  buf_.append(buf_.data() + nameAt, nameLen);
+  buf_ += escapedName;  // args.name repeats the name (SPEC section 3)
   if (e.memcopyBytes > 0) {
     buf_ += ",\"mem_bytes\":";
     appendUint(buf_, e.memcopyBytes);
@@ -128,16 +130,64 @@ void EventRenderer::opEvent(int64_t pid, const ProfileEvent& e) {
   endEvent();
 }
 
+namespace {
+
+// Stable: orders `idx` by the events' subDeviceId (tid), keeping the order
+// within a tid. A row has few tids: a counting pass, then one scatter.
+void groupByTid(std::vector<uint32_t>& idx, const std::vector<ProfileEvent>& events) {
+  static thread_local std::vector<std::pair<int64_t, size_t>> tids;  // (tid, count -> start)
+  static thread_local std::vector<uint32_t> out;
+  tids.clear();
+  for (uint32_t i : idx) {
+    const int64_t t = events[i].subDeviceId;
+    auto it = std::find_if(tids.begin(), tids.end(), [&](const auto& p) { return p.first == t; });
+    if (it == tids.end()) {
+      if (tids.size() == 64) {  // many tids: a general sort
+        std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+          return events[a].subDeviceId < events[b].subDeviceId;
+        });
+        return;
+      }
+      tids.emplace_back(t, 0);
+      it = tids.end() - 1;
+    }
+    ++it->second;
+  }
+  if (tids.size() <= 1) return;
+  std::sort(tids.begin(), tids.end());
+  size_t at = 0;
+  for (auto& [tid, n] : tids) at += std::exchange(n, at);
+  out.resize(idx.size());
+  for (uint32_t i : idx) {
+    const int64_t t = events[i].subDeviceId;
+    auto it = std::lower_bound(tids.begin(), tids.end(), std::make_pair(t, size_t{0}),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    out[it->second++] = i;
+  }
+  idx.swap(out);
+}
+
+}  // namespace
+
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                              const ProfileData& data) {
-  // Bucket event indices by row; rows are sorted, so a binary search finds each.
+  // Bucket event indices by row; rows are sorted, so a binary search finds
+  // each. Names are interned in the same pass, in file order.
+  // Reused between calls on this thread: fresh pages are costly (PERFORMANCE.md).
+  static thread_local EscapedNameTable names;
+  static thread_local std::vector<uint32_t> nameIds;
+  names.clear();
+  nameIds.assign(data.events.size(), 0);
   std::vector<std::vector<uint32_t>> byRow(rows.size());
   Warnings scratch;  // row warnings were counted when `rows` was computed
   RowKey key;
   for (uint32_t i = 0; i < data.events.size(); ++i) {
     if (!rowOfEvent(data.events[i], key, scratch)) continue;
     auto it = std::lower_bound(rows.begin(), rows.end(), key);
-    if (it != rows.end() && *it == key) byRow[static_cast<size_t>(it - rows.begin())].push_back(i);
+    if (it != rows.end() && *it == key) {
+      byRow[static_cast<size_t>(it - rows.begin())].push_back(i);
+      nameIds[i] = names.intern(data.events[i].name);
+    }
   }
   std::vector<MemoryTrack> tracks;
   bool tracksBuilt = false;
@@ -146,24 +196,25 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
     const RowKey& row = rows[r];
     processMeta(pid, rowProcessName(pid, rank, row));
     if (row.kind <= RowKind::Gpu) {
-      // (tid, ts, input order): keys computed once; the index makes them unique.
-      struct Key {
-        int64_t tid;
-        uint64_t ts;
-        uint32_t index;
-        bool operator<(const Key& o) const {
-          if (tid != o.tid) return tid < o.tid;
-          if (ts != o.ts) return ts < o.ts;
-          return index < o.index;
-        }
-      };
-      std::vector<Key> keys;
-      keys.reserve(byRow[r].size());
-      for (uint32_t i : byRow[r])
-        keys.push_back({data.events[i].subDeviceId, origin_.since(data.events[i].startNs), i});
-      std::vector<uint32_t>().swap(byRow[r]);
-      if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
-      for (const Key& k : keys) opEvent(pid, data.events[k.index]);
+      // Order (tid, ts since origin, input order). Events mostly come in ts
+      // order per tid already: split by tid (few per row), sort only a tid
+      // whose events are out of order.
+      std::vector<uint32_t>& idx = byRow[r];
+      groupByTid(idx, data.events);
+      auto tsOf = [&](uint32_t i) { return origin_.since(data.events[i].startNs); };
+      for (size_t lo = 0; lo < idx.size();) {
+        size_t hi = lo + 1;
+        const int64_t tid = data.events[idx[lo]].subDeviceId;
+        while (hi < idx.size() && data.events[idx[hi]].subDeviceId == tid) ++hi;
+        auto first = idx.begin() + static_cast<ptrdiff_t>(lo),
+             last = idx.begin() + static_cast<ptrdiff_t>(hi);
+        if (!std::is_sorted(first, last, [&](uint32_t a, uint32_t b) { return tsOf(a) < tsOf(b); }))
+          std::stable_sort(first, last, [&](uint32_t a, uint32_t b) { return tsOf(a) < tsOf(b); });
+        lo = hi;
+      }
+      for (uint32_t i : idx)
+        opEvent(pid, data.events[i], names.escaped(nameIds[i]), names.stats(nameIds[i]));
+      std::vector<uint32_t>().swap(idx);
       continue;
     }
     if (!tracksBuilt) {

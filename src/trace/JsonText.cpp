@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace xstack {
 namespace {
@@ -57,6 +58,15 @@ struct PlainTable {
 };
 constexpr PlainTable kPlain;
 
+// True when one of the 8 bytes in x is not plain: below 0x20, 0x80 or above,
+// '"' or '\\' (SWAR: a byte b has (b - k) & ~b & 0x80 set when b < k).
+inline bool needsAttention(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  uint64_t below20 = (x - kOnes * 0x20) & ~x & kHigh;
+  return ((x & kHigh) | below20 | hasZero(x ^ (kOnes * '"')) | hasZero(x ^ (kOnes * '\\'))) != 0;
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats) {
@@ -65,6 +75,13 @@ void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats
   const auto* end = p + s.size();
   while (p < end) {
     const auto* run = p;
+    // 8 bytes at a time while none needs attention, then byte by byte.
+    while (end - p >= 8) {
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      if (needsAttention(x)) break;
+      p += 8;
+    }
     while (p < end && kPlain.plain[*p]) ++p;
     out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
     if (p >= end) break;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
 #include "xstack/dist/Comm.h"
 #include "xstack/input/InputListing.h"
@@ -26,13 +27,15 @@ struct ReportOptions {
   bool compress = false;  // traceFile_<k>_<g>.json.gz (zlib, streamed)
   bool fsync = false;     // sync each trace before it is renamed into place
   bool progress = true;
+  bool timings = false;  // per-rank stage times on stderr (--timings)
   uint64_t cacheBytes = 0;
   uint64_t pieceBytes = uint64_t{4} << 20;
   uint64_t mpiChunkBytes = uint64_t{1} << 30;
 };
 
 // collective: every rank calls it with the same options; returns the exit
-// code (the same on every rank).
-int runReport(Comm& comm, const ReportOptions& options);
+// code (the same on every rank). `clock`, when given, has the stages before
+// runReport (launch, MPI start) and receives the pipeline's stages.
+int runReport(Comm& comm, const ReportOptions& options, StageClock* clock = nullptr);
 
 }  // namespace xstack

@@ -1,9 +1,12 @@
-// Stages 5-6 (render, gather + write). Every chunk is rendered by the rank
-// that read its input; rank 0 receives the chunks of one trace file after
+// Stages 5-6 (render, gather + write). Every chunk is rendered by its owner
+// (RenderAssignment: the reader, or for a displayed rank's rows any rank
+// that sees the profile file, which reads it again); rank 0 receives the chunks of one trace file after
 // another, in order, and appends them to that file, so it holds at most one
 // piece (pieceBytes) of rendered text at a time, whatever the job's size.
-// Senders use synchronous sends: a rank renders its next piece while rank 0
-// writes the previous one, and never runs further ahead.
+// Senders post their pieces (Comm::post) and keep rendering while rank 0 is
+// busy elsewhere (writing, rendering its own chunks, receiving from another
+// rank), with at most piecesAhead pieces in flight: a sender holds at most
+// (piecesAhead + 1) x pieceBytes of rendered text.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +25,14 @@ struct WriteContext {
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
   std::vector<LocalInput>* local = nullptr;        // this rank's inputs
   size_t firstLocal = 0;                           // global index of local[0]
+  std::vector<std::string> hosts;                  // host of each rank (messages)
   TimeOrigin origin;
   bool originFromOption = false;
   Topology topology;
   JobShape shape;
   size_t pieceBytes = 4 << 20;
+  size_t piecesAhead = 4;  // pieces a sender may have in flight to rank 0
+  class BufferPool* pool = nullptr;  // piece buffers (set by writeOutputs)
   std::string outDir;
   bool compress = false;
   bool fsync = false;

@@ -50,6 +50,20 @@ class Comm {
   virtual void send(int dest, int tag, uint64_t kind, std::string_view data) = 0;
   virtual Message recv(int source, int tag) = 0;
 
+  // Starts sending `data` (taken over, freed once the receiver has it) and
+  // returns without waiting for the receiver: the sender goes on working
+  // while the message is in flight. Order with send() and other posts to
+  // the same (dest, tag) is kept. Memory stays bounded only if the caller
+  // calls waitPosted(n) regularly. The default is a synchronous send().
+  virtual void post(int dest, int tag, uint64_t kind, std::string data) {
+    send(dest, tag, kind, data);
+  }
+  // Waits until at most `atMost` posted messages are still in flight. The
+  // buffers of the messages that completed go to `done` when given (reuse).
+  virtual void waitPosted(size_t /*atMost*/, std::vector<std::string>* /*done*/ = nullptr) {}
+  // recv() into `m`, reusing m.data's memory.
+  virtual void recvInto(int source, int tag, Message& m) { m = recv(source, tag); }
+
   // Ends the whole job at once (all ranks), with `code`.
   [[noreturn]] virtual void abort(int code) = 0;
 

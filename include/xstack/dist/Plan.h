@@ -26,6 +26,7 @@ struct PlannedFile {
   InputFile file;
   int reader = 0;
   std::string readerHost;
+  std::vector<int> seers;  // every rank that sees this file (ascending), reader included
 };
 
 struct Plan {
@@ -33,6 +34,7 @@ struct Plan {
   std::vector<std::string> conflicts;  // "two files claim profile rank 3: A (on h1), B (on h2)"
   std::vector<std::string> skipped;    // names without ids, from every host, deduplicated
   bool anyProfileDir = false;
+  std::vector<std::string> hosts;  // host of each rank
 };
 
 // Pure: the plan from all ranks' listings (indexed by rank).

@@ -27,12 +27,16 @@ class FileBuffer {
   size_t size() const { return size_; }
   std::string_view view() const { return {data_, size_}; }
 
-  static Expected<std::unique_ptr<FileBuffer>> open(const std::string& path);
+  // `reuse`: a buffer no longer needed; its memory is reused when large
+  // enough (fresh pages are costly, docs/PERFORMANCE.md).
+  static Expected<std::unique_ptr<FileBuffer>> open(const std::string& path,
+                                                    std::unique_ptr<FileBuffer> reuse = nullptr);
 
  private:
   FileBuffer() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
+  size_t capacity_ = 0;
   std::unique_ptr<char[]> heap_;
 };
 

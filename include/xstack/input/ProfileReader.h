@@ -24,6 +24,8 @@ struct LoadedProfile {
 // Fails (an Error naming the path) when nothing usable could be read: the
 // file cannot be opened, is not a regular file, is empty, or is not a
 // profile at all. A file cut short after some events is *partial*, not failed.
-Expected<LoadedProfile> readProfile(const std::string& path);
+// `recycled`: a profile no longer needed; its memory (file buffer, event
+// vectors) is reused.
+Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recycled = {});
 
 }  // namespace xstack

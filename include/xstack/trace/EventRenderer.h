@@ -25,8 +25,14 @@ namespace xstack {
 
 class EventRenderer {
  public:
-  using Sink = std::function<void(std::string_view)>;
-  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20);
+  // Receives each piece of text. It may take the string's contents (swap in
+  // another buffer, ideally a recycled one with capacity); the renderer
+  // clears the string afterwards and goes on with it. A callable taking a
+  // std::string_view works too.
+  using Sink = std::function<void(std::string&)>;
+  // `buffer`: memory to render into (a recycled piece buffer), optional.
+  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20,
+                std::string buffer = {});
 
   void processMeta(int64_t pid, std::string_view name);
   void threadMeta(int64_t pid, int64_t tid, std::string_view name);
@@ -46,11 +52,16 @@ class EventRenderer {
   void flush();
   // Warnings found while rendering (clamped timestamps, text fixes).
   Warnings takeWarnings();
+  // The render buffer, for reuse (after flush()).
+  std::string takeBuffer() { return std::move(buf_); }
 
  private:
   void appendTs(uint64_t ns);
   void endEvent();
-  void opEvent(int64_t pid, const ProfileEvent& e);
+  // `escapedName`: e.name as appendJsonString writes it; `nameStats`: what
+  // escaping it fixed (counted per event).
+  void opEvent(int64_t pid, const ProfileEvent& e, std::string_view escapedName,
+               const JsonTextStats& nameStats);
 
   TimeOrigin origin_;
   Sink sink_;
