@@ -5,8 +5,8 @@
 // that file can render them: they are spread over those ranks, in output
 // order, to the least-loaded one. Rank 0 also writes every byte of every
 // trace, so its load grows by kRank0WriteWeight x each chunk's cost as the
-// output goes by: with 2 ranks on one node it renders about a third of the
-// rows, with many ranks its share shrinks towards 0, and its share is spread
+// output goes by: with 2 ranks on one node it renders about a quarter of the
+// rows, with 3 or more none (at the default weight), and its share is spread
 // evenly over the run, so the other ranks render ahead while it writes.
 // Pure and deterministic: every rank computes the same assignment.
 #pragma once

@@ -2,6 +2,7 @@
 // always, never a negative ts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -172,6 +173,43 @@ TEST(EventRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
   for (size_t i = 2; i < ev.size(); ++i) names.push_back(ev[i]["name"]);
   EXPECT_EQ(names,
             (std::vector<std::string>{"t-neg", "t1-a", "t1-b", "t1-c", "t2-early", "t2-late"}));
+}
+
+// Many tids in one row (past the counting pass's limit of 64) and many
+// events out of order: the same order as a plain stable sort by (tid, ts).
+TEST(EventRenderer, ManyTidsAndShuffledEventsKeepTheOrder) {
+  for (int tids : {3, 64, 65, 200}) {
+    ProfileData d;
+    std::vector<std::string> names;
+    for (int i = 0; i < 3000; ++i) names.push_back("e" + std::to_string(i));
+    uint64_t x = 12345;
+    for (int i = 0; i < 3000; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      int64_t tid = static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(tids)) - 5;
+      uint64_t ts = 1000 + (x >> 45) % 500;  // many equal timestamps
+      d.events.push_back(op(names[static_cast<size_t>(i)], ts, ts + 1, 0, tid));
+    }
+    std::vector<size_t> want(d.events.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = i;
+    std::stable_sort(want.begin(), want.end(), [&](size_t a, size_t b) {
+      const auto &p = d.events[a], &q = d.events[b];
+      return p.subDeviceId != q.subDeviceId ? p.subDeviceId < q.subDeviceId : p.startNs < q.startNs;
+    });
+    auto ev = render([&](EventRenderer& r) { r.rankRows(1, 8, rowsOf(d), d); }).events();
+    ASSERT_EQ(ev.size(), d.events.size() + 2) << tids;
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(ev[i + 2]["name"], std::string(d.events[want[i]].name)) << tids << " at " << i;
+  }
+}
+
+// A name used by several events is escaped once, but its fixes count per event.
+TEST(EventRenderer, RepeatedOddNameIsCountedForEveryEvent) {
+  ProfileData d;
+  std::string a = "bad\xff", b = "bad\xff";  // two buffers, same text
+  d.events = {op(a, 1, 2, 0, 1), op(b, 3, 4, 0, 1), op(a, 5, 6, 0, 2)};
+  auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
+  EXPECT_EQ(r.events().size(), 5u);
+  EXPECT_EQ(r.warnings.count("string_invalid_utf8"), 3u);
 }
 
 TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {

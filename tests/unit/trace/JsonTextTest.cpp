@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -263,4 +264,31 @@ TEST(JsonText, NonFiniteDoublesAreZero) {
 }
 
 }  // namespace
+
+// The 8-bytes-at-a-time scan must stop for every byte that needs attention,
+// wherever it sits in a long plain run (each of the 8 lanes, and the tail).
+TEST(JsonText, SpecialByteAtEveryOffsetOfALongPlainRun) {
+  const std::string specials[] = {"\"", "\\", std::string(1, '\0'), "\x1f", "\x7f",
+                                  "\xc3\xa9", "\xff"};
+  for (const std::string& sp : specials)
+    for (size_t at = 0; at < 40; ++at) {
+      std::string in = std::string(at, 'a') + sp + std::string(40 - at, 'b');
+      std::string out;
+      appendJsonString(out, in);
+      std::string want = "\"" + std::string(at, 'a');
+      if (sp == "\"" || sp == "\\")
+        want += "\\" + sp;
+      else if (sp.size() == 1 && static_cast<unsigned char>(sp[0]) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(sp[0]));
+        want += buf;
+      } else if (sp == "\xff")
+        want += "\xEF\xBF\xBD";
+      else
+        want += sp;
+      want += std::string(40 - at, 'b') + "\"";
+      EXPECT_EQ(out, want) << "special " << testing::PrintToString(sp) << " at " << at;
+    }
+}
+
 }  // namespace xstack

@@ -1,0 +1,117 @@
+// Who renders a displayed rank's rows (RenderAssignment): only a rank that
+// sees the file, rank 0 less (it writes everything), spread over the run.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "xstack/dist/RenderAssignment.h"
+
+namespace xstack {
+namespace {
+
+struct Job {
+  std::vector<InputSummary> all;
+  std::vector<std::vector<int>> seers;
+  std::vector<OutputFile> outputs;
+};
+
+// `files` trace files, each with two displayed ranks' rows of `events`
+// events, read by ranks alternately, seen by `seers`.
+Job job(int files, int readers, const std::vector<int>& seers, uint64_t events = 1000) {
+  Job j;
+  for (int f = 0; f < files; ++f) {
+    OutputFile o;
+    o.chunks.push_back({ChunkKind::ProcessMeta, 0, 0, 0, 0, 0});
+    for (int k = 0; k < 2; ++k) {
+      InputSummary s;
+      s.file.kind = InputKind::Profile;
+      s.file.id = f + k * files;
+      s.reader = static_cast<int>(j.all.size()) % readers;
+      s.events = events;
+      s.spanCount = 4;
+      j.all.push_back(s);
+      j.seers.push_back(seers);
+      size_t idx = j.all.size() - 1;
+      o.chunks.insert(o.chunks.begin() + 1, {ChunkKind::Spans, s.reader, 0, s.file.id, 0, idx});
+      o.chunks.push_back({ChunkKind::RankRows, s.reader, 8, s.file.id, 0, idx});
+    }
+    j.outputs.push_back(o);
+  }
+  return j;
+}
+
+std::vector<int> rowOwners(const Job& j) {
+  std::vector<int> owners;
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::RankRows) owners.push_back(c.owner);
+  return owners;
+}
+
+TEST(RenderAssignment, OneRankChangesNothing) {
+  Job j = job(4, 1, {0});
+  assignRenderers(j.outputs, j.all, j.seers, 1);
+  for (int o : rowOwners(j)) EXPECT_EQ(o, 0);
+}
+
+TEST(RenderAssignment, TwoRanksOnANodeRankZeroRendersAboutAQuarterSpreadOverTheRun) {
+  Job j = job(8, 2, {0, 1});
+  assignRenderers(j.outputs, j.all, j.seers, 2);
+  auto owners = rowOwners(j);
+  ASSERT_EQ(owners.size(), 16u);
+  int zero = 0, zeroFirstHalf = 0;
+  for (size_t i = 0; i < owners.size(); ++i) {
+    zero += owners[i] == 0;
+    zeroFirstHalf += owners[i] == 0 && i < owners.size() / 2;
+  }
+  EXPECT_GE(zero, 3);  // 25% of 16 = 4, give or take the spans' cost
+  EXPECT_LE(zero, 5);
+  EXPECT_GE(zeroFirstHalf, 1);
+  EXPECT_LT(zeroFirstHalf, zero);
+  // Spans stay with their readers.
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::Spans) {
+        EXPECT_EQ(c.owner, j.all[c.input].reader);
+      }
+}
+
+TEST(RenderAssignment, ManyRanksRankZeroOnlyWritesTheOthersShareEvenly) {
+  Job j = job(12, 4, {0, 1, 2, 3});
+  assignRenderers(j.outputs, j.all, j.seers, 4);
+  std::vector<int> count(4, 0);
+  for (int o : rowOwners(j)) ++count[static_cast<size_t>(o)];
+  EXPECT_EQ(count[0], 0);
+  for (int r = 1; r < 4; ++r) EXPECT_EQ(count[static_cast<size_t>(r)], 8) << r;
+}
+
+TEST(RenderAssignment, OnlyRanksThatSeeTheFile) {
+  Job j = job(6, 2, {0, 1});
+  for (size_t i = 0; i < j.all.size(); ++i) {
+    j.seers[i] = {static_cast<int>(i % 2) == 0 ? 1 : 0};  // node-local: one seer each
+    j.all[i].reader = j.seers[i][0];
+    for (auto& o : j.outputs)
+      for (auto& c : o.chunks)
+        if (c.input == i && c.kind != ChunkKind::ProcessMeta) c.owner = j.all[i].reader;
+  }
+  assignRenderers(j.outputs, j.all, j.seers, 2);
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::RankRows) {
+        EXPECT_EQ(c.owner, j.seers[c.input][0]);
+      }
+}
+
+TEST(RenderAssignment, SeersOutsideTheJobAndNoSeersKeepTheReader) {
+  Job j = job(2, 2, {5, 7});
+  j.seers[0].clear();
+  assignRenderers(j.outputs, j.all, j.seers, 2);
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::RankRows) {
+        EXPECT_EQ(c.owner, j.all[c.input].reader);
+      }
+}
+
+}  // namespace
+}  // namespace xstack
