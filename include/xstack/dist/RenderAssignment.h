@@ -2,12 +2,14 @@
 // and spans stay with the rank that read them (they live in its memory).
 // A displayed rank's rows (RankRows, nearly all of the output) are rendered
 // from the profile file, read again at render time, so any rank that sees
-// that file can render them: they are spread over those ranks, in output
-// order, to the least-loaded one. Rank 0 also writes every byte of every
-// trace, so its load grows by kRank0WriteWeight x each chunk's cost as the
-// output goes by: with 2 ranks on one node it renders about a quarter of the
-// rows, with 3 or more none (at the default weight), and its share is spread
-// evenly over the run, so the other ranks render ahead while it writes.
+// that file can render them: they go, in output order, to the least-loaded
+// rank that sees the file. Rank 0 writes every byte of every trace, so its
+// load grows by kRank0WriteWeight x each chunk's cost as the output goes by.
+// At the default weight (1) rank 0 renders only rows no other rank can see
+// (node-local files on rank 0's node with no other rank there): measured on
+// 2 ranks bound to 2 cores, every share given to rank 0 made the run slower
+// (its rendering competes with its writing on one core, and rank 0 writes in
+// output order, so the others stall while it renders; docs/PERFORMANCE.md).
 // Pure and deterministic: every rank computes the same assignment.
 #pragma once
 
@@ -18,9 +20,8 @@
 
 namespace xstack {
 
-// Writing a byte on rank 0 (receive + write) against rendering it
-// (decode + render), measured on the standard set (docs/PERFORMANCE.md).
-inline constexpr double kRank0WriteWeight = 0.5;
+// Rank 0's load for writing a chunk, against rendering it.
+inline constexpr double kRank0WriteWeight = 1.0;
 
 // `seers[i]`: the ranks that can read summary i's file (ascending).
 // Sets the owner of every RankRows chunk in `outputs`.

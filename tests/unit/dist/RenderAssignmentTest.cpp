@@ -54,9 +54,22 @@ TEST(RenderAssignment, OneRankChangesNothing) {
   for (int o : rowOwners(j)) EXPECT_EQ(o, 0);
 }
 
-TEST(RenderAssignment, TwoRanksOnANodeRankZeroRendersAboutAQuarterSpreadOverTheRun) {
+TEST(RenderAssignment, TwoRanksOnANodeRankZeroOnlyWrites) {
   Job j = job(8, 2, {0, 1});
   assignRenderers(j.outputs, j.all, j.seers, 2);
+  for (int o : rowOwners(j)) EXPECT_EQ(o, 1);
+  // Spans stay with their readers.
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::Spans) {
+        EXPECT_EQ(c.owner, j.all[c.input].reader);
+      }
+}
+
+// A lower weight gives rank 0 a share, spread over the run, not bunched.
+TEST(RenderAssignment, LowerWeightGivesRankZeroAShareSpreadOverTheRun) {
+  Job j = job(8, 2, {0, 1});
+  assignRenderers(j.outputs, j.all, j.seers, 2, 0.5);
   auto owners = rowOwners(j);
   ASSERT_EQ(owners.size(), 16u);
   int zero = 0, zeroFirstHalf = 0;
@@ -64,16 +77,10 @@ TEST(RenderAssignment, TwoRanksOnANodeRankZeroRendersAboutAQuarterSpreadOverTheR
     zero += owners[i] == 0;
     zeroFirstHalf += owners[i] == 0 && i < owners.size() / 2;
   }
-  EXPECT_GE(zero, 3);  // 25% of 16 = 4, give or take the spans' cost
+  EXPECT_GE(zero, 3);  // (1 - 0.5) / 2 = 25% of 16 = 4, give or take the spans' cost
   EXPECT_LE(zero, 5);
   EXPECT_GE(zeroFirstHalf, 1);
   EXPECT_LT(zeroFirstHalf, zero);
-  // Spans stay with their readers.
-  for (const auto& o : j.outputs)
-    for (const auto& c : o.chunks)
-      if (c.kind == ChunkKind::Spans) {
-        EXPECT_EQ(c.owner, j.all[c.input].reader);
-      }
 }
 
 TEST(RenderAssignment, ManyRanksRankZeroOnlyWritesTheOthersShareEvenly) {
