@@ -135,16 +135,41 @@ void appendJsonString(std::string& out, std::string_view s) {
   appendJsonString(out, s, ignored);
 }
 
+char* writeUint(char* p, uint64_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char tmp[20];
+  char* end = tmp + sizeof tmp;
+  char* q = end;
+  while (v >= 100) {
+    const unsigned two = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = kPairs[two];
+    q[1] = kPairs[two + 1];
+  }
+  if (v >= 10) {
+    q -= 2;
+    q[0] = kPairs[v * 2];
+    q[1] = kPairs[v * 2 + 1];
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  const size_t n = static_cast<size_t>(end - q);
+  std::memcpy(p, q, n);
+  return p + n;
+}
+
 void appendInt(std::string& out, int64_t v) {
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
+  out.append(buf, writeInt(buf, v));
 }
 
 void appendUint(std::string& out, uint64_t v) {
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
+  out.append(buf, writeUint(buf, v));
 }
 
 void appendDouble(std::string& out, double v) {

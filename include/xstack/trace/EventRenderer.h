@@ -23,6 +23,16 @@
 
 namespace xstack {
 
+// What rendering one X event of a row needs, gathered in file order.
+struct OpRecord {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  int64_t tid = 0;       // subDeviceId
+  uint32_t nameId = 0;   // EscapedNameTable id
+  uint32_t index = 0;    // into ProfileData::events
+  bool extra = false;    // has mem_bytes or detail_info
+};
+
 class EventRenderer {
  public:
   // Receives each piece of text. It may take the string's contents (swap in
@@ -58,10 +68,11 @@ class EventRenderer {
  private:
   void appendTs(uint64_t ns);
   void endEvent();
-  // `escapedName`: e.name as appendJsonString writes it; `nameStats`: what
-  // escaping it fixed (counted per event).
-  void opEvent(int64_t pid, const ProfileEvent& e, std::string_view escapedName,
-               const JsonTextStats& nameStats);
+  // `escapedName`: the name as appendJsonString writes it; `nameStats`: what
+  // escaping it fixed (counted per event); `extra`: the event, when it has
+  // mem_bytes or detail_info.
+  void opEvent(int64_t pid, const OpRecord& op, std::string_view escapedName,
+               const JsonTextStats& nameStats, const ProfileEvent* extra);
 
   TimeOrigin origin_;
   Sink sink_;

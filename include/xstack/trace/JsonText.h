@@ -23,6 +23,31 @@ void appendJsonString(std::string& out, std::string_view s);
 
 void appendInt(std::string& out, int64_t v);
 void appendUint(std::string& out, uint64_t v);
+// Pointer-based writers for hot loops: each writes at p and returns the end.
+// The caller guarantees room: 20 bytes for writeUint, 21 for writeInt, 24 for
+// writeMicros. Same text as appendUint / appendInt / appendMicros.
+char* writeUint(char* p, uint64_t v);
+inline char* writeInt(char* p, int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return writeUint(p, ~static_cast<uint64_t>(v) + 1);
+  }
+  return writeUint(p, static_cast<uint64_t>(v));
+}
+// Nanoseconds as exact microseconds: "12", "12.5", "12.345".
+inline char* writeMicros(char* p, uint64_t ns) {
+  p = writeUint(p, ns / 1000);
+  unsigned frac = static_cast<unsigned>(ns % 1000);
+  if (frac == 0) return p;
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + frac / 100);
+  p[2] = static_cast<char>('0' + frac / 10 % 10);
+  p[3] = static_cast<char>('0' + frac % 10);
+  size_t len = 4;
+  while (p[len - 1] == '0') --len;
+  return p + len;
+}
+
 // Shortest text that reads back as the same double ("0.57", "1e-05"); a
 // non-finite value is written as 0 (JSON has no NaN).
 void appendDouble(std::string& out, double v);
