@@ -24,7 +24,9 @@ void assignRenderers(std::vector<OutputFile>& outputs, const std::vector<InputSu
         for (int r : seers[c.input]) {
           if (r < 0 || r >= ranks) continue;
           const auto lr = static_cast<size_t>(r), lb = static_cast<size_t>(best);
-          if (load[lr] < load[lb] || (load[lr] == load[lb] && r < best)) best = r;
+          // Ties go to the lower rank, but never to rank 0 (it also writes).
+          if (load[lr] < load[lb] || (load[lr] == load[lb] && (best == 0 || (r != 0 && r < best))))
+            best = r;
         }
         c.owner = best;
       }
