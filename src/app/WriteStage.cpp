@@ -158,7 +158,7 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
                          std::vector<TraceFileWriter>& writers) {
   WriteResult res;
   const int me = comm.rank();
-  BufferPool pool(ctx.piecesAhead + 4);
+  BufferPool pool(ctx.piecesAhead + 2);
   ctx.pool = &pool;
   struct ForgetPool {  // destroyed after the render thread is joined
     WriteContext& ctx;
