@@ -19,36 +19,68 @@ std::string withoutPath(const std::string& message, const std::string& path) {
   return message;
 }
 
+namespace {
+
+// The read stage's pass over one profile, as it is decoded: nothing per
+// event is kept but the markers.
+class ProfileSummarizer final : public ProfileSink {
+ public:
+  ProfileSummarizer(bool displayed, InputSummary& s) : displayed_(displayed), s_(s) {}
+  void onEvent(const ProfileEvent& e) override {
+    ++s_.events;
+    minTs_.add(e.startNs);
+    minTs_.add(e.endNs);
+    if (markerOf(e.name, e.detail, e.startNs, marker_)) pairer_.add(marker_);
+    if (displayed_) rows_.add(e, s_.warnings);
+  }
+  void onMemEvent(const ProfileMemEvent& m) override {
+    ++s_.memEvents;
+    minTs_.add(m.startNs);
+    minTs_.add(m.endNs);
+    if (displayed_) {
+      rows_.add(m);
+      memWarnings_.add(m);
+    }
+  }
+  void onStartNs(uint64_t ns) override { minTs_.add(ns); }
+  void onEndNs(uint64_t ns) override { minTs_.add(ns); }
+
+  // After the last field: fills the rest of the summary.
+  void finish(const std::string& partial, std::vector<Span>& spans) {
+    s_.minTs = minTs_.value;
+    spans = pairer_.pair(s_.warnings);
+    s_.spanCount = spans.size();
+    if (displayed_) {
+      s_.rows = rows_.rows();
+      memWarnings_.addTo(s_.warnings);
+    }
+    if (!partial.empty()) {
+      s_.status = InputStatus::Partial;
+      s_.problem = partial;
+    }
+  }
+
+ private:
+  const bool displayed_;
+  InputSummary& s_;
+  MinTimestamp minTs_;
+  MarkerPairer pairer_;
+  Marker marker_;
+  RowCollector rows_;
+  MemoryWarningCounter memWarnings_;
+};
+
+}  // namespace
+
 void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
                       std::vector<Span>& spans) {
+  ProfileSummarizer sum(displayed, s);
   const ProfileData& d = p.data;
-  s.events = d.events.size();
-  s.memEvents = d.memEvents.size();
-  MinTimestamp minTs;
-  minTs.add(d.startNs);
-  minTs.add(d.endNs);
-  MarkerPairer pairer;
-  Marker m;
-  for (const ProfileEvent& e : d.events) {
-    minTs.add(e.startNs);
-    minTs.add(e.endNs);
-    if (markerOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
-  }
-  for (const ProfileMemEvent& e : d.memEvents) {
-    minTs.add(e.startNs);
-    minTs.add(e.endNs);
-  }
-  s.minTs = minTs.value;
-  spans = pairer.pair(s.warnings);
-  s.spanCount = spans.size();
-  if (displayed) {
-    s.rows = rankRows(d, s.warnings);
-    countMemoryWarnings(d.memEvents, s.warnings);
-  }
-  if (!p.partial.empty()) {
-    s.status = InputStatus::Partial;
-    s.problem = p.partial;
-  }
+  if (d.hasStartNs) sum.onStartNs(d.startNs);
+  for (const ProfileEvent& e : d.events) sum.onEvent(e);
+  for (const ProfileMemEvent& m : d.memEvents) sum.onMemEvent(m);
+  if (d.hasEndNs) sum.onEndNs(d.endNs);
+  sum.finish(p.partial, spans);
 }
 
 Expected<LoadedProfile> reloadProfile(const InputSummary& s, LoadedProfile recycled) {
@@ -69,9 +101,9 @@ void fail(InputSummary& s, const Error& e) {
   s.problem = withoutPath(e.message, s.file.path);
 }
 
-// `spare`: memory of the last profile read and dropped, reused for the next.
+// `spare`: the file buffer of the last profile read, reused for the next.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, LocalInput& in,
-             LoadedProfile& spare) {
+             std::unique_ptr<FileBuffer>& spare) {
   InputSummary& s = in.summary;
   s.file = pf.file;
   s.reader = pf.reader;
@@ -79,17 +111,21 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, Lo
   const std::string& path = pf.file.path;
   switch (pf.file.kind) {
     case InputKind::Profile: {
-      auto p = readProfile(path, std::move(spare));
-      spare = LoadedProfile{};
-      if (!p) return fail(s, p.error());
-      bool displayed = opt.topology.rankDisplayed(pf.file.id);
-      summarizeProfile(*p, displayed, s, in.spans);
-      if (displayed && cached + p->fileBytes <= opt.cacheBytes) {
+      const bool displayed = opt.topology.rankDisplayed(pf.file.id);
+      if (displayed && cached + pf.file.bytes <= opt.cacheBytes) {  // kept for rendering
+        auto p = readProfile(path);
+        if (!p) return fail(s, p.error());
+        summarizeProfile(*p, displayed, s, in.spans);
         cached += p->fileBytes;
         in.profile = std::move(*p);
-      } else {
-        spare = std::move(*p);
+        return;
       }
+      // Streaming: the summary is computed as the file is decoded; only the
+      // file's bytes are held, in memory reused from one profile to the next.
+      ProfileSummarizer sum(displayed, s);
+      auto info = readProfileInto(path, spare, sum);
+      if (!info) return fail(s, info.error());
+      sum.finish(info->partial, in.spans);
       return;
     }
     case InputKind::Dcgm: {
@@ -140,7 +176,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
                                      const std::function<void(const LocalInput&)>& onFile) {
   std::vector<LocalInput> out;
   uint64_t cached = 0;
-  LoadedProfile spare;
+  std::unique_ptr<FileBuffer> spare;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;

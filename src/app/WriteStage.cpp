@@ -40,23 +40,22 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
       LocalInput* in = c.input >= ctx.firstLocal && c.input - ctx.firstLocal < ctx.local->size()
                            ? &(*ctx.local)[c.input - ctx.firstLocal]
                            : nullptr;
-      // One profile at a time per rendering thread, in reused memory.
-      static thread_local LoadedProfile spare;
-      std::optional<LoadedProfile> reloaded;
-      const LoadedProfile* p = in && in->profile ? &*in->profile : nullptr;
-      if (!p) {
-        auto again = reloadProfile(s, std::move(spare));
-        spare = LoadedProfile{};
-        if (!again) {
-          problem = "read again for rendering: " + withoutPath(again.error().message, s.file.path);
-          break;
-        }
-        reloaded = std::move(*again);
-        p = &*reloaded;
+      if (in && in->profile) {
+        r.rankRows(c.subject, c.pid, s.rows, in->profile->data);
+        in->profile.reset();  // rendered once: free it
+        break;
       }
-      r.rankRows(c.subject, c.pid, s.rows, p->data);
-      if (in) in->profile.reset();  // rendered once: free it
-      if (reloaded) spare = std::move(*reloaded);
+      // Streaming: the file is decoded straight into the row buckets; one
+      // profile at a time per rendering thread, in reused memory.
+      static thread_local std::unique_ptr<FileBuffer> bytes;
+      static thread_local RowBuckets buckets;
+      buckets.reset(s.rows);
+      auto info = readProfileInto(s.file.path, bytes, buckets);
+      if (!info) {
+        problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
+        break;
+      }
+      r.rankRows(c.subject, c.pid, s.rows, buckets);
       break;
     }
     default: {

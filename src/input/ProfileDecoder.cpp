@@ -174,16 +174,7 @@ static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEve
   }
 }
 
-DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
-  size_t nEvents, nMem;
-  countTopLevel(bytes, nEvents, nMem);
-  // With headroom: vectors are reused for the next profile (ProfileReader),
-  // which is often a little larger; growing would allocate fresh pages.
-  auto reserve = [](auto& v, size_t more) {
-    if (v.size() + more > v.capacity()) v.reserve(v.size() + more + more / 8);
-  };
-  reserve(out.events, nEvents);
-  reserve(out.memEvents, nMem);
+DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink) {
   const char* base = bytes.data();
   Cursor c(base, base + bytes.size());
   DecodeResult r;
@@ -207,27 +198,51 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
       if (field == 1) {
         ProfileEvent e;
         if (!decodeEvent(sub, e)) return fail(fieldStart, "malformed event");
-        out.events.push_back(e);
+        sink.onEvent(e);
       } else {
         ProfileMemEvent m;
         if (!decodeMemEvent(sub, m)) return fail(fieldStart, "malformed memory event");
-        out.memEvents.push_back(m);
+        sink.onMemEvent(m);
       }
     } else if ((field == 2 || field == 3) && wt == kVarint) {
       if (!c.varint(v)) return fail(fieldStart, "bad varint");
-      if (field == 2) {
-        out.startNs = v;
-        out.hasStartNs = true;
-      } else {
-        out.endNs = v;
-        out.hasEndNs = true;
-      }
+      if (field == 2)
+        sink.onStartNs(v);
+      else
+        sink.onEndNs(v);
     } else if (field == 0 || !c.skip(wt)) {
       return fail(fieldStart, "bad field (number " + std::to_string(field) + ", wire type " +
                                   std::to_string(wt) + ")");
     }
   }
   return r;
+}
+
+DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
+  // With headroom: vectors are reused for the next profile (ProfileReader),
+  // which is often a little larger; growing would allocate fresh pages.
+  size_t nEvents, nMem;
+  countTopLevel(bytes, nEvents, nMem);
+  auto reserve = [](auto& v, size_t more) {
+    if (v.size() + more > v.capacity()) v.reserve(v.size() + more + more / 8);
+  };
+  reserve(out.events, nEvents);
+  reserve(out.memEvents, nMem);
+  struct DataSink final : ProfileSink {
+    ProfileData& d;
+    explicit DataSink(ProfileData& out) : d(out) {}
+    void onEvent(const ProfileEvent& e) override { d.events.push_back(e); }
+    void onMemEvent(const ProfileMemEvent& m) override { d.memEvents.push_back(m); }
+    void onStartNs(uint64_t ns) override {
+      d.startNs = ns;
+      d.hasStartNs = true;
+    }
+    void onEndNs(uint64_t ns) override {
+      d.endNs = ns;
+      d.hasEndNs = true;
+    }
+  } sink(out);
+  return decodeProfile(bytes, sink);
 }
 
 }  // namespace xstack

@@ -38,17 +38,23 @@ namespace {
 bool neverFreed(const ProfileMemEvent& e) { return e.endNs == 0 || e.endNs < e.startNs; }
 }  // namespace
 
-void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {
-  uint64_t unknown = 0, kept = 0;
+void MemoryWarningCounter::add(const ProfileMemEvent& e) {
   MemPlace place;
-  for (const ProfileMemEvent& e : events) {
-    if (!memPlaceFromWire(e.place, place))
-      ++unknown;
-    else if (neverFreed(e))
-      ++kept;
-  }
-  warnings.add("memory_unknown_place", unknown);
-  warnings.add("memory_never_freed", kept);
+  if (!memPlaceFromWire(e.place, place))
+    ++unknown_;
+  else if (neverFreed(e))
+    ++neverFreed_;
+}
+
+void MemoryWarningCounter::addTo(Warnings& warnings) const {
+  warnings.add("memory_unknown_place", unknown_);
+  warnings.add("memory_never_freed", neverFreed_);
+}
+
+void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {
+  MemoryWarningCounter c;
+  for (const ProfileMemEvent& e : events) c.add(e);
+  c.addTo(warnings);
 }
 
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,

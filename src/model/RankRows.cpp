@@ -58,18 +58,40 @@ std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row) {
   return s;
 }
 
-std::vector<RowKey> rankRows(const ProfileData& data, Warnings& warnings) {
-  std::set<RowKey> rows;
+void RowCollector::insert(const RowKey& k) {
+  if (last_ < seen_.size() && seen_[last_] == k) return;
+  for (size_t i = 0; i < seen_.size(); ++i)
+    if (seen_[i] == k) {
+      last_ = i;
+      return;
+    }
+  last_ = seen_.size();
+  seen_.push_back(k);
+}
+
+void RowCollector::add(const ProfileEvent& e, Warnings& warnings) {
   RowKey key;
-  for (const ProfileEvent& e : data.events)
-    if (rowOfEvent(e, key, warnings)) rows.insert(key);
-  for (const ProfileMemEvent& m : data.memEvents) {
-    MemPlace place;
-    if (!memPlaceFromWire(m.place, place)) continue;  // counted by buildMemoryTracks
-    rows.insert({static_cast<RowKind>(static_cast<int>(RowKind::MemGpu) + static_cast<int>(place)),
-                 static_cast<int64_t>(m.deviceId)});
-  }
-  return {rows.begin(), rows.end()};
+  if (rowOfEvent(e, key, warnings)) insert(key);
+}
+
+void RowCollector::add(const ProfileMemEvent& m) {
+  MemPlace place;
+  if (!memPlaceFromWire(m.place, place)) return;  // counted by buildMemoryTracks
+  insert({static_cast<RowKind>(static_cast<int>(RowKind::MemGpu) + static_cast<int>(place)),
+          static_cast<int64_t>(m.deviceId)});
+}
+
+std::vector<RowKey> RowCollector::rows() const {
+  std::vector<RowKey> out = seen_;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<RowKey> rankRows(const ProfileData& data, Warnings& warnings) {
+  RowCollector c;
+  for (const ProfileEvent& e : data.events) c.add(e, warnings);
+  for (const ProfileMemEvent& m : data.memEvents) c.add(m);
+  return c.rows();
 }
 
 }  // namespace xstack

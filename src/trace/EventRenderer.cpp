@@ -7,6 +7,7 @@
 
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/trace/EscapedNameTable.h"
+#include "xstack/trace/RowBuckets.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
@@ -98,8 +99,9 @@ void EventRenderer::spans(int64_t rank, const std::vector<Span>& spans) {
   }
 }
 
-void EventRenderer::opEvent(int64_t pid, const OpRecord& op, std::string_view escapedName,
-                            const JsonTextStats& nameStats, const ProfileEvent* extra) {
+void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
+                            std::string_view escapedName, const JsonTextStats& nameStats,
+                            const RowBuckets::Extra* extra) {
   // The text between the name and args.name, formatted on the stack: five
   // numbers (at most 21 + 21 + 24 + 24 bytes) and the keys around them.
   static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":";
@@ -111,7 +113,7 @@ void EventRenderer::opEvent(int64_t pid, const OpRecord& op, std::string_view es
   char* p = put(mid, ",\"pid\":");
   p = writeInt(p, pid);
   p = put(p, ",\"tid\":");
-  p = writeInt(p, op.tid);
+  p = writeInt(p, tid);
   p = put(p, ",\"ts\":");
   bool clamped = false;
   p = writeMicros(p, origin_.since(op.startNs, &clamped));
@@ -144,99 +146,47 @@ void EventRenderer::opEvent(int64_t pid, const OpRecord& op, std::string_view es
 
 namespace {
 
-// Stable: orders `ops` by tid, keeping the order within a tid. A row has
-// few tids: a counting pass, then one scatter.
-void groupByTid(std::vector<OpRecord>& ops) {
-  static thread_local std::vector<std::pair<int64_t, size_t>> tids;  // (tid, count -> start)
-  static thread_local std::vector<OpRecord> out;
-  tids.clear();
-  for (const OpRecord& op : ops) {
-    auto it = std::find_if(tids.begin(), tids.end(), [&](const auto& p) { return p.first == op.tid; });
-    if (it == tids.end()) {
-      if (tids.size() == 64) {  // many tids: a general sort
-        std::stable_sort(ops.begin(), ops.end(),
-                         [](const OpRecord& a, const OpRecord& b) { return a.tid < b.tid; });
-        return;
-      }
-      tids.emplace_back(op.tid, 0);
-      it = tids.end() - 1;
-    }
-    ++it->second;
-  }
-  if (tids.size() <= 1) return;
-  std::sort(tids.begin(), tids.end());
-  size_t at = 0;
-  for (auto& [tid, n] : tids) at += std::exchange(n, at);
-  out.resize(ops.size());
-  for (const OpRecord& op : ops) {
-    auto it = std::lower_bound(tids.begin(), tids.end(), std::make_pair(op.tid, size_t{0}),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    out[it->second++] = op;
-  }
-  ops.swap(out);
-}
-
 }  // namespace
 
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                              const ProfileData& data) {
-  // One pass in file order (sequential reads of the events and of the names
-  // in the file's bytes): bucket what each X event needs by row, names
-  // interned. Rendering then reads the buckets in order instead of jumping
-  // around the events (a cache miss per event otherwise).
-  // Reused between calls on this thread: fresh pages are costly (PERFORMANCE.md).
-  static thread_local EscapedNameTable names;
-  static thread_local std::vector<std::vector<OpRecord>> byRow;
-  names.clear();
-  if (byRow.size() < rows.size()) byRow.resize(rows.size());
-  for (auto& b : byRow) b.clear();
-  Warnings scratch;  // row warnings were counted when `rows` was computed
-  RowKey key;
-  size_t lastRow = 0;
-  for (uint32_t i = 0; i < data.events.size(); ++i) {
-    const ProfileEvent& e = data.events[i];
-    if (!rowOfEvent(e, key, scratch)) continue;
-    size_t r = lastRow;
-    if (r >= rows.size() || rows[r] != key) {
-      auto it = std::lower_bound(rows.begin(), rows.end(), key);
-      if (it == rows.end() || *it != key) continue;
-      r = lastRow = static_cast<size_t>(it - rows.begin());
-    }
-    byRow[r].push_back({e.startNs, e.endNs, e.subDeviceId, names.intern(e.name), i,
-                        e.memcopyBytes > 0 || !e.detail.empty()});
-  }
+  static thread_local RowBuckets buckets;  // reused: fresh pages are costly (PERFORMANCE.md)
+  buckets.reset(rows);
+  buckets.addAll(data);
+  rankRows(rank, pidBase, rows, buckets);
+}
+
+void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                             RowBuckets& b) {
   std::vector<MemoryTrack> tracks;
   bool tracksBuilt = false;
+  const EscapedNameTable& names = b.names();
   for (size_t r = 0; r < rows.size(); ++r) {
     const int64_t pid = pidBase + static_cast<int64_t>(r);
     const RowKey& row = rows[r];
     processMeta(pid, rowProcessName(pid, rank, row));
     if (row.kind <= RowKind::Gpu) {
       // Order (tid, ts since origin, input order). Events mostly come in ts
-      // order per tid already: group by tid, sort only a tid whose events
-      // are out of order.
-      std::vector<OpRecord>& ops = byRow[r];
-      groupByTid(ops);
-      auto byTs = [&](const OpRecord& a, const OpRecord& b) {
-        return origin_.since(a.startNs) < origin_.since(b.startNs);
+      // order per tid already: sort only a tid whose events are out of order.
+      std::vector<RowBuckets::Tid>& tids = b.tids(r);
+      const auto used = static_cast<ptrdiff_t>(b.tidCount(r));
+      std::sort(tids.begin(), tids.begin() + used,
+                [](const RowBuckets::Tid& x, const RowBuckets::Tid& y) { return x.tid < y.tid; });
+      auto byTs = [&](const RowBuckets::Op& x, const RowBuckets::Op& y) {
+        return origin_.since(x.startNs) < origin_.since(y.startNs);
       };
-      for (size_t lo = 0; lo < ops.size();) {
-        size_t hi = lo + 1;
-        while (hi < ops.size() && ops[hi].tid == ops[lo].tid) ++hi;
-        auto first = ops.begin() + static_cast<ptrdiff_t>(lo),
-             last = ops.begin() + static_cast<ptrdiff_t>(hi);
-        if (!std::is_sorted(first, last, byTs)) std::stable_sort(first, last, byTs);
-        lo = hi;
+      for (auto t = tids.begin(); t != tids.begin() + used; ++t) {
+        if (!std::is_sorted(t->ops.begin(), t->ops.end(), byTs))
+          std::stable_sort(t->ops.begin(), t->ops.end(), byTs);
+        for (const RowBuckets::Op& op : t->ops)
+          opEvent(pid, t->tid, op, names.escaped(op.nameId), names.stats(op.nameId),
+                  op.extra ? &b.extras()[op.extra - 1] : nullptr);
       }
-      for (const OpRecord& op : ops)
-        opEvent(pid, op, names.escaped(op.nameId), names.stats(op.nameId),
-                op.extra ? &data.events[op.index] : nullptr);
-      ops.clear();
       continue;
     }
     if (!tracksBuilt) {
       Warnings counted;  // unknown place and never freed were counted in the summary
-      tracks = buildMemoryTracks(data.memEvents, counted);
+      tracks = buildMemoryTracks(b.memEvents(), counted);
       warnings_.add("memory_sum_overflow", counted.count("memory_sum_overflow"));
       tracksBuilt = true;
     }

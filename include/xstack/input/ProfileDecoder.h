@@ -47,8 +47,23 @@ struct DecodeResult {
   std::string error;         // empty when ok
 };
 
-// Decodes `bytes` into `out` (appending). On a malformed or cut field it
-// stops and reports the offset; everything decoded before it stays in `out`.
+// Receives a profile's fields in file order as they are decoded (a
+// streaming parse: the caller keeps only what it needs; the views point into
+// the decoded bytes).
+class ProfileSink {
+ public:
+  virtual ~ProfileSink() = default;
+  virtual void onEvent(const ProfileEvent& e) = 0;
+  virtual void onMemEvent(const ProfileMemEvent& m) = 0;
+  virtual void onStartNs(uint64_t /*ns*/) {}
+  virtual void onEndNs(uint64_t /*ns*/) {}
+};
+
+// Decodes `bytes` into `sink`. On a malformed or cut field it stops and
+// reports the offset; everything before it has been delivered.
+DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink);
+
+// Decodes `bytes` into `out` (appending), the same way.
 DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
 
 }  // namespace xstack

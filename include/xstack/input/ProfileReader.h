@@ -28,4 +28,14 @@ struct LoadedProfile {
 // vectors) is reused.
 Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recycled = {});
 
+// The streaming form: reads `path` into `buffer` (reusing its memory) and
+// decodes it into `sink`, whose views point into *buffer. Fails, or reports
+// a partial file, exactly like readProfile.
+struct ProfileFileInfo {
+  std::string partial;  // as LoadedProfile::partial
+  uint64_t fileBytes = 0;
+};
+Expected<ProfileFileInfo> readProfileInto(const std::string& path,
+                                          std::unique_ptr<FileBuffer>& buffer, ProfileSink& sink);
+
 }  // namespace xstack

@@ -35,6 +35,16 @@ struct MemoryTrack {
 // memory_never_freed), without building the tracks.
 void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings);
 
+// The same count, one memory event at a time (streaming decode).
+class MemoryWarningCounter {
+ public:
+  void add(const ProfileMemEvent& e);
+  void addTo(Warnings& warnings) const;
+
+ private:
+  uint64_t unknown_ = 0, neverFreed_ = 0;
+};
+
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
                                            Warnings& warnings);
 

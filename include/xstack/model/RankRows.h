@@ -44,4 +44,17 @@ std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row);
 // The sorted rows of a profile that have at least one event.
 std::vector<RowKey> rankRows(const ProfileData& data, Warnings& warnings);
 
+// The same rows, collected one event at a time (streaming decode).
+class RowCollector {
+ public:
+  void add(const ProfileEvent& e, Warnings& warnings);
+  void add(const ProfileMemEvent& m);
+  std::vector<RowKey> rows() const;  // sorted
+
+ private:
+  void insert(const RowKey& k);
+  std::vector<RowKey> seen_;  // distinct, in order of appearance (a rank has few rows)
+  size_t last_ = 0;           // the last row hit: consecutive events mostly share it
+};
+
 }  // namespace xstack

@@ -20,18 +20,9 @@
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/JsonText.h"
+#include "xstack/trace/RowBuckets.h"
 
 namespace xstack {
-
-// What rendering one X event of a row needs, gathered in file order.
-struct OpRecord {
-  uint64_t startNs = 0;
-  uint64_t endNs = 0;
-  int64_t tid = 0;       // subDeviceId
-  uint32_t nameId = 0;   // EscapedNameTable id
-  uint32_t index = 0;    // into ProfileData::events
-  bool extra = false;    // has mem_bytes or detail_info
-};
 
 class EventRenderer {
  public:
@@ -53,6 +44,8 @@ class EventRenderer {
   // ordered by (tid, ts, input order).
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                 const ProfileData& data);
+  // The same from buckets filled while the profile was decoded (sorts them).
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& buckets);
   // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer-in-group.
   void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples);
   // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.
@@ -71,8 +64,8 @@ class EventRenderer {
   // `escapedName`: the name as appendJsonString writes it; `nameStats`: what
   // escaping it fixed (counted per event); `extra`: the event, when it has
   // mem_bytes or detail_info.
-  void opEvent(int64_t pid, const OpRecord& op, std::string_view escapedName,
-               const JsonTextStats& nameStats, const ProfileEvent* extra);
+  void opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op, std::string_view escapedName,
+               const JsonTextStats& nameStats, const RowBuckets::Extra* extra);
 
   TimeOrigin origin_;
   Sink sink_;

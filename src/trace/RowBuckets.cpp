@@ -1,0 +1,69 @@
+#include "xstack/trace/RowBuckets.h"
+
+#include <algorithm>
+
+namespace xstack {
+
+void RowBuckets::reset(const std::vector<RowKey>& rows) {
+  keys_ = &rows;
+  if (rows_.size() < rows.size()) rows_.resize(rows.size());
+  for (Row& r : rows_) {
+    for (size_t i = 0; i < r.used; ++i) r.tids[i].ops.clear();
+    r.used = 0;
+    r.index.clear();
+    r.lastTid = 0;
+  }
+  lastRow_ = 0;
+  names_.clear();
+  extras_.clear();
+  memEvents_.clear();
+}
+
+void RowBuckets::onEvent(const ProfileEvent& e) {
+  RowKey key;
+  if (!rowOfEvent(e, key, scratch_)) return;
+  const std::vector<RowKey>& keys = *keys_;
+  size_t r = lastRow_;
+  if (r >= keys.size() || keys[r] != key) {
+    auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    if (it == keys.end() || *it != key) return;
+    r = lastRow_ = static_cast<size_t>(it - keys.begin());
+  }
+  Row& row = rows_[r];
+  size_t t = row.lastTid;
+  if (t >= row.used || row.tids[t].tid != e.subDeviceId) {
+    constexpr size_t kLinear = 16;  // past this many tids, a hash index
+    if (row.used <= kLinear) {
+      t = 0;
+      while (t < row.used && row.tids[t].tid != e.subDeviceId) ++t;
+    } else {
+      if (row.index.empty())
+        for (size_t i = 0; i < row.used; ++i) row.index.emplace(row.tids[i].tid, i);
+      auto it = row.index.find(e.subDeviceId);
+      t = it == row.index.end() ? row.used : it->second;
+    }
+    if (t == row.used) {
+      if (!row.index.empty()) row.index.emplace(e.subDeviceId, t);
+      if (row.used == row.tids.size()) row.tids.emplace_back();
+      row.tids[row.used].tid = e.subDeviceId;
+      row.tids[row.used].ops.clear();
+      ++row.used;
+    }
+    row.lastTid = t;
+  }
+  uint32_t extra = 0;
+  if (e.memcopyBytes > 0 || !e.detail.empty()) {
+    extras_.push_back({e.memcopyBytes, e.detail});
+    extra = static_cast<uint32_t>(extras_.size());
+  }
+  row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});
+}
+
+void RowBuckets::onMemEvent(const ProfileMemEvent& m) { memEvents_.push_back(m); }
+
+void RowBuckets::addAll(const ProfileData& d) {
+  for (const ProfileEvent& e : d.events) onEvent(e);
+  for (const ProfileMemEvent& m : d.memEvents) onMemEvent(m);
+}
+
+}  // namespace xstack
