@@ -1,6 +1,7 @@
 // libFuzzer target: the profile reader end to end. Any bytes are decoded;
 // whatever was decoded goes through marker pairing, rows, memory sums and
-// rendering, and the rendered text must parse as JSON.
+// rendering, and the rendered text must parse as JSON; the streaming render
+// path must give the same text.
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/EventRenderer.h"
+#include "xstack/trace/RowBuckets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;
@@ -36,6 +38,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   renderer.spans(3, spans);
   renderer.rankRows(3, 8, rows, d);
   renderer.flush();
+  // The streaming path (what report does): decoded straight into row buckets,
+  // it must render the same bytes as the decoded ProfileData.
+  std::string streamed;
+  {
+    RowBuckets buckets;
+    buckets.reset(rows);
+    DecodeResult r2 = decodeProfile(bytes, buckets);
+    if (r2.ok != r.ok || r2.errorOffset != r.errorOffset) std::abort();
+    EventRenderer again(
+        origin, [&](std::string_view t) { streamed.append(t); }, 1024);
+    again.spans(3, spans);
+    again.rankRows(3, 8, rows, buckets);
+    again.flush();
+  }
+  if (streamed != text) std::abort();
   std::string doc = "[" + (text.empty() ? std::string() : text.substr(1)) + "]";
   auto parsed = nlohmann::json::parse(doc, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) std::abort();
