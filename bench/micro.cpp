@@ -309,8 +309,8 @@ void BM_RenderRankRows(benchmark::State& state) {
   std::string buffer;  // reused between chunks, as WriteStage's BufferPool does
   for (auto _ : state) {
     out = 0;
-    EventRenderer r(f.origin, [&](std::string_view t) { out += t.size(); }, 4 << 20,
-                    std::move(buffer));
+    EventRenderer r(
+        f.origin, [&](std::string_view t) { out += t.size(); }, 4 << 20, std::move(buffer));
     r.rankRows(3, 8, rows, f.data);
     r.flush();
     buffer = r.takeBuffer();

@@ -60,8 +60,8 @@ Command parseReport(const std::vector<std::string>& args) {
       "plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")(
       "compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")(
       "fsync", po::bool_switch(&o.fsync),
-      "sync every trace to disk before it is renamed into place")(
-      "no-progress", "no progress display on stderr")(
+      "sync every trace to disk before it is renamed into place")("no-progress",
+                                                                  "no progress display on stderr")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
       "cache-mb", po::value(&cacheMb)->default_value(0),

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 #include "xstack/app/Progress.h"
 #include "xstack/app/ReadStage.h"
@@ -64,8 +64,7 @@ void printTimings(Comm& comm, const StageClock& clk) {
     double wall = 0, cpu = 0;
     char buf[96];
     for (const StageTime& t : StageClock::decode(all[r])) {
-      std::snprintf(buf, sizeof buf, " %s %.3f/%.3f", t.stage.c_str(), t.wallSeconds,
-                    t.cpuSeconds);
+      std::snprintf(buf, sizeof buf, " %s %.3f/%.3f", t.stage.c_str(), t.wallSeconds, t.cpuSeconds);
       line += buf;
       wall += t.wallSeconds;
       cpu += t.cpuSeconds;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <csignal>
-#include <optional>
-#include <thread>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "xstack/core/BoundedQueue.h"
 #include "xstack/core/BufferPool.h"
@@ -201,7 +201,11 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     std::string problem;
   };
   BoundedQueue<Item> own(std::max<size_t>(ctx.piecesAhead, 1));
+  // Without thread support from MPI (MPI_THREAD_SINGLE), rank 0 renders its
+  // chunks inline, in turn.
+  const bool renderThread = comm.threadsAllowed();
   std::thread renderer([&] {
+    if (!renderThread) return;
     for (const OutputFile& o : outputs)
       for (const Chunk& c : o.chunks) {
         if (c.owner != 0) continue;
@@ -257,7 +261,9 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     for (const Chunk& c : o.chunks) {
       std::string problem;
       Warnings chunkWarnings;
-      if (c.owner == 0) {
+      if (c.owner == 0 && !renderThread) {
+        chunkWarnings = renderChunk(c, ctx, 0, write, problem);
+      } else if (c.owner == 0) {
         for (;;) {
           std::optional<Item> item = own.pop();
           if (!item) {  // cannot happen: the renderer ends every chunk

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
-#include <vector>
-#include <cstring>
-#include <string>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "xstack/dist/Comm.h"
 
@@ -53,11 +53,17 @@ class MpiComm final : public Comm {
   MpiComm(int* argc, char*** argv) {
     int inited = 0;
     MPI_Initialized(&inited);
+    if (inited) {  // started by someone else: ask what they chose
+      int provided = MPI_THREAD_SINGLE;
+      MPI_Query_thread(&provided);
+      threads_ = provided >= MPI_THREAD_FUNNELED;
+    }
     if (!inited) {
       chooseOpenMpiDefaults();
       // Funneled: rank 0 renders on a second thread, which never calls MPI.
-      int provided = 0;
+      int provided = MPI_THREAD_SINGLE;
       MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+      threads_ = provided >= MPI_THREAD_FUNNELED;
       owns_ = true;
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
@@ -71,6 +77,7 @@ class MpiComm final : public Comm {
   }
 
   int rank() const override { return rank_; }
+  bool threadsAllowed() const override { return threads_; }
   int size() const override { return size_; }
 
   std::vector<std::string> allgather(const std::string& mine) override {
@@ -202,6 +209,7 @@ class MpiComm final : public Comm {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1;
   bool owns_ = false;
+  bool threads_ = false;
 };
 
 }  // namespace

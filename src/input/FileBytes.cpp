@@ -41,7 +41,8 @@ Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path,
   auto opened = openRegular(path, st);
   if (!opened) return opened.error();
   int fd = *opened;
-  std::unique_ptr<FileBuffer> b = reuse ? std::move(reuse) : std::unique_ptr<FileBuffer>(new FileBuffer);
+  std::unique_ptr<FileBuffer> b =
+      reuse ? std::move(reuse) : std::unique_ptr<FileBuffer>(new FileBuffer);
   const size_t want = static_cast<size_t>(st.st_size);
   if (!b->heap_ || b->capacity_ < want) {
     b->heap_.reset();

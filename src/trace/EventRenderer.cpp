@@ -144,9 +144,7 @@ void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
   endEvent();
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                              const ProfileData& data) {
@@ -196,7 +194,8 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
       if (t.place != place || static_cast<int64_t>(t.device) != row.device) continue;
       for (const MemorySample& s : t.samples) {
         static constexpr std::string_view kHead = ",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":";
-        static constexpr std::string_view kTs = ",\"ts\":", kArgs = ",\"args\":{\"allocated_bytes\":";
+        static constexpr std::string_view kTs = ",\"ts\":",
+                                          kArgs = ",\"args\":{\"allocated_bytes\":";
         char text[160];
         char* p = text;
         std::memcpy(p, kHead.data(), kHead.size());

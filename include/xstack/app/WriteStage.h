@@ -1,12 +1,11 @@
 // Stages 5-6 (render, gather + write). Every chunk is rendered by its owner
 // (RenderAssignment: the reader, or for a displayed rank's rows any rank
-// that sees the profile file, which reads it again); rank 0 receives the chunks of one trace file after
-// another, in order, and appends them to that file, so it holds at most one
-// piece (pieceBytes) of rendered text at a time, whatever the job's size.
-// Senders post their pieces (Comm::post) and keep rendering while rank 0 is
-// busy elsewhere (writing, rendering its own chunks, receiving from another
-// rank), with at most piecesAhead pieces in flight: a sender holds at most
-// (piecesAhead + 1) x pieceBytes of rendered text.
+// that sees the profile file, which reads it again); rank 0 receives the chunks of one trace file
+// after another, in order, and appends them to that file, so it holds at most one piece
+// (pieceBytes) of rendered text at a time, whatever the job's size. Senders post their pieces
+// (Comm::post) and keep rendering while rank 0 is busy elsewhere (writing, rendering its own
+// chunks, receiving from another rank), with at most piecesAhead pieces in flight: a sender holds
+// at most (piecesAhead + 1) x pieceBytes of rendered text.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +30,7 @@ struct WriteContext {
   Topology topology;
   JobShape shape;
   size_t pieceBytes = 4 << 20;
-  size_t piecesAhead = 4;  // pieces a sender may have in flight to rank 0
+  size_t piecesAhead = 4;            // pieces a sender may have in flight to rank 0
   class BufferPool* pool = nullptr;  // piece buffers (set by writeOutputs)
   std::string outDir;
   bool compress = false;

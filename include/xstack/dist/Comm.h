@@ -67,6 +67,10 @@ class Comm {
   // Ends the whole job at once (all ranks), with `code`.
   [[noreturn]] virtual void abort(int code) = 0;
 
+  // Whether this process may run threads besides the one that calls the
+  // Comm (MPI_THREAD_FUNNELED or better).
+  virtual bool threadsAllowed() const { return true; }
+
   uint64_t chunkBytes() const { return chunkBytes_; }
   void setChunkBytes(uint64_t b) { chunkBytes_ = b ? b : 1; }
 

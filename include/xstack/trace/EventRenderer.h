@@ -32,8 +32,7 @@ class EventRenderer {
   // std::string_view works too.
   using Sink = std::function<void(std::string&)>;
   // `buffer`: memory to render into (a recycled piece buffer), optional.
-  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20,
-                std::string buffer = {});
+  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20, std::string buffer = {});
 
   void processMeta(int64_t pid, std::string_view name);
   void threadMeta(int64_t pid, int64_t tid, std::string_view name);
@@ -45,7 +44,8 @@ class EventRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                 const ProfileData& data);
   // The same from buckets filled while the profile was decoded (sorts them).
-  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& buckets);
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                RowBuckets& buckets);
   // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer-in-group.
   void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples);
   // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.

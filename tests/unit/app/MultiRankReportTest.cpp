@@ -101,9 +101,10 @@ class ThreadWorld {
 
 class ThreadComm final : public Comm {
  public:
-  ThreadComm(ThreadWorld& w, int rank, std::string host)
-      : w_(w), rank_(rank), host_(std::move(host)) {}
+  ThreadComm(ThreadWorld& w, int rank, std::string host, bool threads = true)
+      : w_(w), rank_(rank), host_(std::move(host)), threads_(threads) {}
   int rank() const override { return rank_; }
+  bool threadsAllowed() const override { return threads_; }
   int size() const override { return w_.size(); }
   std::string host() const override { return host_; }
   std::vector<std::string> allgather(const std::string& mine) override {
@@ -142,17 +143,19 @@ class ThreadComm final : public Comm {
   ThreadWorld& w_;
   int rank_;
   std::string host_;
+  bool threads_;
 };
 
 // Runs the report on `ranks` thread ranks (two per host); every rank must
-// return the same exit code.
-int runOnRanks(int ranks, const ReportOptions& o) {
+// return the same exit code. `renderThread`: whether the Comm allows rank 0 its
+// render thread (as MPI_THREAD_FUNNELED does).
+int runOnRanks(int ranks, const ReportOptions& o, bool renderThread = true) {
   ThreadWorld world(ranks);
   std::vector<int> codes(static_cast<size_t>(ranks), -1);
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r)
     threads.emplace_back([&, r] {
-      ThreadComm comm(world, r, "node" + std::to_string(r / 2));
+      ThreadComm comm(world, r, "node" + std::to_string(r / 2), renderThread);
       codes[static_cast<size_t>(r)] = runReport(comm, o);
     });
   for (auto& t : threads) t.join();
@@ -201,6 +204,11 @@ TEST_F(MultiRankReport, SameBytesOnOneToFourRanks) {
     ASSERT_EQ(runOnRanks(ranks, o), kExitPartial);
     expectSameFiles(filesIn(root_ / o.outDir), want);
   }
+  // Without threads (MPI_THREAD_SINGLE) rank 0 renders inline: the same bytes.
+  auto single = options("out_single");
+  single.pieceBytes = 512;
+  ASSERT_EQ(runOnRanks(2, single, /*threads=*/false), kExitPartial);
+  expectSameFiles(filesIn(root_ / single.outDir), want);
 }
 
 // Regression: otherData.problems once followed the order of the gathered

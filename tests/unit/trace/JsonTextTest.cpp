@@ -268,7 +268,7 @@ TEST(JsonText, NonFiniteDoublesAreZero) {
 // The 8-bytes-at-a-time scan must stop for every byte that needs attention,
 // wherever it sits in a long plain run (each of the 8 lanes, and the tail).
 TEST(JsonText, SpecialByteAtEveryOffsetOfALongPlainRun) {
-  const std::string specials[] = {"\"", "\\", std::string(1, '\0'), "\x1f", "\x7f",
+  const std::string specials[] = {"\"",       "\\",  std::string(1, '\0'), "\x1f", "\x7f",
                                   "\xc3\xa9", "\xff"};
   for (const std::string& sp : specials)
     for (size_t at = 0; at < 40; ++at) {
