@@ -239,5 +239,59 @@ TEST_F(ProfileReaderTest, RandomBytesGiveAnErrorOrAPartialProfileNeverACrash) {
   }
 }
 
+// The streaming reader (readProfileInto, what `report` uses) fails, or
+// reports a partial file, exactly as readProfile does, delivers the same
+// events, and reuses one buffer across files of different sizes.
+TEST_F(ProfileReaderTest, StreamingReaderAgreesWithReadProfileOnEveryKindOfFile) {
+  std::string whole = serialized(threeEvents());
+  pb::Profile memOnly;
+  memOnly.add_mem_events()->set_bytes(5);
+  pb::Profile noEnd = threeEvents();
+  noEnd.clear_end_ns();
+  std::mt19937 rng(11);
+  std::string noise(300, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"whole", whole},
+      {"cut_mid", whole.substr(0, whole.size() - 3)},
+      {"cut_first", whole.substr(0, 5)},
+      {"no_end", serialized(noEnd)},
+      {"mem_only", serialized(memOnly)},
+      {"text", "hello, this is not a profile\n"},
+      {"empty", ""},
+      {"noise", noise},
+  };
+  struct Collect final : ProfileSink {
+    std::vector<std::string> names;
+    size_t mem = 0;
+    void onEvent(const ProfileEvent& e) override { names.emplace_back(e.name); }
+    void onMemEvent(const ProfileMemEvent&) override { ++mem; }
+  };
+  std::unique_ptr<FileBuffer> buffer;  // reused across all files
+  for (const auto& [name, bytes] : files) {
+    SCOPED_TRACE(name);
+    std::string path = write("p." + name, bytes);
+    auto whole = readProfile(path);
+    Collect got;
+    auto streamed = readProfileInto(path, buffer, got);
+    ASSERT_EQ(whole.ok(), streamed.ok());
+    if (!whole.ok()) {
+      EXPECT_EQ(whole.error().message, streamed.error().message);
+      continue;
+    }
+    EXPECT_EQ(whole->partial, streamed->partial);
+    EXPECT_EQ(whole->fileBytes, streamed->fileBytes);
+    ASSERT_EQ(got.names.size(), whole->data.events.size());
+    for (size_t i = 0; i < got.names.size(); ++i)
+      EXPECT_EQ(got.names[i], whole->data.events[i].name);
+    EXPECT_EQ(got.mem, whole->data.memEvents.size());
+  }
+  // The missing file: the same error naming the path.
+  Collect none;
+  auto missing = readProfileInto((dir_ / "nope.1").string(), buffer, none);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, readProfile((dir_ / "nope.1").string()).error().message);
+}
+
 }  // namespace
 }  // namespace xstack
