@@ -83,10 +83,6 @@ void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
   sum.finish(p.partial, spans);
 }
 
-Expected<LoadedProfile> reloadProfile(const InputSummary& s, LoadedProfile recycled) {
-  return readProfile(s.file.path, std::move(recycled));
-}
-
 namespace {
 
 template <class Parser>

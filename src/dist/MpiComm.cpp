@@ -133,14 +133,9 @@ class MpiComm final : public Comm {
 
   void send(int dest, int tag, uint64_t kind, std::string_view data) override {
     uint64_t header[2] = {data.size(), kind};
-    MPI_Request req;
-    MPI_Issend(header, 2, MPI_UINT64_T, dest, tag, comm_, &req);
-    waitGently(&req);
-    for (uint64_t off = 0; off < data.size(); off += chunkBytes_) {
-      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, data.size() - off));
-      MPI_Issend(data.data() + off, count, MPI_BYTE, dest, tag, comm_, &req);
-      waitGently(&req);
-    }
+    std::vector<MPI_Request> reqs;
+    startSend(dest, tag, header, data, reqs);
+    for (MPI_Request& r : reqs) waitGently(&r);
   }
 
   void post(int dest, int tag, uint64_t kind, std::string data) override {
@@ -148,13 +143,7 @@ class MpiComm final : public Comm {
     p->header[0] = data.size();
     p->header[1] = kind;
     p->data = std::move(data);
-    p->reqs.emplace_back();
-    MPI_Issend(p->header, 2, MPI_UINT64_T, dest, tag, comm_, &p->reqs.back());
-    for (uint64_t off = 0; off < p->data.size(); off += chunkBytes_) {
-      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, p->data.size() - off));
-      p->reqs.emplace_back();
-      MPI_Issend(p->data.data() + off, count, MPI_BYTE, dest, tag, comm_, &p->reqs.back());
-    }
+    startSend(dest, tag, p->header, p->data, p->reqs);
     posted_.push_back(std::move(p));
   }
 
@@ -193,6 +182,20 @@ class MpiComm final : public Comm {
   }
 
  private:
+  // Starts one message: the 2-word header (size, kind), then `data` in
+  // pieces of at most chunkBytes_; the requests go to `reqs`. The header and
+  // the data must stay alive until every request is done.
+  void startSend(int dest, int tag, uint64_t* header, std::string_view data,
+                 std::vector<MPI_Request>& reqs) {
+    reqs.emplace_back();
+    MPI_Issend(header, 2, MPI_UINT64_T, dest, tag, comm_, &reqs.back());
+    for (uint64_t off = 0; off < data.size(); off += chunkBytes_) {
+      int count = static_cast<int>(std::min<uint64_t>(chunkBytes_, data.size() - off));
+      reqs.emplace_back();
+      MPI_Issend(data.data() + off, count, MPI_BYTE, dest, tag, comm_, &reqs.back());
+    }
+  }
+
   void allreduce(const void* in, void* out, MPI_Datatype type, MPI_Op op) {
     MPI_Request req;
     MPI_Iallreduce(in, out, 1, type, op, comm_, &req);

@@ -31,6 +31,25 @@ Expected<int> openRegular(const std::string& path, struct stat& st) {
   return fd;
 }
 
+// Reads up to `want` bytes of `fd` into `dst` and closes it: the bytes read
+// (fewer when the file shrank meanwhile), or an error naming path and offset.
+Expected<size_t> readAndClose(int fd, char* dst, size_t want, const std::string& path) {
+  size_t got = 0;
+  while (got < want) {
+    ssize_t n = ::read(fd, dst + got, want - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
+    }
+    if (n == 0) break;  // the file shrank while we read it
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return got;
+}
+
 }  // namespace
 
 FileBuffer::~FileBuffer() = default;
@@ -49,21 +68,10 @@ Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path,
     b->capacity_ = want + want / 8 + 1;  // headroom: the next file may be a little larger
     b->heap_ = std::make_unique_for_overwrite<char[]>(b->capacity_);
   }
-  size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::read(fd, b->heap_.get() + got, want - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
-    }
-    if (n == 0) break;  // the file shrank while we read it
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
+  auto got = readAndClose(fd, b->heap_.get(), want, path);
+  if (!got) return got.error();
   b->data_ = b->heap_.get();
-  b->size_ = got;
+  b->size_ = *got;
   return b;
 }
 
@@ -76,20 +84,9 @@ Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes) 
   if (want > maxBytes) want = maxBytes;
   std::string buf;
   buf.resize(want);
-  uint64_t got = 0;
-  while (got < want) {
-    ssize_t n = ::read(fd, buf.data() + got, want - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
-    }
-    if (n == 0) break;  // the file shrank while we read it
-    got += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  buf.resize(got);
+  auto got = readAndClose(fd, buf.data(), static_cast<size_t>(want), path);
+  if (!got) return got.error();
+  buf.resize(*got);
   return buf;
 }
 

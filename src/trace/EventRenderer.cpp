@@ -18,11 +18,16 @@ EventRenderer::EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes, st
   buf_.reserve(pieceBytes_ + 4096);
 }
 
-void EventRenderer::appendTs(uint64_t ns) {
+char* EventRenderer::writeTs(char* p, uint64_t ns) {
   bool clamped = false;
   uint64_t t = origin_.since(ns, &clamped);
   if (clamped) warnings_.add(ns == 0 ? "timestamp_zero" : "timestamp_before_origin");
-  appendMicros(buf_, t);
+  return writeMicros(p, t);
+}
+
+void EventRenderer::appendTs(uint64_t ns) {
+  char text[24];
+  buf_.append(text, writeTs(text, ns));
 }
 
 void EventRenderer::endEvent() {
@@ -115,9 +120,7 @@ void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
   p = put(p, ",\"tid\":");
   p = writeInt(p, tid);
   p = put(p, ",\"ts\":");
-  bool clamped = false;
-  p = writeMicros(p, origin_.since(op.startNs, &clamped));
-  if (clamped) warnings_.add(op.startNs == 0 ? "timestamp_zero" : "timestamp_before_origin");
+  p = writeTs(p, op.startNs);
   p = put(p, ",\"dur\":");
   if (op.endNs < op.startNs) {
     warnings_.add("event_end_before_start");
@@ -201,9 +204,7 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
         std::memcpy(p, kHead.data(), kHead.size());
         p = writeInt(p + kHead.size(), pid);
         std::memcpy(p, kTs.data(), kTs.size());
-        bool clamped = false;
-        p = writeMicros(p + kTs.size(), origin_.since(s.ns, &clamped));
-        if (clamped) warnings_.add(s.ns == 0 ? "timestamp_zero" : "timestamp_before_origin");
+        p = writeTs(p + kTs.size(), s.ns);
         std::memcpy(p, kArgs.data(), kArgs.size());
         p = writeInt(p + kArgs.size(), s.allocatedBytes);
         *p++ = '}';

@@ -46,10 +46,6 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
 void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
                       std::vector<Span>& spans);
 
-// Reads a displayed profile again for rendering (when it was not kept),
-// reusing `recycled`'s memory.
-Expected<LoadedProfile> reloadProfile(const InputSummary& s, LoadedProfile recycled = {});
-
 // "path: what" -> "what" (problems in traces must not depend on paths).
 std::string withoutPath(const std::string& message, const std::string& path);
 

@@ -59,6 +59,8 @@ class EventRenderer {
   std::string takeBuffer() { return std::move(buf_); }
 
  private:
+  // ns as µs since the origin (clamped at 0 and counted); 24 bytes of room.
+  char* writeTs(char* p, uint64_t ns);
   void appendTs(uint64_t ns);
   void endEvent();
   // `escapedName`: the name as appendJsonString writes it; `nameStats`: what
