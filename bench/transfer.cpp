@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 
 int main(int argc, char** argv) {
   uint64_t mb = 512, pieceKb = 4096;

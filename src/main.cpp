@@ -12,7 +12,7 @@
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
 #include "xstack/core/StageClock.h"
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 
 namespace {
 

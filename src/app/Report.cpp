@@ -15,9 +15,9 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/WriteStage.h"
 #include "xstack/core/FaultInjection.h"
-#include "xstack/dist/Plan.h"
-#include "xstack/dist/RenderAssignment.h"
-#include "xstack/trace/OutputPlan.h"
+#include "xstack/plan/Plan.h"
+#include "xstack/plan/RenderAssignment.h"
+#include "xstack/plan/OutputPlan.h"
 #include "xstack/trace/TraceFileWriter.h"
 
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "xstack/core/Topology.h"
-#include "xstack/dist/Plan.h"
+#include "xstack/plan/Plan.h"
 #include "xstack/input/DcgmParser.h"
 #include "xstack/input/NetParser.h"
 #include "xstack/input/ProfileReader.h"

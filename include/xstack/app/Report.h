@@ -9,7 +9,7 @@
 
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 #include "xstack/input/InputListing.h"
 
 namespace xstack {

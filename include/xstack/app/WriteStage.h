@@ -15,8 +15,8 @@
 
 #include "xstack/app/ReadStage.h"
 #include "xstack/core/TimeUnits.h"
-#include "xstack/dist/Comm.h"
-#include "xstack/trace/OutputPlan.h"
+#include "xstack/comm/Comm.h"
+#include "xstack/plan/OutputPlan.h"
 
 namespace xstack {
 

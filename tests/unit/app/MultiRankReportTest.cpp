@@ -26,7 +26,7 @@
 #include "xstack/app/Cli.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 
 namespace xstack {
 namespace {

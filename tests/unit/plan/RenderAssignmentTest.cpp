@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "xstack/dist/RenderAssignment.h"
+#include "xstack/plan/RenderAssignment.h"
 
 namespace xstack {
 namespace {

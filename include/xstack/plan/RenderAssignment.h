@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "xstack/model/InputSummary.h"
-#include "xstack/trace/OutputPlan.h"
+#include "xstack/plan/OutputPlan.h"
 
 namespace xstack {
 

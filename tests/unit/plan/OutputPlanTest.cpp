@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "xstack/input/DcgmParser.h"
-#include "xstack/trace/OutputPlan.h"
+#include "xstack/plan/OutputPlan.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 
 namespace xstack {
 namespace {

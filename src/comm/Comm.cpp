@@ -1,4 +1,4 @@
-#include "xstack/dist/Comm.h"
+#include "xstack/comm/Comm.h"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // The communicator every stage takes: the only door to MPI. Two
-// implementations: MpiComm (src/dist/MpiComm.cpp, the only file that
+// implementations: MpiComm (src/comm/MpiComm.cpp, the only file that
 // includes <mpi.h>) and SerialComm (one rank, no MPI at all), so the whole
 // pipeline runs and is unit-tested without mpirun.
 //

@@ -1,4 +1,4 @@
-#include "xstack/dist/RenderAssignment.h"
+#include "xstack/plan/RenderAssignment.h"
 
 #include <algorithm>
 

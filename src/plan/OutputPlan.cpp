@@ -1,4 +1,4 @@
-#include "xstack/trace/OutputPlan.h"
+#include "xstack/plan/OutputPlan.h"
 
 #include <algorithm>
 #include <map>

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "xstack/dist/Plan.h"
+#include "xstack/plan/Plan.h"
 
 namespace xstack {
 namespace {

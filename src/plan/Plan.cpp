@@ -1,4 +1,4 @@
-#include "xstack/dist/Plan.h"
+#include "xstack/plan/Plan.h"
 
 #include <algorithm>
 #include <map>
