@@ -21,6 +21,31 @@ namespace {
 constexpr int kChunkTag = 77;
 enum : uint64_t { kPiece = 1, kEnd = 2 };
 
+// A displayed rank's rows. The reader may still hold the profile
+// (--cache-mb); any other rank that sees the file reads it again.
+void renderRankRows(const Chunk& c, WriteContext& ctx, EventRenderer& r, std::string& problem) {
+  const InputSummary& s = (*ctx.all)[c.input];
+  LocalInput* in = c.input >= ctx.firstLocal && c.input - ctx.firstLocal < ctx.local->size()
+                       ? &(*ctx.local)[c.input - ctx.firstLocal]
+                       : nullptr;
+  if (in && in->profile) {
+    r.rankRows(c.subject, c.pid, s.rows, in->profile->data);
+    in->profile.reset();  // rendered once: free it
+    return;
+  }
+  // Streaming: the file is decoded straight into the row buckets; one
+  // profile at a time per rendering thread, in reused memory.
+  static thread_local std::unique_ptr<FileBuffer> bytes;
+  static thread_local RowBuckets buckets;
+  buckets.reset(s.rows);
+  auto info = readProfileInto(s.file.path, bytes, buckets);
+  if (!info) {
+    problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
+    return;
+  }
+  r.rankRows(c.subject, c.pid, s.rows, buckets);
+}
+
 // Renders one chunk this rank owns; text goes to `sink`. Returns the
 // rendering warnings; `problem` is set when the input could not be re-read.
 Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRenderer::Sink& sink,
@@ -33,41 +58,18 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
     case ChunkKind::ThreadMeta:
       r.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
       break;
-    case ChunkKind::RankRows: {
-      // The reader may still hold the profile (--cache-mb); any other rank
-      // that sees the file reads it again.
-      const InputSummary& s = (*ctx.all)[c.input];
-      LocalInput* in = c.input >= ctx.firstLocal && c.input - ctx.firstLocal < ctx.local->size()
-                           ? &(*ctx.local)[c.input - ctx.firstLocal]
-                           : nullptr;
-      if (in && in->profile) {
-        r.rankRows(c.subject, c.pid, s.rows, in->profile->data);
-        in->profile.reset();  // rendered once: free it
-        break;
-      }
-      // Streaming: the file is decoded straight into the row buckets; one
-      // profile at a time per rendering thread, in reused memory.
-      static thread_local std::unique_ptr<FileBuffer> bytes;
-      static thread_local RowBuckets buckets;
-      buckets.reset(s.rows);
-      auto info = readProfileInto(s.file.path, bytes, buckets);
-      if (!info) {
-        problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
-        break;
-      }
-      r.rankRows(c.subject, c.pid, s.rows, buckets);
+    case ChunkKind::RankRows:
+      renderRankRows(c, ctx, r, problem);
       break;
-    }
-    default: {
-      LocalInput& in = (*ctx.local)[c.input - ctx.firstLocal];
-      if (c.kind == ChunkKind::Spans) {
-        r.spans(c.subject, in.spans);
-      } else if (c.kind == ChunkKind::Dcgm) {
-        r.dcgmCounters(c.pid, c.gpu, c.subject, in.dcgm);
-      } else if (c.kind == ChunkKind::Net) {
-        r.netCounters(c.pid, c.subject, in.net);
-      }
-    }
+    case ChunkKind::Spans:
+      r.spans(c.subject, (*ctx.local)[c.input - ctx.firstLocal].spans);
+      break;
+    case ChunkKind::Dcgm:
+      r.dcgmCounters(c.pid, c.gpu, c.subject, (*ctx.local)[c.input - ctx.firstLocal].dcgm);
+      break;
+    case ChunkKind::Net:
+      r.netCounters(c.pid, c.subject, (*ctx.local)[c.input - ctx.firstLocal].net);
+      break;
   }
   r.flush();
   if (ctx.pool) ctx.pool->give(r.takeBuffer());
@@ -153,166 +155,202 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   return d.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+
+// Ranks other than 0: render every chunk this rank owns, in output order, and
+// post its pieces to rank 0, then the chunk's end (warnings, problem).
+void sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
+                   BufferPool& pool) {
+  const int me = comm.rank();
+  std::vector<std::string> sentBack;
+  auto postPiece = [&](std::string& text) {
+    sentBack.clear();
+    comm.waitPosted(ctx.piecesAhead, &sentBack);
+    for (auto& b : sentBack) pool.give(std::move(b));
+    std::string piece = pool.take();
+    piece.swap(text);
+    comm.post(0, kChunkTag, kPiece, std::move(piece));
+  };
+  for (const OutputFile& o : outputs) {
+    for (const Chunk& c : o.chunks) {
+      if (c.owner != me) continue;
+      std::string problem;
+      Warnings w = renderChunk(c, ctx, me, postPiece, problem);
+      comm.waitPosted(ctx.piecesAhead);
+      comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
+    }
+  }
+  comm.waitPosted(0);
+}
+
+// One piece of rank 0's own rendering, or the end of a chunk.
+struct OwnItem {
+  bool end = false;  // end of a chunk: warnings and problem follow
+  std::string text;
+  Warnings warnings;
+  std::string problem;
+};
+
+// Rank 0's own chunks, rendered on a thread of their own, in output order, at
+// most piecesAhead pieces ahead of the writer: rank 0 renders while it waits
+// for other ranks' pieces or for write() to return. Without a thread (MPI
+// without thread support) the writer renders them inline, in turn.
+class OwnRenderer {
+ public:
+  OwnRenderer(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool,
+              bool threaded)
+      : queue_(std::max<size_t>(ctx.piecesAhead, 1)) {
+    if (threaded)
+      thread_ = std::thread([this, o = &outputs, c = &ctx, p = &pool] { run(*o, *c, *p); });
+  }
+  ~OwnRenderer() {
+    queue_.close();
+    if (thread_.joinable()) thread_.join();
+  }
+  // The next chunk's pieces go to `write` (their buffers back to `pool`).
+  void takeChunk(const std::function<void(std::string_view)>& write, BufferPool& pool,
+                 Warnings& warnings, std::string& problem) {
+    for (;;) {
+      std::optional<OwnItem> item = queue_.pop();
+      if (!item) {  // cannot happen: the renderer ends every chunk
+        problem = "rendering stopped";
+        return;
+      }
+      if (item->end) {
+        warnings = std::move(item->warnings);
+        problem = std::move(item->problem);
+        return;
+      }
+      write(item->text);
+      pool.give(std::move(item->text));
+    }
+  }
+
+ private:
+  void run(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool) {
+    auto pushPiece = [&](std::string& text) {
+      std::string piece = pool.take();
+      piece.swap(text);
+      queue_.push(OwnItem{false, std::move(piece), {}, {}});
+    };
+    for (const OutputFile& o : outputs)
+      for (const Chunk& c : o.chunks) {
+        if (c.owner != 0) continue;
+        OwnItem end;
+        end.end = true;
+        end.warnings = renderChunk(c, ctx, 0, pushPiece, end.problem);
+        if (!queue_.push(std::move(end))) return;  // the writer stopped
+      }
+  }
+
+  BoundedQueue<OwnItem> queue_;
+  std::thread thread_;
+};
+
+// Receives one chunk from rank `owner`: pieces to `write`, then its end.
+void receiveChunk(Comm& comm, int owner, Message& m,
+                  const std::function<void(std::string_view)>& write, Warnings& warnings,
+                  std::string& problem) {
+  for (;;) {
+    comm.recvInto(owner, kChunkTag, m);
+    if (m.kind != kPiece) break;
+    write(m.data);
+  }
+  decodeEnd(m.data, warnings, problem);
+}
+
+// Rank 0's writing of one output file, chunk after chunk.
+struct FileWrite {
+  const OutputFile& output;
+  TraceFileWriter& writer;
+  WriteResult& res;
+  Warnings warnings;  // of this file: its inputs' and its chunks'
+  std::vector<std::pair<size_t, std::string>> problems;
+
+  // After a write error, rank 0 keeps receiving (senders must not block) but drops the text.
+  void append(std::string_view text) {
+    if (!res.ok) return;
+    if (Status s = writer.appendEvents(text); !s) fail(s);
+  }
+  void fail(const Status& s) {
+    res.ok = false;
+    res.error = s.error().message;
+  }
+  void open(const WriteContext& ctx) {
+    for (size_t i : output.inputs) warnings.merge((*ctx.all)[i].warnings);
+    if (!res.ok) return;
+    TraceFileWriter::Options wo;
+    wo.gzip = ctx.compress;
+    wo.fsync = ctx.fsync;
+    std::string name = output.fileName() + (ctx.compress ? ".gz" : "");
+    if (Status s = writer.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s)
+      fail(s);
+  }
+  void chunkDone(const Chunk& c, const WriteContext& ctx, const Warnings& chunkWarnings,
+                 const std::string& problem) {
+    warnings.merge(chunkWarnings);
+    res.warnings.merge(chunkWarnings);
+    if (problem.empty()) return;
+    const InputSummary& s = (*ctx.all)[c.input];
+    warnings.add("render_failed");
+    problems.emplace_back(c.input, problem);
+    const auto owner = static_cast<size_t>(c.owner);
+    const std::string& host = owner < ctx.hosts.size() ? ctx.hosts[owner] : s.readerHost;
+    res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " +
+                                 host + "): " + problem);
+  }
+  void finish(const WriteContext& ctx) {
+    if (!res.ok) return;
+    if (Status s = writer.finish(otherDataJson(output, ctx, warnings, problems)); !s) {
+      fail(s);
+      return;
+    }
+    res.bytesWritten += writer.bytesWritten();
+    ++res.filesWritten;
+  }
+};
+
+}  // namespace
+
 WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                          std::vector<TraceFileWriter>& writers) {
   WriteResult res;
-  const int me = comm.rank();
   BufferPool pool(ctx.piecesAhead + 2);
   ctx.pool = &pool;
   struct ForgetPool {  // destroyed after the render thread is joined
     WriteContext& ctx;
     ~ForgetPool() { ctx.pool = nullptr; }
   } forgetPool{ctx};
-  std::vector<std::string> sentBack;
-  if (me != 0) {
-    for (const OutputFile& o : outputs) {
-      for (const Chunk& c : o.chunks) {
-        if (c.owner != me) continue;
-        std::string problem;
-        Warnings w = renderChunk(
-            c, ctx, me,
-            [&](std::string& text) {
-              sentBack.clear();
-              comm.waitPosted(ctx.piecesAhead, &sentBack);
-              for (auto& b : sentBack) pool.give(std::move(b));
-              std::string piece = pool.take();
-              piece.swap(text);
-              comm.post(0, kChunkTag, kPiece, std::move(piece));
-            },
-            problem);
-        comm.waitPosted(ctx.piecesAhead);
-        comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
-      }
-    }
-    comm.waitPosted(0);
+  if (comm.rank() != 0) {
+    sendOwnChunks(comm, outputs, ctx, pool);
     return res;
   }
-
   uint64_t total = 0, done = 0;
   for (const OutputFile& o : outputs) total += o.chunks.size();
-
-  // Rank 0's own chunks are rendered on a thread of their own, in output
-  // order, at most piecesAhead pieces ahead of the writer: rank 0 renders
-  // while it waits for other ranks' pieces or for write() to return.
-  struct Item {
-    bool end = false;  // end of a chunk: warnings and problem follow
-    std::string text;
-    Warnings warnings;
-    std::string problem;
-  };
-  BoundedQueue<Item> own(std::max<size_t>(ctx.piecesAhead, 1));
-  // Without thread support from MPI (MPI_THREAD_SINGLE), rank 0 renders its
-  // chunks inline, in turn.
   const bool renderThread = comm.threadsAllowed();
-  std::thread renderer([&] {
-    if (!renderThread) return;
-    for (const OutputFile& o : outputs)
-      for (const Chunk& c : o.chunks) {
-        if (c.owner != 0) continue;
-        Item end;
-        end.end = true;
-        end.warnings = renderChunk(
-            c, ctx, 0,
-            [&](std::string& text) {
-              std::string piece = pool.take();
-              piece.swap(text);
-              own.push(Item{false, std::move(piece), {}, {}});
-            },
-            end.problem);
-        if (!own.push(std::move(end))) return;  // the writer stopped
-      }
-  });
-  struct JoinOnExit {
-    BoundedQueue<Item>& q;
-    std::thread& t;
-    ~JoinOnExit() {
-      q.close();
-      t.join();
-    }
-  } joinOnExit{own, renderer};
-
+  OwnRenderer own(outputs, ctx, pool, renderThread);
   Message m;  // received pieces, in reused memory
   writers.clear();
   writers.resize(outputs.size());
   for (size_t f = 0; f < outputs.size(); ++f) {
-    const OutputFile& o = outputs[f];
-    TraceFileWriter& wr = writers[f];
-    // After a write error, keep receiving (senders must not block) but drop the text.
-    auto write = [&](std::string_view text) {
-      if (!res.ok) return;
-      if (Status s = wr.appendEvents(text); !s) {
-        res.ok = false;
-        res.error = s.error().message;
-      }
+    FileWrite fw{outputs[f], writers[f], res, {}, {}};
+    fw.open(ctx);
+    const std::function<void(std::string_view)> write = [&fw](std::string_view t) {
+      fw.append(t);
     };
-    if (res.ok) {
-      TraceFileWriter::Options wo;
-      wo.gzip = ctx.compress;
-      wo.fsync = ctx.fsync;
-      std::string name = o.fileName() + (ctx.compress ? ".gz" : "");
-      if (Status s = wr.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s) {
-        res.ok = false;
-        res.error = s.error().message;
-      }
-    }
-    Warnings fileWarnings;
-    std::vector<std::pair<size_t, std::string>> fileProblems;
-    for (size_t i : o.inputs) fileWarnings.merge((*ctx.all)[i].warnings);
-    for (const Chunk& c : o.chunks) {
+    for (const Chunk& c : outputs[f].chunks) {
       std::string problem;
       Warnings chunkWarnings;
-      if (c.owner == 0 && !renderThread) {
+      if (c.owner == 0 && !renderThread)
         chunkWarnings = renderChunk(c, ctx, 0, write, problem);
-      } else if (c.owner == 0) {
-        for (;;) {
-          std::optional<Item> item = own.pop();
-          if (!item) {  // cannot happen: the renderer ends every chunk
-            problem = "rendering stopped";
-            break;
-          }
-          if (!item->end) {
-            write(item->text);
-            pool.give(std::move(item->text));
-            continue;
-          }
-          chunkWarnings = std::move(item->warnings);
-          problem = std::move(item->problem);
-          break;
-        }
-      } else {
-        for (;;) {
-          comm.recvInto(c.owner, kChunkTag, m);
-          if (m.kind == kPiece) {
-            write(m.data);
-            continue;
-          }
-          decodeEnd(m.data, chunkWarnings, problem);
-          break;
-        }
-      }
-      fileWarnings.merge(chunkWarnings);
-      res.warnings.merge(chunkWarnings);
-      if (!problem.empty()) {
-        const InputSummary& s = (*ctx.all)[c.input];
-        fileWarnings.add("render_failed");
-        fileProblems.emplace_back(c.input, problem);
-        const std::string& host = static_cast<size_t>(c.owner) < ctx.hosts.size()
-                                      ? ctx.hosts[static_cast<size_t>(c.owner)]
-                                      : s.readerHost;
-        res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " +
-                                     host + "): " + problem);
-      }
+      else if (c.owner == 0)
+        own.takeChunk(write, pool, chunkWarnings, problem);
+      else
+        receiveChunk(comm, c.owner, m, write, chunkWarnings, problem);
+      fw.chunkDone(c, ctx, chunkWarnings, problem);
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }
-    if (res.ok) {
-      if (Status s = wr.finish(otherDataJson(o, ctx, fileWarnings, fileProblems)); !s) {
-        res.ok = false;
-        res.error = s.error().message;
-      } else {
-        res.bytesWritten += wr.bytesWritten();
-        ++res.filesWritten;
-      }
-    }
+    fw.finish(ctx);
   }
   return res;
 }

@@ -17,6 +17,7 @@
 
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/OutputPlan.h"
+#include "xstack/plan/Plan.h"
 
 namespace xstack {
 
@@ -28,5 +29,10 @@ inline constexpr double kRank0WriteWeight = 1.0;
 void assignRenderers(std::vector<OutputFile>& outputs, const std::vector<InputSummary>& all,
                      const std::vector<std::vector<int>>& seers, int ranks,
                      double rank0WriteWeight = kRank0WriteWeight);
+
+// The plan joined with the gathered summaries: `result[i]` is every rank that
+// sees summary i's file (ascending), empty when the plan does not list it.
+std::vector<std::vector<int>> seersOfSummaries(const Plan& plan,
+                                               const std::vector<InputSummary>& all);
 
 }  // namespace xstack

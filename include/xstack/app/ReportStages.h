@@ -1,0 +1,74 @@
+// The stages of `xstack report`, in order (runReport in Report.cpp calls them):
+//
+//   listInputsStage       ListInputsStage.cpp       each rank lists the folders it sees
+//   planStage             PlanStage.cpp             collective: who reads which file; checks
+//   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
+//   gatherSummariesStage  GatherSummariesStage.cpp  collective: every rank learns every summary
+//   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
+//                                                   who renders what, time origin (pure)
+//   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
+//                                                   then commit, collective
+//   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
+//
+// Every stage takes the run (comm, options, clock, progress) and typed
+// values, and returns typed values; a stage that ends the run returns a
+// Failure, which the driver prints and maps to the exit code.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "xstack/app/Progress.h"
+#include "xstack/app/ReadStage.h"
+#include "xstack/app/Report.h"
+#include "xstack/app/WriteStage.h"
+#include "xstack/core/Failure.h"
+#include "xstack/plan/OutputPlan.h"
+#include "xstack/plan/Plan.h"
+
+namespace xstack {
+
+// What every stage may use: the communicator, the options, the stage clock,
+// the progress line and rank 0's log.
+struct ReportRun {
+  ReportRun(Comm& comm, const ReportOptions& options, StageClock& clock);
+  Comm& comm;
+  const ReportOptions& options;
+  StageClock& clock;
+  Progress progress;
+  std::chrono::steady_clock::time_point start;
+  bool root() const { return comm.rank() == 0; }
+  // Rank 0 only: "xstack: <line>" on stderr.
+  void log(const std::string& line) const;
+};
+
+struct ListedInputs {
+  InputDirs dirs;
+  InputListing listing;
+  bool listingFailed = false;  // this rank's listing threw: it contributes no files
+};
+
+struct GatheredSummaries {
+  std::vector<InputSummary> all;  // every rank's summaries, in rank order
+  size_t firstLocal = 0;          // index in `all` of this rank's first summary
+};
+
+struct RenderPlan {
+  std::vector<OutputFile> outputs;
+  WriteContext context;
+};
+
+ListedInputs listInputsStage(ReportRun& run);
+Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed);
+Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
+GatheredSummaries gatherSummariesStage(ReportRun& run, const std::vector<LocalInput>& local);
+RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
+                           std::vector<LocalInput>& local);
+Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render);
+// Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
+// had a problem (on any rank).
+int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
+                 const JobShape& shape, bool listingFailed);
+
+}  // namespace xstack

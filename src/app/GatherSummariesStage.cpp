@@ -1,0 +1,19 @@
+#include "xstack/app/ReportStages.h"
+
+namespace xstack {
+
+GatheredSummaries gatherSummariesStage(ReportRun& run, const std::vector<LocalInput>& local) {
+  std::vector<InputSummary> mine;
+  mine.reserve(local.size());
+  for (const auto& in : local) mine.push_back(in.summary);
+  std::vector<std::string> blobs = run.comm.allgather(encodeSummaries(mine));
+  GatheredSummaries out;
+  for (int r = 0; r < run.comm.size(); ++r) {
+    if (r == run.comm.rank()) out.firstLocal = out.all.size();
+    for (auto& s : decodeSummaries(blobs[static_cast<size_t>(r)])) out.all.push_back(std::move(s));
+  }
+  run.clock.mark("gather");
+  return out;
+}
+
+}  // namespace xstack

@@ -1,0 +1,63 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "xstack/app/ReportStages.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+namespace {
+
+Status prepareOutDir(const std::string& out) {
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (!fs::is_directory(out))
+    return Error{"--out " + out + ": not a folder and cannot be created" +
+                 (ec ? ": " + ec.message() : std::string())};
+  if (::access(out.c_str(), W_OK | X_OK) != 0)
+    return Error{"--out " + out + ": folder not writable"};
+  return {};
+}
+
+void printPlan(const Plan& plan) {
+  for (const auto& f : plan.files)
+    std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n",
+                 kindName(f.file.kind), f.file.path.c_str(),
+                 static_cast<unsigned long long>(f.file.bytes), f.reader, f.readerHost.c_str());
+}
+
+// collective: rank 0 checks the output folder before anything is read.
+Status agreeOnOutDir(ReportRun& run) {
+  Status outOk = run.root() ? prepareOutDir(run.options.outDir) : Status{};
+  if (run.comm.allTrue(outOk.ok())) return {};
+  return outOk.ok() ? Error{"output folder check failed"} : outOk;
+}
+
+}  // namespace
+
+Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
+  Plan plan = gatherPlan(run.comm, listed.listing);
+  run.clock.mark("plan");
+  if (!plan.anyProfileDir)
+    return Failure{FailureKind::Usage, listed.dirs.profile, -1, {},
+                   "profile folder " + listed.dirs.profile +
+                       " not found on any rank (give --data-dir or --profile-dir)"};
+  for (const auto& s : plan.skipped) run.log("skipped: " + s);
+  if (!plan.conflicts.empty()) {
+    for (const auto& c : plan.conflicts) run.log("error: " + c);
+    return Failure{FailureKind::Conflict, {}, -1, {}, "conflicting input files; nothing written"};
+  }
+  if (Status out = agreeOnOutDir(run); !out.ok())
+    return Failure{FailureKind::OutputDir, run.options.outDir, 0, {}, out.error().message};
+  size_t profiles = 0;
+  for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
+  if (profiles == 0)
+    return Failure{FailureKind::NoProfiles, listed.dirs.profile, -1, {},
+                   "no profile files (<name>.<rank>) in " + listed.dirs.profile + " on any rank"};
+  if (run.options.showPlan && run.root()) printPlan(plan);
+  return plan;
+}
+
+}  // namespace xstack

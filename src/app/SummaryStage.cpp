@@ -1,0 +1,95 @@
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "xstack/app/ReportStages.h"
+
+namespace xstack {
+namespace {
+
+std::string humanBytes(uint64_t b) {
+  char buf[64];
+  if (b >= (uint64_t{1} << 30))
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  else if (b >= (1u << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else
+    std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+// What the inputs were, over all ranks' summaries.
+struct InputTotals {
+  std::map<std::string, uint64_t> byKind;
+  uint64_t events = 0;
+  std::set<std::string> hosts;
+  Warnings warnings;
+  bool anyProblem = false;
+};
+
+// Adds up the summaries; logs each input that had a problem.
+InputTotals totalInputs(const ReportRun& run, const std::vector<InputSummary>& all) {
+  InputTotals t;
+  for (const auto& s : all) {
+    t.byKind[kindName(s.file.kind)]++;
+    t.events += s.events + s.memEvents;
+    t.hosts.insert(s.readerHost);
+    t.warnings.merge(s.warnings);
+    if (s.status == InputStatus::Ok) continue;
+    t.anyProblem = true;
+    run.log(std::string(statusName(s.status)) + ": " + kindName(s.file.kind) + " " + s.file.path +
+            " (read by rank " + std::to_string(s.reader) + " on " + s.readerHost +
+            "): " + s.problem);
+  }
+  return t;
+}
+
+void logMissingRanks(const ReportRun& run, const JobShape& shape) {
+  if (shape.missingRanks.empty()) return;
+  std::string m;
+  for (int64_t r : shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
+  run.log("note: no profile for ranks " + m + " (below the highest rank found)");
+}
+
+void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& written) {
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
+  std::string kinds;
+  for (const auto& [k, n] : t.byKind)
+    kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;
+  char line[512];
+  std::snprintf(line, sizeof line, "wrote %llu trace files (%s) to %s in %.2f s",
+                static_cast<unsigned long long>(written.filesWritten),
+                humanBytes(written.bytesWritten).c_str(), run.options.outDir.c_str(), secs);
+  run.log(line);
+  run.log("inputs: " + kinds + "; " + std::to_string(t.events) + " events; " +
+          std::to_string(run.comm.size()) + " MPI ranks on " + std::to_string(t.hosts.size()) +
+          " hosts read them");
+}
+
+void logWarnings(const ReportRun& run, const Warnings& warnings) {
+  if (warnings.empty()) return;
+  std::string w;
+  for (const auto& [k, e] : warnings.entries())
+    w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
+  run.log("warnings: " + w);
+}
+
+}  // namespace
+
+int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
+                 const JobShape& shape, bool listingFailed) {
+  logMissingRanks(run, shape);
+  InputTotals totals = totalInputs(run, gathered.all);
+  for (const auto& p :
+       std::set<std::string>(written.renderProblems.begin(), written.renderProblems.end()))
+    run.log("render failed: " + p);
+  logTotals(run, totals, written);
+  totals.warnings.merge(written.warnings);
+  logWarnings(run, totals.warnings);
+  bool partial = totals.anyProblem || !written.renderProblems.empty() || listingFailed;
+  return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
+}
+
+}  // namespace xstack
