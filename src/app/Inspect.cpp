@@ -13,54 +13,36 @@
 
 namespace xstack {
 
-int runInspect(const InspectOptions& o) {
-  using nlohmann::json;
-  auto loaded = readProfile(o.file);
-  if (!loaded) {
-    std::fprintf(stderr, "xstack: inspect: %s\n", loaded.error().message.c_str());
-    return kExitFatal;
-  }
-  const ProfileData& d = loaded->data;
-  InputSummary s;
-  s.file.path = o.file;
-  std::vector<Span> spans;
-  summarizeProfile(*loaded, true, s, spans);
+namespace {
 
+using nlohmann::json;
+
+// Rows, GPU streams and CPU threads of a profile's events.
+struct EventCensus {
   uint64_t maxEnd = 0;
   std::map<std::string, uint64_t> byRow;
   std::map<int64_t, std::set<int64_t>> streams;  // GPU device -> streams
   std::set<int64_t> threads;
+};
+
+EventCensus censusOf(const ProfileData& d) {
+  EventCensus c;
   Warnings scratch;
   RowKey row;
   for (const ProfileEvent& e : d.events) {
-    maxEnd = std::max({maxEnd, e.endNs, e.startNs});
+    c.maxEnd = std::max({c.maxEnd, e.endNs, e.startNs});
     if (!rowOfEvent(e, row, scratch)) continue;
     std::string name = rowProcessName(0, 0, row).substr(3 + rankLabel(0).size());  // ":gpu:0" ...
-    byRow[name.substr(1)]++;
+    c.byRow[name.substr(1)]++;
     if (row.kind == RowKind::Gpu)
-      streams[row.device].insert(e.subDeviceId);
+      c.streams[row.device].insert(e.subDeviceId);
     else
-      threads.insert(e.subDeviceId);
+      c.threads.insert(e.subDeviceId);
   }
-  json j;
-  j["file"] = o.file;
-  j["bytes"] = loaded->fileBytes;
-  j["status"] = statusName(s.status);
-  if (!s.problem.empty()) j["problem"] = s.problem;
-  j["events"] = s.events;
-  j["memory_events"] = s.memEvents;
-  j["profile_start_ns"] = d.startNs;
-  j["profile_end_ns"] = d.endNs;
-  j["first_ns"] = s.minTs;
-  j["last_ns"] = maxEnd;
-  j["events_by_row"] = byRow;
-  json st = json::object();
-  for (const auto& [dev, set] : streams) st[std::to_string(dev)] = set;
-  j["gpu_streams"] = st;
-  j["cpu_threads"] = threads;
-  uint64_t fwd = 0, bwd = 0;
-  for (const Span& sp : spans) (sp.phase == Phase::Forward ? fwd : bwd)++;
-  j["marker_pairs"] = {{"forward", fwd}, {"backward", bwd}};
+  return c;
+}
+
+json memoryTracksJson(const ProfileData& d) {
   json tracks = json::array();
   Warnings w2;
   for (const MemoryTrack& t : buildMemoryTracks(d.memEvents, w2)) {
@@ -72,41 +54,86 @@ int runInspect(const InspectOptions& o) {
                       {"peak_bytes", peak},
                       {"final_bytes", t.samples.empty() ? 0 : t.samples.back().allocatedBytes}});
   }
-  j["memory_tracks"] = tracks;
+  return tracks;
+}
+
+json inspectJson(const InspectOptions& o, const LoadedProfile& loaded, const InputSummary& s,
+                 const EventCensus& c, uint64_t fwd, uint64_t bwd) {
+  const ProfileData& d = loaded.data;
+  json j;
+  j["file"] = o.file;
+  j["bytes"] = loaded.fileBytes;
+  j["status"] = statusName(s.status);
+  if (!s.problem.empty()) j["problem"] = s.problem;
+  j["events"] = s.events;
+  j["memory_events"] = s.memEvents;
+  j["profile_start_ns"] = d.startNs;
+  j["profile_end_ns"] = d.endNs;
+  j["first_ns"] = s.minTs;
+  j["last_ns"] = c.maxEnd;
+  j["events_by_row"] = c.byRow;
+  json st = json::object();
+  for (const auto& [dev, set] : c.streams) st[std::to_string(dev)] = set;
+  j["gpu_streams"] = st;
+  j["cpu_threads"] = c.threads;
+  j["marker_pairs"] = {{"forward", fwd}, {"backward", bwd}};
+  j["memory_tracks"] = memoryTracksJson(d);
   json w = json::object();
   for (const auto& [k, e] : s.warnings.entries()) w[k] = e.count;
   j["warnings"] = w;
+  return j;
+}
 
-  if (o.json) {
-    std::puts(j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
-  } else {
-    std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(),
-                static_cast<unsigned long long>(loaded->fileBytes), statusName(s.status),
-                s.problem.empty() ? "" : ": ", s.problem.c_str());
-    std::printf("  events %llu, memory events %llu\n", static_cast<unsigned long long>(s.events),
-                static_cast<unsigned long long>(s.memEvents));
-    std::printf("  time range %llu .. %llu ns (%s ms)\n", static_cast<unsigned long long>(s.minTs),
-                static_cast<unsigned long long>(maxEnd),
-                formatMicros(maxEnd > s.minTs ? (maxEnd - s.minTs) / 1000 : 0).c_str());
-    for (const auto& [name, n] : byRow)
-      std::printf("  %-22s %llu events\n", name.c_str(), static_cast<unsigned long long>(n));
-    for (const auto& [dev, set] : streams) {
-      std::printf("  gpu %lld streams:", static_cast<long long>(dev));
-      for (int64_t x : set) std::printf(" %lld", static_cast<long long>(x));
-      std::printf("\n");
-    }
-    std::printf("  cpu threads: %zu\n", threads.size());
-    std::printf("  marker pairs: %llu forward, %llu backward\n",
-                static_cast<unsigned long long>(fwd), static_cast<unsigned long long>(bwd));
-    for (const auto& t : tracks)
-      std::printf("  memory %s:%llu: %llu samples, peak %lld bytes\n",
-                  t["place"].get<std::string>().c_str(),
-                  static_cast<unsigned long long>(t["device"].get<uint64_t>()),
-                  static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
-                  static_cast<long long>(t["peak_bytes"].get<int64_t>()));
-    for (const auto& [k, e] : s.warnings.entries())
-      std::printf("  warning %s: %llu\n", k.c_str(), static_cast<unsigned long long>(e.count));
+void printText(const InspectOptions& o, const LoadedProfile& loaded, const InputSummary& s,
+               const EventCensus& c, const json& j, uint64_t fwd, uint64_t bwd) {
+  std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(),
+              static_cast<unsigned long long>(loaded.fileBytes), statusName(s.status),
+              s.problem.empty() ? "" : ": ", s.problem.c_str());
+  std::printf("  events %llu, memory events %llu\n", static_cast<unsigned long long>(s.events),
+              static_cast<unsigned long long>(s.memEvents));
+  std::printf("  time range %llu .. %llu ns (%s ms)\n", static_cast<unsigned long long>(s.minTs),
+              static_cast<unsigned long long>(c.maxEnd),
+              formatMicros(c.maxEnd > s.minTs ? (c.maxEnd - s.minTs) / 1000 : 0).c_str());
+  for (const auto& [name, n] : c.byRow)
+    std::printf("  %-22s %llu events\n", name.c_str(), static_cast<unsigned long long>(n));
+  for (const auto& [dev, set] : c.streams) {
+    std::printf("  gpu %lld streams:", static_cast<long long>(dev));
+    for (int64_t x : set) std::printf(" %lld", static_cast<long long>(x));
+    std::printf("\n");
   }
+  std::printf("  cpu threads: %zu\n", c.threads.size());
+  std::printf("  marker pairs: %llu forward, %llu backward\n", static_cast<unsigned long long>(fwd),
+              static_cast<unsigned long long>(bwd));
+  for (const auto& t : j["memory_tracks"])
+    std::printf("  memory %s:%llu: %llu samples, peak %lld bytes\n",
+                t["place"].get<std::string>().c_str(),
+                static_cast<unsigned long long>(t["device"].get<uint64_t>()),
+                static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
+                static_cast<long long>(t["peak_bytes"].get<int64_t>()));
+  for (const auto& [k, e] : s.warnings.entries())
+    std::printf("  warning %s: %llu\n", k.c_str(), static_cast<unsigned long long>(e.count));
+}
+
+}  // namespace
+
+int runInspect(const InspectOptions& o) {
+  auto loaded = readProfile(o.file);
+  if (!loaded) {
+    std::fprintf(stderr, "xstack: inspect: %s\n", loaded.error().message.c_str());
+    return kExitFatal;
+  }
+  InputSummary s;
+  s.file.path = o.file;
+  std::vector<Span> spans;
+  summarizeProfile(*loaded, true, s, spans);
+  const EventCensus census = censusOf(loaded->data);
+  uint64_t fwd = 0, bwd = 0;
+  for (const Span& sp : spans) (sp.phase == Phase::Forward ? fwd : bwd)++;
+  const json j = inspectJson(o, *loaded, s, census, fwd, bwd);
+  if (o.json)
+    std::puts(j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  else
+    printText(o, *loaded, s, census, j, fwd, bwd);
   return s.status == InputStatus::Ok ? kExitOk : kExitPartial;
 }
 

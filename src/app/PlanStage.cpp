@@ -23,9 +23,9 @@ Status prepareOutDir(const std::string& out) {
 
 void printPlan(const Plan& plan) {
   for (const auto& f : plan.files)
-    std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n",
-                 kindName(f.file.kind), f.file.path.c_str(),
-                 static_cast<unsigned long long>(f.file.bytes), f.reader, f.readerHost.c_str());
+    std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n", kindName(f.file.kind),
+                 f.file.path.c_str(), static_cast<unsigned long long>(f.file.bytes), f.reader,
+                 f.readerHost.c_str());
 }
 
 // collective: rank 0 checks the output folder before anything is read.
@@ -41,7 +41,10 @@ Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   Plan plan = gatherPlan(run.comm, listed.listing);
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
-    return Failure{FailureKind::Usage, listed.dirs.profile, -1, {},
+    return Failure{FailureKind::Usage,
+                   listed.dirs.profile,
+                   -1,
+                   {},
                    "profile folder " + listed.dirs.profile +
                        " not found on any rank (give --data-dir or --profile-dir)"};
   for (const auto& s : plan.skipped) run.log("skipped: " + s);
@@ -54,7 +57,10 @@ Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   size_t profiles = 0;
   for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
   if (profiles == 0)
-    return Failure{FailureKind::NoProfiles, listed.dirs.profile, -1, {},
+    return Failure{FailureKind::NoProfiles,
+                   listed.dirs.profile,
+                   -1,
+                   {},
                    "no profile files (<name>.<rank>) in " + listed.dirs.profile + " on any rank"};
   if (run.options.showPlan && run.root()) printPlan(plan);
   return plan;

@@ -13,9 +13,8 @@ Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pla
   try {
     uint64_t files = 0, done = 0;
     for (const auto& f : plan.files) files += f.reader == run.comm.rank();
-    local = readAssigned(plan, run.comm.rank(), ro, [&](const LocalInput&) {
-      run.progress.update("read", ++done, files);
-    });
+    local = readAssigned(plan, run.comm.rank(), ro,
+                         [&](const LocalInput&) { run.progress.update("read", ++done, files); });
   } catch (const std::exception& e) {
     mine = Failure{FailureKind::Read, {}, run.comm.rank(), run.comm.host(), e.what()};
   }
@@ -24,8 +23,8 @@ Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pla
   if (run.comm.allTrue(!mine)) return local;
   // Printed by the rank that failed: rank 0 only learns that some rank did.
   if (mine)
-    std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank,
-                 mine->host.c_str(), mine->message.c_str());
+    std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank, mine->host.c_str(),
+                 mine->message.c_str());
   return Failure{FailureKind::Read, {}, -1, {}, "reading failed on some rank; nothing written"};
 }
 

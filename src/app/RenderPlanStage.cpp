@@ -6,7 +6,8 @@
 namespace xstack {
 namespace {
 
-void printRenderPlan(const std::vector<OutputFile>& outputs, const std::vector<std::string>& hosts) {
+void printRenderPlan(const std::vector<OutputFile>& outputs,
+                     const std::vector<std::string>& hosts) {
   for (const OutputFile& o : outputs)
     for (const Chunk& c : o.chunks)
       if (c.kind == ChunkKind::RankRows)

@@ -53,8 +53,7 @@ void logMissingRanks(const ReportRun& run, const JobShape& shape) {
 }
 
 void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& written) {
-  double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
   std::string kinds;
   for (const auto& [k, n] : t.byKind)
     kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " " + k;

@@ -58,19 +58,49 @@ struct RankTimes {
   uint64_t start = 0, end = 0;
 };
 
-RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const fs::path& path) {
-  Rng rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + 17);
-  const int64_t gpu = rank % o.gpusPerTrainer;
-  pb::Profile prof;
-  uint64_t t = kEpochNs + skew + 50'000'000 + rng.range(0, 2'000'000);
-  const uint64_t start = t;
-  const uint64_t cpuThreads[] = {static_cast<uint64_t>(10000 + rank * 10),
-                                 static_cast<uint64_t>(10001 + rank * 10),
-                                 static_cast<uint64_t>(10002 + rank * 10)};
-  const int64_t streams[] = {7, 13, 14};
-  auto addEvent = [&](pb::Event::EventType type, const std::string& name, uint64_t s, uint64_t e,
-                      int64_t dev, int64_t sub) -> pb::Event* {
-    pb::Event* ev = prof.add_events();
+// One rank's synthetic profile, built event by event. The random draws
+// happen in a fixed order: the same seed gives the same bytes.
+class ProfileBuilder {
+ public:
+  ProfileBuilder(const SynthOptions& o, int64_t rank, uint64_t skew)
+      : o_(o),
+        rng_(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + 17),
+        gpu_(rank % o.gpusPerTrainer),
+        cpuThreads_{static_cast<uint64_t>(10000 + rank * 10),
+                    static_cast<uint64_t>(10001 + rank * 10),
+                    static_cast<uint64_t>(10002 + rank * 10)} {
+    t_ = kEpochNs + skew + 50'000'000 + rng_.range(0, 2'000'000);
+    start_ = t_;
+  }
+
+  RankTimes build(const fs::path& path) {
+    // Parameters: allocated once, never freed (end_ns 0).
+    for (int i = 0; i < 4; ++i)
+      memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu_),
+               t_ + static_cast<uint64_t>(i) * 100, 0, rng_.range(1, 64) << 20);
+    gpuClock_ = t_;
+    for (int64_t step = 0; step < o_.steps; ++step) {
+      for (int phase = 0; phase < 2; ++phase) {
+        marker(phase == 0 ? "marker_forward_B" : "marker_backward_B", t_);
+        t_ += 2000;
+        int64_t ops = phase == 0 ? o_.opsPerStep / 2 : o_.opsPerStep - o_.opsPerStep / 2;
+        for (int64_t k = 0; k < ops; ++k) addOp(phase);
+        t_ = std::max(t_, gpuClock_);
+        marker(phase == 0 ? "marker_forward_E" : "marker_backward_E", t_);
+        t_ += rng_.range(10'000, 100'000);
+      }
+    }
+    prof_.set_start_ns(start_);
+    prof_.set_end_ns(t_);
+    std::ofstream f(path, std::ios::binary);
+    prof_.SerializeToOstream(&f);
+    return {start_, t_};
+  }
+
+ private:
+  pb::Event* addEvent(pb::Event::EventType type, const std::string& name, uint64_t s, uint64_t e,
+                      int64_t dev, int64_t sub) {
+    pb::Event* ev = prof_.add_events();
     ev->set_type(type);
     ev->set_name(name);
     ev->set_start_ns(s);
@@ -78,84 +108,80 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
     ev->set_device_id(dev);
     ev->set_sub_device_id(sub);
     return ev;
-  };
-  auto marker = [&](const char* detail, uint64_t at) {
+  }
+  void marker(const char* detail, uint64_t at) {
     addEvent(pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 1000, 0,
-             static_cast<int64_t>(cpuThreads[0]))
+             static_cast<int64_t>(cpuThreads_[0]))
         ->set_detail_info(detail);
-  };
-  auto memEvent = [&](pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e,
-                      uint64_t bytes) {
-    pb::MemEvent* m = prof.add_mem_events();
+  }
+  void memEvent(pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e, uint64_t bytes) {
+    pb::MemEvent* m = prof_.add_mem_events();
     m->set_start_ns(s);
     m->set_end_ns(e);
     m->set_bytes(bytes);
     m->set_place(place);
-    m->set_thread_id(cpuThreads[0]);
+    m->set_thread_id(cpuThreads_[0]);
     m->set_device_id(dev);
-  };
-  // Parameters: allocated once, never freed (end_ns 0).
-  for (int i = 0; i < 4; ++i)
-    memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu),
-             t + static_cast<uint64_t>(i) * 100, 0, rng.range(1, 64) << 20);
-  uint64_t gpuClock = t;
-  for (int64_t step = 0; step < o.steps; ++step) {
-    for (int phase = 0; phase < 2; ++phase) {
-      marker(phase == 0 ? "marker_forward_B" : "marker_backward_B", t);
-      t += 2000;
-      int64_t ops = phase == 0 ? o.opsPerStep / 2 : o.opsPerStep - o.opsPerStep / 2;
-      for (int64_t k = 0; k < ops; ++k) {
-        std::string op = kOps[rng.next() % (sizeof kOps / sizeof *kOps)];
-        if (phase == 1) op += "_grad";
-        uint64_t tid = cpuThreads[rng.next() % 3];
-        int64_t block = rng.chance(80) ? 0 : 1;
-        uint64_t opStart = t, opDur = rng.range(8'000, 30'000);
-        pb::Event* cpu = addEvent(pb::Event::CPU, op, opStart, opStart + opDur, block,
-                                  static_cast<int64_t>(tid));
-        if (rng.chance(20)) cpu->set_detail_info("op_type=" + op);
-        uint64_t api = opStart + rng.range(1'000, 3'000);
-        addEvent(pb::Event::CPU, "cudaLaunchKernel", api, api + rng.range(2'000, 5'000), -1,
-                 static_cast<int64_t>(tid));
-        int nk = rng.chance(30) ? 2 : 1;
-        for (int j = 0; j < nk; ++j) {
-          gpuClock = std::max(gpuClock, api + 4'000);
-          uint64_t kd = rng.range(5'000, 40'000);
-          int64_t dev =
-              rng.chance(1) ? (gpu + 1) % o.gpusPerTrainer : gpu;  // a peer-to-peer kernel
-          addEvent(pb::Event::GPUKernel,
-                   kKernels[rng.next() % (sizeof kKernels / sizeof *kKernels)], gpuClock,
-                   gpuClock + kd, dev, streams[rng.next() % 3]);
-          gpuClock += kd + rng.range(500, 2'000);
-        }
-        if (rng.chance(10)) {  // a host-to-device copy
-          uint64_t bytes = rng.range(1, 256) << 12;
-          uint64_t a = api + 5'000;
-          addEvent(pb::Event::CPU, "cudaMemcpyAsync", a, a + 3'000, -1, static_cast<int64_t>(tid));
-          pb::Event* cp = addEvent(pb::Event::GPUKernel, "GpuMemcpyAsync:CPU->GPU", gpuClock,
-                                   gpuClock + bytes / 10, gpu, streams[0]);
-          cp->mutable_memcopy()->set_bytes(bytes);
-          gpuClock += bytes / 10 + 1'000;
-          memEvent(pb::MemEvent::CUDAPinnedPlace, static_cast<uint32_t>(gpu), a, a + 50'000, bytes);
-        }
-        // Workspace on the GPU, and host buffers now and then.
-        if (rng.chance(30))
-          memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), opStart,
-                   opStart + opDur + rng.range(0, 50'000), rng.range(1, 1024) << 10);
-        if (rng.chance(5))
-          memEvent(pb::MemEvent::CPUPlace, 0, opStart, opStart + rng.range(10'000, 500'000),
-                   rng.range(1, 64) << 10);
-        t = opStart + opDur + rng.range(500, 3'000);
-      }
-      t = std::max(t, gpuClock);
-      marker(phase == 0 ? "marker_forward_E" : "marker_backward_E", t);
-      t += rng.range(10'000, 100'000);
+  }
+
+  // One operator: its CPU event, its launch, its kernels, maybe a copy and memory.
+  void addOp(int phase) {
+    std::string op = kOps[rng_.next() % (sizeof kOps / sizeof *kOps)];
+    if (phase == 1) op += "_grad";
+    uint64_t tid = cpuThreads_[rng_.next() % 3];
+    int64_t block = rng_.chance(80) ? 0 : 1;
+    uint64_t opStart = t_, opDur = rng_.range(8'000, 30'000);
+    pb::Event* cpu =
+        addEvent(pb::Event::CPU, op, opStart, opStart + opDur, block, static_cast<int64_t>(tid));
+    if (rng_.chance(20)) cpu->set_detail_info("op_type=" + op);
+    uint64_t api = opStart + rng_.range(1'000, 3'000);
+    addEvent(pb::Event::CPU, "cudaLaunchKernel", api, api + rng_.range(2'000, 5'000), -1,
+             static_cast<int64_t>(tid));
+    addKernels(api);
+    if (rng_.chance(10)) addCopy(api, tid);
+    // Workspace on the GPU, and host buffers now and then.
+    if (rng_.chance(30))
+      memEvent(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu_), opStart,
+               opStart + opDur + rng_.range(0, 50'000), rng_.range(1, 1024) << 10);
+    if (rng_.chance(5))
+      memEvent(pb::MemEvent::CPUPlace, 0, opStart, opStart + rng_.range(10'000, 500'000),
+               rng_.range(1, 64) << 10);
+    t_ = opStart + opDur + rng_.range(500, 3'000);
+  }
+  void addKernels(uint64_t api) {
+    int nk = rng_.chance(30) ? 2 : 1;
+    for (int j = 0; j < nk; ++j) {
+      gpuClock_ = std::max(gpuClock_, api + 4'000);
+      uint64_t kd = rng_.range(5'000, 40'000);
+      int64_t dev =
+          rng_.chance(1) ? (gpu_ + 1) % o_.gpusPerTrainer : gpu_;  // a peer-to-peer kernel
+      addEvent(pb::Event::GPUKernel, kKernels[rng_.next() % (sizeof kKernels / sizeof *kKernels)],
+               gpuClock_, gpuClock_ + kd, dev, kStreams[rng_.next() % 3]);
+      gpuClock_ += kd + rng_.range(500, 2'000);
     }
   }
-  prof.set_start_ns(start);
-  prof.set_end_ns(t);
-  std::ofstream f(path, std::ios::binary);
-  prof.SerializeToOstream(&f);
-  return {start, t};
+  void addCopy(uint64_t api, uint64_t tid) {  // a host-to-device copy
+    uint64_t bytes = rng_.range(1, 256) << 12;
+    uint64_t a = api + 5'000;
+    addEvent(pb::Event::CPU, "cudaMemcpyAsync", a, a + 3'000, -1, static_cast<int64_t>(tid));
+    pb::Event* cp = addEvent(pb::Event::GPUKernel, "GpuMemcpyAsync:CPU->GPU", gpuClock_,
+                             gpuClock_ + bytes / 10, gpu_, kStreams[0]);
+    cp->mutable_memcopy()->set_bytes(bytes);
+    gpuClock_ += bytes / 10 + 1'000;
+    memEvent(pb::MemEvent::CUDAPinnedPlace, static_cast<uint32_t>(gpu_), a, a + 50'000, bytes);
+  }
+
+  static constexpr int64_t kStreams[] = {7, 13, 14};
+  const SynthOptions& o_;
+  Rng rng_;
+  const int64_t gpu_;
+  const uint64_t cpuThreads_[3];
+  pb::Profile prof_;
+  uint64_t t_ = 0, start_ = 0, gpuClock_ = 0;
+};
+
+RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const fs::path& path) {
+  return ProfileBuilder(o, rank, skew).build(path);
 }
 
 }  // namespace

@@ -296,8 +296,8 @@ struct FileWrite {
     problems.emplace_back(c.input, problem);
     const auto owner = static_cast<size_t>(c.owner);
     const std::string& host = owner < ctx.hosts.size() ? ctx.hosts[owner] : s.readerHost;
-    res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " +
-                                 host + "): " + problem);
+    res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " + host +
+                                 "): " + problem);
   }
   void finish(const WriteContext& ctx) {
     if (!res.ok) return;
@@ -335,9 +335,7 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
   for (size_t f = 0; f < outputs.size(); ++f) {
     FileWrite fw{outputs[f], writers[f], res, {}, {}};
     fw.open(ctx);
-    const std::function<void(std::string_view)> write = [&fw](std::string_view t) {
-      fw.append(t);
-    };
+    const std::function<void(std::string_view)> write = [&fw](std::string_view t) { fw.append(t); };
     for (const Chunk& c : outputs[f].chunks) {
       std::string problem;
       Warnings chunkWarnings;

@@ -10,7 +10,10 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render) {
   run.clock.mark("write");
   if (!run.comm.allTrue(res.ok)) {
     writers.clear();  // removes the temporary files
-    return Failure{FailureKind::Write, {}, 0, {},
+    return Failure{FailureKind::Write,
+                   {},
+                   0,
+                   {},
                    res.error + "; no trace file written, earlier files at these paths untouched"};
   }
   Status committed;
@@ -18,7 +21,10 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render) {
     for (auto& w : writers)
       if (committed.ok()) committed = w.commit();
   if (!run.comm.allTrue(committed.ok()))
-    return Failure{FailureKind::Commit, {}, 0, {},
+    return Failure{FailureKind::Commit,
+                   {},
+                   0,
+                   {},
                    committed.ok() ? std::string("commit failed") : committed.error().message};
   run.clock.mark("commit");
   return res;

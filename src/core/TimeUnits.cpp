@@ -22,50 +22,57 @@ std::string formatMicros(uint64_t ns) {
   return s;
 }
 
-std::optional<uint64_t> parseScaledDecimal(std::string_view t, int scaleDigits) {
-  size_t i = 0;
-  if (i < t.size() && t[i] == '+') ++i;
-  std::string digits;  // all significant digits, integer part then fraction
+namespace {
+
+// The digits of "[+]ddd[.ddd]" from t[i] on: all significant digits, integer
+// part then fraction, and how many of them follow the dot. Advances i.
+struct Mantissa {
+  std::string digits;
   int fracDigits = 0;
-  bool any = false, dot = false;
+  bool any = false;  // at least one digit
+};
+
+Mantissa parseMantissa(std::string_view t, size_t& i) {
+  Mantissa m;
+  if (i < t.size() && t[i] == '+') ++i;
+  bool dot = false;
   for (; i < t.size(); ++i) {
-    char c = t[i];
-    if (c >= '0' && c <= '9') {
-      any = true;
-      if (dot) ++fracDigits;
-      if (!(digits.empty() && c == '0'))
-        digits.push_back(c);
-      else if (dot)
-        digits.push_back(c);
-    } else if (c == '.' && !dot) {
+    const char c = t[i];
+    if (c == '.' && !dot) {
       dot = true;
-    } else {
-      break;
+      continue;
     }
+    if (c < '0' || c > '9') break;
+    m.any = true;
+    if (dot) ++m.fracDigits;
+    if (dot || !(m.digits.empty() && c == '0')) m.digits.push_back(c);
   }
-  if (!any) return std::nullopt;
+  return m;
+}
+
+// "[eE][+-]ddd" from t[i] on (absent: 0); nullopt when "e" has no digits.
+// Exponents beyond 100000 are capped (the result is out of range anyway).
+std::optional<long> parseExponent(std::string_view t, size_t& i) {
+  if (i >= t.size() || (t[i] != 'e' && t[i] != 'E')) return 0L;
+  ++i;
+  bool neg = false;
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) neg = t[i++] == '-';
+  const size_t start = i;
   long exponent = 0;
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    bool neg = false;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) neg = t[i++] == '-';
-    size_t start = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-      if (exponent < 100000) exponent = exponent * 10 + (t[i] - '0');
-      ++i;
-    }
-    if (i == start) return std::nullopt;
-    if (neg) exponent = -exponent;
-  }
-  if (i != t.size()) return std::nullopt;
-  // value = digits * 10^(exponent - fracDigits); result = value * 10^scale.
-  long shift = exponent - fracDigits + scaleDigits;
-  // Strip leading zeros kept from the fraction part.
-  size_t lead = 0;
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i)
+    if (exponent < 100000) exponent = exponent * 10 + (t[i] - '0');
+  if (i == start) return std::nullopt;
+  return neg ? -exponent : exponent;
+}
+
+// digits x 10^shift, exactly, when it fits in int64 (digits dropped by a
+// negative shift are truncated).
+std::optional<uint64_t> scaleDigits(std::string digits, long shift) {
+  size_t lead = 0;  // leading zeros kept from the fraction part
   while (lead < digits.size() && digits[lead] == '0') ++lead;
   digits.erase(0, lead);
   if (shift < 0) {
-    long drop = -shift;
+    const long drop = -shift;
     if (drop >= static_cast<long>(digits.size())) return uint64_t{0};
     digits.resize(digits.size() - static_cast<size_t>(drop));
     shift = 0;
@@ -77,6 +84,18 @@ std::optional<uint64_t> parseScaledDecimal(std::string_view t, int scaleDigits) 
   for (long k = 0; k < shift; ++k) v *= 10;
   if (v > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
   return v;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parseScaledDecimal(std::string_view t, int scaleDigits) {
+  size_t i = 0;
+  Mantissa m = parseMantissa(t, i);
+  if (!m.any) return std::nullopt;
+  std::optional<long> exponent = parseExponent(t, i);
+  if (!exponent || i != t.size()) return std::nullopt;
+  // value = digits * 10^(exponent - fracDigits); result = value * 10^scale.
+  return xstack::scaleDigits(std::move(m.digits), *exponent - m.fracDigits + scaleDigits);
 }
 
 }  // namespace xstack

@@ -95,25 +95,70 @@ const char* dcgmSeriesName(int series) {
   return series >= 0 && series < kDcgmSeriesCount ? kSeriesNames[series] : "";
 }
 
+namespace {
+
+// Raw column ids of a header's columns; a column named twice counts once (its first place).
+std::vector<int> columnIdsOf(const std::vector<std::string_view>& names) {
+  std::vector<int> ids;
+  uint32_t seen = 0;
+  for (std::string_view name : names) {
+    int id = columnId(name);
+    if (id != kColUnknown) {
+      if (seen & (1u << id))
+        id = kColUnknown;
+      else
+        seen |= 1u << id;
+    }
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+// The GPU id of a row ("GPU <id> ..."), or -1.
+int64_t gpuIdOf(const std::vector<std::string_view>& tok) {
+  int64_t gpu = -1;
+  if (tok.size() < 2) return gpu;
+  auto r = std::from_chars(tok[1].data(), tok[1].data() + tok[1].size(), gpu);
+  if (r.ec != std::errc() || r.ptr != tok[1].data() + tok[1].size()) return -1;
+  return gpu;
+}
+
+// The row's values (tok[2..]) into `s`; a bad value is counted and skipped.
+template <class Where>
+void fillValues(const std::vector<std::string_view>& tok, const std::vector<int>& columns,
+                DcgmSample& s, Warnings& warnings, const Where& where) {
+  std::optional<double> fbTotal, fbUsed;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const int id = columns[c];
+    const std::string_view text = tok[c + 2];
+    if (id == kColUnknown || id == kColTimestamp || text == "N/A") continue;
+    std::optional<double> v = parseValue(text);
+    if (!v) {
+      warnings.add("dcgm_bad_value", 1, where() + "bad value " + excerpt(text));
+    } else if (id == kColFbTotal) {
+      fbTotal = v;
+    } else if (id == kColFbUsed) {
+      fbUsed = v;
+    } else {
+      s.values[id] = id == kGPUTL ? *v / 100 : *v;
+      s.present |= 1u << id;
+    }
+  }
+  if (fbTotal && fbUsed && *fbTotal > 0) {
+    s.values[kFB_USED_RATIO] = *fbUsed / *fbTotal;
+    s.present |= 1u << kFB_USED_RATIO;
+  }
+}
+
+}  // namespace
+
 void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
   const std::vector<std::string_view> tok = tokens(line);
   if (tok.empty()) return;  // blank lines carry nothing
   auto where = [&] { return path_ + ":" + std::to_string(info.number) + ": "; };
 
   if (auto cols = headerColumns(tok)) {
-    // A column named twice counts once (its first place).
-    columns_.clear();
-    uint32_t seen = 0;
-    for (std::string_view name : *cols) {
-      int id = columnId(name);
-      if (id != kColUnknown) {
-        if (seen & (1u << id))
-          id = kColUnknown;
-        else
-          seen |= 1u << id;
-      }
-      columns_.push_back(id);
-    }
+    columns_ = columnIdsOf(*cols);
     haveHeader_ = true;
     return;
   }
@@ -127,12 +172,7 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
     warnings_.add("dcgm_row_before_header", 1, where() + "GPU row before any header");
     return;
   }
-
-  int64_t gpu = -1;
-  if (tok.size() >= 2) {
-    auto r = std::from_chars(tok[1].data(), tok[1].data() + tok[1].size(), gpu);
-    if (r.ec != std::errc() || r.ptr != tok[1].data() + tok[1].size()) gpu = -1;
-  }
+  const int64_t gpu = gpuIdOf(tok);
   if (gpu < 0) {
     warnings_.add("dcgm_bad_row", 1,
                   where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : ""));
@@ -145,7 +185,6 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
                       std::to_string(columns_.size()) + " columns");
     return;
   }
-
   std::optional<uint64_t> ts;
   for (size_t c = 0; c < nValues; ++c)
     if (columns_[c] == kColTimestamp) ts = parseSecondsToNs(tok[c + 2]);
@@ -153,33 +192,10 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
     warnings_.add("dcgm_bad_row", 1, where() + "no usable TIMESTAMP");
     return;
   }
-
   DcgmSample s;
   s.tsNs = *ts;
   s.gpu = gpu;
-  std::optional<double> fbTotal, fbUsed;
-  for (size_t c = 0; c < nValues; ++c) {
-    const int id = columns_[c];
-    const std::string_view text = tok[c + 2];
-    if (id == kColUnknown || id == kColTimestamp || text == "N/A") continue;
-    std::optional<double> v = parseValue(text);
-    if (!v) {
-      warnings_.add("dcgm_bad_value", 1, where() + "bad value " + excerpt(text));
-      continue;
-    }
-    if (id == kColFbTotal) {
-      fbTotal = v;
-    } else if (id == kColFbUsed) {
-      fbUsed = v;
-    } else {
-      s.values[id] = id == kGPUTL ? *v / 100 : *v;
-      s.present |= 1u << id;
-    }
-  }
-  if (fbTotal && fbUsed && *fbTotal > 0) {
-    s.values[kFB_USED_RATIO] = *fbUsed / *fbTotal;
-    s.present |= 1u << kFB_USED_RATIO;
-  }
+  fillValues(tok, columns_, s, warnings_, where);
   samples_.push_back(s);
 }
 

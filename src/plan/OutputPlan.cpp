@@ -36,30 +36,110 @@ JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {
   return s;
 }
 
-std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const Topology& topo) {
-  const JobShape shape = jobShape(all, topo);
+namespace {
+
+// The summaries by subject.
+struct InputIndex {
   std::map<int64_t, size_t> profileOf;                        // rank -> summary
   std::map<int64_t, size_t> dcgmOf, netOf;                    // trainer -> summary
   std::multimap<std::pair<int64_t, int64_t>, size_t> timeOf;  // (trainer, gpu) -> summary
-  for (size_t i = 0; i < all.size(); ++i) {
-    const InputFile& f = all[i].file;
-    switch (f.kind) {
-      case InputKind::Profile:
-        profileOf[f.id] = i;
-        break;
-      case InputKind::Dcgm:
-        dcgmOf[f.id] = i;
-        break;
-      case InputKind::Net:
-        netOf[f.id] = i;
-        break;
-      case InputKind::Time:
-        timeOf.insert({{f.id, f.gpu}, i});
-        break;
+
+  explicit InputIndex(const std::vector<InputSummary>& all) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      const InputFile& f = all[i].file;
+      switch (f.kind) {
+        case InputKind::Profile:
+          profileOf[f.id] = i;
+          break;
+        case InputKind::Dcgm:
+          dcgmOf[f.id] = i;
+          break;
+        case InputKind::Net:
+          netOf[f.id] = i;
+          break;
+        case InputKind::Time:
+          timeOf.insert({{f.id, f.gpu}, i});
+          break;
+      }
     }
   }
+};
+
+// Trainers, missing ranks and time files of output `o` (its ranks are set).
+void describeOutput(OutputFile& o, const InputIndex& in, const JobShape& shape,
+                    const Topology& topo) {
+  const int64_t firstTrainer = o.group * topo.groupSize;
+  o.trainersInGroup = std::min(topo.groupSize, shape.trainers - firstTrainer);
+  for (int64_t r : shape.missingRanks)
+    if (topo.groupOf(r) == o.group && topo.gpuOf(r) == o.gpu) o.missingRanks.push_back(r);
+  for (int64_t r : o.ranks) {
+    int64_t t = topo.trainerOf(r);
+    if (o.trainers.empty() || o.trainers.back() != t) o.trainers.push_back(t);
+    auto range = in.timeOf.equal_range({t, o.gpu});
+    for (auto it = range.first; it != range.second; ++it) o.inputs.push_back(it->second);
+  }
+}
+
+// Process 0: its metadata, then per rank its thread metadata and spans.
+void addPipelineChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all) {
+  o.chunks.push_back({ChunkKind::ProcessMeta, 0, kPipelinePid, 0, 0, 0});
+  for (int64_t r : o.ranks) {
+    size_t idx = in.profileOf.at(r);
+    o.chunks.push_back({ChunkKind::ThreadMeta, 0, kPipelinePid, r, 0, idx});
+    if (all[idx].spanCount)
+      o.chunks.push_back({ChunkKind::Spans, all[idx].reader, kPipelinePid, r, 0, idx});
+  }
+}
+
+// Processes kFirstDcgmPid..kNetRxPid: the displayed trainers of this group
+// that have a DCGM / net file with counters for that process.
+void addCounterChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all,
+                      const Topology& topo) {
+  const int64_t firstTrainer = o.group * topo.groupSize;
+  const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
+  for (int64_t pid = kFirstDcgmPid; pid <= kNetRxPid; ++pid) {
+    const bool net = pid >= kNetTxPid;
+    const auto& files = net ? in.netOf : in.dcgmOf;
+    bool metaDone = false;
+    for (int64_t i = 0; i < shown; ++i) {
+      auto it = files.find(firstTrainer + i);
+      if (it == files.end()) continue;
+      const InputSummary& s = all[it->second];
+      if (!s.counters(pid, net ? 0 : o.gpu)) continue;
+      if (!metaDone) o.chunks.push_back({ChunkKind::ProcessMeta, 0, pid, 0, 0, 0});
+      metaDone = true;
+      o.chunks.push_back(
+          {net ? ChunkKind::Net : ChunkKind::Dcgm, s.reader, pid, i, o.gpu, it->second});
+    }
+  }
+  for (int64_t i = 0; i < shown; ++i) {
+    for (const auto* files : {&in.dcgmOf, &in.netOf}) {
+      auto it = files->find(firstTrainer + i);
+      if (it != files->end()) o.inputs.push_back(it->second);
+    }
+  }
+}
+
+// Processes kFirstRankPid..: every displayed rank's rows, numbered consecutively.
+void addRankRowChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all,
+                      const Topology& topo) {
+  int64_t pid = kFirstRankPid;
+  for (int64_t r : o.ranks) {
+    size_t idx = in.profileOf.at(r);
+    const InputSummary& s = all[idx];
+    if (!topo.rankDisplayed(r) || s.rows.empty()) continue;
+    o.chunks.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
+    pid += static_cast<int64_t>(s.rows.size());
+  }
+}
+
+}  // namespace
+
+std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const Topology& topo) {
+  const JobShape shape = jobShape(all, topo);
+  const InputIndex in(all);
   std::map<std::pair<int64_t, int64_t>, OutputFile> outputs;
-  for (const auto& [rank, idx] : profileOf) {
+  for (const auto& [rank, idx] : in.profileOf) {
     OutputFile& o = outputs[{topo.groupOf(rank), topo.gpuOf(rank)}];
     o.group = topo.groupOf(rank);
     o.gpu = topo.gpuOf(rank);
@@ -67,56 +147,10 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
     o.inputs.push_back(idx);
   }
   for (auto& [key, o] : outputs) {
-    const int64_t firstTrainer = o.group * topo.groupSize;
-    o.trainersInGroup = std::min(topo.groupSize, shape.trainers - firstTrainer);
-    for (int64_t r : shape.missingRanks)
-      if (topo.groupOf(r) == o.group && topo.gpuOf(r) == o.gpu) o.missingRanks.push_back(r);
-    for (int64_t r : o.ranks) {
-      int64_t t = topo.trainerOf(r);
-      if (o.trainers.empty() || o.trainers.back() != t) o.trainers.push_back(t);
-      auto range = timeOf.equal_range({t, o.gpu});
-      for (auto it = range.first; it != range.second; ++it) o.inputs.push_back(it->second);
-    }
-    auto& c = o.chunks;
-    c.push_back({ChunkKind::ProcessMeta, 0, kPipelinePid, 0, 0, 0});
-    for (int64_t r : o.ranks) {
-      size_t idx = profileOf[r];
-      c.push_back({ChunkKind::ThreadMeta, 0, kPipelinePid, r, 0, idx});
-      if (all[idx].spanCount)
-        c.push_back({ChunkKind::Spans, all[idx].reader, kPipelinePid, r, 0, idx});
-    }
-    // Displayed trainers of this group that have a DCGM / net file.
-    const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
-    for (int64_t pid = kFirstDcgmPid; pid <= kNetRxPid; ++pid) {
-      bool net = pid >= kNetTxPid;
-      bool metaDone = false;
-      for (int64_t i = 0; i < shown; ++i) {
-        const auto& files = net ? netOf : dcgmOf;
-        auto it = files.find(firstTrainer + i);
-        if (it == files.end()) continue;
-        const InputSummary& s = all[it->second];
-        if (!s.counters(pid, net ? 0 : o.gpu)) continue;
-        if (!metaDone) {
-          c.push_back({ChunkKind::ProcessMeta, 0, pid, 0, 0, 0});
-          metaDone = true;
-        }
-        c.push_back({net ? ChunkKind::Net : ChunkKind::Dcgm, s.reader, pid, i, o.gpu, it->second});
-      }
-    }
-    for (int64_t i = 0; i < shown; ++i) {
-      for (auto* files : {&dcgmOf, &netOf}) {
-        auto it = files->find(firstTrainer + i);
-        if (it != files->end()) o.inputs.push_back(it->second);
-      }
-    }
-    int64_t pid = kFirstRankPid;
-    for (int64_t r : o.ranks) {
-      size_t idx = profileOf[r];
-      const InputSummary& s = all[idx];
-      if (!topo.rankDisplayed(r) || s.rows.empty()) continue;
-      c.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
-      pid += static_cast<int64_t>(s.rows.size());
-    }
+    describeOutput(o, in, shape, topo);
+    addPipelineChunks(o, in, all);
+    addCounterChunks(o, in, all, topo);
+    addRankRowChunks(o, in, all, topo);
     // Subject order, never gather order: the bytes must not depend on which rank read what.
     std::sort(o.inputs.begin(), o.inputs.end(), [&](size_t a, size_t b) {
       const InputFile &x = all[a].file, &y = all[b].file;

@@ -262,13 +262,13 @@ void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
 }
 
 uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples) {
-  bool tx = pid == 6;
+  bool tx = pid == kNetTxPid;
   return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
                                              [&](const NetSample& s) { return s.tx == tx; }));
 }
 
 void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
-  bool tx = pid == 6;
+  bool tx = pid == kNetTxPid;
   const char* name = fixedProcessName(pid);
   std::vector<uint32_t> idx;
   for (uint32_t i = 0; i < samples.size(); ++i)
