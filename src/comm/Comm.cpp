@@ -21,8 +21,6 @@ Message SerialComm::recv(int, int) {
   throw std::logic_error("SerialComm::recv: a single rank has nobody to receive from");
 }
 
-void SerialComm::abort(int code) { std::_Exit(code); }
-
 bool launchedByMpi() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v)) return true;

@@ -110,21 +110,6 @@ class MpiComm final : public Comm {
     allreduce(&in, &out, MPI_INT, MPI_LAND);
     return out != 0;
   }
-  uint64_t allMin(uint64_t v) override {
-    uint64_t out = 0;
-    allreduce(&v, &out, MPI_UINT64_T, MPI_MIN);
-    return out;
-  }
-  int64_t allMax(int64_t v) override {
-    int64_t out = 0;
-    allreduce(&v, &out, MPI_INT64_T, MPI_MAX);
-    return out;
-  }
-  uint64_t allSum(uint64_t v) override {
-    uint64_t out = 0;
-    allreduce(&v, &out, MPI_UINT64_T, MPI_SUM);
-    return out;
-  }
   void barrier() override {
     MPI_Request req;
     MPI_Ibarrier(comm_, &req);
@@ -176,10 +161,6 @@ class MpiComm final : public Comm {
     }
   }
 
-  [[noreturn]] void abort(int code) override {
-    MPI_Abort(comm_, code);
-    std::abort();
-  }
 
  private:
   // Starts one message: the 2-word header (size, kind), then `data` in

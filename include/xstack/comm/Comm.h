@@ -35,11 +35,6 @@ class Comm {
   virtual std::vector<std::string> allgather(const std::string& mine) = 0;
   // collective: logical AND of `ok` over all ranks.
   virtual bool allTrue(bool ok) = 0;
-  // collective: minimum / maximum over all ranks.
-  virtual uint64_t allMin(uint64_t v) = 0;
-  virtual int64_t allMax(int64_t v) = 0;
-  // collective: sum over all ranks.
-  virtual uint64_t allSum(uint64_t v) = 0;
   // collective
   virtual void barrier() = 0;
 
@@ -64,8 +59,6 @@ class Comm {
   // recv() into `m`, reusing m.data's memory.
   virtual void recvInto(int source, int tag, Message& m) { m = recv(source, tag); }
 
-  // Ends the whole job at once (all ranks), with `code`.
-  [[noreturn]] virtual void abort(int code) = 0;
 
   // Whether this process may run threads besides the one that calls the
   // Comm (MPI_THREAD_FUNNELED or better).
@@ -85,13 +78,9 @@ class SerialComm final : public Comm {
   int size() const override { return 1; }
   std::vector<std::string> allgather(const std::string& mine) override { return {mine}; }
   bool allTrue(bool ok) override { return ok; }
-  uint64_t allMin(uint64_t v) override { return v; }
-  int64_t allMax(int64_t v) override { return v; }
-  uint64_t allSum(uint64_t v) override { return v; }
   void barrier() override {}
   void send(int, int, uint64_t, std::string_view) override;
   Message recv(int, int) override;
-  [[noreturn]] void abort(int code) override;
 };
 
 // True when this process was started by an MPI launcher (mpirun, srun with

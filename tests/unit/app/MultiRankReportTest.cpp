@@ -115,29 +115,11 @@ class ThreadComm final : public Comm {
       if (s != "1") return false;
     return true;
   }
-  uint64_t allMin(uint64_t v) override {
-    uint64_t m = UINT64_MAX;
-    for (const auto& s : w_.exchange(rank_, std::to_string(v)))
-      m = std::min<uint64_t>(m, std::stoull(s));
-    return m;
-  }
-  int64_t allMax(int64_t v) override {
-    int64_t m = INT64_MIN;
-    for (const auto& s : w_.exchange(rank_, std::to_string(v)))
-      m = std::max<int64_t>(m, std::stoll(s));
-    return m;
-  }
-  uint64_t allSum(uint64_t v) override {
-    uint64_t m = 0;
-    for (const auto& s : w_.exchange(rank_, std::to_string(v))) m += std::stoull(s);
-    return m;
-  }
   void barrier() override { w_.exchange(rank_, ""); }
   void send(int dest, int tag, uint64_t kind, std::string_view data) override {
     w_.send(rank_, dest, tag, Message{kind, std::string(data)});
   }
   Message recv(int source, int tag) override { return w_.recv(source, rank_, tag); }
-  [[noreturn]] void abort(int code) override { std::_Exit(code); }
 
  private:
   ThreadWorld& w_;
