@@ -134,7 +134,7 @@ void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
   buf_.append(kHead);
   buf_.append(escapedName);
   buf_.append(mid, static_cast<size_t>(p - mid));
-  buf_.append(escapedName);  // args.name repeats the name (SPEC section 3)
+  buf_.append(escapedName);  // args.name repeats the name (docs/FORMAT.md section 3)
   if (extra && extra->memcopyBytes > 0) {
     buf_ += ",\"mem_bytes\":";
     appendUint(buf_, extra->memcopyBytes);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The same data set gives byte-identical traces with NP MPI ranks as with a
-# single process without mpirun (SPEC.md section 4). The data set has a
+# single process without mpirun (docs/FORMAT.md section 4). The data set has a
 # partial last group (3 trainers, groups of 2) and clock skew.
 source "$(dirname "$0")/lib.sh"
 xstack=$1 np=$2 work=$3

@@ -1,4 +1,4 @@
-// `xstack synth`: a realistic sample data set in SPEC.md's layout, the same
+// `xstack synth`: a realistic sample data set in docs/FORMAT.md's layout, the same
 // bytes for the same options and seed:
 //   profile/profile_rank.<R>   real protobuf Profiles (forward/backward
 //                              markers, CPU ops on several blocks and threads,

@@ -28,7 +28,7 @@ inline std::optional<uint64_t> parseMillisToNs(std::string_view t) {
   return parseScaledDecimal(t, 6);
 }
 
-// The job's time origin and the clamping rule of SPEC.md section 3: a
+// The job's time origin and the clamping rule of docs/FORMAT.md section 3: a
 // timestamp before the origin (or zero) renders as 0.
 struct TimeOrigin {
   uint64_t ns = 0;

@@ -1,4 +1,4 @@
-// Rank arithmetic of SPEC.md section 2. All ids are non-negative 64-bit.
+// Rank arithmetic of docs/FORMAT.md section 2. All ids are non-negative 64-bit.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Forward/backward spans from marker events (SPEC.md section 3).
+// Forward/backward spans from marker events (docs/FORMAT.md section 3).
 // A marker is an event named "marker/compute/MarkerCUDA" whose detail_info is
 // marker_{forward,backward}_{B,E}. Markers are ordered by start_ns (stable:
 // input order breaks ties). A _B opens a span of its phase; the next _E of

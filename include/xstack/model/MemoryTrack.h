@@ -1,4 +1,4 @@
-// Running memory sums of SPEC.md section 3, one track per (place, device).
+// Running memory sums of docs/FORMAT.md section 3, one track per (place, device).
 // Each memory event adds +bytes at start_ns and -bytes at end_ns; all
 // changes at the same ns give one sample. A block never freed (end_ns 0 or
 // end_ns < start_ns) stays allocated (warning memory_never_freed).

@@ -1,4 +1,4 @@
-// What goes into each trace file, and in which order (SPEC.md sections 3-4),
+// What goes into each trace file, and in which order (docs/FORMAT.md sections 3-4),
 // computed identically on every rank from the gathered summaries. A trace
 // file is a sequence of chunks; each chunk is rendered by one rank (its
 // owner) and written by rank 0 in sequence:

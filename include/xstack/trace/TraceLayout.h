@@ -1,4 +1,4 @@
-// Fixed processes of a trace file (SPEC.md section 3). Rows of displayed
+// Fixed processes of a trace file (docs/FORMAT.md section 3). Rows of displayed
 // ranks start at kFirstRankPid, numbered in rank order.
 #pragma once
 

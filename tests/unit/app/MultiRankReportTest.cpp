@@ -1,4 +1,4 @@
-// SPEC.md section 4: the outputs are byte-identical whatever the number of
+// docs/FORMAT.md section 4: the outputs are byte-identical whatever the number of
 // ranks and which rank read which file. MPI is not needed to prove it: a
 // Comm whose ranks are threads of this process runs the real pipeline, with
 // synchronous sends like MPI_Ssend, on 1 to 4 ranks.

@@ -1,5 +1,5 @@
 // Helpers shared by the end-to-end tests: files in and out, and the checks
-// every trace file must pass (SPEC.md sections 3 and 4).
+// every trace file must pass (docs/FORMAT.md sections 3 and 4).
 #pragma once
 
 #include <gtest/gtest.h>

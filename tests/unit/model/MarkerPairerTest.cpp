@@ -1,4 +1,4 @@
-// Forward/backward spans from marker events (SPEC.md section 3).
+// Forward/backward spans from marker events (docs/FORMAT.md section 3).
 #include <gtest/gtest.h>
 
 #include <string>

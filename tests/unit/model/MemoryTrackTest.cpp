@@ -1,4 +1,4 @@
-// Memory tracks: running sums per (place, device), SPEC.md section 3.
+// Memory tracks: running sums per (place, device), docs/FORMAT.md section 3.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -1,4 +1,4 @@
-// SPEC.md section 2: rank arithmetic.
+// docs/FORMAT.md section 2: rank arithmetic.
 #include <gtest/gtest.h>
 
 #include "xstack/core/Topology.h"

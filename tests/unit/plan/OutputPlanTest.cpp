@@ -1,4 +1,4 @@
-// Which trace files exist and the order of their chunks (SPEC.md sections 3-4).
+// Which trace files exist and the order of their chunks (docs/FORMAT.md sections 3-4).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -263,7 +263,7 @@ TEST(OutputPlan, SameChunksWhateverTheSummaryOrder) {
 }
 
 // Regression: inputs were sorted by their index in the gathered summaries,
-// i.e. by which rank read them (SPEC.md section 4).
+// i.e. by which rank read them (docs/FORMAT.md section 4).
 TEST(OutputPlan, InputsAreInSubjectOrderWhateverTheSummaryOrder) {
   Topology topo{2, 3, 1};
   auto all = job(topo, 3, 1);

@@ -1,4 +1,4 @@
-// Who reads what (SPEC.md section 5): every distinct file exactly once, by a
+// Who reads what (docs/FORMAT.md section 5): every distinct file exactly once, by a
 // rank that can see it, balanced by bytes, the same plan on every rank.
 #include <gtest/gtest.h>
 

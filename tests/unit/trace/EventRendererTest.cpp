@@ -1,4 +1,4 @@
-// Rendering of trace events: exact text where SPEC.md fixes it, valid JSON
+// Rendering of trace events: exact text where docs/FORMAT.md fixes it, valid JSON
 // always, never a negative ts.
 #include <gtest/gtest.h>
 
