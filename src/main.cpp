@@ -11,8 +11,8 @@
 #include "xstack/app/Inspect.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
-#include "xstack/core/StageClock.h"
 #include "xstack/comm/Comm.h"
+#include "xstack/core/StageClock.h"
 
 namespace {
 

@@ -161,7 +161,6 @@ class MpiComm final : public Comm {
     }
   }
 
-
  private:
   // Starts one message: the 2-word header (size, kind), then `data` in
   // pieces of at most chunkBytes_; the requests go to `reqs`. The header and

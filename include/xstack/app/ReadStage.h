@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "xstack/core/Topology.h"
-#include "xstack/plan/Plan.h"
 #include "xstack/input/DcgmParser.h"
 #include "xstack/input/NetParser.h"
 #include "xstack/input/ProfileReader.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/model/MarkerPairer.h"
+#include "xstack/plan/Plan.h"
 
 namespace xstack {
 

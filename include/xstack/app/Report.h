@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
-#include "xstack/comm/Comm.h"
 #include "xstack/input/InputListing.h"
 
 namespace xstack {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "xstack/app/ReadStage.h"
-#include "xstack/core/TimeUnits.h"
 #include "xstack/comm/Comm.h"
+#include "xstack/core/TimeUnits.h"
 #include "xstack/plan/OutputPlan.h"
 
 namespace xstack {

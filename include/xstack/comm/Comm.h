@@ -59,7 +59,6 @@ class Comm {
   // recv() into `m`, reusing m.data's memory.
   virtual void recvInto(int source, int tag, Message& m) { m = recv(source, tag); }
 
-
   // Whether this process may run threads besides the one that calls the
   // Comm (MPI_THREAD_FUNNELED or better).
   virtual bool threadsAllowed() const { return true; }
