@@ -7,20 +7,20 @@ namespace xstack {
 const char* fixedProcessName(int64_t pid) {
   static const char* kNames[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
                                  "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
-  return pid >= 0 && pid < 8 ? kNames[pid] : nullptr;
+  return pid >= 0 && pid < kFirstRankPid ? kNames[pid] : nullptr;
 }
 
 SeriesRange dcgmSeriesOfPid(int64_t pid) {
   switch (pid) {
-    case 1:
+    case kFirstDcgmPid:
       return {kGPUTL, 2};
-    case 2:
+    case kFirstDcgmPid + 1:
       return {kSMACT, 2};
-    case 3:
+    case kFirstDcgmPid + 2:
       return {kFB_USED_RATIO, 2};
-    case 4:
+    case kFirstDcgmPid + 3:
       return {kNVLTX, 4};
-    case 5:
+    case kFirstDcgmPid + 4:
       return {kFP32A, 3};
   }
   return {0, 0};
