@@ -41,7 +41,7 @@ Command parseReport(const std::vector<std::string>& args) {
   int64_t P = 8, S = 8, D = 2;
   std::string origin;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
-  int64_t cacheMb = 0, pieceKb = 4096, chunkBytes = int64_t{1} << 30;
+  int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   po::options_description d("report options");
   d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
                                               "job data folder with profile/, dcgm/, net/, time/")(
@@ -64,8 +64,6 @@ Command parseReport(const std::vector<std::string>& args) {
                                                                   "no progress display on stderr")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
-      "cache-mb", po::value(&cacheMb)->default_value(0),
-      "per rank: MiB of displayed profiles kept between reading and rendering")(
       "piece-kb", po::value(&pieceKb)->default_value(4096),
       "rendered text per message to rank 0, KiB")(
       "mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
@@ -82,8 +80,6 @@ Command parseReport(const std::vector<std::string>& args) {
   if (D > S)
     return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
                       std::to_string(S) + ")"};
-  if (cacheMb < 0 || cacheMb > (int64_t{1} << 30))
-    return UsageError{"--cache-mb must be in 0..2^30"};
   if (pieceKb < 1 || pieceKb > (int64_t{1} << 20))
     return UsageError{"--piece-kb must be in 1..1048576"};
   if (chunkBytes < 1 || chunkBytes > (int64_t{1} << 30))
@@ -99,7 +95,6 @@ Command parseReport(const std::vector<std::string>& args) {
   }
   o.topology = {P, S, D};
   o.progress = !vm.count("no-progress");
-  o.cacheBytes = static_cast<uint64_t>(cacheMb) << 20;
   o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
   o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);
   return o;

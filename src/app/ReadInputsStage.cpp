@@ -7,7 +7,7 @@
 namespace xstack {
 
 Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
-  ReadOptions ro{run.options.topology, run.options.cacheBytes};
+  ReadOptions ro{run.options.topology};
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

@@ -98,7 +98,7 @@ void fail(InputSummary& s, const Error& e) {
 }
 
 // `spare`: the file buffer of the last profile read, reused for the next.
-void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, LocalInput& in,
+void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
              std::unique_ptr<FileBuffer>& spare) {
   InputSummary& s = in.summary;
   s.file = pf.file;
@@ -108,14 +108,6 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, Lo
   switch (pf.file.kind) {
     case InputKind::Profile: {
       const bool displayed = opt.topology.rankDisplayed(pf.file.id);
-      if (displayed && cached + pf.file.bytes <= opt.cacheBytes) {  // kept for rendering
-        auto p = readProfile(path);
-        if (!p) return fail(s, p.error());
-        summarizeProfile(*p, displayed, s, in.spans);
-        cached += p->fileBytes;
-        in.profile = std::move(*p);
-        return;
-      }
       // Streaming: the summary is computed as the file is decoded; only the
       // file's bytes are held, in memory reused from one profile to the next.
       ProfileSummarizer sum(displayed, s);
@@ -171,14 +163,13 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, uint64_t& cached, Lo
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile) {
   std::vector<LocalInput> out;
-  uint64_t cached = 0;
   std::unique_ptr<FileBuffer> spare;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;
     try {
       if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
-      readOne(pf, options, cached, in, spare);
+      readOne(pf, options, in, spare);
     } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
       in = LocalInput{};
       in.summary.file = pf.file;

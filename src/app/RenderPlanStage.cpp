@@ -50,11 +50,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
     progress.update("write", done, total);
   };
   out.outputs = planOutputs(gathered.all, opt.topology);
-  // Who may render each displayed profile's rows: every rank that sees its
-  // file. (With --cache-mb the reader keeps the profile: it renders it.)
-  if (opt.cacheBytes == 0)
-    assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all),
-                    run.comm.size());
+  // Who may render each displayed profile's rows: every rank that sees its file.
+  assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size());
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
   if (ctx.shape.trainers % opt.topology.groupSize != 0)

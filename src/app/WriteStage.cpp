@@ -21,18 +21,10 @@ namespace {
 constexpr int kChunkTag = 77;
 enum : uint64_t { kPiece = 1, kEnd = 2 };
 
-// A displayed rank's rows. The reader may still hold the profile
-// (--cache-mb); any other rank that sees the file reads it again.
+// A displayed rank's rows, from the profile file read again by the rank
+// that renders them (any rank that sees the file).
 void renderRankRows(const Chunk& c, WriteContext& ctx, EventRenderer& r, std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
-  LocalInput* in = c.input >= ctx.firstLocal && c.input - ctx.firstLocal < ctx.local->size()
-                       ? &(*ctx.local)[c.input - ctx.firstLocal]
-                       : nullptr;
-  if (in && in->profile) {
-    r.rankRows(c.subject, c.pid, s.rows, in->profile->data);
-    in->profile.reset();  // rendered once: free it
-    return;
-  }
   // Streaming: the file is decoded straight into the row buckets; one
   // profile at a time per rendering thread, in reused memory.
   static thread_local std::unique_ptr<FileBuffer> bytes;

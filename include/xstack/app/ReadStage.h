@@ -20,20 +20,17 @@ namespace xstack {
 
 struct LocalInput {
   InputSummary summary;
-  std::vector<Span> spans;               // profile
-  std::optional<LoadedProfile> profile;  // displayed profile kept for rendering
+  std::vector<Span> spans;  // profile
   std::vector<DcgmSample> dcgm;
   std::vector<NetSample> net;
 };
 
 struct ReadOptions {
   Topology topology;
-  // Displayed profiles are kept decoded between reading and rendering while
-  // their total size stays below this; the rest are read again when
-  // rendered. Default 0: re-decoding into reused memory is cheaper than
-  // keeping them (fresh pages cost more than decoding), and a rank holds one
-  // decoded profile at a time.
-  uint64_t cacheBytes = 0;
+  // (Displayed profiles are not kept between reading and rendering: the
+  // renderer reads and decodes them again, into reused memory. Measured
+  // against keeping them decoded: faster with 2 ranks, and a rank holds one
+  // profile at a time; docs/PERFORMANCE.md.)
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

@@ -84,13 +84,11 @@ TEST_F(MultiRankReport, SameBytesOnOneToFourRanks) {
   for (int ranks = 2; ranks <= 4; ++ranks) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
     auto o = options("out" + std::to_string(ranks));
-    // Small pieces and MPI chunks: many messages. 3 ranks keep the displayed
-    // profiles decoded (--cache-mb: rendered from ProfileData by their
-    // readers); the others stream every profile again into row buckets, on
-    // whichever rank the render assignment picks.
+    // Small pieces and MPI chunks: many messages. Every displayed profile is
+    // streamed again into row buckets, on whichever rank the render
+    // assignment picks.
     o.pieceBytes = 512;
     o.mpiChunkBytes = 100;
-    o.cacheBytes = ranks == 3 ? uint64_t{64} << 20 : 0;
     ASSERT_EQ(runOnRanks(ranks, o), kExitPartial);
     expectSameFiles(filesIn(root_ / o.outDir), want);
   }
@@ -292,7 +290,6 @@ TEST_F(MultiRankReport, RandomJobsKeepEveryInvariant) {
     ReportOptions o3 = o;
     o3.outDir += "_3";
     o3.pieceBytes = 64;
-    o3.cacheBytes = 0;
     o3.mpiChunkBytes = 50;
     EXPECT_EQ(runOnRanks(3, o3), code);
     expectSameFiles(filesIn(o3.outDir), want);

@@ -130,21 +130,19 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   plan.files.push_back(
       planned(InputKind::Time, 0, write("time.txt.1.0", "start time: 0.5\nend time: 9\n"), 0, 1));
   size_t calls = 0;
-  ReadOptions keep;
-  keep.cacheBytes = uint64_t{64} << 20;  // keep displayed profiles (the default keeps none)
-  auto in = readAssigned(plan, 0, keep, [&](const LocalInput&) { ++calls; });
+  ReadOptions ro;
+  auto in = readAssigned(plan, 0, ro, [&](const LocalInput&) { ++calls; });
   ASSERT_EQ(in.size(), 8u);
   EXPECT_EQ(calls, 8u);
   std::map<std::string, const LocalInput*> by;
   for (const auto& x : in) by[fs::path(x.summary.file.path).filename().string()] = &x;
   EXPECT_FALSE(by.count("p.1"));
-  // Displayed and sound: kept for rendering.
+  // Displayed and sound: rows for rendering.
   EXPECT_EQ(by["p.0"]->summary.status, InputStatus::Ok);
-  EXPECT_TRUE(by["p.0"]->profile.has_value());
+  EXPECT_FALSE(by["p.0"]->summary.rows.empty());
   EXPECT_EQ(by["p.0"]->summary.reader, 0);
   EXPECT_EQ(by["p.0"]->summary.readerHost, "h0");
-  // Not displayed: not kept, no rows.
-  EXPECT_FALSE(by["p.16"]->profile.has_value());
+  // Not displayed: no rows.
   EXPECT_TRUE(by["p.16"]->summary.rows.empty());
   EXPECT_EQ(by["p.16"]->spans.size(), 1u);
   // Cut: partial, events before the cut kept.
@@ -170,22 +168,6 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   EXPECT_EQ(by["n.0"]->summary.minTs, 2000000u);
   // Time: start and end contribute to the origin.
   EXPECT_EQ(by["time.txt.1.0"]->summary.minTs, 500000000u);
-}
-
-TEST_F(ReadStageTest, CacheLimitDropsProfilesAndReloadReadsThemAgain) {
-  Plan plan;
-  std::string prof = sampleProfile();
-  plan.files.push_back(planned(InputKind::Profile, 0, write("p.0", prof), 0));
-  plan.files.push_back(planned(InputKind::Profile, 1, write("p.1", prof), 0));
-  ReadOptions ro;
-  ro.cacheBytes = prof.size();  // room for one
-  auto in = readAssigned(plan, 0, ro);
-  ASSERT_EQ(in.size(), 2u);
-  EXPECT_TRUE(in[0].profile.has_value());
-  EXPECT_FALSE(in[1].profile.has_value());
-  auto again = readProfile(in[1].summary.file.path);
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->data.events.size(), 6u);
 }
 
 TEST_F(ReadStageTest, InspectExitCodes) {

@@ -110,7 +110,6 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
   ASSERT_EQ(run(options(root_ / "data", root_ / "out2", topo)), kExitOk);
   expectSameFiles(filesIn(root_ / "out2"), files);
   auto tiny = options(root_ / "data", root_ / "out3", topo);
-  tiny.cacheBytes = 0;
   tiny.pieceBytes = 1;
   ASSERT_EQ(run(tiny), kExitOk);
   expectSameFiles(filesIn(root_ / "out3"), files);
@@ -643,7 +642,6 @@ TEST(Cli, ValuesOutOfRange) {
   expectUsageError(report({"--piece-kb", "1048577"}));
   expectUsageError(report({"--mpi-chunk-bytes", "1073741825"}));
   expectUsageError({"synth", "--out", "x", "--skew-ns", "3600000000001"});
-  EXPECT_TRUE(std::holds_alternative<ReportOptions>(parseCommandLine(report({"--cache-mb", "0"}))));
   EXPECT_TRUE(std::holds_alternative<SynthOptions>(
       parseCommandLine({"synth", "--out", "x", "--skew-ns", "0"})));
 }
