@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "perfetto_subset.pb.h"
+#include "../../../perfetto/PftraceDecoder.h"
 #include "xstack/trace/JsonText.h"
 #include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
 #include "xstack/trace/perfetto/ProtoWriter.h"
@@ -25,170 +25,14 @@ namespace {
 
 namespace pb = xstack_test::perfetto;
 
-struct SliceSeen {
-  uint64_t track;
-  std::string name, category;
-  uint64_t ts, dur;
-  std::map<std::string, std::string> args;  // value as text
-  bool operator<(const SliceSeen& o) const {
-    return std::tie(track, ts, dur, name) < std::tie(o.track, o.ts, o.dur, o.name);
-  }
-};
-struct CounterSeen {
-  uint64_t track;
-  uint64_t ts;
-  double value;
-  bool isDouble;
-};
+using test::CounterSeen;
+using test::Decoded;
+using test::SliceSeen;
 
-// What a reader sees after applying the rules; gtest failures on any break.
-struct Decoded {
-  std::map<uint64_t, pb::TrackDescriptor> tracks;
-  std::vector<SliceSeen> slices;  // END order
-  std::vector<SliceSeen> instants;
-  std::vector<CounterSeen> counters;
-  std::map<uint32_t, std::map<std::string, int>> namesWritten;  // per sequence
-};
-
-struct SequenceState {
-  std::map<uint64_t, std::string> events, categories, annotationNames, strings;
-  uint64_t defaultTrack = 0;
-  bool cleared = false;
-};
-
-std::string argText(const pb::DebugAnnotation& a, const SequenceState& s) {
-  if (a.has_string_value_iid()) {
-    auto it = s.strings.find(a.string_value_iid());
-    EXPECT_NE(it, s.strings.end()) << "annotation string iid unresolved";
-    return it == s.strings.end() ? "" : it->second;
-  }
-  if (a.has_string_value()) return a.string_value();
-  if (a.has_int_value()) return std::to_string(a.int_value());
-  if (a.has_uint_value()) return std::to_string(a.uint_value());
-  if (a.has_bool_value()) return a.bool_value() ? "true" : "false";
-  if (a.has_double_value()) return nlohmann::json(a.double_value()).dump();
-  ADD_FAILURE() << "annotation without value";
-  return "";
-}
-
-template <typename Entries>
-void addInterned(std::map<uint64_t, std::string>& index, const Entries& entries,
-                 std::map<std::string, int>& written, const std::string& table) {
-  for (const auto& e : entries) {
-    EXPECT_FALSE(index.count(e.iid())) << "iid " << e.iid() << " defined twice";
-    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, pb::InternedBytes>)
-      index[e.iid()] = e.str();
-    else
-      index[e.iid()] = e.name();
-    ++written[table + ":" + index[e.iid()]];
-  }
-}
-
-void applyInterned(const pb::InternedData& d, SequenceState& s, std::map<std::string, int>& w) {
-  addInterned(s.events, d.event_names(), w, "event");
-  addInterned(s.categories, d.event_categories(), w, "category");
-  addInterned(s.annotationNames, d.debug_annotation_names(), w, "annotation");
-  addInterned(s.strings, d.debug_annotation_string_values(), w, "string");
-}
-
-SliceSeen eventBody(const pb::TrackEvent& e, const SequenceState& s, uint64_t track, uint64_t ts) {
-  SliceSeen out{track, "", "", ts, 0, {}};
-  auto name = s.events.find(e.name_iid());
-  EXPECT_TRUE(e.has_name_iid() && name != s.events.end()) << "event name iid unresolved";
-  if (name != s.events.end()) out.name = name->second;
-  for (uint64_t c : e.category_iids()) {
-    auto cat = s.categories.find(c);
-    EXPECT_NE(cat, s.categories.end()) << "category iid unresolved";
-    if (cat != s.categories.end()) out.category = cat->second;
-  }
-  for (const auto& a : e.debug_annotations()) {
-    auto key = s.annotationNames.find(a.name_iid());
-    EXPECT_NE(key, s.annotationNames.end()) << "annotation name iid unresolved";
-    if (key != s.annotationNames.end()) out.args[key->second] = argText(a, s);
-  }
-  return out;
-}
-
+// Decodes and fails the test on every broken rule.
 Decoded decode(const std::string& bytes) {
-  pb::Trace trace;
-  EXPECT_TRUE(trace.ParseFromString(bytes)) << "not a Trace";
-  Decoded d;
-  std::map<uint32_t, SequenceState> seqs;
-  std::map<uint64_t, std::vector<SliceSeen>> open;  // per track
-  std::map<uint64_t, uint64_t> lastTs;              // per track, file order
-  for (const pb::TracePacket& p : trace.packet()) {
-    EXPECT_TRUE(p.has_trusted_packet_sequence_id());
-    EXPECT_NE(p.trusted_packet_sequence_id(), 0u);
-    SequenceState& s = seqs[p.trusted_packet_sequence_id()];
-    if (p.sequence_flags() & 1) s = SequenceState{{}, {}, {}, {}, 0, true};
-    EXPECT_TRUE(s.cleared) << "first packet of a sequence lacks SEQ_INCREMENTAL_STATE_CLEARED";
-    if (p.has_interned_data())
-      applyInterned(p.interned_data(), s, d.namesWritten[p.trusted_packet_sequence_id()]);
-    if (p.has_trace_packet_defaults())
-      s.defaultTrack = p.trace_packet_defaults().track_event_defaults().track_uuid();
-    if (p.has_track_descriptor()) {
-      const auto& td = p.track_descriptor();
-      EXPECT_NE(td.uuid(), 0u);
-      if (td.has_parent_uuid()) {
-        EXPECT_TRUE(d.tracks.count(td.parent_uuid())) << "parent later";
-      }
-      auto [it, added] = d.tracks.try_emplace(td.uuid(), td);
-      if (!added) {  // re-emitted: the same kind of track
-        EXPECT_EQ(it->second.has_counter(), td.has_counter());
-        EXPECT_EQ(it->second.thread().tid(), td.thread().tid());
-        if (td.has_process() && td.process().has_process_name()) it->second = td;
-      }
-    }
-    if (!p.has_track_event()) continue;
-    const pb::TrackEvent& e = p.track_event();
-    EXPECT_TRUE(p.has_timestamp()) << "event without timestamp";
-    const uint64_t track = e.has_track_uuid() ? e.track_uuid() : s.defaultTrack;
-    auto td = d.tracks.find(track);
-    EXPECT_NE(td, d.tracks.end()) << "track " << track << " used before defined";
-    const bool counterTrack = td != d.tracks.end() && td->second.has_counter();
-    if (!counterTrack) {  // slices pair in file order: ts must not go back
-      EXPECT_GE(p.timestamp(), lastTs[track]) << "track events out of order";
-      lastTs[track] = p.timestamp();
-    }
-    switch (e.type()) {
-      case pb::TrackEvent::TYPE_SLICE_BEGIN:
-        EXPECT_FALSE(counterTrack);
-        open[track].push_back(eventBody(e, s, track, p.timestamp()));
-        break;
-      case pb::TrackEvent::TYPE_SLICE_END: {
-        EXPECT_FALSE(counterTrack);
-        EXPECT_FALSE(open[track].empty()) << "END without BEGIN";
-        if (open[track].empty()) break;
-        SliceSeen sl = open[track].back();
-        open[track].pop_back();
-        EXPECT_GE(p.timestamp(), sl.ts);
-        if (!open[track].empty()) {
-          EXPECT_GE(sl.ts, open[track].back().ts);
-        }
-        sl.dur = p.timestamp() - sl.ts;
-        d.slices.push_back(sl);
-        break;
-      }
-      case pb::TrackEvent::TYPE_INSTANT:
-        EXPECT_FALSE(counterTrack);
-        d.instants.push_back(eventBody(e, s, track, p.timestamp()));
-        break;
-      case pb::TrackEvent::TYPE_COUNTER:
-        EXPECT_TRUE(counterTrack) << "counter value on a non-counter track";
-        EXPECT_TRUE(e.has_counter_value() || e.has_double_counter_value()) << "value missing";
-        d.counters.push_back({track, p.timestamp(),
-                              e.has_double_counter_value() ? e.double_counter_value()
-                                                           : static_cast<double>(e.counter_value()),
-                              e.has_double_counter_value()});
-        break;
-      default:
-        ADD_FAILURE() << "event without type";
-    }
-    if (e.type() != pb::TrackEvent::TYPE_COUNTER) {
-      EXPECT_FALSE(e.has_counter_value() || e.has_double_counter_value());
-    }
-  }
-  for (const auto& [track, stack] : open) EXPECT_TRUE(stack.empty()) << "unbalanced on " << track;
+  Decoded d = test::decode(bytes);
+  for (const std::string& e : d.errors) ADD_FAILURE() << e;
   return d;
 }
 

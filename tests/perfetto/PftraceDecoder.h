@@ -1,0 +1,210 @@
+// Reads .pftrace bytes back with real protobuf (the test-only schema
+// subset tests/perfetto/perfetto_subset.proto) and applies the rules of
+// SPEC section 7; every broken rule is one entry of Decoded::errors. Used by
+// the unit test and by pftrace_check. Test code only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "perfetto_subset.pb.h"
+
+namespace xstack::perfetto::test {
+
+namespace pb = xstack_test::perfetto;
+
+// Broken rules of the trace being decoded (decode() sets and clears it).
+inline std::vector<std::string>*& decodeErrors() {
+  static thread_local std::vector<std::string>* errors = nullptr;
+  return errors;
+}
+inline void expect(bool ok, const std::string& what) {
+  if (!ok && decodeErrors()) decodeErrors()->push_back(what);
+}
+
+struct SliceSeen {
+  uint64_t track;
+  std::string name, category;
+  uint64_t ts, dur;
+  std::map<std::string, std::string> args;  // value as text
+  bool operator<(const SliceSeen& o) const {
+    return std::tie(track, ts, dur, name) < std::tie(o.track, o.ts, o.dur, o.name);
+  }
+};
+struct CounterSeen {
+  uint64_t track;
+  uint64_t ts;
+  double value;
+  bool isDouble;
+};
+
+// What a reader sees after applying the rules; gtest failures on any break.
+struct Decoded {
+  std::vector<std::string> errors;  // rules broken
+  std::map<uint64_t, pb::TrackDescriptor> tracks;
+  std::vector<SliceSeen> slices;  // END order
+  std::vector<SliceSeen> instants;
+  std::vector<CounterSeen> counters;
+  std::map<uint32_t, std::map<std::string, int>> namesWritten;  // per sequence
+};
+
+struct SequenceState {
+  std::map<uint64_t, std::string> events, categories, annotationNames, strings;
+  uint64_t defaultTrack = 0;
+  bool cleared = false;
+};
+
+inline std::string argText(const pb::DebugAnnotation& a, const SequenceState& s) {
+  if (a.has_string_value_iid()) {
+    auto it = s.strings.find(a.string_value_iid());
+    expect((it) != (s.strings.end()), std::string("annotation string iid unresolved"));
+    return it == s.strings.end() ? "" : it->second;
+  }
+  if (a.has_string_value()) return a.string_value();
+  if (a.has_int_value()) return std::to_string(a.int_value());
+  if (a.has_uint_value()) return std::to_string(a.uint_value());
+  if (a.has_bool_value()) return a.bool_value() ? "true" : "false";
+  if (a.has_double_value()) return nlohmann::json(a.double_value()).dump();
+  expect(false, std::string("annotation without value"));
+  return "";
+}
+
+template <typename Entries>
+void addInterned(std::map<uint64_t, std::string>& index, const Entries& entries,
+                 std::map<std::string, int>& written, const std::string& table) {
+  for (const auto& e : entries) {
+    expect(!(index.count(e.iid())),
+           std::string("iid ") + std::to_string(e.iid()) + std::string(" defined twice"));
+    if constexpr (std::is_same_v<std::decay_t<decltype(e)>, pb::InternedBytes>)
+      index[e.iid()] = e.str();
+    else
+      index[e.iid()] = e.name();
+    ++written[table + ":" + index[e.iid()]];
+  }
+}
+
+inline void applyInterned(const pb::InternedData& d, SequenceState& s,
+                          std::map<std::string, int>& w) {
+  addInterned(s.events, d.event_names(), w, "event");
+  addInterned(s.categories, d.event_categories(), w, "category");
+  addInterned(s.annotationNames, d.debug_annotation_names(), w, "annotation");
+  addInterned(s.strings, d.debug_annotation_string_values(), w, "string");
+}
+
+inline SliceSeen eventBody(const pb::TrackEvent& e, const SequenceState& s, uint64_t track,
+                           uint64_t ts) {
+  SliceSeen out{track, "", "", ts, 0, {}};
+  auto name = s.events.find(e.name_iid());
+  expect(e.has_name_iid() && name != s.events.end(), std::string("event name iid unresolved"));
+  if (name != s.events.end()) out.name = name->second;
+  for (uint64_t c : e.category_iids()) {
+    auto cat = s.categories.find(c);
+    expect((cat) != (s.categories.end()), std::string("category iid unresolved"));
+    if (cat != s.categories.end()) out.category = cat->second;
+  }
+  for (const auto& a : e.debug_annotations()) {
+    auto key = s.annotationNames.find(a.name_iid());
+    expect((key) != (s.annotationNames.end()), std::string("annotation name iid unresolved"));
+    if (key != s.annotationNames.end()) out.args[key->second] = argText(a, s);
+  }
+  return out;
+}
+
+inline Decoded decode(const std::string& bytes) {
+  Decoded d;
+  decodeErrors() = &d.errors;
+  pb::Trace trace;
+  expect(trace.ParseFromString(bytes), std::string("not a Trace"));
+  std::map<uint32_t, SequenceState> seqs;
+  std::map<uint64_t, std::vector<SliceSeen>> open;  // per track
+  std::map<uint64_t, uint64_t> lastTs;              // per track, file order
+  for (const pb::TracePacket& p : trace.packet()) {
+    expect(p.has_trusted_packet_sequence_id(), std::string("p.has_trusted_packet_sequence_id()"));
+    expect((p.trusted_packet_sequence_id()) != (0u),
+           std::string("p.trusted_packet_sequence_id(), 0u"));
+    SequenceState& s = seqs[p.trusted_packet_sequence_id()];
+    if (p.sequence_flags() & 1) s = SequenceState{{}, {}, {}, {}, 0, true};
+    expect(s.cleared,
+           std::string("first packet of a sequence lacks SEQ_INCREMENTAL_STATE_CLEARED"));
+    if (p.has_interned_data())
+      applyInterned(p.interned_data(), s, d.namesWritten[p.trusted_packet_sequence_id()]);
+    if (p.has_trace_packet_defaults())
+      s.defaultTrack = p.trace_packet_defaults().track_event_defaults().track_uuid();
+    if (p.has_track_descriptor()) {
+      const auto& td = p.track_descriptor();
+      expect((td.uuid()) != (0u), std::string("td.uuid(), 0u"));
+      if (td.has_parent_uuid()) {
+        expect(d.tracks.count(td.parent_uuid()), std::string("parent later"));
+      }
+      auto [it, added] = d.tracks.try_emplace(td.uuid(), td);
+      if (!added) {  // re-emitted: the same kind of track
+        expect((it->second.has_counter()) == (td.has_counter()),
+               std::string("it->second.has_counter(), td.has_counter()"));
+        expect((it->second.thread().tid()) == (td.thread().tid()),
+               std::string("it->second.thread().tid(), td.thread().tid()"));
+        if (td.has_process() && td.process().has_process_name()) it->second = td;
+      }
+    }
+    if (!p.has_track_event()) continue;
+    const pb::TrackEvent& e = p.track_event();
+    expect(p.has_timestamp(), std::string("event without timestamp"));
+    const uint64_t track = e.has_track_uuid() ? e.track_uuid() : s.defaultTrack;
+    auto td = d.tracks.find(track);
+    expect((td) != (d.tracks.end()),
+           std::string("track ") + std::to_string(track) + std::string(" used before defined"));
+    const bool counterTrack = td != d.tracks.end() && td->second.has_counter();
+    if (!counterTrack) {  // slices pair in file order: ts must not go back
+      expect((p.timestamp()) >= (lastTs[track]), std::string("track events out of order"));
+      lastTs[track] = p.timestamp();
+    }
+    switch (e.type()) {
+      case pb::TrackEvent::TYPE_SLICE_BEGIN:
+        expect(!counterTrack, "slice or instant on a counter track");
+        open[track].push_back(eventBody(e, s, track, p.timestamp()));
+        break;
+      case pb::TrackEvent::TYPE_SLICE_END: {
+        expect(!counterTrack, "slice or instant on a counter track");
+        expect(!(open[track].empty()), std::string("END without BEGIN"));
+        if (open[track].empty()) break;
+        SliceSeen sl = open[track].back();
+        open[track].pop_back();
+        expect((p.timestamp()) >= (sl.ts), std::string("p.timestamp(), sl.ts"));
+        if (!open[track].empty()) {
+          expect((sl.ts) >= (open[track].back().ts), std::string("sl.ts, open[track].back().ts"));
+        }
+        sl.dur = p.timestamp() - sl.ts;
+        d.slices.push_back(sl);
+        break;
+      }
+      case pb::TrackEvent::TYPE_INSTANT:
+        expect(!counterTrack, "slice or instant on a counter track");
+        d.instants.push_back(eventBody(e, s, track, p.timestamp()));
+        break;
+      case pb::TrackEvent::TYPE_COUNTER:
+        expect(counterTrack, std::string("counter value on a non-counter track"));
+        expect(e.has_counter_value() || e.has_double_counter_value(), std::string("value missing"));
+        d.counters.push_back({track, p.timestamp(),
+                              e.has_double_counter_value() ? e.double_counter_value()
+                                                           : static_cast<double>(e.counter_value()),
+                              e.has_double_counter_value()});
+        break;
+      default:
+        expect(false, std::string("event without type"));
+    }
+    if (e.type() != pb::TrackEvent::TYPE_COUNTER) {
+      expect(!(e.has_counter_value() || e.has_double_counter_value()),
+             std::string("e.has_counter_value() || e.has_double_counter_value()"));
+    }
+  }
+  for (const auto& [track, stack] : open)
+    expect(stack.empty(), "BEGIN without END on track " + std::to_string(track));
+  decodeErrors() = nullptr;
+  return d;
+}
+
+}  // namespace xstack::perfetto::test
