@@ -130,18 +130,23 @@ void encodeAll(const Ev& meta, const std::vector<Ev>& events,
                const PerfettoSequenceEncoder::Sink& sink) {
   std::vector<DebugArg> args;
   uint32_t chunk = 0;
+  std::string buffer;  // recycled from chunk to chunk
   {
     PerfettoSequenceEncoder m(++chunk, sink);
     debugArgs(meta, args);
     m.metadata(args);
     m.finish();
+    buffer = m.takeBuffer();
   }
   std::optional<PerfettoSequenceEncoder> enc;
   int64_t chunkPid = -1;
   for (const Ev& e : events) {
     if (!enc || e.pid != chunkPid) {
-      if (enc) enc->finish();
-      enc.emplace(++chunk, sink);
+      if (enc) {
+        enc->finish();
+        buffer = enc->takeBuffer();
+      }
+      enc.emplace(++chunk, sink, size_t{4} << 20, std::move(buffer));
       chunkPid = e.pid;
     }
     encodeEvent(*enc, e, args);

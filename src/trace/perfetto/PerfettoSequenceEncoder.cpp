@@ -79,10 +79,15 @@ std::string counterTrackName(std::string_view eventName, std::optional<int64_t> 
   return name;
 }
 
-PerfettoSequenceEncoder::PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink, size_t pieceBytes)
-    : sequenceId_(sequenceId), sink_(std::move(sink)), pieceBytes_(pieceBytes), w_(buf_) {
+PerfettoSequenceEncoder::PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink, size_t pieceBytes,
+                                                 std::string buffer)
+    : sequenceId_(sequenceId),
+      sink_(std::move(sink)),
+      pieceBytes_(pieceBytes),
+      buf_(std::move(buffer)),
+      w_(buf_) {
   if (sequenceId_ == 0) throw std::invalid_argument("perfetto: sequence id 0 is invalid");
-  buf_.reserve(std::min<size_t>(pieceBytes_, 64 << 20) + 4096);
+  buf_.clear();  // capacity kept: chunks are often small, a fresh 4 MiB costs page faults
 }
 
 ProtoWriter::Mark PerfettoSequenceEncoder::beginPacket(uint64_t tsNs, bool hasTs) {

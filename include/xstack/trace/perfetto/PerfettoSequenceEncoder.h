@@ -105,7 +105,9 @@ class PerfettoSequenceEncoder {
   // Receives each piece (the same contract as EventRenderer::Sink).
   using Sink = std::function<void(std::string&)>;
 
-  PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink, size_t pieceBytes = 4 << 20);
+  // `buffer`: memory to encode into (a recycled piece buffer), optional.
+  PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink, size_t pieceBytes = 4 << 20,
+                          std::string buffer = {});
 
   // Process track with ProcessDescriptor{pid, process_name, legacy_sort_index}.
   void process(int64_t pid, std::string_view name, int64_t sortIndex);
@@ -133,6 +135,9 @@ class PerfettoSequenceEncoder {
   // Ends the open slices of every thread (lanes in uuid order) and hands
   // all buffered bytes to the sink. The encoder takes no calls after it.
   void finish();
+
+  // The encode buffer, for reuse by the next chunk (after finish()).
+  std::string takeBuffer() { return std::move(buf_); }
 
   const JsonTextStats& textStats() const { return text_; }
   uint64_t packetCount() const { return packets_; }
