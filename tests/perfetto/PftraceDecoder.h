@@ -115,93 +115,94 @@ inline SliceSeen eventBody(const pb::TrackEvent& e, const SequenceState& s, uint
   return out;
 }
 
+inline void addDescriptor(Decoded& d, const pb::TrackDescriptor& td) {
+  expect(td.uuid() != 0u, "track uuid 0");
+  if (td.has_parent_uuid())
+    expect(d.tracks.count(td.parent_uuid()) != 0, "parent track defined after its child");
+  auto [it, added] = d.tracks.try_emplace(td.uuid(), td);
+  if (added) return;
+  // Re-emitted (another chunk, or a named process after a pid-only one):
+  // the same kind of track.
+  expect(it->second.has_counter() == td.has_counter(), "uuid reused for another kind of track");
+  expect(it->second.thread().tid() == td.thread().tid(), "uuid reused for another thread");
+  expect(it->second.process().pid() == td.process().pid(), "uuid reused for another process");
+  if (td.has_process() && td.process().has_process_name()) it->second = td;
+}
+
+// Open slices per track (BEGINs not yet ended) and the last ts per track.
+struct TrackState {
+  std::map<uint64_t, std::vector<SliceSeen>> open;
+  std::map<uint64_t, uint64_t> lastTs;
+};
+
+inline void endSlice(Decoded& d, TrackState& ts, uint64_t track, uint64_t endNs) {
+  std::vector<SliceSeen>& stack = ts.open[track];
+  expect(!stack.empty(), "END without BEGIN");
+  if (stack.empty()) return;
+  SliceSeen sl = stack.back();
+  stack.pop_back();
+  expect(endNs >= sl.ts, "END before BEGIN");
+  sl.dur = endNs - sl.ts;
+  d.slices.push_back(sl);
+}
+
+inline void addEvent(Decoded& d, TrackState& ts, const pb::TracePacket& p, const SequenceState& s) {
+  const pb::TrackEvent& e = p.track_event();
+  expect(p.has_timestamp(), "event without timestamp");
+  const uint64_t track = e.has_track_uuid() ? e.track_uuid() : s.defaultTrack;
+  auto td = d.tracks.find(track);
+  expect(td != d.tracks.end(), "track " + std::to_string(track) + " used before defined");
+  const bool counterTrack = td != d.tracks.end() && td->second.has_counter();
+  const bool isCounter = e.type() == pb::TrackEvent::TYPE_COUNTER;
+  expect(counterTrack == isCounter, "counter events only, and only, on counter tracks");
+  expect(isCounter == (e.has_counter_value() || e.has_double_counter_value()),
+         "a counter value on every counter event and on no other");
+  if (!counterTrack) {  // BEGIN/END pair in file order: ts must not go back
+    expect(p.timestamp() >= ts.lastTs[track], "track events out of ts order");
+    ts.lastTs[track] = p.timestamp();
+  }
+  switch (e.type()) {
+    case pb::TrackEvent::TYPE_SLICE_BEGIN:
+      ts.open[track].push_back(eventBody(e, s, track, p.timestamp()));
+      break;
+    case pb::TrackEvent::TYPE_SLICE_END:
+      endSlice(d, ts, track, p.timestamp());
+      break;
+    case pb::TrackEvent::TYPE_INSTANT:
+      d.instants.push_back(eventBody(e, s, track, p.timestamp()));
+      break;
+    case pb::TrackEvent::TYPE_COUNTER:
+      d.counters.push_back({track, p.timestamp(),
+                            e.has_double_counter_value() ? e.double_counter_value()
+                                                         : static_cast<double>(e.counter_value()),
+                            e.has_double_counter_value()});
+      break;
+    default:
+      expect(false, "event without type");
+  }
+}
+
 inline Decoded decode(const std::string& bytes) {
   Decoded d;
   decodeErrors() = &d.errors;
   pb::Trace trace;
-  expect(trace.ParseFromString(bytes), std::string("not a Trace"));
+  expect(trace.ParseFromString(bytes), "not a Trace");
   std::map<uint32_t, SequenceState> seqs;
-  std::map<uint64_t, std::vector<SliceSeen>> open;  // per track
-  std::map<uint64_t, uint64_t> lastTs;              // per track, file order
+  TrackState tracks;
   for (const pb::TracePacket& p : trace.packet()) {
-    expect(p.has_trusted_packet_sequence_id(), std::string("p.has_trusted_packet_sequence_id()"));
-    expect((p.trusted_packet_sequence_id()) != (0u),
-           std::string("p.trusted_packet_sequence_id(), 0u"));
+    expect(p.has_trusted_packet_sequence_id() && p.trusted_packet_sequence_id() != 0,
+           "packet without a sequence id");
     SequenceState& s = seqs[p.trusted_packet_sequence_id()];
     if (p.sequence_flags() & 1) s = SequenceState{{}, {}, {}, {}, 0, true};
-    expect(s.cleared,
-           std::string("first packet of a sequence lacks SEQ_INCREMENTAL_STATE_CLEARED"));
+    expect(s.cleared, "first packet of a sequence lacks SEQ_INCREMENTAL_STATE_CLEARED");
     if (p.has_interned_data())
       applyInterned(p.interned_data(), s, d.namesWritten[p.trusted_packet_sequence_id()]);
     if (p.has_trace_packet_defaults())
       s.defaultTrack = p.trace_packet_defaults().track_event_defaults().track_uuid();
-    if (p.has_track_descriptor()) {
-      const auto& td = p.track_descriptor();
-      expect((td.uuid()) != (0u), std::string("td.uuid(), 0u"));
-      if (td.has_parent_uuid()) {
-        expect(d.tracks.count(td.parent_uuid()), std::string("parent later"));
-      }
-      auto [it, added] = d.tracks.try_emplace(td.uuid(), td);
-      if (!added) {  // re-emitted: the same kind of track
-        expect((it->second.has_counter()) == (td.has_counter()),
-               std::string("it->second.has_counter(), td.has_counter()"));
-        expect((it->second.thread().tid()) == (td.thread().tid()),
-               std::string("it->second.thread().tid(), td.thread().tid()"));
-        if (td.has_process() && td.process().has_process_name()) it->second = td;
-      }
-    }
-    if (!p.has_track_event()) continue;
-    const pb::TrackEvent& e = p.track_event();
-    expect(p.has_timestamp(), std::string("event without timestamp"));
-    const uint64_t track = e.has_track_uuid() ? e.track_uuid() : s.defaultTrack;
-    auto td = d.tracks.find(track);
-    expect((td) != (d.tracks.end()),
-           std::string("track ") + std::to_string(track) + std::string(" used before defined"));
-    const bool counterTrack = td != d.tracks.end() && td->second.has_counter();
-    if (!counterTrack) {  // slices pair in file order: ts must not go back
-      expect((p.timestamp()) >= (lastTs[track]), std::string("track events out of order"));
-      lastTs[track] = p.timestamp();
-    }
-    switch (e.type()) {
-      case pb::TrackEvent::TYPE_SLICE_BEGIN:
-        expect(!counterTrack, "slice or instant on a counter track");
-        open[track].push_back(eventBody(e, s, track, p.timestamp()));
-        break;
-      case pb::TrackEvent::TYPE_SLICE_END: {
-        expect(!counterTrack, "slice or instant on a counter track");
-        expect(!(open[track].empty()), std::string("END without BEGIN"));
-        if (open[track].empty()) break;
-        SliceSeen sl = open[track].back();
-        open[track].pop_back();
-        expect((p.timestamp()) >= (sl.ts), std::string("p.timestamp(), sl.ts"));
-        if (!open[track].empty()) {
-          expect((sl.ts) >= (open[track].back().ts), std::string("sl.ts, open[track].back().ts"));
-        }
-        sl.dur = p.timestamp() - sl.ts;
-        d.slices.push_back(sl);
-        break;
-      }
-      case pb::TrackEvent::TYPE_INSTANT:
-        expect(!counterTrack, "slice or instant on a counter track");
-        d.instants.push_back(eventBody(e, s, track, p.timestamp()));
-        break;
-      case pb::TrackEvent::TYPE_COUNTER:
-        expect(counterTrack, std::string("counter value on a non-counter track"));
-        expect(e.has_counter_value() || e.has_double_counter_value(), std::string("value missing"));
-        d.counters.push_back({track, p.timestamp(),
-                              e.has_double_counter_value() ? e.double_counter_value()
-                                                           : static_cast<double>(e.counter_value()),
-                              e.has_double_counter_value()});
-        break;
-      default:
-        expect(false, std::string("event without type"));
-    }
-    if (e.type() != pb::TrackEvent::TYPE_COUNTER) {
-      expect(!(e.has_counter_value() || e.has_double_counter_value()),
-             std::string("e.has_counter_value() || e.has_double_counter_value()"));
-    }
+    if (p.has_track_descriptor()) addDescriptor(d, p.track_descriptor());
+    if (p.has_track_event()) addEvent(d, tracks, p, s);
   }
-  for (const auto& [track, stack] : open)
+  for (const auto& [track, stack] : tracks.open)
     expect(stack.empty(), "BEGIN without END on track " + std::to_string(track));
   decodeErrors() = nullptr;
   return d;
