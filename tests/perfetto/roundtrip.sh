@@ -18,3 +18,7 @@ for json in "$work"/out/traceFile_*.json; do
   n=$((n + 1))
 done
 [ "$n" -gt 0 ]
+# Odd names (quotes, control characters, U+FFFD, emoji, empty), zero ts,
+# zero values, overlapping X events on one tid, counters with and without id.
+"$bin/json_to_pftrace" "$(dirname "$0")/odd_trace.json" "$work/odd.pftrace"
+"$bin/pftrace_check" "$work/odd.pftrace" "$(dirname "$0")/odd_trace.json"
