@@ -135,6 +135,27 @@ void appendJsonString(std::string& out, std::string_view s) {
   appendJsonString(out, s, ignored);
 }
 
+void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const auto* run = p;
+    while (p < end && *p < 0x80) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p >= end) break;
+    size_t bad = 0;
+    size_t n = utf8Length(p, end, bad);
+    if (n) {
+      out.append(reinterpret_cast<const char*>(p), n);
+      p += n;
+    } else {
+      ++stats.invalidUtf8;
+      out += "\xEF\xBF\xBD";
+      p += bad;
+    }
+  }
+}
+
 char* writeUint(char* p, uint64_t v) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

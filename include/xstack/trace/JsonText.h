@@ -21,6 +21,12 @@ struct JsonTextStats {
 void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats);
 void appendJsonString(std::string& out, std::string_view s);
 
+// Appends s as valid UTF-8, the same text appendJsonString's output decodes
+// to: each maximal invalid subpart becomes U+FFFD (counted in
+// stats.invalidUtf8); every other byte, control characters included, is
+// copied as it is. Used for protobuf strings (Perfetto output).
+void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats);
+
 void appendInt(std::string& out, int64_t v);
 void appendUint(std::string& out, uint64_t v);
 // Pointer-based writers for hot loops: each writes at p and returns the end.

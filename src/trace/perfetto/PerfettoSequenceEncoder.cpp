@@ -1,0 +1,439 @@
+#include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
+
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "xstack/trace/perfetto/PerfettoFields.h"
+
+namespace xstack::perfetto {
+namespace f = fields;
+
+namespace {
+
+constexpr uint64_t kKindProcess = 1, kKindThread = 2, kKindCounter = 3;
+constexpr uint64_t kHashTag = uint64_t{1} << 48;
+constexpr uint64_t kHashMask = (uint64_t{1} << 46) - 1;
+
+struct Fnv {
+  uint64_t h = 1469598103934665603ull;
+  void bytes(std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  }
+  void number(uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ ((v >> (8 * i)) & 0xFF)) * 1099511628211ull;
+  }
+  uint64_t uuid(uint64_t kind) const { return kHashTag | ((h & kHashMask) << 2) | kind; }
+};
+
+bool exactIds(int64_t pid, int64_t tid) {
+  return pid >= 0 && pid < (int64_t{1} << 20) && tid >= 0 && tid < (int64_t{1} << 24);
+}
+
+uint64_t laneUuid(int64_t pid, int64_t tid, size_t lane) {
+  Fnv h;
+  h.bytes("lane");
+  h.number(static_cast<uint64_t>(pid));
+  h.number(static_cast<uint64_t>(tid));
+  h.number(lane);
+  return h.uuid(kKindThread);
+}
+
+}  // namespace
+
+uint64_t processTrackUuid(int64_t pid) {
+  if (exactIds(pid, 0)) return (static_cast<uint64_t>(pid) << 26) | kKindProcess;
+  Fnv h;
+  h.bytes("process");
+  h.number(static_cast<uint64_t>(pid));
+  return h.uuid(kKindProcess);
+}
+
+uint64_t threadTrackUuid(int64_t pid, int64_t tid) {
+  if (exactIds(pid, tid))
+    return (static_cast<uint64_t>(pid) << 26) | (static_cast<uint64_t>(tid) << 2) | kKindThread;
+  Fnv h;
+  h.bytes("thread");
+  h.number(static_cast<uint64_t>(pid));
+  h.number(static_cast<uint64_t>(tid));
+  return h.uuid(kKindThread);
+}
+
+uint64_t counterTrackUuid(int64_t pid, std::string_view trackName) {
+  Fnv h;
+  h.bytes("counter");
+  h.number(static_cast<uint64_t>(pid));
+  h.bytes(trackName);
+  return h.uuid(kKindCounter);
+}
+
+std::string counterTrackName(std::string_view eventName, std::optional<int64_t> id,
+                             std::string_view seriesKey) {
+  std::string name(eventName);
+  if (id) {
+    name += " id: ";
+    appendInt(name, *id);
+  }
+  name += ' ';
+  name += seriesKey;
+  return name;
+}
+
+PerfettoSequenceEncoder::PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink, size_t pieceBytes,
+                                                 std::string buffer)
+    : sequenceId_(sequenceId),
+      sink_(std::move(sink)),
+      pieceBytes_(pieceBytes),
+      buf_(std::move(buffer)),
+      w_(buf_) {
+  if (sequenceId_ == 0) throw std::invalid_argument("perfetto: sequence id 0 is invalid");
+  buf_.clear();  // capacity kept: chunks are often small, a fresh 4 MiB costs page faults
+}
+
+ProtoWriter::Mark PerfettoSequenceEncoder::beginPacket(uint64_t tsNs, bool hasTs) {
+  if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
+  ProtoWriter::Mark m = w_.beginMessage(f::kTracePacket);
+  if (hasTs) w_.varintField(f::packet::kTimestamp, tsNs);  // 0 written too (presence)
+  w_.varintField(f::packet::kTrustedPacketSequenceId, sequenceId_);
+  // 1 = SEQ_INCREMENTAL_STATE_CLEARED on the first packet, then
+  // 2 = SEQ_NEEDS_INCREMENTAL_STATE (interned data, packet defaults).
+  w_.varintField(f::packet::kSequenceFlags, packets_ == 0 ? 1 : 2);
+  return m;
+}
+
+void PerfettoSequenceEncoder::endPacket(ProtoWriter::Mark packet) {
+  w_.endMessage(packet);
+  ++packets_;
+  maybeFlush();
+}
+
+void PerfettoSequenceEncoder::maybeFlush() {
+  if (buf_.size() < pieceBytes_) return;
+  sink_(buf_);
+  buf_.clear();
+}
+
+void PerfettoSequenceEncoder::writeTrackDescriptorHead(uint64_t uuid, uint64_t parentUuid) {
+  w_.varintField(f::track::kUuid, uuid);
+  if (parentUuid) w_.varintField(f::track::kParentUuid, parentUuid);
+}
+
+void PerfettoSequenceEncoder::ensureProcessTrack(int64_t pid) {
+  const uint64_t uuid = processTrackUuid(pid);
+  if (definedTracks_.count(uuid)) return;
+  ProtoWriter::Mark p = beginPacket(0, false);
+  ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+  writeTrackDescriptorHead(uuid, 0);
+  ProtoWriter::Mark pd = w_.beginMessage(f::track::kProcess);
+  w_.int64Field(f::process::kPid, pid);
+  w_.endMessage(pd);
+  w_.endMessage(d);
+  endPacket(p);
+  definedTracks_.insert(uuid);
+}
+
+void PerfettoSequenceEncoder::process(int64_t pid, std::string_view name, int64_t sortIndex) {
+  const uint64_t uuid = processTrackUuid(pid);
+  ProtoWriter::Mark p = beginPacket(0, false);
+  ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+  writeTrackDescriptorHead(uuid, 0);
+  ProtoWriter::Mark pd = w_.beginMessage(f::track::kProcess);
+  w_.int64Field(f::process::kPid, pid);
+  w_.int64Field(f::process::kLegacySortIndex, sortIndex);
+  w_.utf8Field(f::process::kProcessName, name, text_);
+  w_.endMessage(pd);
+  w_.endMessage(d);
+  endPacket(p);
+  definedTracks_.insert(uuid);
+}
+
+PerfettoSequenceEncoder::Thread& PerfettoSequenceEncoder::ensureThread(int64_t pid, int64_t tid) {
+  auto [it, added] = threads_.try_emplace({pid, tid});
+  Thread& t = it->second;
+  if (added) {
+    t.pid = pid;
+    t.tid = tid;
+    t.lanes.push_back({threadTrackUuid(pid, tid), {}});
+  }
+  const uint64_t uuid = t.lanes[0].uuid;
+  if (!definedTracks_.count(uuid)) {
+    ensureProcessTrack(pid);
+    ProtoWriter::Mark p = beginPacket(0, false);
+    ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+    writeTrackDescriptorHead(uuid, processTrackUuid(pid));
+    ProtoWriter::Mark td = w_.beginMessage(f::track::kThread);
+    w_.int64Field(f::thread::kPid, pid);
+    w_.int64Field(f::thread::kTid, tid);
+    w_.endMessage(td);
+    w_.endMessage(d);
+    endPacket(p);
+    definedTracks_.insert(uuid);
+  }
+  return t;
+}
+
+void PerfettoSequenceEncoder::thread(int64_t pid, int64_t tid, std::string_view name,
+                                     int64_t sortIndex) {
+  ensureProcessTrack(pid);
+  auto [it, added] = threads_.try_emplace({pid, tid});
+  Thread& t = it->second;
+  if (added) {
+    t.pid = pid;
+    t.tid = tid;
+    t.lanes.push_back({threadTrackUuid(pid, tid), {}});
+  }
+  t.name.clear();
+  appendValidUtf8(t.name, name, text_);
+  const uint64_t uuid = t.lanes[0].uuid;
+  ProtoWriter::Mark p = beginPacket(0, false);
+  ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+  writeTrackDescriptorHead(uuid, processTrackUuid(pid));
+  ProtoWriter::Mark td = w_.beginMessage(f::track::kThread);
+  w_.int64Field(f::thread::kPid, pid);
+  w_.int64Field(f::thread::kTid, tid);
+  w_.int64Field(f::thread::kLegacySortIndex, sortIndex);
+  w_.bytesField(f::thread::kThreadName, t.name);
+  w_.endMessage(td);
+  w_.endMessage(d);
+  endPacket(p);
+  definedTracks_.insert(uuid);
+}
+
+uint64_t PerfettoSequenceEncoder::intern(
+    Index& index, std::string_view text,
+    std::vector<std::pair<uint64_t, std::string_view>>& fresh) {
+  auto it = index.find(text);
+  if (it != index.end()) return it->second;
+  const uint64_t iid = index.size() + 1;
+  index.emplace(std::string(text), iid);
+  fresh.emplace_back(iid, text);
+  return iid;
+}
+
+void PerfettoSequenceEncoder::writeInternedData(const NewEntries& fresh) {
+  auto entries = [&](uint32_t field, const std::vector<std::pair<uint64_t, std::string_view>>& v) {
+    for (const auto& [iid, text] : v) {
+      ProtoWriter::Mark e = w_.beginMessage(field);
+      w_.varintField(f::interned::kIid, iid);
+      w_.utf8Field(f::interned::kName, text, text_);
+      w_.endMessage(e);
+    }
+  };
+  ProtoWriter::Mark m = w_.beginMessage(f::packet::kInternedData);
+  entries(f::interned::kEventCategories, fresh.categories);
+  entries(f::interned::kEventNames, fresh.events);
+  entries(f::interned::kDebugAnnotationNames, fresh.names);
+  entries(f::interned::kDebugAnnotationStringValues, fresh.strings);
+  w_.endMessage(m);
+}
+
+void PerfettoSequenceEncoder::internArgs(std::span<const DebugArg> args, NewEntries& fresh,
+                                         std::vector<std::pair<uint64_t, uint64_t>>& iids) {
+  iids.clear();
+  for (const DebugArg& a : args) {
+    uint64_t nameIid = intern(interned_.annotationNames, a.key, fresh.names);
+    uint64_t valueIid = 0;
+    if (a.type == DebugArg::Type::String && a.internValue)
+      valueIid = intern(interned_.strings, a.s, fresh.strings);
+    iids.emplace_back(nameIid, valueIid);
+  }
+}
+
+void PerfettoSequenceEncoder::writeArgs(std::span<const DebugArg> args,
+                                        const std::vector<std::pair<uint64_t, uint64_t>>& iids) {
+  namespace a = f::annotation;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const DebugArg& arg = args[k];
+    ProtoWriter::Mark m = w_.beginMessage(f::event::kDebugAnnotations);
+    w_.varintField(a::kNameIid, iids[k].first);
+    switch (arg.type) {
+      case DebugArg::Type::Int:
+        w_.int64Field(a::kIntValue, arg.i);
+        break;
+      case DebugArg::Type::Uint:
+        w_.varintField(a::kUintValue, arg.u);
+        break;
+      case DebugArg::Type::Double:
+        w_.doubleField(a::kDoubleValue, arg.d);
+        break;
+      case DebugArg::Type::Bool:
+        w_.boolField(a::kBoolValue, arg.i != 0);
+        break;
+      case DebugArg::Type::String:
+        if (iids[k].second)
+          w_.varintField(a::kStringValueIid, iids[k].second);
+        else
+          w_.utf8Field(a::kStringValue, arg.s, text_);
+        break;
+    }
+    w_.endMessage(m);
+  }
+}
+
+void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs,
+                                         std::string_view name, std::string_view category,
+                                         std::span<const DebugArg> args, bool switchDefault) {
+  thread_local std::vector<std::pair<uint64_t, uint64_t>> argIids;
+  NewEntries fresh;
+  const uint64_t nameIid = intern(interned_.events, name, fresh.events);
+  const uint64_t catIid =
+      category.empty() ? 0 : intern(interned_.categories, category, fresh.categories);
+  internArgs(args, fresh, argIids);
+  switchDefault = switchDefault && trackUuid != defaultTrack_;
+  ProtoWriter::Mark p = beginPacket(tsNs, true);
+  if (!fresh.empty()) writeInternedData(fresh);
+  if (switchDefault) {
+    ProtoWriter::Mark d = w_.beginMessage(f::packet::kTracePacketDefaults);
+    ProtoWriter::Mark ted = w_.beginMessage(f::defaults::kTrackEventDefaults);
+    w_.varintField(f::defaults::kTrackUuid, trackUuid);
+    w_.endMessage(ted);
+    w_.endMessage(d);
+  }
+  ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
+  if (catIid) w_.varintField(f::event::kCategoryIids, catIid);
+  writeArgs(args, argIids);
+  w_.varintField(f::event::kType, type);
+  w_.varintField(f::event::kNameIid, nameIid);
+  // Explicit whenever the default differs, and in the packet that changes it.
+  if (switchDefault || trackUuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, trackUuid);
+  w_.endMessage(e);
+  if (switchDefault) defaultTrack_ = trackUuid;
+  endPacket(p);
+}
+
+void PerfettoSequenceEncoder::writeSliceEnd(uint64_t trackUuid, uint64_t tsNs) {
+  ProtoWriter::Mark p = beginPacket(tsNs, true);
+  ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
+  w_.varintField(f::event::kType, f::event::kTypeSliceEnd);
+  if (trackUuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, trackUuid);
+  w_.endMessage(e);
+  endPacket(p);
+}
+
+void PerfettoSequenceEncoder::closeSlicesUntil(Thread& t, uint64_t tsNs) {
+  for (;;) {
+    // The innermost open slice of each lane ends first in that lane; take
+    // the earliest of them (lowest lane on ties) while it ends by tsNs.
+    Lane* next = nullptr;
+    for (Lane& lane : t.lanes)
+      if (!lane.openEnds.empty() && lane.openEnds.back() <= tsNs &&
+          (!next || lane.openEnds.back() < next->openEnds.back()))
+        next = &lane;
+    if (!next) return;
+    writeSliceEnd(next->uuid, next->openEnds.back());
+    next->openEnds.pop_back();
+  }
+}
+
+size_t PerfettoSequenceEncoder::laneFor(Thread& t, uint64_t endNs) {
+  for (size_t i = 0; i < t.lanes.size(); ++i)
+    if (t.lanes[i].openEnds.empty() || endNs <= t.lanes[i].openEnds.back()) return i;
+  // Overlaps the innermost open slice of every lane: a new lane, a child
+  // track of the thread with the thread's name.
+  const size_t lane = t.lanes.size();
+  const uint64_t uuid = laneUuid(t.pid, t.tid, lane);
+  t.lanes.push_back({uuid, {}});
+  ProtoWriter::Mark p = beginPacket(0, false);
+  ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+  writeTrackDescriptorHead(uuid, t.lanes[0].uuid);
+  w_.bytesField(f::track::kName, t.name);
+  w_.endMessage(d);
+  endPacket(p);
+  definedTracks_.insert(uuid);
+  return lane;
+}
+
+void PerfettoSequenceEncoder::slice(int64_t pid, int64_t tid, std::string_view name,
+                                    std::string_view category, uint64_t tsNs, uint64_t durNs,
+                                    std::span<const DebugArg> args) {
+  Thread& t = ensureThread(pid, tid);
+  if (tsNs < t.lastTs) throw std::logic_error("perfetto: slices of a thread out of ts order");
+  t.lastTs = tsNs;
+  closeSlicesUntil(t, tsNs);
+  const uint64_t endNs = tsNs + durNs;
+  const size_t lane = laneFor(t, endNs);
+  writeEvent(f::event::kTypeSliceBegin, t.lanes[lane].uuid, tsNs, name, category, args, lane == 0);
+  t.lanes[lane].openEnds.push_back(endNs);
+}
+
+void PerfettoSequenceEncoder::instant(int64_t pid, int64_t tid, std::string_view name,
+                                      std::string_view category, uint64_t tsNs,
+                                      std::span<const DebugArg> args) {
+  Thread& t = ensureThread(pid, tid);
+  if (tsNs < t.lastTs) throw std::logic_error("perfetto: events of a thread out of ts order");
+  t.lastTs = tsNs;
+  closeSlicesUntil(t, tsNs);
+  writeEvent(f::event::kTypeInstant, t.lanes[0].uuid, tsNs, name, category, args, true);
+}
+
+void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventName,
+                                           std::optional<int64_t> id, std::string_view seriesKey,
+                                           uint64_t tsNs, CounterUnit unit, bool isDouble,
+                                           int64_t i, double d) {
+  thread_local std::string trackName;
+  trackName = counterTrackName(eventName, id, seriesKey);
+  const uint64_t uuid = counterTrackUuid(pid, trackName);
+  if (!definedTracks_.count(uuid)) {
+    ensureProcessTrack(pid);
+    ProtoWriter::Mark p = beginPacket(0, false);
+    ProtoWriter::Mark td = w_.beginMessage(f::packet::kTrackDescriptor);
+    writeTrackDescriptorHead(uuid, processTrackUuid(pid));
+    w_.utf8Field(f::track::kName, trackName, text_);
+    ProtoWriter::Mark cd = w_.beginMessage(f::track::kCounter);
+    if (unit.builtin != CounterUnit::Builtin::Unspecified)
+      w_.varintField(f::counter::kUnit, static_cast<uint32_t>(unit.builtin));
+    if (!unit.name.empty()) w_.utf8Field(f::counter::kUnitName, unit.name, text_);
+    w_.endMessage(cd);
+    w_.endMessage(td);
+    endPacket(p);
+    definedTracks_.insert(uuid);
+  }
+  ProtoWriter::Mark p = beginPacket(tsNs, true);
+  ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
+  w_.varintField(f::event::kType, f::event::kTypeCounter);
+  if (uuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, uuid);
+  if (isDouble)
+    w_.doubleField(f::event::kDoubleCounterValue, d);  // 0 written too (presence)
+  else
+    w_.int64Field(f::event::kCounterValue, i);
+  w_.endMessage(e);
+  endPacket(p);
+}
+
+void PerfettoSequenceEncoder::counter(int64_t pid, std::string_view eventName,
+                                      std::optional<int64_t> id, std::string_view seriesKey,
+                                      uint64_t tsNs, int64_t value, CounterUnit unit) {
+  writeCounter(pid, eventName, id, seriesKey, tsNs, unit, false, value, 0);
+}
+
+void PerfettoSequenceEncoder::counter(int64_t pid, std::string_view eventName,
+                                      std::optional<int64_t> id, std::string_view seriesKey,
+                                      uint64_t tsNs, double value, CounterUnit unit) {
+  writeCounter(pid, eventName, id, seriesKey, tsNs, unit, true, 0, value);
+}
+
+void PerfettoSequenceEncoder::metadata(std::span<const DebugArg> entries) {
+  static constexpr std::string_view kName = "xstack metadata";
+  if (!definedTracks_.count(kMetadataTrackUuid)) {
+    ProtoWriter::Mark p = beginPacket(0, false);
+    ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
+    writeTrackDescriptorHead(kMetadataTrackUuid, 0);
+    w_.bytesField(f::track::kName, kName);
+    w_.endMessage(d);
+    endPacket(p);
+    definedTracks_.insert(kMetadataTrackUuid);
+  }
+  writeEvent(f::event::kTypeInstant, kMetadataTrackUuid, 0, kName, "", entries, false);
+}
+
+void PerfettoSequenceEncoder::finish() {
+  if (finished_) return;
+  for (auto& [key, t] : threads_) closeSlicesUntil(t, std::numeric_limits<uint64_t>::max());
+  finished_ = true;
+  if (!buf_.empty()) {
+    sink_(buf_);
+    buf_.clear();
+  }
+}
+
+}  // namespace xstack::perfetto

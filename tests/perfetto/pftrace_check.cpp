@@ -1,0 +1,80 @@
+// Test-only: checks a .pftrace against the rules (PftraceDecoder.h) and,
+// given the JSON trace of the same run, that it holds exactly the JSON's
+// slices (pid, tid, name, ts, dur) and counter samples (pid, series track
+// name, ts, value), ts_json_us x 1000 = ts_ns.
+//   pftrace_check trace.pftrace [trace.json]     exit 0 ok, 1 mismatch
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "PftraceDecoder.h"
+#include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
+
+namespace {
+
+using Slice = std::tuple<int64_t, int64_t, std::string, uint64_t, uint64_t>;
+using Sample = std::tuple<int64_t, std::string, uint64_t, double>;
+
+std::string readFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+uint64_t ns(const nlohmann::json& us) {
+  return us.is_number_integer() ? us.get<uint64_t>() * 1000
+                                : static_cast<uint64_t>(std::llround(us.get<double>() * 1000.0));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace xstack::perfetto;
+  if (argc < 2) {
+    std::cerr << "usage: pftrace_check trace.pftrace [trace.json]\n";
+    return 2;
+  }
+  test::Decoded d = test::decode(readFile(argv[1]));
+  for (size_t i = 0; i < d.errors.size() && i < 20; ++i)
+    std::cerr << "rule: " << d.errors[i] << "\n";
+  std::multiset<Slice> gotSlices, wantSlices;
+  std::multiset<Sample> gotSamples, wantSamples;
+  for (const auto& s : d.slices) {
+    const auto* t = &d.tracks.at(s.track);
+    if (!t->has_thread()) t = &d.tracks.at(t->parent_uuid());  // overlap lane
+    gotSlices.emplace(t->thread().pid(), t->thread().tid(), s.name, s.ts, s.dur);
+  }
+  for (const auto& c : d.counters) {
+    const auto& t = d.tracks.at(c.track);
+    gotSamples.emplace(d.tracks.at(t.parent_uuid()).process().pid(), t.name(), c.ts, c.value);
+  }
+  std::cout << "packets ok: slices " << gotSlices.size() << " counter samples " << gotSamples.size()
+            << " tracks " << d.tracks.size() << " rule errors " << d.errors.size() << "\n";
+  bool ok = d.errors.empty();
+  if (argc > 2) {
+    nlohmann::json j = nlohmann::json::parse(readFile(argv[2]));
+    for (const auto& e : j["traceEvents"]) {
+      const std::string ph = e.value("ph", "");
+      if (ph == "X")
+        wantSlices.emplace(e["pid"].get<int64_t>(), e["tid"].get<int64_t>(),
+                           e["name"].get<std::string>(), ns(e["ts"]), ns(e["dur"]));
+      if (ph != "C") continue;
+      std::optional<int64_t> id;
+      if (e.contains("id")) id = e["id"].get<int64_t>();
+      for (auto it = e["args"].begin(); it != e["args"].end(); ++it)
+        wantSamples.emplace(e["pid"].get<int64_t>(),
+                            counterTrackName(e["name"].get<std::string>(), id, it.key()),
+                            ns(e["ts"]), it.value().get<double>());
+    }
+    const bool slicesEqual = gotSlices == wantSlices, samplesEqual = gotSamples == wantSamples;
+    std::cout << "json: slices " << wantSlices.size() << (slicesEqual ? " equal" : " DIFFER")
+              << ", counter samples " << wantSamples.size() << (samplesEqual ? " equal" : " DIFFER")
+              << "\n";
+    ok = ok && slicesEqual && samplesEqual;
+  }
+  return ok ? 0 : 1;
+}
