@@ -3,6 +3,8 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "xstack/app/VersionInfo.h"
+
 namespace po = boost::program_options;
 
 namespace xstack {
@@ -160,7 +162,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     if (cmd == "synth") return parseSynth(rest);
     if (cmd == "inspect") return parseInspect(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return HelpRequest{kTopUsage};
-    if (cmd == "--version") return HelpRequest{std::string("xstack ") + XSTACK_VERSION + "\n"};
+    if (cmd == "--version") return HelpRequest{versionText()};
   } catch (const po::error& e) {
     return UsageError{cmd + ": " + e.what()};
   }
