@@ -53,8 +53,9 @@ Command parseReport(const std::vector<std::string>& args) {
       "time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")(
       "out", po::value(&o.outDir)->required(),
       "output folder for traceFile_<group>_<gpu>.json (created)")(
-      "gpus-per-trainer", po::value(&P)->default_value(8), "GPUs (ranks) per trainer node, P")(
-      "group-size", po::value(&S)->default_value(8), "trainers per group, S")(
+      "gpus-per-trainer", po::value(&P),
+      "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
+      "ids, else 8)")("group-size", po::value(&S)->default_value(8), "trainers per group, S")(
       "display-size", po::value(&D)->default_value(2),
       "trainers per group shown in detail, D <= S")(
       "time-origin-ns", po::value(&origin),
@@ -100,6 +101,7 @@ Command parseReport(const std::vector<std::string>& args) {
     o.timeOriginNs = v;
   }
   o.topology = {P, S, D};
+  o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");
   o.cacheBytes = static_cast<uint64_t>(cacheMb) << 20;
   o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;

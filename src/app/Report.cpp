@@ -17,6 +17,7 @@
 #include "xstack/core/FaultInjection.h"
 #include "xstack/dist/Plan.h"
 #include "xstack/dist/RenderAssignment.h"
+#include "xstack/plan/TopologyEvidence.h"
 #include "xstack/trace/OutputPlan.h"
 #include "xstack/trace/TraceFileWriter.h"
 
@@ -76,7 +77,8 @@ void printTimings(Comm& comm, const StageClock& clk) {
 
 }  // namespace
 
-int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
+int runReport(Comm& comm, const ReportOptions& given, StageClock* clock) {
+  ReportOptions opt = given;  // topology.gpusPerTrainer: the effective P once the plan is made
   const auto t0 = std::chrono::steady_clock::now();
   StageClock ownClock;
   StageClock& clk = clock ? *clock : ownClock;
@@ -111,6 +113,17 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     log("fatal: conflicting input files; nothing written");
     return kExitFatal;
   }
+  // Effective --gpus-per-trainer (collective): given and checked, or inferred from the inputs.
+  const GpusPerTrainer gpt = inferGpusPerTrainer(gatherTopologyEvidence(
+      comm, plan,
+      opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer)));
+  if (!gpt.contradiction.empty()) {
+    log("error: " + gpt.contradiction);
+    return kExitUsage;
+  }
+  opt.topology.gpusPerTrainer = gpt.value;
+  for (const auto& line : gpt.notes) log(line);
+  for (const auto& line : gpt.warnings) log(line);
   // Output folder: checked by rank 0 before anything is read.
   Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
   if (!comm.allTrue(outOk.ok())) {
