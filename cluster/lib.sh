@@ -24,6 +24,12 @@ XSC_MUNGE_SOCKET="$XSC_MUNGE_DIR/munge.socket"
 XSC_TIMEOUT="${XSTACK_CLUSTER_TIMEOUT:-600}"
 
 xsc_log() { printf 'cluster: %s\n' "$*" >&2; }
+# Under set -e a failing command (also inside $(...), with errtrace) names itself before the exit.
+if [[ $- == *e* ]]; then
+    set -E
+    # shellcheck disable=SC2154
+    trap 'xsc_rc=$?; printf "cluster: error: %s: line %s: \"%s\" exited %s\n" "${0##*/}" "$LINENO" "$BASH_COMMAND" "$xsc_rc" >&2' ERR
+fi
 xsc_die() { printf 'cluster: error: %s\n' "$*" >&2; exit 1; }
 
 xsc_need_root() {
@@ -84,24 +90,39 @@ xsc_exec() {
 }
 
 # Packages: install what is missing (CI machines start with nothing installed by hand).
-xsc_ensure_pkgs() {
-    local missing=() p installed
-    installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null \
-        | awk '/ install ok installed$/ {printf "%s ", $1}')"
+# dpkg-query exits 1 for a package that was never installed: the probe is a condition (never a
+# bare $(...)), so under set -euo pipefail an absent package means "install it", not a silent exit.
+xsc_pkg_installed() {  # package -> 0 if installed
+    local status
+    status="$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" || return 1
+    [ "$status" = "install ok installed" ]
+}
+xsc_ensure_pkgs() {  # packages...
+    local missing=() p
+    command -v dpkg-query >/dev/null 2>&1 \
+        || xsc_die "dpkg-query not found: this needs a Debian/Ubuntu machine; install by hand: $*"
     for p in "$@"; do
-        [[ "$installed" == *" $p "* ]] || missing+=("$p")
+        xsc_pkg_installed "$p" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     xsc_log "installing packages: ${missing[*]}"
+    [ "$(id -u)" = 0 ] || xsc_die "packages missing (${missing[*]}) and not root: run as root, or apt-get install them first"
+    command -v apt-get >/dev/null 2>&1 || xsc_die "apt-get not found; install by hand: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    local log; log="$(mktemp)"
+    local log
+    log="$(mktemp)" || xsc_die "mktemp failed (is \$TMPDIR writable?)"
     if ! timeout 600 apt-get update -qq >"$log" 2>&1; then
-        cat "$log" >&2; rm -f "$log"; xsc_die "apt-get update failed"
+        cat "$log" >&2; rm -f "$log"
+        xsc_die "apt-get update failed (network or apt sources?); then install by hand: apt-get install ${missing[*]}"
     fi
     if ! timeout 900 apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
-        tail -n 30 "$log" >&2; rm -f "$log"; xsc_die "apt-get install ${missing[*]} failed"
+        tail -n 30 "$log" >&2; rm -f "$log"
+        xsc_die "apt-get install ${missing[*]} failed (see above); fix apt, or install them by hand"
     fi
     rm -f "$log"
+    for p in "${missing[@]}"; do
+        xsc_pkg_installed "$p" || xsc_die "package $p is still not installed after apt-get install"
+    done
 }
 
 # Wait (bounded) until a command succeeds.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2086  # a block to append to a job script; XSTACK_REPORT_ARGS splits on purpose
 # ---- xstack: after training, turn this job's profiler dumps into Chrome traces ----------------
 # Append this block to the end of a training job script (Slurm batch script or a script run by
 # mpirun's launching host). It starts one xstack rank per node of the job; each rank reads the
@@ -8,12 +9,12 @@
 : "${XSTACK_RUN:=xstack-run}"                             # the wrapper, scripts/job/xstack-run
 : "${XSTACK_DATA_DIR:=/local/profile_data}"              # node-local: profile/ dcgm/ net/ time/
 : "${XSTACK_OUT:=$PWD/xstack-traces-${SLURM_JOB_ID:-$$}}"
-: "${XSTACK_GPUS_PER_TRAINER:=8}"
+: "${XSTACK_GPUS_PER_TRAINER:=}"                     # empty: xstack infers it from the files
 : "${XSTACK_GROUP_SIZE:=8}"
 : "${XSTACK_DISPLAY_SIZE:=2}"
 xstack_rc=0
 "$XSTACK_RUN" --xstack "$XSTACK" -- --data-dir "$XSTACK_DATA_DIR" --out "$XSTACK_OUT" \
-    --gpus-per-trainer "$XSTACK_GPUS_PER_TRAINER" --group-size "$XSTACK_GROUP_SIZE" \
+    ${XSTACK_GPUS_PER_TRAINER:+--gpus-per-trainer "$XSTACK_GPUS_PER_TRAINER"} --group-size "$XSTACK_GROUP_SIZE" \
     --display-size "$XSTACK_DISPLAY_SIZE" ${XSTACK_REPORT_ARGS:-} || xstack_rc=$?
 if [ "$xstack_rc" = 0 ]; then
     echo "xstack: traces in $XSTACK_OUT"

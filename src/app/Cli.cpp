@@ -3,6 +3,8 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "xstack/app/VersionInfo.h"
+
 namespace po = boost::program_options;
 
 namespace xstack {
@@ -51,8 +53,9 @@ Command parseReport(const std::vector<std::string>& args) {
       "time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")(
       "out", po::value(&o.outDir)->required(),
       "output folder for traceFile_<group>_<gpu>.json (created)")(
-      "gpus-per-trainer", po::value(&P)->default_value(8), "GPUs (ranks) per trainer node, P")(
-      "group-size", po::value(&S)->default_value(8), "trainers per group, S")(
+      "gpus-per-trainer", po::value(&P),
+      "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
+      "ids, else 8)")("group-size", po::value(&S)->default_value(8), "trainers per group, S")(
       "display-size", po::value(&D)->default_value(2),
       "trainers per group shown in detail, D <= S")(
       "time-origin-ns", po::value(&origin),
@@ -94,6 +97,7 @@ Command parseReport(const std::vector<std::string>& args) {
     o.timeOriginNs = v;
   }
   o.topology = {P, S, D};
+  o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");
   o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
   o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);
@@ -155,7 +159,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     if (cmd == "synth") return parseSynth(rest);
     if (cmd == "inspect") return parseInspect(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return HelpRequest{kTopUsage};
-    if (cmd == "--version") return HelpRequest{std::string("xstack ") + XSTACK_VERSION + "\n"};
+    if (cmd == "--version") return HelpRequest{versionText()};
   } catch (const po::error& e) {
     return UsageError{cmd + ": " + e.what()};
   }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "xstack/app/ReportStages.h"
+#include "xstack/plan/TopologyEvidence.h"
 
 namespace fs = std::filesystem;
 
@@ -35,6 +36,20 @@ Status agreeOnOutDir(ReportRun& run) {
   return outOk.ok() ? Error{"output folder check failed"} : outOk;
 }
 
+// collective: the effective --gpus-per-trainer, given and checked against the
+// time files, or inferred from the inputs; stored in run.options.
+Status settleGpusPerTrainer(ReportRun& run, const Plan& plan) {
+  ReportOptions& opt = run.options;
+  const std::optional<int64_t> given =
+      opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer);
+  const GpusPerTrainer gpt = inferGpusPerTrainer(gatherTopologyEvidence(run.comm, plan, given));
+  if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
+  opt.topology.gpusPerTrainer = gpt.value;
+  for (const auto& line : gpt.notes) run.log(line);
+  for (const auto& line : gpt.warnings) run.log(line);
+  return {};
+}
+
 }  // namespace
 
 Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
@@ -52,6 +67,8 @@ Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
     for (const auto& c : plan.conflicts) run.log("error: " + c);
     return Failure{FailureKind::Conflict, {}, -1, {}, "conflicting input files; nothing written"};
   }
+  if (Status p = settleGpusPerTrainer(run, plan); !p.ok())
+    return Failure{FailureKind::Usage, {}, -1, {}, p.error().message};
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure{FailureKind::OutputDir, run.options.outDir, 0, {}, out.error().message};
   size_t profiles = 0;

@@ -184,7 +184,25 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
   return ProfileBuilder(o, rank, skew).build(path);
 }
 
+// 'text' for a shell, unless it is made of safe characters only.
+std::string shellQuoted(const std::string& s) {
+  const bool safe = !s.empty() && s.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789/._-+=:,@%") == std::string::npos;
+  if (safe) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 }  // namespace
+
+std::string reportCommandFor(const SynthOptions& o) {
+  std::string data = o.outDir;
+  while (data.size() > 1 && data.back() == '/') data.pop_back();
+  return "xstack report --data-dir " + shellQuoted(data) + " --out " +
+         shellQuoted(data + "-traces") + " --gpus-per-trainer " + std::to_string(o.gpusPerTrainer);
+}
 
 int runSynth(const SynthOptions& o) {
   std::error_code ec;
@@ -246,6 +264,7 @@ int runSynth(const SynthOptions& o) {
                "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",
                static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),
                static_cast<unsigned long long>(bytes >> 20), o.outDir.c_str());
+  std::fprintf(stderr, "xstack: synth: to make its traces: %s\n", reportCommandFor(o).c_str());
   return kExitOk;
 }
 

@@ -202,4 +202,14 @@ std::unique_ptr<Comm> makeWorldComm(int* argc, char*** argv) {
   return std::make_unique<MpiComm>(argc, argv);
 }
 
+std::string mpiLibraryVersion() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "unknown";
+  std::string v(text, static_cast<size_t>(std::clamp(len, 0, MPI_MAX_LIBRARY_VERSION_STRING)));
+  v = v.substr(0, v.find_first_of("\r\n"));
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\0')) v.pop_back();
+  return v.empty() ? "unknown" : v;
+}
+
 }  // namespace xstack

@@ -24,4 +24,6 @@ std::unique_ptr<Comm> makeWorldComm(int* /*argc*/, char*** /*argv*/) {
   return std::make_unique<SerialComm>();
 }
 
+std::string mpiLibraryVersion() { return "none (serial build, -DXSTACK_MPI=OFF)"; }
+
 }  // namespace xstack

@@ -57,6 +57,11 @@ t_sbatch_retry "$T_WORK/post.log" -D "$T_WORK" --nodes=3 --nodelist=node1,node2,
     "$JOB/xstack-postprocess.sbatch" --data-dir /local/data --out "$T_WORK/post" "${REPORT_OPTS[@]}" --plan \
     || { cat "$T_WORK/post.log" >&2; t_fail "xstack-postprocess.sbatch failed"; }
 t_log "xstack-postprocess.sbatch: $((SECONDS - t0))s"
+# It says what it took: XSTACK as given, xstack-run from its checkout (found through scontrol).
+grep -qx "xstack-post: xstack = $XSTACK (from \$XSTACK)" "$T_WORK/post.log" \
+    || { cat "$T_WORK/post.log" >&2; t_fail "sbatch template: no line naming the XSTACK it used"; }
+grep -qx "xstack-post: xstack-run = $JOB/xstack-run (from checkout of this template)" "$T_WORK/post.log" \
+    || { cat "$T_WORK/post.log" >&2; t_fail "sbatch template: no line naming the xstack-run it used"; }
 t_same_traces "$T_WORK/ref" "$T_WORK/post" "sbatch template"
 t_check_plan "$T_WORK/post.log" "$T_WORK/placement" "$T_WORK/all" /local/data "sbatch template"
 

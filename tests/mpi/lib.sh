@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the MPI integration tests (sourced).
 set -euo pipefail
 : "${MPIRUN:=mpirun}"

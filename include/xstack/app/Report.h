@@ -22,6 +22,9 @@ struct ReportOptions {
   InputDirs dirs;  // explicit per-kind folders (override dataDir)
   std::string outDir;
   Topology topology;
+  // true (--gpus-per-trainer not given): P is inferred from the inputs; false:
+  // topology.gpusPerTrainer is used and checked against the time files.
+  bool inferGpusPerTrainer = false;
   std::optional<uint64_t> timeOriginNs;
   bool showPlan = false;
   bool compress = false;  // traceFile_<k>_<g>.json.gz (zlib, streamed)

@@ -34,7 +34,9 @@ namespace xstack {
 struct ReportRun {
   ReportRun(Comm& comm, const ReportOptions& options, StageClock& clock);
   Comm& comm;
-  const ReportOptions& options;
+  // The effective options: a copy of the given ones, where planStage puts the
+  // --gpus-per-trainer it inferred from the inputs (plan/TopologyInference.h).
+  ReportOptions options;
   StageClock& clock;
   Progress progress;
   std::chrono::steady_clock::time_point start;

@@ -14,6 +14,11 @@
 
 namespace xstack {
 
+// The `xstack report` command line for the data set `o` makes, e.g.
+// "xstack report --data-dir /d --out /d-traces --gpus-per-trainer 2"
+// (paths shell-quoted when they need it).
+std::string reportCommandFor(const SynthOptions& o);
+
 int runSynth(const SynthOptions& options);
 
 }  // namespace xstack

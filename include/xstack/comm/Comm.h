@@ -90,4 +90,8 @@ bool launchedByMpi();
 // MPI is finalized when the returned object is destroyed.
 std::unique_ptr<Comm> makeWorldComm(int* argc, char*** argv);
 
+// The MPI library's own version line (MPI_Get_library_version, first line),
+// e.g. "Open MPI v4.1.4, package: ...". Needs no MPI_Init.
+std::string mpiLibraryVersion();
+
 }  // namespace xstack

@@ -1,0 +1,139 @@
+#include "xstack/plan/TopologyInference.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace xstack {
+namespace {
+
+constexpr int64_t kAssumedGpusPerTrainer = 8;
+
+std::string baseName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+// Up to three file names and the folder of the first, e.g.
+// "time.txt.0.1, time.txt.1.1 (+2 more) in /data/time".
+std::string nameFiles(const std::vector<const InputFile*>& fs) {
+  std::string s;
+  for (size_t i = 0; i < fs.size() && i < 3; ++i) s += (i ? ", " : "") + baseName(fs[i]->path);
+  if (fs.size() > 3) s += " (+" + std::to_string(fs.size() - 3) + " more)";
+  if (!fs.empty()) s += " in " + std::filesystem::path(fs[0]->path).parent_path().string();
+  return s;
+}
+
+// Under P: time files whose rank has no profile, and profiles with no time file.
+struct Mismatch {
+  std::vector<const InputFile*> timesWithoutProfile;
+  std::vector<const InputFile*> profilesWithoutTime;
+  size_t total() const { return timesWithoutProfile.size() + profilesWithoutTime.size(); }
+};
+
+Mismatch mismatchUnder(int64_t P, const std::vector<const InputFile*>& times,
+                       const std::vector<const InputFile*>& profiles) {
+  std::set<int64_t> profileRanks, timeRanks;
+  for (const InputFile* p : profiles) profileRanks.insert(p->id);
+  Mismatch m;
+  for (const InputFile* t : times) {
+    if (t->gpu >= P) continue;  // counted separately (gpu >= P)
+    const int64_t rank = t->id * P + t->gpu;
+    timeRanks.insert(rank);
+    if (!profileRanks.count(rank)) m.timesWithoutProfile.push_back(t);
+  }
+  for (const InputFile* p : profiles)
+    if (!timeRanks.count(p->id)) m.profilesWithoutTime.push_back(p);
+  return m;
+}
+
+std::string contradictionOf(int64_t P, int64_t implied, const std::vector<const InputFile*>& times,
+                            const std::vector<const InputFile*>& profiles) {
+  const std::string head = "--gpus-per-trainer " + std::to_string(P) +
+                           " contradicts the time files (time.txt.<gpu>.<trainer>): ";
+  const std::string tail = "; they imply --gpus-per-trainer " + std::to_string(implied) +
+                           " (give that, or leave the option out to use it)";
+  std::vector<const InputFile*> tooHigh;
+  for (const InputFile* t : times)
+    if (t->gpu >= P) tooHigh.push_back(t);
+  if (!tooHigh.empty())
+    return head + nameFiles(tooHigh) + " name GPU " + std::to_string(tooHigh.back()->gpu) +
+           ", not below " + std::to_string(P) + tail;
+  const Mismatch given = mismatchUnder(P, times, profiles);
+  if (given.timesWithoutProfile.empty() || given.profilesWithoutTime.empty()) return {};
+  if (mismatchUnder(implied, times, profiles).total() >= given.total()) return {};
+  return head + "under it, " + nameFiles(given.timesWithoutProfile) +
+         " belong to ranks with no profile, while " +
+         std::to_string(given.profilesWithoutTime.size()) + " profiles (" +
+         nameFiles(given.profilesWithoutTime) + ") have no time file" + tail;
+}
+
+// dcgm/net files of trainers that no profile belongs to under P.
+std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFile>& files) {
+  std::set<int64_t> trainers;
+  for (const InputFile& f : files)
+    if (f.kind == InputKind::Profile) trainers.insert(f.id / P);
+  std::vector<std::string> out;
+  for (const InputFile& f : files) {
+    if (f.kind != InputKind::Dcgm && f.kind != InputKind::Net) continue;
+    if (trainers.count(f.id)) continue;
+    out.push_back("warning: " + std::string(kindName(f.kind)) + " file " + f.path +
+                  " is of trainer " + std::to_string(f.id) +
+                  ", which has no profiles (with --gpus-per-trainer " + std::to_string(P) +
+                  " its ranks would be " + std::to_string(f.id * P) + ".." +
+                  std::to_string(f.id * P + P - 1) + ")");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> gpusPerTrainerFromTimeFiles(const std::vector<InputFile>& files) {
+  std::optional<int64_t> largest;
+  for (const InputFile& f : files)
+    if (f.kind == InputKind::Time) largest = std::max(largest.value_or(0), f.gpu);
+  if (!largest) return std::nullopt;
+  return *largest + 1;
+}
+
+GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
+  std::vector<const InputFile*> times, profiles;
+  for (const InputFile& f : ev.files) {
+    if (f.kind == InputKind::Time) times.push_back(&f);
+    if (f.kind == InputKind::Profile) profiles.push_back(&f);
+  }
+  const std::optional<int64_t> fromTime = gpusPerTrainerFromTimeFiles(ev.files);
+  GpusPerTrainer r;
+  if (ev.explicitP) {
+    r.value = *ev.explicitP;
+    r.source = GpusPerTrainerSource::Option;
+    if (fromTime && *fromTime != r.value)
+      r.contradiction = contradictionOf(r.value, *fromTime, times, profiles);
+  } else if (fromTime) {
+    r.value = *fromTime;
+    r.source = GpusPerTrainerSource::TimeFiles;
+    r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
+                      ", from the time file names (time.txt.<gpu>.<trainer>, largest gpu " +
+                      std::to_string(r.value - 1) + ")");
+    const Mismatch m = mismatchUnder(r.value, times, profiles);
+    if (!m.profilesWithoutTime.empty())
+      r.notes.push_back("note: under it " + std::to_string(m.profilesWithoutTime.size()) +
+                        " profiles have no time file (" + nameFiles(m.profilesWithoutTime) +
+                        "); if time files are missing, give --gpus-per-trainer");
+  } else if (!ev.dcgmGpuIds.empty()) {
+    r.value = *std::max_element(ev.dcgmGpuIds.begin(), ev.dcgmGpuIds.end()) + 1;
+    r.source = GpusPerTrainerSource::DcgmGpuIds;
+    r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
+                      ", from the GPU ids of the DCGM rows (no time files; largest id " +
+                      std::to_string(r.value - 1) + ")");
+  } else {
+    r.value = kAssumedGpusPerTrainer;
+    r.source = GpusPerTrainerSource::Assumed;
+    r.notes.push_back(
+        "note: --gpus-per-trainer 8 assumed: no time files and no DCGM rows say "
+        "how many GPUs a trainer has; give --gpus-per-trainer if it is not 8");
+  }
+  if (r.contradiction.empty()) r.warnings = strayTrainerFiles(r.value, ev.files);
+  return r;
+}
+
+}  // namespace xstack

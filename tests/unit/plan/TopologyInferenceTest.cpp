@@ -1,0 +1,138 @@
+// --gpus-per-trainer from the inputs (issue 10): time file names first, then
+// DCGM GPU ids, then 8 with a note; a given value contradicted by the time
+// files is an error naming the option, the value, the files and the implied
+// value; dcgm/net files of trainers without profiles are warnings.
+#include <gtest/gtest.h>
+
+#include "xstack/plan/TopologyInference.h"
+
+namespace xstack {
+namespace {
+
+InputFile file(InputKind kind, int64_t id, int64_t gpu, std::string path) {
+  InputFile f;
+  f.kind = kind;
+  f.id = id;
+  f.gpu = gpu;
+  f.path = std::move(path);
+  return f;
+}
+
+// A job of `trainers` x `P` with every profile, time, dcgm and net file.
+std::vector<InputFile> job(int64_t trainers, int64_t P, bool withTime = true) {
+  std::vector<InputFile> fs;
+  for (int64_t t = 0; t < trainers; ++t) {
+    for (int64_t g = 0; g < P; ++g) {
+      fs.push_back(file(InputKind::Profile, t * P + g, 0,
+                        "/d/profile/profile_rank." + std::to_string(t * P + g)));
+      if (withTime)
+        fs.push_back(file(InputKind::Time, t, g,
+                          "/d/time/time.txt." + std::to_string(g) + "." + std::to_string(t)));
+    }
+    fs.push_back(file(InputKind::Dcgm, t, 0, "/d/dcgm/dcgm." + std::to_string(t)));
+    fs.push_back(file(InputKind::Net, t, 0, "/d/net/net." + std::to_string(t)));
+  }
+  return fs;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(TopologyInference, TimeFileNamesGiveP) {
+  TopologyEvidence ev{job(3, 2), {0, 1, 2, 3, 4, 5, 6, 7}, std::nullopt};  // DCGM ids ignored
+  GpusPerTrainer r = inferGpusPerTrainer(ev);
+  EXPECT_EQ(r.value, 2);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::TimeFiles);
+  EXPECT_TRUE(r.contradiction.empty());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "time file names")) << r.notes[0];
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(TopologyInference, DcgmGpuIdsWhenNoTimeFiles) {
+  TopologyEvidence ev{job(2, 4, false), {3, 0, 2, 1, 3}, std::nullopt};
+  GpusPerTrainer r = inferGpusPerTrainer(ev);
+  EXPECT_EQ(r.value, 4);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::DcgmGpuIds);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "DCGM")) << r.notes[0];
+}
+
+TEST(TopologyInference, EightAssumedWithANote) {
+  std::vector<InputFile> fs = {file(InputKind::Profile, 0, 0, "/d/profile/p.0")};
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  EXPECT_EQ(r.value, 8);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::Assumed);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "8 assumed")) << r.notes[0];
+}
+
+TEST(TopologyInference, GivenAndAgreeingIsSilent) {
+  GpusPerTrainer r = inferGpusPerTrainer({job(3, 2), {}, 2});
+  EXPECT_EQ(r.value, 2);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::Option);
+  EXPECT_TRUE(r.contradiction.empty());
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(TopologyInference, GivenTooSmallForAGpuIndexIsAContradiction) {
+  GpusPerTrainer r = inferGpusPerTrainer({job(2, 4), {}, 2});
+  ASSERT_FALSE(r.contradiction.empty());
+  EXPECT_TRUE(contains(r.contradiction, "--gpus-per-trainer 2 ")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "time.txt.")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "/d/time")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "imply --gpus-per-trainer 4")) << r.contradiction;
+}
+
+TEST(TopologyInference, GivenTooLargeStrandsTimeFilesAndProfiles) {
+  // 2 trainers x 2 GPUs read with P = 8: time.txt.<g>.1 -> ranks 8, 9 (no profile), and
+  // profiles 2, 3 have no time file.
+  GpusPerTrainer r = inferGpusPerTrainer({job(2, 2), {}, 8});
+  ASSERT_FALSE(r.contradiction.empty());
+  EXPECT_TRUE(contains(r.contradiction, "--gpus-per-trainer 8 ")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "time.txt.0.1")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "imply --gpus-per-trainer 2")) << r.contradiction;
+  EXPECT_TRUE(r.warnings.empty());  // no stray-file warnings on top of the error
+}
+
+TEST(TopologyInference, GivenLargerButTimeFilesOfOneGpuOnlyIsNoContradiction) {
+  // Only GPU 0 wrote time files: they imply 1, but P = 2 fits them as well as 1 does not.
+  std::vector<InputFile> fs;
+  for (const InputFile& f : job(2, 2))
+    if (f.kind != InputKind::Time || f.gpu == 0) fs.push_back(f);
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, 2});
+  EXPECT_TRUE(r.contradiction.empty()) << r.contradiction;
+  EXPECT_EQ(r.value, 2);
+}
+
+TEST(TopologyInference, InferredFromPartialTimeFilesSaysProfilesLackThem) {
+  std::vector<InputFile> fs;
+  for (const InputFile& f : job(2, 2))
+    if (f.kind != InputKind::Time || f.gpu == 0) fs.push_back(f);
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  EXPECT_EQ(r.value, 1);
+  ASSERT_EQ(r.notes.size(), 2u);
+  EXPECT_TRUE(contains(r.notes[1], "have no time file")) << r.notes[1];
+}
+
+TEST(TopologyInference, DcgmAndNetOfATrainerWithoutProfilesAreNamed) {
+  std::vector<InputFile> fs = job(2, 2);
+  fs.push_back(file(InputKind::Dcgm, 5, 0, "/d/dcgm/dcgm.5"));
+  fs.push_back(file(InputKind::Net, 7, 0, "/d/net/net.7"));
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  EXPECT_EQ(r.value, 2);
+  ASSERT_EQ(r.warnings.size(), 2u);
+  EXPECT_TRUE(contains(r.warnings[0], "/d/dcgm/dcgm.5")) << r.warnings[0];
+  EXPECT_TRUE(contains(r.warnings[0], "trainer 5")) << r.warnings[0];
+  EXPECT_TRUE(contains(r.warnings[1], "/d/net/net.7")) << r.warnings[1];
+}
+
+TEST(TopologyInference, TimeFilesImplyLargestGpuPlusOne) {
+  EXPECT_EQ(gpusPerTrainerFromTimeFiles(job(1, 3)), 3);
+  EXPECT_EQ(gpusPerTrainerFromTimeFiles(job(1, 3, false)), std::nullopt);
+}
+
+}  // namespace
+}  // namespace xstack
