@@ -104,6 +104,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     return kExitUsage;
   }
   for (const auto& s : plan.skipped) log("skipped: " + s);
+  for (const auto& s : plan.badPaths) log("failed: " + s);  // a bad input: rc 3
   bool listingFailed = !listing.skipped.empty() &&
                        listing.skipped.back().rfind("rank ", 0) == 0;  // see the catch above
   if (!plan.conflicts.empty()) {
@@ -233,7 +234,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (opt.timings) printTimings(comm, clk);
 
   // Summary.
-  bool partial = !res.renderProblems.empty() || listingFailed;
+  bool partial = !res.renderProblems.empty() || listingFailed || !plan.badPaths.empty();
   if (!ctx.shape.missingRanks.empty()) {
     std::string m;
     for (int64_t r : ctx.shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
