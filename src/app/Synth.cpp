@@ -1,6 +1,8 @@
 #include "xstack/app/Synth.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -56,7 +58,21 @@ std::string decimal(uint64_t ns, int digits) {  // ns as decimal seconds with `d
 
 struct RankTimes {
   uint64_t start = 0, end = 0;
+  bool written = true;  // false: a write or the close failed (full disk)
 };
+
+// Closes `f`; true when every write to it reached the file (a full disk
+// fails the final flush at the latest).
+bool closedOk(std::ofstream& f) {
+  f.close();
+  return !f.fail();
+}
+
+int writeFailed(const fs::path& p) {
+  std::fprintf(stderr, "xstack: synth: cannot write %s: %s; the data set is incomplete\n",
+               p.c_str(), std::strerror(errno ? errno : EIO));
+  return kExitFatal;
+}
 
 RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const fs::path& path) {
   Rng rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 + 17);
@@ -154,8 +170,8 @@ RankTimes writeProfile(const SynthOptions& o, int64_t rank, uint64_t skew, const
   prof.set_start_ns(start);
   prof.set_end_ns(t);
   std::ofstream f(path, std::ios::binary);
-  prof.SerializeToOstream(&f);
-  return {start, t};
+  const bool ok = prof.SerializeToOstream(&f);
+  return {start, t, closedOk(f) && ok};
 }
 
 }  // namespace
@@ -179,20 +195,26 @@ int runSynth(const SynthOptions& o) {
       int64_t rank = tr * o.gpusPerTrainer + g;
       fs::path p = out / "profile" / ("profile_rank." + std::to_string(rank));
       RankTimes rt = writeProfile(o, rank, skew, p);
+      if (!rt.written) return writeFailed(p);
       jobStart = std::min(jobStart, rt.start);
       jobEnd = std::max(jobEnd, rt.end);
       bytes += fs::file_size(p, ec);
       // The time file starts before the profile (the launcher starts first).
-      std::ofstream tf(out / "time" / ("time.txt." + std::to_string(g) + "." + std::to_string(tr)));
+      const fs::path tp =
+          out / "time" / ("time.txt." + std::to_string(g) + "." + std::to_string(tr));
+      std::ofstream tf(tp);
       tf << "start time: " << decimal(rt.start - 40'000'000 - trng.range(0, 1'000'000), 9) << "\n"
          << "end time: " << decimal(rt.end + 1'000'000, 9) << "\n";
+      if (!closedOk(tf)) return writeFailed(tp);
     }
     // DCGM every 50 ms over the run, one row per GPU.
-    std::ofstream dcgm(out / "dcgm" / ("dcgm." + std::to_string(tr)));
+    const fs::path dp = out / "dcgm" / ("dcgm." + std::to_string(tr));
+    const fs::path np = out / "net" / ("net." + std::to_string(tr));
+    std::ofstream dcgm(dp);
     dcgm << "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD DRAMA NVLTX NVLRX PCITX PCIRX FP32A "
             "FP16A TENSO TIMESTAMP\n"
          << "ID\n";
-    std::ofstream net(out / "net" / ("net." + std::to_string(tr)));
+    std::ofstream net(np);
     for (uint64_t ts = jobStart - 30'000'000; ts <= jobEnd + 50'000'000; ts += 50'000'000) {
       for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {
         auto ratio = [&] { return decimal(trng.range(0, 1000) * 1'000'000, 3); };
@@ -215,6 +237,8 @@ int runSynth(const SynthOptions& o) {
         ++events;
       }
     }
+    if (!closedOk(dcgm)) return writeFailed(dp);
+    if (!closedOk(net)) return writeFailed(np);
   }
   std::fprintf(stderr,
                "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",

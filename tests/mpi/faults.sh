@@ -92,6 +92,18 @@ case $case in
     grep -q "profile_rank.2.*Permission denied" "$work/log" || fail "unreadable file not named: $(cat "$work/log")"
     valid_json "$tmp/out"
     ;;
+  synthfull)  # synth on a full disk (a 256 KiB tmpfs, else a file size limit): exit 1, named
+    full=$work/full && mkdir -p "$full"
+    big=(synth --trainers 2 --gpus-per-trainer 2 --steps 4 --ops-per-step 400 --out "$full/data")
+    if mount -t tmpfs -o size=256k tmpfs "$full" 2>/dev/null; then
+      trap 'umount "$full"' EXIT
+      expect_rc 1 "$work/log" -- "$xstack" "${big[@]}"
+    else
+      expect_rc 1 "$work/log" -- bash -c "ulimit -f 64; exec \"$xstack\" ${big[*]}"
+    fi
+    grep -q "synth: cannot write $full/data/" "$work/log" || fail "no write error naming the file: $(cat "$work/log")"
+    ! grep -q "wrote" "$work/log" || fail "claims it wrote: $(cat "$work/log")"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"
