@@ -74,6 +74,27 @@ void printTimings(Comm& comm, const StageClock& clk) {
   }
 }
 
+// "3 7-99999 100001": ascending ranks as ranges, at most 20 echoed (a
+// console line stays short whatever the ranks are).
+std::string rankRanges(const std::vector<int64_t>& ranks) {
+  std::string m;
+  size_t shown = 0, ranges = 0;
+  for (size_t i = 0; i < ranks.size(); ++ranges) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (shown < 20) {
+      m += (m.empty() ? "" : " ") + std::to_string(ranks[i]) +
+           (j > i ? "-" + std::to_string(ranks[j]) : std::string());
+      ++shown;
+    }
+    i = j + 1;
+  }
+  if (ranges > shown) m += " ... (" + std::to_string(ranges) + " ranges in all)";
+  if (ranks.size() >= kMaxMissingRanks)
+    m += " (and possibly more: the list stops at " + std::to_string(kMaxMissingRanks) + ")";
+  return m;
+}
+
 }  // namespace
 
 int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
@@ -235,11 +256,9 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
 
   // Summary.
   bool partial = !res.renderProblems.empty() || listingFailed || !plan.badPaths.empty();
-  if (!ctx.shape.missingRanks.empty()) {
-    std::string m;
-    for (int64_t r : ctx.shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
-    log("note: no profile for ranks " + m + " (below the highest rank found)");
-  }
+  if (!ctx.shape.missingRanks.empty())
+    log("note: no profile for ranks " + rankRanges(ctx.shape.missingRanks) +
+        " (below the highest rank found)");
   std::map<std::string, uint64_t> byKind;
   uint64_t events = 0;
   std::set<std::string> hosts;

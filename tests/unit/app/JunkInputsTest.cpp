@@ -122,3 +122,35 @@ TEST_F(JunkInputsTest, APathThatIsNotAFolderIsABadInputAnAbsentOneIsNot) {
 
 }  // namespace
 }  // namespace xstack
+
+namespace xstack {
+namespace {
+
+// Issue 12.11: a rank suffix of 18 digits. The missing ranks are listed up to
+// kMaxMissingRanks and the cut is said (otherData and stderr); the console
+// line stays short (ranges, at most 20 echoed).
+TEST_F(JunkInputsTest, AnEighteenDigitRankGivesShortLinesAndASaidCut) {
+  fs::copy_file(dir_ / "data" / "profile" / "profile_rank.0",
+                dir_ / "data" / "profile" / "profile_rank.123456789012345678");
+  testing::internal::CaptureStderr();
+  const int rc = run("out");
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, kExitOk) << err;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);) EXPECT_LT(line.size(), 1000u) << line;
+  EXPECT_NE(err.find("no profile for ranks 4-100003 (and possibly more: the list stops at 100000)"),
+            std::string::npos)
+      << err;
+  bool cutSaid = false;
+  for (const auto& [name, bytes] : filesIn(dir_ / "out")) {
+    ojson j = ojson::parse(bytes);
+    if (j["otherData"].contains("missing_ranks_cut_after")) {
+      cutSaid = true;
+      EXPECT_EQ(j["otherData"]["missing_ranks_cut_after"], 100003);
+    }
+  }
+  EXPECT_TRUE(cutSaid);
+}
+
+}  // namespace
+}  // namespace xstack
