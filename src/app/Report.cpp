@@ -135,6 +135,10 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   }
   // Output folder: checked by rank 0 before anything is read.
   Status outOk = root ? prepareOutDir(opt.outDir) : Status{};
+  OutputCommit outCommit;  // rank 0: the folder's lock, held to the end of the run
+  std::vector<std::string> cleanNotes;
+  if (root && outOk.ok()) outOk = outCommit.lock(opt.outDir, cleanNotes);
+  for (const auto& n : cleanNotes) log("note: " + n);
   if (!comm.allTrue(outOk.ok())) {
     log("fatal: " +
         (outOk.ok() ? std::string("output folder check failed") : outOk.error().message));
@@ -244,13 +248,16 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     return kExitFatal;
   }
   Status committed;
-  if (root)
-    for (auto& w : writers)
-      if (committed.ok()) committed = w.commit();
+  OutputCommit::Result commitResult;
+  if (root) committed = outCommit.commit(writers, commitResult);
   if (!comm.allTrue(committed.ok())) {
     log("fatal: " + (committed.ok() ? std::string("commit failed") : committed.error().message));
     return kExitFatal;
   }
+  if (commitResult.staleRemoved)
+    log("removed " + std::to_string(commitResult.staleRemoved) +
+        " earlier traceFile_* files of another layout from " + opt.outDir);
+  for (const auto& n : commitResult.notes) log("warning: " + n);
   clk.mark("commit");
   if (opt.timings) printTimings(comm, clk);
 

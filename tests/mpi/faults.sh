@@ -15,7 +15,7 @@ expect_rc() {  # expect_rc WANT LOG -- command...
   set +e; "$@" 2>"$log"; local rc=$?; set -e
   [ "$rc" -eq "$want" ] || fail "exit $rc, expected $want; stderr: $(cat "$log")"
 }
-no_temps() { ! ls -A "$1" | grep -q '\.tmp\.' || fail "temporary files left in $1: $(ls -A "$1")"; }
+no_temps() { ! ls -A "$1" | grep -qE '\.tmp(\.|$)|xstack-commit' || fail "temporary files left in $1: $(ls -A "$1")"; }
 
 case $case in
   list|read|render)  # one rank fails at this stage; the others' work is written, exit 3
