@@ -57,6 +57,8 @@ double reportSeconds(const fs::path& root, int64_t n, bool distinct) {
     e->set_device_id(distinct ? (i * 7919) % n : 0);
     e->set_sub_device_id(7);
   }
+  p.set_start_ns(t0ns);
+  p.set_end_ns(t0ns + static_cast<uint64_t>(n) * 1000 + 1000);
   std::ofstream(data / "profile" / "p.0", std::ios::binary) << p.SerializeAsString();
   ReportOptions o;
   o.dataDir = data.string();
