@@ -427,7 +427,11 @@ Status OutputCommit::commit(std::vector<TraceFileWriter>& writers, Result& resul
   for (size_t i = 0; i < writers.size(); ++i) {
     if (i == 1 && faultInjected("kill-commit", 0)) std::raise(SIGKILL);
     const std::string name = fs::path(writers[i].finalPath()).filename().string();
-    if (Status s = writers[i].commit(); !s) {
+    // Test hook: "commit-rename:0" fails the second rename as a real one would.
+    Status s = i == 1 && faultInjected("commit-rename", 0)
+                   ? Status{Error{writers[i].finalPath() + ": injected rename failure"}}
+                   : writers[i].commit();
+    if (!s) {
       std::vector<std::string> old;
       for (size_t j = i; j < writers.size(); ++j) {
         old.push_back(fs::path(writers[j].finalPath()).filename().string());

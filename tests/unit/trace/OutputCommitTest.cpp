@@ -153,6 +153,35 @@ TEST_F(OutputCommitTest, LeftoversOfDeadRunsAreCleanedAndJournalsRolledForward) 
   EXPECT_EQ(slurp("traceFile_0_1.json"), "new 1");
 }
 
+// Issue 12.5: a rename that fails after every check passed (fault hook): the
+// message says exactly which files are new and which are old; stale files stay.
+TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
+  put("traceFile_0_0.json", "old 0");
+  put("traceFile_0_1.json", "old 1");
+  put("traceFile_0_2.json", "old 2");
+  put("traceFile_7_7.json", "stale");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
+  ::setenv("XSTACK_INJECT_FAULT", "commit-rename:0", 1);
+  OutputCommit::Result r;
+  Status s = c.commit(w, r);
+  ::unsetenv("XSTACK_INJECT_FAULT");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("new (this run): traceFile_0_0.json; old or absent (not "
+                                   "replaced): traceFile_0_1.json, traceFile_0_2.json"),
+            std::string::npos)
+      << s.error().message;
+  EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
+  EXPECT_EQ(slurp("traceFile_0_1.json"), "old 1");
+  EXPECT_EQ(slurp("traceFile_0_2.json"), "old 2");
+  EXPECT_EQ(slurp("traceFile_7_7.json"), "stale");
+  w.clear();
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                               "traceFile_0_2.json", "traceFile_7_7.json"}));
+}
+
 // Issue 12.10/12.11: SIGTERM (mpirun tearing the job down) removes every
 // temporary of the run, with no fixed-size list: 20,000 of them here.
 TEST_F(OutputCommitTest, SigtermRemovesEveryTemporaryEvenPast16384) {
