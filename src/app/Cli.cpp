@@ -83,10 +83,14 @@ Command parseReport(const std::vector<std::string>& args) {
   if (D > S)
     return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
                       std::to_string(S) + ")"};
-  if (pieceKb < 1 || pieceKb > (int64_t{1} << 20))
-    return UsageError{"--piece-kb must be in 1..1048576"};
-  if (chunkBytes < 1 || chunkBytes > (int64_t{1} << 30))
-    return UsageError{"--mpi-chunk-bytes must be in 1..1073741824"};
+  // Lower bounds keep the message count per GiB of traces in the hundreds of
+  // thousands at most (--mpi-chunk-bytes 1 took minutes): every accepted
+  // value finishes in reasonable time.
+  if (pieceKb < 16 || pieceKb > (int64_t{1} << 20))
+    return UsageError{"--piece-kb must be in 16..1048576, got " + std::to_string(pieceKb)};
+  if (chunkBytes < 4096 || chunkBytes > (int64_t{1} << 30))
+    return UsageError{"--mpi-chunk-bytes must be in 4096..1073741824, got " +
+                      std::to_string(chunkBytes)};
   if (!origin.empty()) {
     uint64_t v = 0;
     for (char c : origin) {
@@ -129,6 +133,13 @@ Command parseSynth(const std::vector<std::string>& args) {
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return UsageError{
         "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
+  // Bounded so that every accepted value finishes: at most 2^20 profiles of
+  // at most 2^26 operators each.
+  if (o.trainers > (1 << 20) || o.gpusPerTrainer > (1 << 20) ||
+      o.trainers * o.gpusPerTrainer > (1 << 20))
+    return UsageError{"synth: --trainers x --gpus-per-trainer must be in 1..1048576"};
+  if (o.steps > (1 << 26) || o.opsPerStep > (1 << 26) || o.steps * o.opsPerStep > (1 << 26))
+    return UsageError{"synth: --steps x --ops-per-step must be in 0..67108864"};
   return o;
 }
 

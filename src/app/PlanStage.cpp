@@ -32,6 +32,9 @@ void printPlan(const Plan& plan) {
 // collective: rank 0 checks the output folder before anything is read.
 Status agreeOnOutDir(ReportRun& run) {
   Status outOk = run.root() ? prepareOutDir(run.options.outDir) : Status{};
+  std::vector<std::string> cleanNotes;
+  if (run.root() && outOk.ok()) outOk = run.outCommit.lock(run.options.outDir, cleanNotes);
+  for (const auto& n : cleanNotes) run.log("note: " + n);
   if (run.comm.allTrue(outOk.ok())) return {};
   return outOk.ok() ? Error{"output folder check failed"} : outOk;
 }
@@ -63,6 +66,7 @@ Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
                    "profile folder " + listed.dirs.profile +
                        " not found on any rank (give --data-dir or --profile-dir)"};
   for (const auto& s : plan.skipped) run.log("skipped: " + s);
+  for (const auto& s : plan.badPaths) run.log("failed: " + s);  // a bad input: rc 3
   if (!plan.conflicts.empty()) {
     for (const auto& c : plan.conflicts) run.log("error: " + c);
     return Failure{FailureKind::Conflict, {}, -1, {}, "conflicting input files; nothing written"};

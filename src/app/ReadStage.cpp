@@ -97,6 +97,15 @@ void fail(InputSummary& s, const Error& e) {
   s.problem = withoutPath(e.message, s.file.path);
 }
 
+// A dcgm, net or time file with no usable line (empty, random bytes, another
+// kind of log) is a bad input, not noise: Failed, rc 3. Its warnings stay counted.
+void failIfUnusable(InputSummary& s, bool usable) {
+  if (usable) return;
+  s.status = InputStatus::Failed;
+  s.problem = "no usable " + std::string(kindName(s.file.kind)) + " line (" +
+              std::to_string(s.warnings.total()) + " lines skipped)";
+}
+
 // `spare`: the file buffer of the last profile read, reused for the next.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
              std::unique_ptr<FileBuffer>& spare) {
@@ -121,6 +130,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       in.dcgm = std::move(parser.samples());
       s.warnings.merge(parser.warnings());
+      failIfUnusable(s, !in.dcgm.empty());
       MinTimestamp minTs;
       for (const DcgmSample& d : in.dcgm) minTs.add(d.tsNs);
       s.minTs = minTs.value;
@@ -137,6 +147,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       in.net = std::move(parser.samples());
       s.warnings.merge(parser.warnings());
+      failIfUnusable(s, !in.net.empty());
       MinTimestamp minTs;
       for (const NetSample& n : in.net) minTs.add(n.tsNs);
       s.minTs = minTs.value;
@@ -149,6 +160,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       TimeFileParser parser(path);
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       s.warnings.merge(parser.warnings());
+      failIfUnusable(s, parser.startNs || parser.endNs);
       MinTimestamp minTs;
       if (parser.startNs) minTs.add(*parser.startNs);
       if (parser.endNs) minTs.add(*parser.endNs);

@@ -61,7 +61,8 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   Outcome<WriteResult> written = writeTracesStage(run, render);
   if (!written.ok()) return fail(run, written.failure());
   if (opt.timings) printTimings(comm, run.clock);
-  return summaryStage(run, gathered, *written, render.context.shape, listed.listingFailed);
+  return summaryStage(run, gathered, *written, render.context.shape,
+                      listed.listingFailed || !plan->badPaths.empty());
 }
 
 }  // namespace xstack

@@ -45,11 +45,31 @@ InputTotals totalInputs(const ReportRun& run, const std::vector<InputSummary>& a
   return t;
 }
 
+// "3 7-99999 100001": ascending ranks as ranges, at most 20 echoed (a
+// console line stays short whatever the ranks are).
+std::string rankRanges(const std::vector<int64_t>& ranks) {
+  std::string m;
+  size_t shown = 0, ranges = 0;
+  for (size_t i = 0; i < ranks.size(); ++ranges) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (shown < 20) {
+      m += (m.empty() ? "" : " ") + std::to_string(ranks[i]) +
+           (j > i ? "-" + std::to_string(ranks[j]) : std::string());
+      ++shown;
+    }
+    i = j + 1;
+  }
+  if (ranges > shown) m += " ... (" + std::to_string(ranges) + " ranges in all)";
+  if (ranks.size() >= kMaxMissingRanks)
+    m += " (and possibly more: the list stops at " + std::to_string(kMaxMissingRanks) + ")";
+  return m;
+}
+
 void logMissingRanks(const ReportRun& run, const JobShape& shape) {
   if (shape.missingRanks.empty()) return;
-  std::string m;
-  for (int64_t r : shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
-  run.log("note: no profile for ranks " + m + " (below the highest rank found)");
+  run.log("note: no profile for ranks " + rankRanges(shape.missingRanks) +
+          " (below the highest rank found)");
 }
 
 void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& written) {
@@ -78,7 +98,7 @@ void logWarnings(const ReportRun& run, const Warnings& warnings) {
 }  // namespace
 
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
-                 const JobShape& shape, bool listingFailed) {
+                 const JobShape& shape, bool inputFailed) {
   logMissingRanks(run, shape);
   InputTotals totals = totalInputs(run, gathered.all);
   for (const auto& p :
@@ -87,7 +107,7 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   logTotals(run, totals, written);
   totals.warnings.merge(written.warnings);
   logWarnings(run, totals.warnings);
-  bool partial = totals.anyProblem || !written.renderProblems.empty() || listingFailed;
+  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed;
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

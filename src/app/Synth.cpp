@@ -1,6 +1,8 @@
 #include "xstack/app/Synth.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -56,7 +58,21 @@ std::string decimal(uint64_t ns, int digits) {  // ns as decimal seconds with `d
 
 struct RankTimes {
   uint64_t start = 0, end = 0;
+  bool written = true;  // false: a write or the close failed (full disk)
 };
+
+// Closes `f`; true when every write to it reached the file (a full disk
+// fails the final flush at the latest).
+bool closedOk(std::ofstream& f) {
+  f.close();
+  return !f.fail();
+}
+
+int writeFailed(const fs::path& p) {
+  std::fprintf(stderr, "xstack: synth: cannot write %s: %s; the data set is incomplete\n",
+               p.c_str(), std::strerror(errno ? errno : EIO));
+  return kExitFatal;
+}
 
 // One rank's synthetic profile, built event by event. The random draws
 // happen in a fixed order: the same seed gives the same bytes.
@@ -93,8 +109,8 @@ class ProfileBuilder {
     prof_.set_start_ns(start_);
     prof_.set_end_ns(t_);
     std::ofstream f(path, std::ios::binary);
-    prof_.SerializeToOstream(&f);
-    return {start_, t_};
+    const bool ok = prof_.SerializeToOstream(&f);
+    return {start_, t_, closedOk(f) && ok};
   }
 
  private:
@@ -204,6 +220,45 @@ std::string reportCommandFor(const SynthOptions& o) {
          shellQuoted(data + "-traces") + " --gpus-per-trainer " + std::to_string(o.gpusPerTrainer);
 }
 
+// DCGM every 50 ms over [jobStart - 30 ms, jobEnd + 50 ms] (ns), one row per GPU,
+// and net tx/rx lines, of trainer `tr`. Returns kExitOk or kExitFatal (named).
+static int writeTelemetry(const SynthOptions& o, const fs::path& out, int64_t tr, Rng& trng,
+                   uint64_t jobStart, uint64_t jobEnd, uint64_t& events) {
+  // DCGM every 50 ms over the run, one row per GPU.
+  const fs::path dp = out / "dcgm" / ("dcgm." + std::to_string(tr));
+  const fs::path np = out / "net" / ("net." + std::to_string(tr));
+  std::ofstream dcgm(dp);
+  dcgm << "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD DRAMA NVLTX NVLRX PCITX PCIRX FP32A "
+          "FP16A TENSO TIMESTAMP\n"
+       << "ID\n";
+  std::ofstream net(np);
+  for (uint64_t ts = jobStart - 30'000'000; ts <= jobEnd + 50'000'000; ts += 50'000'000) {
+    for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {
+      auto ratio = [&] { return decimal(trng.range(0, 1000) * 1'000'000, 3); };
+      uint64_t fbTotal = 40960;
+      dcgm << "GPU " << g << " " << trng.range(0, 100) << " " << ratio() << " " << ratio() << " "
+           << ratio() << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio()
+           << " " << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
+           << (trng.chance(10) ? std::string("N/A") : std::to_string(trng.range(0, 16000))) << " "
+           << trng.range(0, 16000) << " " << ratio() << " " << ratio() << " " << ratio() << " "
+           << decimal(ts, 6) << "\n";
+      ++events;
+    }
+    for (const char* dir : {"tx", "rx"}) {
+      char ms[40];
+      std::snprintf(ms, sizeof ms, "%llu.%03llu", static_cast<unsigned long long>(ts / 1'000'000),
+                    static_cast<unsigned long long>(ts / 1000 % 1000));
+      net << "{\"name\":\"" << dir << "\",\"ts\":" << ms
+          << ",\"args\":{\"eth0\":" << trng.range(0, 1'000'000) << "." << trng.range(0, 9)
+          << ",\"ib0\":" << trng.range(0, 100'000'000) << "}}\n";
+      ++events;
+    }
+  }
+  if (!closedOk(dcgm)) return writeFailed(dp);
+  if (!closedOk(net)) return writeFailed(np);
+  return kExitOk;
+}
+
 int runSynth(const SynthOptions& o) {
   std::error_code ec;
   for (const char* sub : {"profile", "dcgm", "net", "time"})
@@ -223,42 +278,20 @@ int runSynth(const SynthOptions& o) {
       int64_t rank = tr * o.gpusPerTrainer + g;
       fs::path p = out / "profile" / ("profile_rank." + std::to_string(rank));
       RankTimes rt = writeProfile(o, rank, skew, p);
+      if (!rt.written) return writeFailed(p);
       jobStart = std::min(jobStart, rt.start);
       jobEnd = std::max(jobEnd, rt.end);
       bytes += fs::file_size(p, ec);
       // The time file starts before the profile (the launcher starts first).
-      std::ofstream tf(out / "time" / ("time.txt." + std::to_string(g) + "." + std::to_string(tr)));
+      const fs::path tp =
+          out / "time" / ("time.txt." + std::to_string(g) + "." + std::to_string(tr));
+      std::ofstream tf(tp);
       tf << "start time: " << decimal(rt.start - 40'000'000 - trng.range(0, 1'000'000), 9) << "\n"
          << "end time: " << decimal(rt.end + 1'000'000, 9) << "\n";
+      if (!closedOk(tf)) return writeFailed(tp);
     }
-    // DCGM every 50 ms over the run, one row per GPU.
-    std::ofstream dcgm(out / "dcgm" / ("dcgm." + std::to_string(tr)));
-    dcgm << "# Entity GPUTL GRACT SMACT SMOCC FBTTL FBUSD DRAMA NVLTX NVLRX PCITX PCIRX FP32A "
-            "FP16A TENSO TIMESTAMP\n"
-         << "ID\n";
-    std::ofstream net(out / "net" / ("net." + std::to_string(tr)));
-    for (uint64_t ts = jobStart - 30'000'000; ts <= jobEnd + 50'000'000; ts += 50'000'000) {
-      for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {
-        auto ratio = [&] { return decimal(trng.range(0, 1000) * 1'000'000, 3); };
-        uint64_t fbTotal = 40960;
-        dcgm << "GPU " << g << " " << trng.range(0, 100) << " " << ratio() << " " << ratio() << " "
-             << ratio() << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio()
-             << " " << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
-             << (trng.chance(10) ? std::string("N/A") : std::to_string(trng.range(0, 16000))) << " "
-             << trng.range(0, 16000) << " " << ratio() << " " << ratio() << " " << ratio() << " "
-             << decimal(ts, 6) << "\n";
-        ++events;
-      }
-      for (const char* dir : {"tx", "rx"}) {
-        char ms[40];
-        std::snprintf(ms, sizeof ms, "%llu.%03llu", static_cast<unsigned long long>(ts / 1'000'000),
-                      static_cast<unsigned long long>(ts / 1000 % 1000));
-        net << "{\"name\":\"" << dir << "\",\"ts\":" << ms
-            << ",\"args\":{\"eth0\":" << trng.range(0, 1'000'000) << "." << trng.range(0, 9)
-            << ",\"ib0\":" << trng.range(0, 100'000'000) << "}}\n";
-        ++events;
-      }
-    }
+    if (int rc = writeTelemetry(o, out, tr, trng, jobStart, jobEnd, events); rc != kExitOk)
+      return rc;
   }
   std::fprintf(stderr,
                "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",

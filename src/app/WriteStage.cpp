@@ -116,6 +116,8 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   d["trainers"] = o.trainers;
   d["trainers_in_group"] = o.trainersInGroup;
   d["missing_ranks"] = o.missingRanks;
+  if (ctx.shape.missingRanks.size() >= kMaxMissingRanks)  // never cut silently
+    d["missing_ranks_cut_after"] = ctx.shape.missingRanks.back();
   d["partial_group"] = o.trainersInGroup < ctx.topology.groupSize;
   d["job"] = {
       {"trainers", ctx.shape.trainers}, {"groups", ctx.shape.groups}, {"ranks", ctx.shape.ranks}};

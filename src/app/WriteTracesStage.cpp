@@ -17,15 +17,18 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render) {
                    res.error + "; no trace file written, earlier files at these paths untouched"};
   }
   Status committed;
-  if (run.root())
-    for (auto& w : writers)
-      if (committed.ok()) committed = w.commit();
+  OutputCommit::Result commitResult;
+  if (run.root()) committed = run.outCommit.commit(writers, commitResult);
   if (!run.comm.allTrue(committed.ok()))
     return Failure{FailureKind::Commit,
                    {},
                    0,
                    {},
                    committed.ok() ? std::string("commit failed") : committed.error().message};
+  if (commitResult.staleRemoved)
+    run.log("removed " + std::to_string(commitResult.staleRemoved) +
+            " earlier traceFile_* files of another layout from " + run.options.outDir);
+  for (const auto& n : commitResult.notes) run.log("warning: " + n);
   run.clock.mark("commit");
   return res;
 }

@@ -25,7 +25,13 @@ InputDirs resolveInputDirs(const std::string& dataDir, const InputDirs& o) {
 static void listOne(const std::string& dir, InputKind kind, InputListing& out) {
   if (dir.empty()) return;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return;
+  if (!fs::is_directory(dir, ec)) {
+    const bool exists = fs::exists(fs::symlink_status(dir, ec));
+    if (exists && kind != InputKind::Profile)
+      out.notFolders.push_back(std::string(kindName(kind)) + " path " + dir +
+                               " exists but is not a folder");
+    return;
+  }
   if (kind == InputKind::Profile) out.profileDirFound = true;
   fs::directory_iterator it(dir, ec), end;
   if (ec) {

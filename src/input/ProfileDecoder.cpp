@@ -3,7 +3,18 @@
 namespace xstack {
 namespace {
 
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
+enum WireType : uint32_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLen = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5
+};
+
+// Deepest nesting of unknown groups skipped (protobuf's default recursion
+// limit); deeper is an error, so a hostile file cannot recurse without bound.
+constexpr int kMaxGroupDepth = 100;
 
 class Cursor {
  public:
@@ -29,7 +40,19 @@ class Cursor {
     p_ += n;
     return true;
   }
-  bool skip(uint32_t wireType) {
+  // Skips the value of a field whose tag (field number and wire type) was just
+  // read. A group (wire type 3) is skipped up to its matching end tag (wire
+  // type 4, same field number), nested groups included, as protobuf skips an
+  // unknown group. A stray end tag, an unterminated group or a wire type 6/7
+  // is an error.
+  bool skip(uint64_t tag) {
+    uint32_t wireType = static_cast<uint32_t>(tag & 7);
+    if (wireType != kStartGroup) return skipScalar(wireType);
+    return skipGroup(static_cast<uint32_t>(tag >> 3));
+  }
+
+ private:
+  bool skipScalar(uint32_t wireType) {
     uint64_t v;
     std::string_view s;
     switch (wireType) {
@@ -46,11 +69,32 @@ class Cursor {
       case kLen:
         return bytes(s);
       default:
-        return false;  // groups (3, 4) and invalid types
+        return false;  // an end group outside its group, and invalid types 6, 7
     }
   }
+  // Iterative: `open` holds the field numbers of the groups not yet closed.
+  bool skipGroup(uint32_t field) {
+    uint32_t open[kMaxGroupDepth];
+    int depth = 0;
+    open[depth++] = field;
+    while (depth > 0) {
+      uint64_t tag;
+      if (!varint(tag)) return false;
+      uint32_t f = static_cast<uint32_t>(tag >> 3), wt = static_cast<uint32_t>(tag & 7);
+      if (f == 0 || tag > 0xffffffffu) return false;
+      if (wt == kEndGroup) {
+        if (f != open[depth - 1]) return false;
+        --depth;
+      } else if (wt == kStartGroup) {
+        if (depth == kMaxGroupDepth) return false;
+        open[depth++] = f;
+      } else if (!skipScalar(wt)) {
+        return false;
+      }
+    }
+    return true;
+  }
 
- private:
   const char* p_;
   const char* end_;
 };
@@ -64,7 +108,7 @@ bool decodeMemCopy(std::string_view b, uint64_t& bytes) {
     uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
     if (field == 1 && wt == kVarint) {
       if (!c.varint(bytes)) return false;
-    } else if (field == 0 || !c.skip(wt)) {
+    } else if (field == 0 || !c.skip(tag)) {
       return false;
     }
   }
@@ -109,7 +153,7 @@ bool decodeEvent(std::string_view b, ProfileEvent& e) {
           ok = decodeMemCopy(s, e.memcopyBytes);
       }
     } else {
-      ok = field != 0 && c.skip(wt);
+      ok = field != 0 && c.skip(tag);
     }
     if (!ok) return false;
   }
@@ -146,7 +190,7 @@ bool decodeMemEvent(std::string_view b, ProfileMemEvent& m) {
           break;  // uint32 on the wire
       }
     } else {
-      ok = field != 0 && c.skip(wt);  // alloc_in, free_in: not used
+      ok = field != 0 && c.skip(tag);  // alloc_in, free_in: not used
     }
     if (!ok) return false;
   }
@@ -164,7 +208,7 @@ static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEve
     uint64_t tag;
     if (!c.varint(tag)) return;
     uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
-    if (field == 0 || !c.skip(wt)) return;
+    if (field == 0 || !c.skip(tag)) return;
     if (wt == kLen) {
       if (field == 1)
         ++events;
@@ -210,7 +254,7 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink) {
         sink.onStartNs(v);
       else
         sink.onEndNs(v);
-    } else if (field == 0 || !c.skip(wt)) {
+    } else if (field == 0 || !c.skip(tag)) {
       return fail(fieldStart, "bad field (number " + std::to_string(field) + ", wire type " +
                                   std::to_string(wt) + ")");
     }

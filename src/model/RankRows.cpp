@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <set>
 
 #include "xstack/model/MemoryTrack.h"
 
@@ -58,15 +57,26 @@ std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row) {
   return s;
 }
 
+// O(log n) per event, O(n log n) per profile for n distinct rows: a key not
+// found in the sorted `sorted_` goes to `pending_` (duplicates allowed), which
+// is merged into `sorted_` once it is as long as `sorted_` (or 64 keys).
 void RowCollector::insert(const RowKey& k) {
-  if (last_ < seen_.size() && seen_[last_] == k) return;
-  for (size_t i = 0; i < seen_.size(); ++i)
-    if (seen_[i] == k) {
-      last_ = i;
-      return;
-    }
-  last_ = seen_.size();
-  seen_.push_back(k);
+  if (hasLast_ && last_ == k) return;
+  last_ = k;
+  hasLast_ = true;
+  if (std::binary_search(sorted_.begin(), sorted_.end(), k)) return;
+  pending_.push_back(k);
+  if (pending_.size() >= std::max<size_t>(64, sorted_.size())) mergePending();
+}
+
+void RowCollector::mergePending() {
+  std::sort(pending_.begin(), pending_.end());
+  pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
+  const size_t mid = sorted_.size();
+  sorted_.insert(sorted_.end(), pending_.begin(), pending_.end());
+  std::inplace_merge(sorted_.begin(), sorted_.begin() + static_cast<std::ptrdiff_t>(mid),
+                     sorted_.end());
+  pending_.clear();
 }
 
 void RowCollector::add(const ProfileEvent& e, Warnings& warnings) {
@@ -82,8 +92,12 @@ void RowCollector::add(const ProfileMemEvent& m) {
 }
 
 std::vector<RowKey> RowCollector::rows() const {
-  std::vector<RowKey> out = seen_;
+  std::vector<RowKey> out = pending_;
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  const size_t mid = out.size();
+  out.insert(out.end(), sorted_.begin(), sorted_.end());
+  std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(mid), out.end());
   return out;
 }
 

@@ -23,7 +23,7 @@ JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {
     ++s.ranks;
   }
   std::sort(present.begin(), present.end());
-  for (int64_t r = 0, i = 0; r <= maxRank && s.missingRanks.size() < 100000; ++r) {
+  for (int64_t r = 0, i = 0; r <= maxRank && s.missingRanks.size() < kMaxMissingRanks; ++r) {
     if (i < static_cast<int64_t>(present.size()) && present[static_cast<size_t>(i)] == r)
       ++i;
     else
@@ -65,13 +65,11 @@ struct InputIndex {
   }
 };
 
-// Trainers, missing ranks and time files of output `o` (its ranks are set).
+// Trainers and time files of output `o` (its ranks are set).
 void describeOutput(OutputFile& o, const InputIndex& in, const JobShape& shape,
                     const Topology& topo) {
   const int64_t firstTrainer = o.group * topo.groupSize;
   o.trainersInGroup = std::min(topo.groupSize, shape.trainers - firstTrainer);
-  for (int64_t r : shape.missingRanks)
-    if (topo.groupOf(r) == o.group && topo.gpuOf(r) == o.gpu) o.missingRanks.push_back(r);
   for (int64_t r : o.ranks) {
     int64_t t = topo.trainerOf(r);
     if (o.trainers.empty() || o.trainers.back() != t) o.trainers.push_back(t);
@@ -145,6 +143,12 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
     o.gpu = topo.gpuOf(rank);
     o.ranks.push_back(rank);
     o.inputs.push_back(idx);
+  }
+  // Missing ranks go to their output in one pass (linear in outputs + missing
+  // ranks; ascending order is kept).
+  for (int64_t r : shape.missingRanks) {
+    auto it = outputs.find({topo.groupOf(r), topo.gpuOf(r)});
+    if (it != outputs.end()) it->second.missingRanks.push_back(r);
   }
   for (auto& [key, o] : outputs) {
     describeOutput(o, in, shape, topo);

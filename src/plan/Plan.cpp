@@ -18,9 +18,13 @@ Plan makePlan(const std::vector<RankListing>& listings) {
   // subject -> distinct (path, bytes) variants
   std::map<std::tuple<int, int64_t, int64_t>, std::vector<Seen>> subjects;
   std::set<std::string> skipped;
+  std::map<std::string, std::string> badPaths;  // "<what> on <host>" -> with the lowest rank
   for (const RankListing& l : listings) {
     plan.anyProfileDir = plan.anyProfileDir || l.listing.profileDirFound;
     for (const auto& s : l.listing.skipped) skipped.insert(s + " (on " + l.host + ")");
+    for (const auto& s : l.listing.notFolders)
+      badPaths.emplace(s + " on " + l.host,
+                       s + " (seen by rank " + std::to_string(l.rank) + " on " + l.host + ")");
     for (const InputFile& f : l.listing.files) {
       auto& variants = subjects[{static_cast<int>(f.kind), f.id, f.gpu}];
       auto it = std::find_if(variants.begin(), variants.end(), [&](const Seen& s) {
@@ -35,6 +39,7 @@ Plan makePlan(const std::vector<RankListing>& listings) {
     }
   }
   plan.skipped.assign(skipped.begin(), skipped.end());
+  for (const auto& [key, s] : badPaths) plan.badPaths.push_back(s);
   for (const RankListing& l : listings) plan.hosts.push_back(l.host);
 
   std::vector<const Seen*> unique;
@@ -84,6 +89,7 @@ Plan gatherPlan(Comm& comm, const InputListing& mine) {
   j["host"] = comm.host();
   j["profileDir"] = mine.profileDirFound;
   j["skipped"] = mine.skipped;
+  j["notFolders"] = mine.notFolders;
   auto& files = j["files"] = nlohmann::json::array();
   for (const InputFile& f : mine.files)
     files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes});
@@ -98,6 +104,7 @@ Plan gatherPlan(Comm& comm, const InputListing& mine) {
     l.host = o["host"].get<std::string>();
     l.listing.profileDirFound = o["profileDir"].get<bool>();
     l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
+    l.listing.notFolders = o["notFolders"].get<std::vector<std::string>>();
     for (const auto& f : o["files"]) {
       InputFile x;
       x.kind = static_cast<InputKind>(f[0].get<int>());

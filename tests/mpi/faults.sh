@@ -15,7 +15,7 @@ expect_rc() {  # expect_rc WANT LOG -- command...
   set +e; "$@" 2>"$log"; local rc=$?; set -e
   [ "$rc" -eq "$want" ] || fail "exit $rc, expected $want; stderr: $(cat "$log")"
 }
-no_temps() { ! compgen -G "$1/*.tmp.*" >/dev/null && ! compgen -G "$1/.*.tmp.*" >/dev/null || fail "temporary files left in $1: $(ls -A "$1")"; }
+no_temps() { [ -z "$(find "$1" -maxdepth 1 \( -name '*.tmp' -o -name '*.tmp.*' -o -name '*xstack-commit*' \) -print -quit)" ] || fail "temporary files left in $1: $(ls -A "$1")"; }
 
 case $case in
   list|read|render)  # one rank fails at this stage; the others' work is written, exit 3
@@ -91,6 +91,26 @@ case $case in
       "$tmp/xstack" report --data-dir "$tmp/data" --gpus-per-trainer 2 --no-progress --out "$tmp/out"
     grep -q "profile_rank.2.*Permission denied" "$work/log" || fail "unreadable file not named: $(cat "$work/log")"
     valid_json "$tmp/out"
+    ;;
+  synthfull)  # synth on a full disk (a 256 KiB tmpfs, else a file size limit): exit 1, named
+    full=$work/full && mkdir -p "$full"
+    big=(synth --trainers 2 --gpus-per-trainer 2 --steps 4 --ops-per-step 400 --out "$full/data")
+    if mount -t tmpfs -o size=256k tmpfs "$full" 2>/dev/null; then
+      trap 'umount "$full"' EXIT
+      expect_rc 1 "$work/log" -- "$xstack" "${big[@]}"
+    else
+      expect_rc 1 "$work/log" -- bash -c "ulimit -f 64; exec \"$xstack\" ${big[*]}"
+    fi
+    grep -q "synth: cannot write $full/data/" "$work/log" || fail "no write error naming the file: $(cat "$work/log")"
+    ! grep -q "wrote" "$work/log" || fail "claims it wrote: $(cat "$work/log")"
+    ;;
+  notfolder)  # a dcgm path that is a file, a net file of junk (issue 12.3): exit 3, both named
+    rm -r "$work/data/dcgm" && echo "not a folder" > "$work/data/dcgm"
+    head -c 3000 /dev/urandom > "$work/data/net/net.1"
+    expect_rc 3 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/out"
+    grep -q "dcgm path $work/data/dcgm exists but is not a folder (seen by rank 0 on" "$work/log" || fail "dcgm path not named: $(cat "$work/log")"
+    grep -q "failed: net $work/data/net/net.1 (read by rank" "$work/log" || fail "junk net file not named: $(cat "$work/log")"
+    valid_json "$work/out"
     ;;
   *) fail "unknown case $case" ;;
 esac

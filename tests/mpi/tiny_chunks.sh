@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Transfers are split into MPI messages of at most --mpi-chunk-bytes (MPI
-# counts are int; real transfers can pass 2 GiB). With 7-byte chunks and
-# 1 KiB pieces thousands of messages cross; the traces must be identical.
+# counts are int; real transfers can pass 2 GiB). With the smallest accepted
+# chunks (4 KiB) and pieces (16 KiB) thousands of messages cross; the traces
+# must be identical.
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2
 rm -rf "$work" && mkdir -p "$work"
 "$xstack" synth --out "$work/data" --trainers 2 --gpus-per-trainer 2 --steps 2 --ops-per-step 30 --seed 5 2>/dev/null
 opts=(--data-dir "$work/data" --gpus-per-trainer 2 --no-progress)
 "$xstack" report "${opts[@]}" --out "$work/serial" 2>/dev/null || fail "serial run"
-xmpirun 3 "$xstack" report "${opts[@]}" --out "$work/mpi" --mpi-chunk-bytes 7 --piece-kb 1 2>"$work/log" \
+xmpirun 3 "$xstack" report "${opts[@]}" --out "$work/mpi" --mpi-chunk-bytes 4096 --piece-kb 16 2>"$work/log" \
   || fail "mpirun: $(cat "$work/log")"
 same_dir "$work/serial" "$work/mpi"
 echo "ok: tiny chunks, identical"

@@ -26,6 +26,7 @@
 #include "xstack/core/Failure.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/plan/Plan.h"
+#include "xstack/trace/TraceFileWriter.h"
 
 namespace xstack {
 
@@ -40,6 +41,7 @@ struct ReportRun {
   StageClock& clock;
   Progress progress;
   std::chrono::steady_clock::time_point start;
+  OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
   bool root() const { return comm.rank() == 0; }
   // Rank 0 only: "xstack: <line>" on stderr.
   void log(const std::string& line) const;
@@ -71,6 +73,6 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render);
 // Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
 // had a problem (on any rank).
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
-                 const JobShape& shape, bool listingFailed);
+                 const JobShape& shape, bool inputFailed);
 
 }  // namespace xstack

@@ -22,11 +22,14 @@ struct InputListing {
   // one line each, naming the path. Reported as warnings, not errors.
   std::vector<std::string> skipped;
   bool profileDirFound = false;
+  // A dcgm, net or time path that exists but is not a folder: a bad input
+  // (rc 3), one line each naming the path.
+  std::vector<std::string> notFolders;
 };
 
 // Lists the four folders. A folder that does not exist on this node is not
-// an error (node-local layouts differ); whether profiles exist at all is
-// decided collectively later.
+// an error (a dcgm/net/time path that exists as something else is) (node-local layouts differ);
+// whether profiles exist at all is decided collectively later.
 InputListing listInputs(const InputDirs& dirs);
 
 }  // namespace xstack

@@ -53,8 +53,11 @@ class RowCollector {
 
  private:
   void insert(const RowKey& k);
-  std::vector<RowKey> seen_;  // distinct, in order of appearance (a rank has few rows)
-  size_t last_ = 0;           // the last row hit: consecutive events mostly share it
+  void mergePending();
+  std::vector<RowKey> sorted_;   // distinct, ascending, none also in pending_
+  std::vector<RowKey> pending_;  // not yet merged; may repeat a key
+  RowKey last_;                  // the last row hit: consecutive events mostly share it
+  bool hasLast_ = false;
 };
 
 }  // namespace xstack

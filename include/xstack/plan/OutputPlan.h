@@ -43,6 +43,10 @@ struct OutputFile {
   std::string fileName() const;       // traceFile_<k>_<g>.json
 };
 
+// The most missing ranks listed (a profile named rank.999999999999 must not
+// make a list of 10^12 ranks); a longer list is said to be cut, never silently.
+constexpr size_t kMaxMissingRanks = 100000;
+
 struct JobShape {
   int64_t trainers = 0;  // highest rank present / P + 1
   int64_t groups = 0;

@@ -620,7 +620,6 @@ TEST(Cli, UsageErrors) {
 // '-' / values out of range, as --time-origin-ns already does.
 TEST(Cli, NegativeValuesForUnsignedOptionsAreRejected) {
   // Unsigned options must not wrap a negative number around to a huge one.
-  expectUsageError(report({"--cache-mb=-1"}));
   expectUsageError(report({"--piece-kb=-1"}));
   expectUsageError({"synth", "--out", "x", "--seed=-1"});
   expectUsageError({"synth", "--out", "x", "--skew-ns=-1"});
@@ -638,10 +637,23 @@ TEST(Cli, SubcommandHelpNeedsNoOtherOption) {
 }
 
 TEST(Cli, ValuesOutOfRange) {
-  expectUsageError(report({"--cache-mb", "1073741825"}));
   expectUsageError(report({"--piece-kb", "1048577"}));
   expectUsageError(report({"--mpi-chunk-bytes", "1073741825"}));
   expectUsageError({"synth", "--out", "x", "--skew-ns", "3600000000001"});
+  // Issue 12.8: every accepted value finishes in reasonable time; the message
+  // names the option and the allowed range.
+  for (const char* v : {"1", "7", "4095"}) {
+    auto c = parseCommandLine(report({"--mpi-chunk-bytes", v}));
+    ASSERT_TRUE(std::holds_alternative<UsageError>(c)) << v;
+    EXPECT_NE(std::get<UsageError>(c).message.find("--mpi-chunk-bytes must be in 4096..1073741824"),
+              std::string::npos);
+  }
+  expectUsageError(report({"--piece-kb", "15"}));
+  EXPECT_TRUE(std::holds_alternative<ReportOptions>(
+      parseCommandLine(report({"--mpi-chunk-bytes", "4096", "--piece-kb", "16"}))));
+  expectUsageError({"synth", "--out", "x", "--trainers", "2000000"});
+  expectUsageError({"synth", "--out", "x", "--trainers", "1024", "--gpus-per-trainer", "2048"});
+  expectUsageError({"synth", "--out", "x", "--steps", "100000", "--ops-per-step", "100000"});
   EXPECT_TRUE(std::holds_alternative<SynthOptions>(
       parseCommandLine({"synth", "--out", "x", "--skew-ns", "0"})));
 }

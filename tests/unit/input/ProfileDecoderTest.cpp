@@ -314,7 +314,122 @@ TEST(ProfileDecoder, RepeatedScalarFieldKeepsTheLastLikeProtoc) {
   expectSameAsProtoc(bytes);
 }
 
-TEST(ProfileDecoder, GroupsAndBadWireTypesAreErrorsNotCrashes) {
+// A group by hand: start tag, a field of each scalar wire type, a nested
+// group of another number, end tag.
+std::string unknownGroup(uint32_t field, int nesting) {
+  std::string g;
+  putTag(g, field, 3);
+  putTag(g, 7, 0);
+  putVarint(g, 300);
+  putTag(g, 8, 1);
+  g += std::string(8, '\x02');
+  putTag(g, 9, 5);
+  g += std::string(4, '\x03');
+  putLen(g, 10, "inside a group");
+  if (nesting > 0) g += unknownGroup(field + 1, nesting - 1);
+  putTag(g, 4, 3);  // an empty group
+  putTag(g, 4, 4);
+  putTag(g, field, 4);
+  return g;
+}
+
+TEST(ProfileDecoder, UnknownGroupsAreSkippedLikeProtoc) {
+  // Groups (deprecated, legal in proto2) at the top level, inside an event,
+  // inside its memcopy and inside a memory event, some under a known field
+  // number; every event after them must survive, as in protobuf's parse.
+  std::string memcopy;
+  memcopy += unknownGroup(5, 2);
+  putTag(memcopy, 1, 0);
+  putVarint(memcopy, 4096);
+  std::string ev;
+  ev += unknownGroup(1, 1);  // field 1 (name) as a group: unknown to the schema
+  putLen(ev, 1, "after a group");
+  putTag(ev, 2, 0);
+  putVarint(ev, 11);
+  ev += unknownGroup(15, 3);
+  putLen(ev, 7, memcopy);
+  std::string mem;
+  mem += unknownGroup(12, 0);
+  putTag(mem, 3, 0);
+  putVarint(mem, 77);
+  std::string bytes;
+  bytes += unknownGroup(9, 4);
+  putLen(bytes, 1, ev);
+  bytes += unknownGroup(1, 0);
+  putLen(bytes, 4, mem);
+  bytes += unknownGroup(2, 5);
+  putTag(bytes, 3, 0);
+  putVarint(bytes, 99);
+  pb::Profile later = sampleProfile();
+  std::string tail;
+  ASSERT_TRUE(later.SerializeToString(&tail));
+  bytes += tail;
+  expectSameAsProtoc(bytes);
+  ProfileData d;
+  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_EQ(d.events.size(), 1u + static_cast<size_t>(later.events_size()));
+  EXPECT_EQ(d.events[0].name, "after a group");
+  EXPECT_EQ(d.events[0].memcopyBytes, 4096u);
+  EXPECT_EQ(d.memEvents[0].bytes, 77u);
+}
+
+TEST(ProfileDecoder, DeeplyNestedGroupsAgreeWithProtoc) {
+  for (int depth : {1, 50, 98}) {
+    std::string bytes;
+    for (int i = 0; i < depth; ++i) putTag(bytes, 20 + static_cast<uint32_t>(i), 3);
+    for (int i = depth - 1; i >= 0; --i) putTag(bytes, 20 + static_cast<uint32_t>(i), 4);
+    putTag(bytes, 3, 0);
+    putVarint(bytes, 5);
+    SCOPED_TRACE(depth);
+    expectSameAsProtoc(bytes);
+  }
+  // Far deeper than any limit: protobuf refuses it, and so does the decoder
+  // (an error, no recursion, no crash).
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) putTag(deep, 20, 3);
+  for (int i = 0; i < 100000; ++i) putTag(deep, 20, 4);
+  pb::Profile ref;
+  EXPECT_FALSE(ref.ParseFromString(deep));
+  ProfileData d;
+  EXPECT_FALSE(decodeProfile(deep, d).ok);
+}
+
+TEST(ProfileDecoder, BrokenGroupsAreErrorsLikeProtoc) {
+  std::vector<std::string> cases;
+  std::string mismatched;  // start 9, end 10
+  putTag(mismatched, 9, 3);
+  putTag(mismatched, 10, 4);
+  cases.push_back(mismatched);
+  std::string unterminated;
+  putTag(unterminated, 9, 3);
+  putTag(unterminated, 1, 0);
+  putVarint(unterminated, 1);
+  cases.push_back(unterminated);
+  std::string stray;  // an end tag with no group open
+  putTag(stray, 9, 4);
+  cases.push_back(stray);
+  std::string badInside;  // wire type 6 inside a group
+  putTag(badInside, 9, 3);
+  putTag(badInside, 1, 6);
+  putTag(badInside, 9, 4);
+  cases.push_back(badInside);
+  std::string cutInside;  // a length that runs past the end, inside a group
+  putTag(cutInside, 9, 3);
+  putTag(cutInside, 1, 2);
+  putVarint(cutInside, 50);
+  cases.push_back(cutInside);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(i);
+    pb::Profile ref;
+    EXPECT_FALSE(ref.ParseFromString(cases[i]));
+    ProfileData d;
+    DecodeResult r = decodeProfile(cases[i], d);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.errorOffset, 0u);
+  }
+}
+
+TEST(ProfileDecoder, UnterminatedGroupsAndBadWireTypesAreErrorsNotCrashes) {
   for (uint32_t wt : {3u, 4u, 6u, 7u}) {
     std::string bytes;
     pb::Profile p;

@@ -1,6 +1,8 @@
 // Rows of a displayed rank and their process names (SPEC.md section 3).
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
 #include <vector>
 
 #include "xstack/model/RankRows.h"
@@ -125,6 +127,45 @@ TEST(RankRows, BadEventsAndUnknownPlacesMakeNoRows) {
   EXPECT_EQ(w.count("event_unknown_type"), 1u);
   // Unknown places are counted by buildMemoryTracks, not here (no double count).
   EXPECT_EQ(w.count("memory_unknown_place"), 0u);
+}
+
+// Issue 12.4: a profile with 150k distinct device ids (each seen a few times,
+// in shuffled order, over every row kind) gives exactly the rows a plain
+// std::set gives. The cost is O(n log n) (bench/row_collector.cpp measures it).
+TEST(RankRows, ManyDistinctDevicesGiveTheSameRowsAsASet) {
+  std::mt19937_64 rng(12);
+  ProfileData d;
+  const int64_t kDevices = 150000;
+  for (int64_t dev = 0; dev < kDevices; ++dev) {
+    d.events.push_back(ev(1, dev));
+    d.events.push_back(ev(0, dev * 7 % kDevices));
+    if (dev % 3 == 0) d.events.push_back(ev(1, dev));  // repeats
+    if (dev % 5 == 0) d.memEvents.push_back(mem(dev % 3, static_cast<uint64_t>(dev)));
+  }
+  d.events.push_back(ev(0, -1));
+  std::shuffle(d.events.begin(), d.events.end(), rng);
+  std::shuffle(d.memEvents.begin(), d.memEvents.end(), rng);
+  std::set<RowKey> reference;
+  Warnings refWarnings;
+  for (const ProfileEvent& e : d.events) {
+    RowKey k;
+    if (rowOfEvent(e, k, refWarnings)) reference.insert(k);
+  }
+  for (const ProfileMemEvent& m : d.memEvents)
+    reference.insert({static_cast<RowKind>(3 + m.place), static_cast<int64_t>(m.deviceId)});
+  Warnings w;
+  std::vector<RowKey> rows = rankRows(d, w);
+  EXPECT_TRUE(w.empty());
+  ASSERT_EQ(rows.size(), reference.size());
+  EXPECT_TRUE(std::equal(rows.begin(), rows.end(), reference.begin()));
+  // rows() may be called while collecting, and again: the same answer.
+  RowCollector c;
+  for (size_t i = 0; i < d.events.size(); ++i) {
+    c.add(d.events[i], w);
+    if (i == 1000) EXPECT_EQ(c.rows().size(), c.rows().size());
+  }
+  for (const ProfileMemEvent& m : d.memEvents) c.add(m);
+  EXPECT_EQ(c.rows(), rows);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ class TraceFileWriterTest : public TempDirTest {
     s << f.rdbuf();
     return s.str();
   }
-  std::string tempName() const { return ".traceFile_0_0.json.tmp." + std::to_string(::getpid()); }
+  std::string tempName() const { return ".traceFile_0_0.json.xstack-" + processToken() + ".tmp"; }
   std::string final_;
 };
 

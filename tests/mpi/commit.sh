@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The commit protocol of --out (issue 12.1, 12.5, 12.10; issue 10 item 4):
+# docs/RELIABILITY.md. Each case: the documented exit code, and every trace
+# left in --out is exactly one run's.
+#   usage: commit.sh XSTACK WORKDIR CASE
+source "$(dirname "$0")/lib.sh"
+xstack=$1 work=$2 case=$3
+rm -rf "$work" && mkdir -p "$work"
+for s in 1 2; do
+  "$xstack" synth --out "$work/data$s" --trainers 2 --gpus-per-trainer 2 --steps 3 --ops-per-step 300 --seed $s 2>/dev/null
+done
+opts=(--gpus-per-trainer 2 --no-progress)
+for s in 1 2; do "$xstack" report --data-dir "$work/data$s" "${opts[@]}" --out "$work/ref$s" 2>/dev/null || fail "reference run $s"; done
+
+no_leftovers() {
+  [ -z "$(find "$1" -maxdepth 1 \( -name '*.tmp' -o -name '*.tmp.*' -o -name '*xstack-commit*' \) -print -quit)" ] || fail "leftovers in $1: $(ls -A "$1")"
+}
+# one_run DIR: the traceFile_* in DIR are exactly those of ref1 or exactly those of ref2.
+one_run() {
+  local d=$1 s
+  for s in 1 2; do
+    if diff -q <(cd "$work/ref$s" && ls) <(cd "$d" && ls traceFile_* 2>/dev/null) >/dev/null; then
+      local all=1 f
+      for f in "$work/ref$s"/*; do cmp -s "$f" "$d/$(basename "$f")" || all=0; done
+      [ $all -eq 1 ] && { echo $s; return 0; }
+    fi
+  done
+  fail "$d holds traces of no single run: $(ls -A "$d")"
+}
+
+case $case in
+  concurrent)  # two runs with the same pid (pid namespaces) into one --out, three tries
+    command -v unshare >/dev/null || fail "unshare (util-linux) missing"
+    for try in 1 2 3; do
+      out=$work/out$try
+      mkdir -p "$out"
+      set +e
+      unshare --pid --fork "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$out" 2>"$work/log1.$try" &
+      p1=$!
+      unshare --pid --fork "$xstack" report --data-dir "$work/data2" "${opts[@]}" --out "$out" 2>"$work/log2.$try" &
+      p2=$!
+      wait $p1; rc1=$?; wait $p2; rc2=$?
+      set -e
+      for rc in $rc1 $rc2; do [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "try $try: exit $rc"; done
+      [ "$rc1" -eq 0 ] || [ "$rc2" -eq 0 ] || fail "try $try: neither run committed"
+      for i in 1 2; do
+        rc=$([ $i -eq 1 ] && echo $rc1 || echo $rc2)
+        if [ "$rc" -eq 1 ]; then grep -q "another xstack run" "$work/log$i.$try" || fail "run $i: rc 1 without saying why: $(cat "$work/log$i.$try")"; fi
+      done
+      won=$(one_run "$out")
+      no_leftovers "$out"
+      echo "try $try: rc $rc1/$rc2, traces of run $won"
+    done
+    ;;
+  notreplaceable)  # a folder where a trace goes: rc 1, named, nothing replaced
+    cp -r "$work/ref1" "$work/out"
+    rm "$work/out/traceFile_0_1.json" && mkdir "$work/out/traceFile_0_1.json"
+    cp -r "$work/out" "$work/before"
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data2" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
+    [ "$rc" -eq 1 ] || fail "exit $rc, expected 1: $(cat "$work/log")"
+    grep -q "traceFile_0_1.json: is a folder" "$work/log" || fail "folder not named: $(cat "$work/log")"
+    grep -q "none was replaced" "$work/log" || fail "not said that nothing was replaced: $(cat "$work/log")"
+    cmp "$work/before/traceFile_0_0.json" "$work/out/traceFile_0_0.json" || fail "a trace was replaced"
+    no_leftovers "$work/out"
+    ;;
+  stale)  # a rerun with another layout: earlier traceFile_* removed after the commit, counted; other files kept
+    "$xstack" report --data-dir "$work/data1" --gpus-per-trainer 2 --group-size 1 --display-size 1 --no-progress --out "$work/out" 2>/dev/null
+    [ "$(ls "$work/out" | wc -l)" -eq 4 ] || fail "expected 4 traces: $(ls "$work/out")"
+    echo mine > "$work/out/notes.txt"
+    echo mine > "$work/out/traceFile_notes.txt"
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "exit $rc: $(cat "$work/log")"
+    grep -q "removed 2 earlier traceFile_" "$work/log" || fail "removal not counted: $(cat "$work/log")"
+    [ "$(cat "$work/out/notes.txt")" = mine ] && [ -f "$work/out/traceFile_notes.txt" ] || fail "a user's file was touched"
+    rm "$work/out/notes.txt" "$work/out/traceFile_notes.txt"
+    same_dir "$work/ref1" "$work/out"
+    no_leftovers "$work/out"
+    ;;
+  kill)  # SIGKILL in the middle of the commit, then a rerun: the journal says which, the rerun finishes
+    cp -r "$work/ref1" "$work/out"
+    set +e; XSTACK_INJECT_FAULT=kill-commit:0 "$xstack" report --data-dir "$work/data2" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
+    [ "$rc" -ne 0 ] || fail "exit 0 after SIGKILL"
+    [ -f "$work/out/.xstack-commit" ] || fail "no journal after an interrupted commit: $(ls -A "$work/out")"
+    # Each trace is old or new; each one still old has its new temporary named in the journal.
+    for f in "$work/ref1"/*; do
+      n=$(basename "$f")
+      if cmp -s "$f" "$work/out/$n"; then
+        t=$(awk -F'\t' -v n="$n" '$1=="new" && $2==n {print $3}' "$work/out/.xstack-commit")
+        [ -n "$t" ] && [ -f "$work/out/$t" ] || fail "$n is old and its new temporary is not there"
+      else
+        cmp "$work/ref2/$n" "$work/out/$n" || fail "$n is neither old nor new"
+      fi
+    done
+    # A rerun (here with the first data set) finishes the interrupted commit, then commits its own.
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log2"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "rerun exit $rc: $(cat "$work/log2")"
+    grep -q "completed the interrupted commit" "$work/log2" || fail "rerun did not say it finished the commit: $(cat "$work/log2")"
+    same_dir "$work/ref1" "$work/out"
+    no_leftovers "$work/out"
+    ;;
+  leftovers)  # temporaries of dead runs (new and old names) removed by the next run; a user's hidden file kept
+    mkdir -p "$work/out"
+    head -c 100000 /dev/urandom > "$work/out/.traceFile_0_0.json.xstack-0123456789abcdef.tmp"
+    head -c 100 /dev/urandom > "$work/out/.traceFile_1_0.json.gz.tmp.4242"
+    echo keep > "$work/out/.mine.tmp"
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "exit $rc: $(cat "$work/log")"
+    grep -q "removed 2 temporary files" "$work/log" || fail "cleanup not reported: $(cat "$work/log")"
+    [ -f "$work/out/.mine.tmp" ] || fail "a user's hidden file was removed"
+    rm "$work/out/.mine.tmp"
+    same_dir "$work/ref1" "$work/out"
+    no_leftovers "$work/out"
+    ;;
+  sigterm)  # SIGTERM to a run while it writes: no temporary left, old traces kept
+    cp -r "$work/ref1" "$work/out"
+    "$xstack" synth --out "$work/big" --trainers 2 --gpus-per-trainer 2 --steps 20 --ops-per-step 3000 --seed 3 2>/dev/null
+    "$xstack" report --data-dir "$work/big" "${opts[@]}" --out "$work/out" 2>/dev/null &
+    pid=$!
+    for _ in $(seq 200); do [ -n "$(find "$work/out" -maxdepth 1 -name '*xstack-*.tmp' -print -quit)" ] && break; sleep 0.02; done
+    kill -TERM $pid
+    set +e; wait $pid; rc=$?; set -e
+    [ "$rc" -ne 0 ] || { echo "run ended before SIGTERM; nothing to check"; exit 0; }
+    same_dir "$work/ref1" "$work/out"
+    no_leftovers "$work/out"
+    ;;
+  *) fail "unknown case $case" ;;
+esac
+echo "ok: $case"

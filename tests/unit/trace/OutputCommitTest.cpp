@@ -1,0 +1,208 @@
+// The commit protocol of a run's trace files (docs/RELIABILITY.md): one run
+// per folder, every target checked before any is replaced, stale traceFile_*
+// removed after the commit, leftovers of dead runs cleaned, journals rolled
+// forward, nothing else touched.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../TempDirTest.h"
+#include "xstack/trace/TraceFileWriter.h"
+
+namespace xstack {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputCommitTest : public TempDirTest {
+ protected:
+  std::vector<std::string> names() const {
+    std::vector<std::string> n;
+    for (const auto& e : fs::directory_iterator(dir_)) n.push_back(e.path().filename().string());
+    std::sort(n.begin(), n.end());
+    return n;
+  }
+  std::string slurp(const std::string& name) const {
+    std::ifstream f(dir_ / name, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+  void put(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+  }
+  // Finished writers for `names`, each holding `tag` in otherData.
+  std::vector<TraceFileWriter> writersFor(const std::vector<std::string>& files,
+                                          const std::string& tag) const {
+    std::vector<TraceFileWriter> w(files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      EXPECT_TRUE(w[i].open((dir_ / files[i]).string()).ok());
+      EXPECT_TRUE(w[i].finish("{\"run\":\"" + tag + "\"}").ok());
+    }
+    return w;
+  }
+};
+
+TEST_F(OutputCommitTest, NamesOfTemporariesAndTraces) {
+  EXPECT_EQ(processToken().size(), 16u);
+  EXPECT_TRUE(isXstackTempName(".traceFile_0_0.json.xstack-" + processToken() + ".tmp"));
+  EXPECT_TRUE(isXstackTempName(".xstack-commit.xstack-0123456789abcdef.tmp"));
+  EXPECT_TRUE(isXstackTempName(".traceFile_1_2.json.gz.tmp.4242"));  // older releases
+  EXPECT_FALSE(isXstackTempName(".mine.tmp"));
+  EXPECT_FALSE(isXstackTempName("traceFile_0_0.json"));
+  EXPECT_FALSE(isXstackTempName(".x.xstack-0123456789ABCDEF.tmp"));
+  EXPECT_FALSE(isXstackTempName(".traceFile_0_0.json.tmp.12a"));
+  EXPECT_TRUE(isTraceFileName("traceFile_0_0.json"));
+  EXPECT_TRUE(isTraceFileName("traceFile_12_7.json.gz"));
+  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace"));
+  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace.gz"));
+  EXPECT_FALSE(isTraceFileName("traceFile_notes.txt"));
+  EXPECT_FALSE(isTraceFileName("traceFile_0_0.json.bak"));
+  EXPECT_FALSE(isTraceFileName("mytraceFile_0_0.json"));
+}
+
+TEST_F(OutputCommitTest, TemporariesAreExclusive) {
+  TraceFileWriter a, b;
+  ASSERT_TRUE(a.open((dir_ / "traceFile_0_0.json").string()).ok());
+  // Same name, same process: O_EXCL refuses instead of sharing the file.
+  EXPECT_FALSE(b.open((dir_ / "traceFile_0_0.json").string()).ok());
+}
+
+TEST_F(OutputCommitTest, ASecondRunIntoTheFolderFailsAtOnce) {
+  std::vector<std::string> notes;
+  OutputCommit first, second;
+  ASSERT_TRUE(first.lock(dir_.string(), notes).ok());
+  Status s = second.lock(dir_.string(), notes);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("another xstack run"), std::string::npos);
+  EXPECT_TRUE(names().empty());  // no lock file
+}
+
+TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
+  put("traceFile_0_0.json", "old");
+  put("traceFile_0_1.json", "old");
+  put("traceFile_5_5.json.gz", "old");
+  put("traceFile_1_0.pftrace", "old");
+  put("traceFile_notes.txt", "mine");
+  put("notes.txt", "mine");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  auto w = writersFor({"traceFile_0_0.json", "traceFile_1_0.json"}, "new");
+  OutputCommit::Result r;
+  ASSERT_TRUE(c.commit(w, r).ok());
+  EXPECT_EQ(r.committed, 2u);
+  EXPECT_EQ(r.staleRemoved, 3u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"notes.txt", "traceFile_0_0.json",
+                                               "traceFile_1_0.json", "traceFile_notes.txt"}));
+  EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
+}
+
+TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
+  put("traceFile_0_0.json", "old");
+  put("traceFile_0_2.json", "old stale");
+  fs::create_directory(dir_ / "traceFile_0_1.json");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  {
+    auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json"}, "new");
+    OutputCommit::Result r;
+    Status s = c.commit(w, r);
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.error().message.find("traceFile_0_1.json: is a folder"), std::string::npos)
+        << s.error().message;
+    EXPECT_NE(s.error().message.find("none was replaced"), std::string::npos);
+  }
+  EXPECT_EQ(slurp("traceFile_0_0.json"), "old");
+  EXPECT_EQ(slurp("traceFile_0_2.json"), "old stale");
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                               "traceFile_0_2.json"}));
+}
+
+TEST_F(OutputCommitTest, LeftoversOfDeadRunsAreCleanedAndJournalsRolledForward) {
+  // A dead run's commit: traceFile_0_0 already renamed, traceFile_0_1 still
+  // a temporary, traceFile_9_9 stale; plus a temporary of another dead run.
+  const std::string t1 = ".traceFile_0_1.json.xstack-00000000000000aa.tmp";
+  put("traceFile_0_0.json", "new 0");
+  put("traceFile_0_1.json", "old 1");
+  put(t1, "new 1");
+  put("traceFile_9_9.json", "stale");
+  put(".traceFile_3_3.json.xstack-00000000000000bb.tmp", "junk");
+  put(".mine.tmp", "mine");
+  put(".xstack-commit",
+      "xstack-commit 1\nnew\ttraceFile_0_0.json\t.traceFile_0_0.json.xstack-00000000000000aa.tmp\n"
+      "new\ttraceFile_0_1.json\t" +
+          t1 +
+          "\nstale\ttraceFile_9_9.json\nstale\t../escape\nnew\t../"
+          "x\t.y.xstack-00000000000000aa.tmp\n");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("completed the interrupted commit"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("1 files renamed into place, 1 stale files removed"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("removed 1 temporary files"), std::string::npos) << notes[1];
+  EXPECT_EQ(names(),
+            (std::vector<std::string>{".mine.tmp", "traceFile_0_0.json", "traceFile_0_1.json"}));
+  EXPECT_EQ(slurp("traceFile_0_1.json"), "new 1");
+}
+
+// Issue 12.5: a rename that fails after every check passed (fault hook): the
+// message says exactly which files are new and which are old; stale files stay.
+TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
+  put("traceFile_0_0.json", "old 0");
+  put("traceFile_0_1.json", "old 1");
+  put("traceFile_0_2.json", "old 2");
+  put("traceFile_7_7.json", "stale");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
+  ::setenv("XSTACK_INJECT_FAULT", "commit-rename:0", 1);
+  OutputCommit::Result r;
+  Status s = c.commit(w, r);
+  ::unsetenv("XSTACK_INJECT_FAULT");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("new (this run): traceFile_0_0.json; old or absent (not "
+                                   "replaced): traceFile_0_1.json, traceFile_0_2.json"),
+            std::string::npos)
+      << s.error().message;
+  EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
+  EXPECT_EQ(slurp("traceFile_0_1.json"), "old 1");
+  EXPECT_EQ(slurp("traceFile_0_2.json"), "old 2");
+  EXPECT_EQ(slurp("traceFile_7_7.json"), "stale");
+  w.clear();
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
+                                               "traceFile_0_2.json", "traceFile_7_7.json"}));
+}
+
+// Issue 12.10/12.11: SIGTERM (mpirun tearing the job down) removes every
+// temporary of the run, with no fixed-size list: 20,000 of them here.
+TEST_F(OutputCommitTest, SigtermRemovesEveryTemporaryEvenPast16384) {
+  put("traceFile_0_0.json", "old");
+  put(".mine.tmp", "mine");
+  EXPECT_EXIT(
+      {
+        std::vector<std::string> notes;
+        OutputCommit c;
+        if (!c.lock(dir_.string(), notes).ok()) std::exit(3);
+        std::vector<TraceFileWriter> w(20000);
+        for (size_t i = 0; i < w.size(); ++i) {
+          const std::string name = "traceFile_" + std::to_string(i) + "_0.json";
+          if (!w[i].open((dir_ / name).string()).ok() || !w[i].finish("{}").ok()) std::exit(4);
+        }
+        std::raise(SIGTERM);
+      },
+      testing::KilledBySignal(SIGTERM), "");
+  EXPECT_EQ(names(), (std::vector<std::string>{".mine.tmp", "traceFile_0_0.json"}));
+  EXPECT_EQ(slurp("traceFile_0_0.json"), "old");
+}
+
+}  // namespace
+}  // namespace xstack
