@@ -1,11 +1,17 @@
 #include "xstack/app/Cli.h"
 
 #include <boost/program_options.hpp>
+#include <optional>
 #include <sstream>
 
 namespace po = boost::program_options;
 
 namespace xstack {
+
+// --sync, --slow, --slow-step, --slow-trainer, --noise (SyncJobOptions.cpp).
+void addSyncJobOptions(po::options_description& d);
+std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o);
+
 namespace {
 
 const char* kTopUsage =
@@ -119,6 +125,7 @@ Command parseSynth(const std::vector<std::string>& args) {
       "seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")(
       "skew-ns", po::value(&skew)->default_value(skew),
       "largest clock skew between trainers, ns (<= 1 h)");
+  addSyncJobOptions(d);
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
   po::notify(vm);
@@ -127,6 +134,7 @@ Command parseSynth(const std::vector<std::string>& args) {
     return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
   o.seed = static_cast<uint64_t>(seed);
   o.skewNs = static_cast<uint64_t>(skew);
+  if (auto bad = readSyncJobOptions(vm, o)) return UsageError{*bad};
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return UsageError{
         "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
