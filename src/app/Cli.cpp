@@ -68,6 +68,7 @@ Command parseReport(const std::vector<std::string>& args) {
       "fsync", po::bool_switch(&o.fsync),
       "sync every trace to disk before it is renamed into place")("no-progress",
                                                                   "no progress display on stderr")(
+      "no-analysis", "skip the analysis (steps.csv, findings.json, report.html)")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
       "cache-mb", po::value(&cacheMb)->default_value(0),
@@ -105,6 +106,7 @@ Command parseReport(const std::vector<std::string>& args) {
   }
   o.topology = {P, S, D};
   o.progress = !vm.count("no-progress");
+  o.analysis = !vm.count("no-analysis");
   o.cacheBytes = static_cast<uint64_t>(cacheMb) << 20;
   o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
   o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);

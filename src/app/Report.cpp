@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "xstack/app/AnalysisStage.h"
 #include "xstack/app/Progress.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/WriteStage.h"
@@ -132,7 +133,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
 
   // Stage 3-4: read and compute, locally.
   Progress progress(stderr, root && opt.progress);
-  ReadOptions ro{opt.topology, opt.cacheBytes};
+  ReadOptions ro{opt.topology, opt.cacheBytes, opt.analysis};
   std::vector<LocalInput> local;
   std::string readError;
   try {
@@ -230,10 +231,15 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     return kExitFatal;
   }
   clk.mark("commit");
+  AnalysisResult analysis;  // collective (SPEC.md section 6)
+  if (opt.analysis)
+    analysis = runAnalysisStage(comm, local, opt.topology, ctx.origin.ns, opt.outDir);
+  clk.mark("analysis");
   if (opt.timings) printTimings(comm, clk);
 
   // Summary.
-  bool partial = !res.renderProblems.empty() || listingFailed;
+  bool partial = !res.renderProblems.empty() || listingFailed || !analysis.written.ok();
+  if (!analysis.written.ok()) log("analysis not written: " + analysis.written.error().message);
   if (!ctx.shape.missingRanks.empty()) {
     std::string m;
     for (int64_t r : ctx.shape.missingRanks) m += (m.empty() ? "" : " ") + std::to_string(r);
@@ -277,6 +283,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
       w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
     log("warnings: " + w);
   }
+  for (const std::string& l : analysis.lines) log(l);
   return comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

@@ -24,6 +24,7 @@ struct LocalInput {
   std::optional<LoadedProfile> profile;  // displayed profile kept for rendering
   std::vector<DcgmSample> dcgm;
   std::vector<NetSample> net;
+  std::string stepTable;  // profile: encoded analysis/StepTable.h table (empty with --no-analysis)
 };
 
 struct ReadOptions {
@@ -34,6 +35,7 @@ struct ReadOptions {
   // keeping them (fresh pages cost more than decoding), and a rank holds one
   // decoded profile at a time.
   uint64_t cacheBytes = 0;
+  bool analysis = true;  // build each profile's step table (app/AnalysisStage.h)
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.
