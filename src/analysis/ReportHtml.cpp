@@ -144,7 +144,7 @@ function hide(){tip.style.display='none';}
 function color(r){if(r<=0)return '#eee';var x=Math.max(-1,Math.min(1,(r-1)/0.3));
 if(x>=0){var g=Math.round(255*(1-x));return 'rgb(255,'+g+','+g+')';}var b=Math.round(255*(1+x));return 'rgb('+b+','+b+',255)';}
 // Heatmap: canvas for the cells (any size), SVG for the axes and legend.
-var R=d.rows.length,C=d.cols.length,W=Math.max(1,Math.min(4,Math.floor(900/Math.max(C,1)))),H=Math.max(1,Math.min(12,Math.floor(600/Math.max(R,1))));
+var R=d.rows.length,C=d.cols.length,W=Math.max(1,Math.min(40,Math.floor(900/Math.max(C,1)))),H=Math.max(1,Math.min(16,Math.floor(600/Math.max(R,1))));
 var cv=document.getElementById('heat');cv.width=Math.max(1,C*W);cv.height=Math.max(1,R*H);
 var cx=cv.getContext('2d');
 for(var i=0;i<R;i++)for(var j=0;j<C;j++){cx.fillStyle=color(d.heat[i*C+j]);cx.fillRect(j*W,i*H,W,H);}
@@ -164,13 +164,16 @@ var r=el('rect',{x:50+i*bw,y:y,width:Math.max(1,bw-1),height:h,fill:cols[k]},sv)
 var t=el('text',{x:0,y:12,'font-size':11},sv);t.textContent=mx.toFixed(1)+' ms';
 names.forEach(function(n,k){el('rect',{x:50+k*90,y:226,width:10,height:10,fill:cols[k]},sv);var q=el('text',{x:64+k*90,y:235,'font-size':11},sv);q.textContent=n;});
 // Step time over steps (largest over ranks; equal on every rank in synchronous training).
-var pw=Math.max(300,Math.min(900,C*8)),sm=0;d.stepMaxMs.forEach(function(v){sm=Math.max(sm,v);});
-var sp=el('svg',{width:pw+60,height:200,id:'steptime'},document.getElementById('stepbox'));
-var pts=d.stepMaxMs.map(function(v,j){return (50+(C>1?j*pw/(C-1):pw/2)).toFixed(1)+','+(180-(sm>0?v/sm*160:0)).toFixed(1);}).join(' ');
-el('polyline',{points:pts,fill:'none',stroke:'#36c','stroke-width':2},sp);
-d.stepMaxMs.forEach(function(v,j){var c=el('circle',{cx:50+(C>1?j*pw/(C-1):pw/2),cy:180-(sm>0?v/sm*160:0),r:3,fill:'#36c'},sp);
+var pw=Math.max(300,Math.min(900,C*8)),hi=0,lo=Infinity;d.stepMaxMs.forEach(function(v){hi=Math.max(hi,v);lo=Math.min(lo,v);});
+if(!(hi>lo)){lo=0;}
+function sy(v){return 180-(hi>lo?(v-lo)/(hi-lo)*160:80);}
+function sx(j){return 60+(C>1?j*pw/(C-1):pw/2);}
+var sp=el('svg',{width:pw+80,height:210,id:'steptime'},document.getElementById('stepbox'));
+el('polyline',{points:d.stepMaxMs.map(function(v,j){return sx(j).toFixed(1)+','+sy(v).toFixed(1);}).join(' '),fill:'none',stroke:'#36c','stroke-width':2},sp);
+d.stepMaxMs.forEach(function(v,j){var c=el('circle',{cx:sx(j),cy:sy(v),r:3,fill:'#36c'},sp);
 c.addEventListener('mousemove',function(ev){show(ev,'step '+d.cols[j]+': '+v.toFixed(3)+' ms');});c.addEventListener('mouseleave',hide);});
-var a=el('text',{x:0,y:24,'font-size':11},sp);a.textContent=sm.toFixed(1)+' ms';
+[[hi,sy(hi)],[lo,sy(lo)]].forEach(function(p){var a=el('text',{x:0,y:p[1]+4,'font-size':11},sp);a.textContent=p[0].toFixed(2)+' ms';});
+var ax=el('text',{x:60,y:200,'font-size':11},sp);ax.textContent='step '+d.cols[0]+' .. '+d.cols[C-1];
 })();
 </script>)";
 
@@ -198,8 +201,9 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
          htmlEscape(f.evidence) + "</td></tr>";
   }
   h += "</table><h2>Compute time relative to the step median (rank x step)</h2>"
-       "<p class=\"note\">red: slower than the other ranks in that step, blue: faster; hover for "
-       "numbers.</p><canvas id=\"heat\"></canvas><div id=\"legendbox\"></div>"
+       "<p class=\"note\">rows: ranks (first at the top), columns: steps; red: slower than the "
+       "other ranks in that step, blue: faster; hover for numbers.</p><canvas "
+       "id=\"heat\"></canvas><div id=\"legendbox\"></div>"
        "<h2>GPU time per rank (mean per step)</h2><div id=\"breakdownbox\"></div>"
        "<h2>Step time over steps</h2><div id=\"stepbox\"></div>"
        "<h2>Kernels with the largest cross-rank spread</h2><table id=\"kernels\"><tr><th>kernel"
