@@ -5,9 +5,11 @@
 namespace xstack {
 
 void mergeIntervals(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+  auto byStart = [](const Interval& a, const Interval& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
-  });
+  };
+  if (!std::is_sorted(v.begin(), v.end(), byStart))  // kernels mostly come in start order
+    std::sort(v.begin(), v.end(), byStart);
   size_t out = 0;
   for (const Interval& iv : v) {
     if (iv.end <= iv.start) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 
 namespace xstack {
@@ -38,14 +39,16 @@ KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes) {
 
 void StepTableBuilder::addEvent(const ProfileEvent& e) {
   if (e.type != 1) return;
-  KernelCategory c = kernelCategoryOf(e.name, e.memcopyBytes);
-  uint64_t end = std::max(e.endNs, e.startNs);
-  byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
   key_.assign(e.name);
   auto it = totals_.find(key_);
-  if (it == totals_.end()) it = totals_.emplace(key_, KernelTotal{key_, 0, 0}).first;
-  it->second.ns += end - e.startNs;
-  ++it->second.count;
+  if (it == totals_.end())
+    it = totals_.emplace(key_, NameEntry{{key_, 0, 0}, kernelCategoryOf(e.name, 0)}).first;
+  KernelCategory c = it->second.category;
+  if (c == KernelCategory::Compute && e.memcopyBytes > 0) c = KernelCategory::Memcpy;
+  uint64_t end = std::max(e.endNs, e.startNs);
+  byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
+  it->second.total.ns += end - e.startNs;
+  ++it->second.total.count;
 }
 
 void StepTableBuilder::addMemEvent(const ProfileMemEvent& m) {
@@ -83,10 +86,16 @@ RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) 
   std::vector<uint64_t> commStarts;
   for (const Interval& iv : byCategory_[1]) commStarts.push_back(iv.start);
   std::sort(commStarts.begin(), commStarts.end());
-  std::vector<Interval> all;
-  for (auto& v : byCategory_) all.insert(all.end(), v.begin(), v.end());
-  mergeIntervals(all);
   for (auto& v : byCategory_) mergeIntervals(v);
+  std::vector<Interval> all, two;  // the three sorted unions merged in linear time
+  auto byStart = [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  };
+  std::merge(byCategory_[0].begin(), byCategory_[0].end(), byCategory_[1].begin(),
+             byCategory_[1].end(), std::back_inserter(two), byStart);
+  std::merge(two.begin(), two.end(), byCategory_[2].begin(), byCategory_[2].end(),
+             std::back_inserter(all), byStart);
+  mergeIntervals(all);
   std::unordered_map<int64_t, const Span*> backwardOf;  // first backward span of each step
   for (const Span& b : spans)
     if (b.phase == Phase::Backward) backwardOf.emplace(b.step, &b);
@@ -112,7 +121,7 @@ RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) 
   }
   std::stable_sort(t.steps.begin(), t.steps.end(),
                    [](const StepRow& a, const StepRow& b) { return a.step < b.step; });
-  for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k));
+  for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k.total));
   std::sort(t.kernels.begin(), t.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
   });

@@ -67,14 +67,18 @@ AnalysisResult runAnalysisStage(Comm& comm, const std::vector<LocalInput>& local
     res.written = Error{decodeProblem};
     return res;
   }
-  std::sort(tables.begin(), tables.end(),
-            [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
-  JobAnalysis a = analyzeJob(tables, topology);
-  res.lines = terminalSummary(a, topology);
-  Status st = writeAtomically(outDir, "steps.csv", stepsCsv(tables, topology, originNs));
-  if (st.ok()) st = writeAtomically(outDir, "findings.json", findingsJson(a, topology));
-  if (st.ok()) st = writeAtomically(outDir, "report.html", reportHtml(tables, a, topology));
-  res.written = st;
+  try {  // rank 0 only: a failure here (memory) fails the analysis, not the traces
+    std::sort(tables.begin(), tables.end(),
+              [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
+    JobAnalysis a = analyzeJob(tables, topology);
+    res.lines = terminalSummary(a, topology);
+    Status st = writeAtomically(outDir, "steps.csv", stepsCsv(tables, topology, originNs));
+    if (st.ok()) st = writeAtomically(outDir, "findings.json", findingsJson(a, topology));
+    if (st.ok()) st = writeAtomically(outDir, "report.html", reportHtml(tables, a, topology));
+    res.written = st;
+  } catch (const std::exception& e) {
+    res.written = Error{std::string("analysis failed: ") + e.what()};
+  }
   return res;
 }
 

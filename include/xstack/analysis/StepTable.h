@@ -66,11 +66,12 @@ class StepTableBuilder {
   RankTable build(int64_t rank, const std::vector<Span>& spans);
 
  private:
-  struct Kernel {
-    uint64_t start, end;
-  };
   std::vector<Interval> byCategory_[3];
-  std::unordered_map<std::string, KernelTotal> totals_;
+  struct NameEntry {
+    KernelTotal total;
+    KernelCategory category;  // by name (classified once per name)
+  };
+  std::unordered_map<std::string, NameEntry> totals_;
   std::string key_;
   std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), CUDAPlace
 };
