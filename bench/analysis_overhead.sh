@@ -11,26 +11,37 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$work"
 [ -d "$work/std" ] || "$xstack" synth --out "$work/std" --trainers 2 --gpus-per-trainer 8 --steps 10 --ops-per-step 2000 --seed 1 2>/dev/null
 [ -d "$work/sync" ] || "$xstack" synth --out "$work/sync" --trainers 8 --gpus-per-trainer 2 --steps 10 --ops-per-step 2000 --seed 1 --slow 5:1.12 2>/dev/null
-wall() {  # wall NP ARGS... -> seconds
+wall() {  # wall NP ARGS... -> "wall_seconds cpu_seconds" (cpu: user+sys summed over the ranks)
   local np=$1; shift
-  local t0 t1
+  local t0 t1 cpu
+  rm -f "$work"/cpu.*
   t0=$(date +%s.%N)
-  mpirun -np "$np" --oversubscribe --bind-to none "$xstack" report --no-progress "$@" >/dev/null 2>&1
+  mpirun -np "$np" --oversubscribe --bind-to none sh -c \
+    'exec /usr/bin/time -f "%U %S" -o "$0/cpu.$OMPI_COMM_WORLD_RANK" "$@"' "$work" \
+    "$xstack" report --no-progress "$@" >/dev/null 2>&1
   t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc
+  cpu=$(cat "$work"/cpu.* | awk '{s += $1 + $2} END {print s}')
+  echo "$(echo "$t1 - $t0" | bc) $cpu"
 }
 measure() {  # measure NAME NP ARGS...
   local name=$1 np=$2; shift 2
   local on=() off=()
   for i in $(seq "$runs"); do
-    rm -rf "$work/out"; off+=("$(wall "$np" "$@" --out "$work/out" --no-analysis)")
-    rm -rf "$work/out"; on+=("$(wall "$np" "$@" --out "$work/out")")
+    rm -rf "$work/out"; off+=($(wall "$np" "$@" --out "$work/out" --no-analysis))
+    rm -rf "$work/out"; on+=($(wall "$np" "$@" --out "$work/out"))
   done
   python3 - "$name" "${off[*]}" "${on[*]}" <<'PY'
 import sys, statistics as st
-name, off, on = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
-mo, mn = st.median(off), st.median(on)
-print(f"{name}: --no-analysis median {mo:.3f} s (min {min(off):.3f}), analysis median {mn:.3f} s (min {min(on):.3f}); overhead {100*(mn-mo)/mo:+.1f} % (median), {100*(min(on)-min(off))/min(off):+.1f} % (min)")
+name = sys.argv[1]
+def pairs(t):
+    v = list(map(float, t.split()))
+    return v[0::2], v[1::2]
+(ow, oc), (nw, nc) = pairs(sys.argv[2]), pairs(sys.argv[3])
+for what, off, on in (("wall", ow, nw), ("cpu (all ranks)", oc, nc)):
+    mo, mn = st.median(off), st.median(on)
+    print(f"{name}, {what}: --no-analysis median {mo:.3f} s (min {min(off):.3f}), analysis median "
+          f"{mn:.3f} s (min {min(on):.3f}); overhead {100*(mn-mo)/mo:+.1f} % (medians), "
+          f"{100*(min(on)-min(off))/min(off):+.1f} % (minima)")
 PY
 }
 measure "standard set, np 2" 2 --data-dir "$work/std"

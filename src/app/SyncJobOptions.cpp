@@ -68,6 +68,11 @@ std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, Synth
         return std::string("synth: --") + k.flag + " wants " + k.form +
                " (FACTOR in (0, 100]), got '" + text + "'";
       if (std::string(k.flag) == "slow-trainer") std::swap(s->rank, s->trainer);
+      if (s->rank >= o.trainers * o.gpusPerTrainer || s->trainer >= o.trainers ||
+          s->step >= o.steps)
+        return std::string("synth: --") + k.flag + " " + text + " is outside the job (" +
+               std::to_string(o.trainers) + " trainers x " + std::to_string(o.gpusPerTrainer) +
+               " GPUs, " + std::to_string(o.steps) + " steps)";
       o.slowdowns.push_back(*s);
     }
   }

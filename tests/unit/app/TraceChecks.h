@@ -42,6 +42,14 @@ inline std::map<std::string, std::string> filesIn(const fs::path& dir) {
   return m;
 }
 
+// Only the traces (traceFile_*), without the analysis files (steps.csv,
+// findings.json, report.html) that sit next to them.
+inline std::map<std::string, std::string> traceFilesIn(const fs::path& dir) {
+  auto m = filesIn(dir);
+  std::erase_if(m, [](const auto& kv) { return kv.first.rfind("traceFile_", 0) != 0; });
+  return m;
+}
+
 // Checks that hold for every trace file; `j` gets the parsed file.
 inline void checkTraceInto(const fs::path& p, ojson& j) {
   SCOPED_TRACE(p.string());
