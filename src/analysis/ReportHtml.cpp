@@ -58,21 +58,25 @@ void appendArray(std::string& out, const std::vector<T>& v, int decimals) {
   out += ']';
 }
 
+// step -> column index (before binning): the steps of every rank, sorted.
+std::map<int64_t, size_t> columnsOf(const std::vector<RankTable>& tables) {
+  std::vector<int64_t> steps;
+  for (const RankTable& t : tables)
+    for (const StepRow& r : t.steps) steps.push_back(r.step);
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  std::map<int64_t, size_t> colOfStep;
+  for (size_t i = 0; i < steps.size(); ++i) colOfStep[steps[i]] = i;
+  return colOfStep;
+}
+
 // The plot data as one JSON object (in a <script type="application/json">).
 std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a) {
   const size_t nr = tables.size(), nc = a.stepComputeMedian.size();
   const size_t rows = std::min(nr, kMaxRows), cols = std::min(nc, kMaxCols);
-  std::map<int64_t, size_t> colOfStep;  // step -> column index before binning
-  {
-    std::vector<int64_t> steps;
-    for (const RankTable& t : tables)
-      for (const StepRow& r : t.steps) steps.push_back(r.step);
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    for (size_t i = 0; i < steps.size(); ++i) colOfStep[steps[i]] = i;
-  }
-  std::vector<double> heat(rows * cols, 0), stepMed(cols, 0), stepMax(cols, 0), brk(rows * 4, 0);
-  std::vector<size_t> colBin(nc), colCount(cols, 0);
+  std::map<int64_t, size_t> colOfStep = columnsOf(tables);
+  std::vector<double> heat(rows * cols, 0), stepMax(cols, 0), brk(rows * 4, 0);
+  std::vector<size_t> colBin(nc);
   for (size_t c = 0; c < nc; ++c) colBin[c] = c * cols / nc;
   std::vector<std::string> rowLabel(rows), colLabel(cols);
   for (size_t b = 0; b < rows; ++b) {
