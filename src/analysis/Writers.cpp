@@ -1,4 +1,5 @@
 // steps.csv, findings.json and the terminal summary (report.html: ReportHtml.cpp).
+#include <algorithm>
 #include <cstdio>
 
 #include "xstack/analysis/Findings.h"
@@ -89,6 +90,12 @@ void appendSideTables(std::string& out, const JobAnalysis& a) {
   for (size_t i = 0; i < a.memoryPeaks.size() && i < 8; ++i)
     out += std::string(i ? "," : "") + "{\"rank\":" + std::to_string(a.memoryPeaks[i].first) +
            ",\"gpu_bytes\":" + std::to_string(a.memoryPeaks[i].second) + "}";
+  out += "],\"by_rank\":[";  // [rank, peak bytes], ordered by rank
+  std::vector<std::pair<int64_t, uint64_t>> byRank = a.memoryPeaks;
+  std::sort(byRank.begin(), byRank.end());
+  for (size_t i = 0; i < byRank.size(); ++i)
+    out += std::string(i ? "," : "") + "[" + std::to_string(byRank[i].first) + "," +
+           std::to_string(byRank[i].second) + "]";
   out += "]},\n\"step_variation\":[";
   for (size_t i = 0; i < a.stepVariation.size(); ++i)
     out += std::string(i ? "," : "") + "{\"step\":" + std::to_string(a.stepVariation[i].step) +
