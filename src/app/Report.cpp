@@ -212,6 +212,14 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
         " trainers is not a multiple of --group-size " + std::to_string(opt.topology.groupSize) +
         "; the last group is partial (see otherData)");
 
+  // Analysis (collective): findings known before the traces are written.
+  GatheredAnalysisPtr gathered;
+  if (opt.analysis) gathered = gatherAnalysis(comm, local, opt.topology);
+  ctx.extraEvents = [&](const OutputFile& o, int64_t pid) {
+    return findingEventsFor(gathered.get(), o.group, o.gpu, pid, ctx.origin.ns);
+  };
+  clk.mark("analysis");
+
   // Stage 5-6: render, gather, write.
   std::vector<TraceFileWriter> writers;
   WriteResult res = writeOutputs(comm, outputs, ctx, writers);
@@ -231,10 +239,8 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     return kExitFatal;
   }
   clk.mark("commit");
-  AnalysisResult analysis;  // collective (SPEC.md section 6)
-  if (opt.analysis)
-    analysis = runAnalysisStage(comm, local, opt.topology, ctx.origin.ns, opt.outDir);
-  clk.mark("analysis");
+  AnalysisResult analysis = writeAnalysis(gathered.get(), ctx.origin.ns, opt.outDir);  // rank 0
+  clk.mark("analysis_files");
   if (opt.timings) printTimings(comm, clk);
 
   // Summary.

@@ -304,6 +304,19 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       }
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }
+    if (res.ok && ctx.extraEvents) {
+      int64_t lastPid = 0;
+      for (const Chunk& c : o.chunks) {  // a RankRows chunk spans one pid per row
+        int64_t rows = c.kind == ChunkKind::RankRows
+                           ? static_cast<int64_t>((*ctx.all)[c.input].rows.size())
+                           : 1;
+        lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
+      }
+      if (Status s = wr.appendEvents(ctx.extraEvents(o, lastPid + 1)); !s) {
+        res.ok = false;
+        res.error = s.error().message;
+      }
+    }
     if (res.ok) {
       if (Status s = wr.finish(otherDataJson(o, ctx, fileWarnings, fileProblems)); !s) {
         res.ok = false;

@@ -43,6 +43,28 @@ print("steps.csv matches the truth:", len(rows), "rows")
 PY
 }
 
+# trace_instants OUT FILE RANK STEPS: FILE (and no other trace) carries RANK's
+# findings as instant events, one per slow step, on a last process of their own.
+trace_instants() {
+  python3 - "$1" "$2" "$3" "$4" <<'PY' || fail "findings in the traces"
+import json, os, sys
+out, want_file, rank, steps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+for name in sorted(n for n in os.listdir(out) if n.startswith("traceFile_")):
+    ev = json.load(open(os.path.join(out, name)))["traceEvents"]
+    inst = [e for e in ev if e["ph"] == "i"]
+    if name != want_file:
+        assert not inst, (name, inst[:1])
+        continue
+    assert len(inst) == steps and all(e["tid"] == rank and e["name"] == "straggler" for e in inst), inst
+    pid = inst[0]["pid"]
+    assert pid == max(e["pid"] for e in ev) and all(e["pid"] == pid for e in inst)
+    names = [e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == pid]
+    assert names == ["%02d_findings" % pid], names
+    assert "computes" in inst[0]["args"]["evidence"]
+print("findings in", want_file)
+PY
+}
+
 run_case() {  # run_case NAME SYNTH-ARGS... -- expected findings
   local name=$1 want=$2; shift 2
   "$xstack" synth --out "$work/$name" "${job[@]}" "$@" 2>/dev/null
@@ -56,8 +78,10 @@ run_case() {  # run_case NAME SYNTH-ARGS... -- expected findings
 
 case $case in
   healthy) run_case healthy "[]" --sync --noise 3 ;;
-  slow_rank) run_case slow_rank "[('straggler', [5], 'all')]" --slow 5:1.12 ;;
-  slow_step) run_case slow_step "[('straggler', [9], [4])]" --slow-step 9:4:1.5 ;;
+  slow_rank) run_case slow_rank "[('straggler', [5], 'all')]" --slow 5:1.12
+    trace_instants "$work/slow_rank.out" traceFile_0_1.json 5 10 ;;
+  slow_step) run_case slow_step "[('straggler', [9], [4])]" --slow-step 9:4:1.5
+    trace_instants "$work/slow_step.out" traceFile_1_1.json 9 1 ;;
   slow_node) run_case slow_node "[('straggler', [6, 7], 'all')]" --slow-trainer 3:1.2 ;;
   identical)
     "$xstack" synth --out "$work/data" "${job[@]}" --slow 5:1.2 --slow-step 12:3:1.4 2>/dev/null
@@ -66,6 +90,9 @@ case $case in
       || fail "np 3: $(cat "$work/m.log")"
     xmpirun 2 "$xstack" report --data-dir "$work/data" --out "$work/np2" "${report[@]}" --display-size 2 --cache-mb 64 2>"$work/c.log" \
       || fail "np 2 cached: $(cat "$work/c.log")"
+    xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3d1" "${report[@]}" --display-size 1 2>"$work/m1.log" \
+      || fail "np 3 --display-size 1: $(cat "$work/m1.log")"
+    same_dir "$work/serial" "$work/np3d1"  # traces with findings too
     for f in steps.csv findings.json report.html; do
       cmp "$work/serial/$f" "$work/np3/$f" || fail "$f differs between np 1 --display-size 1 and np 3 --display-size 4"
       cmp "$work/serial/$f" "$work/np2/$f" || fail "$f differs with --cache-mb"

@@ -73,7 +73,10 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
   for (const auto& e : j["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid"));
     const std::string ph = e["ph"];
-    EXPECT_TRUE(ph == "M" || ph == "X" || ph == "C") << ph;
+    // "i": the analysis' findings, on a process after the last row.
+    EXPECT_TRUE(ph == "M" || ph == "X" || ph == "C" || ph == "i") << ph;
+    if (ph == "i")
+      EXPECT_TRUE(e["s"] == "t" && e["name"] == "straggler" && e["pid"] >= 8) << e.dump();
     int64_t pid = e["pid"];
     EXPECT_GE(pid, 0);
     EXPECT_GE(pid, lastPid) << e.dump();
