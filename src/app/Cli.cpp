@@ -1,6 +1,7 @@
 #include "xstack/app/Cli.h"
 
 #include <boost/program_options.hpp>
+#include <optional>
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
@@ -8,6 +9,11 @@
 namespace po = boost::program_options;
 
 namespace xstack {
+
+// --sync, --slow, --slow-step, --slow-trainer, --noise (SyncJobOptions.cpp).
+void addSyncJobOptions(po::options_description& d);
+std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o);
+
 namespace {
 
 const char* kTopUsage =
@@ -65,6 +71,7 @@ Command parseReport(const std::vector<std::string>& args) {
       "fsync", po::bool_switch(&o.fsync),
       "sync every trace to disk before it is renamed into place")("no-progress",
                                                                   "no progress display on stderr")(
+      "no-analysis", "skip the analysis (steps.csv, findings.json, report.html)")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
       "piece-kb", po::value(&pieceKb)->default_value(4096),
@@ -103,6 +110,7 @@ Command parseReport(const std::vector<std::string>& args) {
   o.topology = {P, S, D};
   o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");
+  o.analysis = !vm.count("no-analysis");
   o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
   o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);
   return o;
@@ -122,6 +130,7 @@ Command parseSynth(const std::vector<std::string>& args) {
       "seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")(
       "skew-ns", po::value(&skew)->default_value(skew),
       "largest clock skew between trainers, ns (<= 1 h)");
+  addSyncJobOptions(d);
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
   po::notify(vm);
@@ -130,6 +139,7 @@ Command parseSynth(const std::vector<std::string>& args) {
     return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
   o.seed = static_cast<uint64_t>(seed);
   o.skewNs = static_cast<uint64_t>(skew);
+  if (auto bad = readSyncJobOptions(vm, o)) return UsageError{*bad};
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return UsageError{
         "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};

@@ -8,6 +8,7 @@ namespace xstack {
 
 Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
   ReadOptions ro{run.options.topology};
+  ro.analysis = run.options.analysis;
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

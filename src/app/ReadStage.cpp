@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "xstack/analysis/StepTable.h"
+#include "xstack/app/AnalysisStage.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/input/LineReader.h"
 #include "xstack/input/TimeFileParser.h"
@@ -25,9 +27,11 @@ namespace {
 // event is kept but the markers.
 class ProfileSummarizer final : public ProfileSink {
  public:
-  ProfileSummarizer(bool displayed, InputSummary& s) : displayed_(displayed), s_(s) {}
+  ProfileSummarizer(bool displayed, InputSummary& s, StepTableBuilder* steps = nullptr)
+      : displayed_(displayed), s_(s), steps_(steps) {}
   void onEvent(const ProfileEvent& e) override {
     ++s_.events;
+    if (steps_) steps_->addEvent(e);
     minTs_.add(e.startNs);
     minTs_.add(e.endNs);
     if (markerOf(e.name, e.detail, e.startNs, marker_)) pairer_.add(marker_);
@@ -35,6 +39,7 @@ class ProfileSummarizer final : public ProfileSink {
   }
   void onMemEvent(const ProfileMemEvent& m) override {
     ++s_.memEvents;
+    if (steps_) steps_->addMemEvent(m);
     minTs_.add(m.startNs);
     minTs_.add(m.endNs);
     if (displayed_) {
@@ -68,6 +73,7 @@ class ProfileSummarizer final : public ProfileSink {
   Marker marker_;
   RowCollector rows_;
   MemoryWarningCounter memWarnings_;
+  StepTableBuilder* steps_;  // analysis, when on
 };
 
 }  // namespace
@@ -119,10 +125,12 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       const bool displayed = opt.topology.rankDisplayed(pf.file.id);
       // Streaming: the summary is computed as the file is decoded; only the
       // file's bytes are held, in memory reused from one profile to the next.
-      ProfileSummarizer sum(displayed, s);
+      StepTableBuilder steps;
+      ProfileSummarizer sum(displayed, s, opt.analysis ? &steps : nullptr);
       auto info = readProfileInto(path, spare, sum);
       if (!info) return fail(s, info.error());
       sum.finish(info->partial, in.spans);
+      if (opt.analysis) in.stepTable = encodeRankTables({steps.build(pf.file.id, in.spans)});
       return;
     }
     case InputKind::Dcgm: {

@@ -58,10 +58,12 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!local.ok()) return fail(run, local.failure());
   GatheredSummaries gathered = gatherSummariesStage(run, *local);
   RenderPlan render = renderPlanStage(run, *plan, gathered, *local);
+  GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
   Outcome<WriteResult> written = writeTracesStage(run, render);
   if (!written.ok()) return fail(run, written.failure());
+  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render);
   if (opt.timings) printTimings(comm, run.clock);
-  return summaryStage(run, gathered, *written, render.context.shape,
+  return summaryStage(run, gathered, *written, render.context.shape, analysis,
                       listed.listingFailed || !plan->badPaths.empty());
 }
 

@@ -98,7 +98,7 @@ void logWarnings(const ReportRun& run, const Warnings& warnings) {
 }  // namespace
 
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
-                 const JobShape& shape, bool inputFailed) {
+                 const JobShape& shape, const AnalysisResult& analysis, bool inputFailed) {
   logMissingRanks(run, shape);
   InputTotals totals = totalInputs(run, gathered.all);
   for (const auto& p :
@@ -107,7 +107,10 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   logTotals(run, totals, written);
   totals.warnings.merge(written.warnings);
   logWarnings(run, totals.warnings);
-  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed;
+  if (!analysis.written.ok()) run.log("analysis not written: " + analysis.written.error().message);
+  for (const std::string& l : analysis.lines) run.log(l);
+  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed ||
+                 !analysis.written.ok();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

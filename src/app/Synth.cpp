@@ -5,10 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include "profiler.pb.h"
 #include "xstack/app/Report.h"
+#include "xstack/app/SyncJobModel.h"
 
 namespace fs = std::filesystem;
 namespace pb = paddle::platform::proto;
@@ -270,6 +273,8 @@ int runSynth(const SynthOptions& o) {
   }
   const fs::path out(o.outDir);
   uint64_t events = 0, bytes = 0;
+  std::optional<SyncJobModel> sync;  // --sync: a synchronous job (SyncJobModel.h)
+  if (o.sync) sync.emplace(o);
   for (int64_t tr = 0; tr < o.trainers; ++tr) {
     Rng trng(o.seed * 31 + static_cast<uint64_t>(tr) + 5);
     uint64_t skew = tr == 0 ? 0 : trng.range(0, o.skewNs);
@@ -277,8 +282,15 @@ int runSynth(const SynthOptions& o) {
     for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {
       int64_t rank = tr * o.gpusPerTrainer + g;
       fs::path p = out / "profile" / ("profile_rank." + std::to_string(rank));
-      RankTimes rt = writeProfile(o, rank, skew, p);
-      if (!rt.written) return writeFailed(p);
+      RankTimes rt;
+      if (sync) {
+        auto times = sync->writeProfile(rank, skew, p);
+        if (!times) return writeFailed(p);
+        std::tie(rt.start, rt.end) = *times;
+      } else {
+        rt = writeProfile(o, rank, skew, p);
+        if (!rt.written) return writeFailed(p);
+      }
       jobStart = std::min(jobStart, rt.start);
       jobEnd = std::max(jobEnd, rt.end);
       bytes += fs::file_size(p, ec);
@@ -293,6 +305,7 @@ int runSynth(const SynthOptions& o) {
     if (int rc = writeTelemetry(o, out, tr, trng, jobStart, jobEnd, events); rc != kExitOk)
       return rc;
   }
+  if (sync && !sync->writeTruth(out / "sync_truth.csv")) return kExitFatal;
   std::fprintf(stderr,
                "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",
                static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),

@@ -254,6 +254,18 @@ void receiveChunk(Comm& comm, int owner, Message& m,
 }
 
 // Rank 0's writing of one output file, chunk after chunk.
+// The first pid after every row of `o` (a RankRows chunk spans one pid per row).
+int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
+  int64_t lastPid = 0;
+  for (const Chunk& c : o.chunks) {
+    const int64_t rows = c.kind == ChunkKind::RankRows
+                             ? static_cast<int64_t>((*ctx.all)[c.input].rows.size())
+                             : 1;
+    lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
+  }
+  return lastPid + 1;
+}
+
 struct FileWrite {
   const OutputFile& output;
   TraceFileWriter& writer;
@@ -294,6 +306,9 @@ struct FileWrite {
                                  "): " + problem);
   }
   void finish(const WriteContext& ctx) {
+    if (res.ok && ctx.extraEvents)
+      if (Status s = writer.appendEvents(ctx.extraEvents(output, firstFreePid(output, ctx))); !s)
+        fail(s);
     if (!res.ok) return;
     if (Status s = writer.finish(otherDataJson(output, ctx, warnings, problems)); !s) {
       fail(s);

@@ -9,7 +9,7 @@ rm -rf "$work" && mkdir -p "$work"
 opts=(--data-dir "$work/data" --gpus-per-trainer 2 --group-size 2 --display-size 1 --no-progress)
 "$xstack" report "${opts[@]}" --out "$work/serial" 2>"$work/serial.log" || fail "serial run: $(cat "$work/serial.log")"
 xmpirun "$np" "$xstack" report "${opts[@]}" --out "$work/mpi" 2>"$work/mpi.log" || fail "mpirun -np $np: $(cat "$work/mpi.log")"
-[ "$(ls "$work/serial" | wc -l)" -eq 4 ] || fail "expected 4 trace files, got $(ls "$work/serial")"
+[ "$(ls "$work/serial"/traceFile_* | wc -l)" -eq 4 ] || fail "expected 4 trace files, got $(ls "$work/serial")"
 same_dir "$work/serial" "$work/mpi"
 valid_json "$work/mpi"
 echo "ok: $np ranks, $(ls "$work/mpi" | wc -l) files identical"

@@ -26,7 +26,7 @@ valid_json() {
   python3 - "$1" <<'PY'
 import json, sys, os
 d = sys.argv[1]
-for name in sorted(os.listdir(d)):
+for name in sorted(n for n in os.listdir(d) if n.startswith('traceFile_')):
     with open(os.path.join(d, name), 'rb') as f:
         doc = json.loads(f.read().decode('utf-8'))
     assert list(doc.keys()) == ['traceEvents', 'displayTimeUnit', 'otherData'], name

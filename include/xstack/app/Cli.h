@@ -19,6 +19,16 @@ struct SynthOptions {
   uint64_t seed = 1;
   // Maximum clock skew between trainers, ns (each trainer gets its own).
   uint64_t skewNs = 2'000'000;
+  // Synchronous job (app/SyncJobModel.h): on with --sync or any --slow* flag.
+  struct Slowdown {
+    int64_t rank = -1;     // -1: every rank of `trainer`
+    int64_t trainer = -1;  // -1: only `rank`
+    int64_t step = -1;     // -1: every step
+    double factor = 1;     // compute time multiplier
+  };
+  bool sync = false;
+  std::vector<Slowdown> slowdowns;
+  double noisePct = 2;  // per (rank, step) compute noise, uniform +-noisePct %
 };
 
 struct InspectOptions {

@@ -23,6 +23,7 @@ struct LocalInput {
   std::vector<Span> spans;  // profile
   std::vector<DcgmSample> dcgm;
   std::vector<NetSample> net;
+  std::string stepTable;  // profile: encoded analysis/StepTable.h table (empty with --no-analysis)
 };
 
 struct ReadOptions {
@@ -31,6 +32,7 @@ struct ReadOptions {
   // renderer reads and decodes them again, into reused memory. Measured
   // against keeping them decoded: faster with 2 ranks, and a rank holds one
   // profile at a time; docs/PERFORMANCE.md.)
+  bool analysis = true;  // build each profile's step table (app/AnalysisStage.h)
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

@@ -31,6 +31,7 @@ struct ReportOptions {
   bool fsync = false;     // sync each trace before it is renamed into place
   bool progress = true;
   bool timings = false;  // per-rank stage times on stderr (--timings)
+  bool analysis = true;  // steps.csv, findings.json, report.html (--no-analysis: off)
   uint64_t pieceBytes = uint64_t{4} << 20;
   uint64_t mpiChunkBytes = uint64_t{1} << 30;
 };

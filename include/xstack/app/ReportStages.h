@@ -6,8 +6,11 @@
 //   gatherSummariesStage  GatherSummariesStage.cpp  collective: every rank learns every summary
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
+//   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
+//                                                   rank 0, findings (app/AnalysisStage.h)
 //   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
 //                                                   then commit, collective
+//   writeAnalysisStage    AnalyseStage.cpp          rank 0: steps.csv, findings.json, report.html
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
 //
 // Every stage takes the run (comm, options, clock, progress) and typed
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "xstack/app/AnalysisStage.h"
 #include "xstack/app/Progress.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
@@ -69,10 +73,17 @@ Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pla
 GatheredSummaries gatherSummariesStage(ReportRun& run, const std::vector<LocalInput>& local);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
+// collective: null (and no findings in the traces) with --no-analysis; sets
+// render.context.extraEvents so each affected trace carries its findings.
+GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                 RenderPlan& render);
 Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render);
+// Rank 0: the analysis files and the terminal summary (no-op without analysis).
+AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
+                                  const RenderPlan& render);
 // Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
 // had a problem (on any rank).
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,
-                 const JobShape& shape, bool inputFailed);
+                 const JobShape& shape, const AnalysisResult& analysis, bool inputFailed);
 
 }  // namespace xstack

@@ -37,6 +37,9 @@ struct WriteContext {
   bool fsync = false;
   // Rank 0: called after each chunk with (chunks done, chunks total).
   std::function<void(uint64_t, uint64_t)> onProgress;
+  // Rank 0: events appended after a file's last chunk, given the file and
+  // the first free pid (the analysis' findings, app/AnalysisStage.h).
+  std::function<std::string(const OutputFile&, int64_t)> extraEvents;
 };
 
 struct WriteResult {

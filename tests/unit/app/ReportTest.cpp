@@ -66,7 +66,7 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
   ASSERT_EQ(run(o), kExitOk);
   auto files = filesIn(root_ / "out1");
   std::vector<std::string> names;
-  for (const auto& kv : files) names.push_back(kv.first);
+  for (const auto& kv : traceFilesIn(root_ / "out1")) names.push_back(kv.first);
   EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
                                              "traceFile_1_0.json", "traceFile_1_1.json"}));
 
@@ -79,7 +79,7 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
       if (line.rfind("start time: ", 0) == 0)
         earliest = std::min(earliest, *parseSecondsToNs(line.substr(12)));
   }
-  for (const auto& [name, text] : files) {
+  for (const auto& [name, text] : traceFilesIn(root_ / "out1")) {
     ojson j = checkTrace(root_ / "out1" / name);
     const ojson& od = j["otherData"];
     EXPECT_EQ(od["time_origin_ns"].get<uint64_t>(), earliest);
@@ -256,7 +256,7 @@ TEST_F(ReportTest, OddJob) {
   ASSERT_EQ(run(options(root_ / "data", root_ / "out", topo)), kExitOk);
   auto files = filesIn(root_ / "out");
   std::vector<std::string> names;
-  for (const auto& kv : files) names.push_back(kv.first);
+  for (const auto& kv : traceFilesIn(root_ / "out")) names.push_back(kv.first);
   // Group 1 has only rank 4 (GPU 0): no traceFile_1_1.
   EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json",
                                              "traceFile_1_0.json"}));
@@ -379,8 +379,8 @@ TEST_F(ReportTest, TimeOriginOptionLaterThanEventsNeverGivesNegativeTs) {
   auto o = options(root_ / "data", root_ / "out", Topology{2, 2, 1});
   o.timeOriginNs = kT0 + 12 * kMs;  // after rank 0's first forward span
   ASSERT_EQ(run(o), kExitOk);
-  for (const auto& e : fs::directory_iterator(root_ / "out")) {
-    ojson j = checkTrace(e.path());
+  for (const auto& [name, text] : traceFilesIn(root_ / "out")) {
+    ojson j = checkTrace(root_ / "out" / name);
     EXPECT_EQ(j["otherData"]["time_origin_ns"].get<uint64_t>(), kT0 + 12 * kMs);
     EXPECT_EQ(j["otherData"]["time_origin_source"], "option");
   }
@@ -525,8 +525,8 @@ TEST_F(ReportTest, CompressedTracesHoldTheSameText) {
   o.compress = true;
   o.pieceBytes = 100;
   ASSERT_EQ(run(o), kExitOk);
-  auto plainFiles = filesIn(root_ / "plain");
-  auto gzFiles = filesIn(root_ / "gz");
+  auto plainFiles = traceFilesIn(root_ / "plain");  // the analysis files are never gzipped
+  auto gzFiles = traceFilesIn(root_ / "gz");
   ASSERT_EQ(gzFiles.size(), plainFiles.size());
   for (const auto& [name, text] : plainFiles) {
     ASSERT_TRUE(gzFiles.count(name + ".gz")) << name;

@@ -42,6 +42,14 @@ inline std::map<std::string, std::string> filesIn(const fs::path& dir) {
   return m;
 }
 
+// Only the traces (traceFile_*), without the analysis files (steps.csv,
+// findings.json, report.html) that sit next to them.
+inline std::map<std::string, std::string> traceFilesIn(const fs::path& dir) {
+  auto m = filesIn(dir);
+  std::erase_if(m, [](const auto& kv) { return kv.first.rfind("traceFile_", 0) != 0; });
+  return m;
+}
+
 // Checks that hold for every trace file; `j` gets the parsed file.
 inline void checkTraceInto(const fs::path& p, ojson& j) {
   SCOPED_TRACE(p.string());
@@ -65,7 +73,10 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
   for (const auto& e : j["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid"));
     const std::string ph = e["ph"];
-    EXPECT_TRUE(ph == "M" || ph == "X" || ph == "C") << ph;
+    // "i": the analysis' findings, on a process after the last row.
+    EXPECT_TRUE(ph == "M" || ph == "X" || ph == "C" || ph == "i") << ph;
+    if (ph == "i")
+      EXPECT_TRUE(e["s"] == "t" && e["name"] == "straggler" && e["pid"] >= 8) << e.dump();
     int64_t pid = e["pid"];
     EXPECT_GE(pid, 0);
     EXPECT_GE(pid, lastPid) << e.dump();

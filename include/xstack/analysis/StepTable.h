@@ -1,0 +1,83 @@
+// Per (rank, step) GPU time table (SPEC.md section 6), built while a rank's
+// profile is decoded: the builder keeps each GPU kernel's interval and
+// category (24 bytes a kernel), per-name kernel totals and the GPU memory
+// deltas, and after the last event turns them into one row per step.
+//
+// Definitions (all in ns, docs/ANALYSIS.md):
+//   window of step n = [forward_B.start, backward_E.start] of that step
+//     (forward span start, end of the backward span of the same step; a
+//     step without a backward span ends at its forward_E.start);
+//   comm    = |union of collective-library kernels ∩ window|, collective =
+//             name contains, in any case: nccl, rccl, msccl, hccl, oneccl,
+//             ccl::, nvshmem;
+//   memcpy  = |union of memcpy/memset kernels ∩ window| (name contains
+//             memcpy or memset in any case, or memcopy.bytes > 0), when not comm;
+//   compute = |union of every other GPU kernel ∩ window|;
+//   idle    = window length - |union of all GPU kernels ∩ window|;
+//   overlap = |compute union ∩ comm union ∩ window|;
+//   arrival = start of the last comm kernel that starts inside the window,
+//             minus the window start (-1 when the step has none).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "xstack/analysis/Intervals.h"
+#include "xstack/input/ProfileDecoder.h"
+#include "xstack/model/MarkerPairer.h"
+
+namespace xstack {
+
+enum class KernelCategory : uint8_t { Compute = 0, Comm = 1, Memcpy = 2 };
+KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes);
+
+struct StepRow {
+  int64_t step = 0;
+  uint64_t startNs = 0;  // absolute (Unix ns); the CSV writes it from the time origin
+  uint64_t stepNs = 0, forwardNs = 0, backwardNs = 0;
+  uint64_t computeNs = 0, commNs = 0, memcpyNs = 0, idleNs = 0, overlapNs = 0;
+  int64_t arrivalNs = -1;
+};
+
+struct KernelTotal {
+  std::string name;
+  uint64_t ns = 0;     // summed kernel durations (not clipped, whole profile)
+  uint64_t count = 0;  // launches
+};
+
+struct RankTable {
+  int64_t rank = 0;
+  std::vector<StepRow> steps;        // ordered by step
+  std::vector<KernelTotal> kernels;  // the rank's most time-consuming kernel names
+  uint64_t gpuMemoryPeakBytes = 0;   // peak of the summed CUDAPlace allocations
+};
+
+// Kernel names kept per rank (the largest totals; ties by name).
+constexpr size_t kKernelsPerRank = 48;
+
+class StepTableBuilder {
+ public:
+  void addEvent(const ProfileEvent& e);  // any event; keeps GPU kernels (type 1)
+  void addMemEvent(const ProfileMemEvent& m);
+  // The table of `rank` from its forward/backward spans; the builder is left empty.
+  RankTable build(int64_t rank, const std::vector<Span>& spans);
+
+ private:
+  std::vector<Interval> byCategory_[3];
+  struct NameEntry {
+    KernelTotal total;
+    KernelCategory category;  // by name (classified once per name)
+  };
+  std::unordered_map<std::string, NameEntry> totals_;
+  std::string key_;
+  std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), CUDAPlace
+};
+
+// Compact text form for the gather to rank 0 (O(steps + kernels) per rank).
+std::string encodeRankTables(const std::vector<RankTable>& tables);
+std::vector<RankTable> decodeRankTables(std::string_view text);  // throws on malformed input
+
+}  // namespace xstack

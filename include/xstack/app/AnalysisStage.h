@@ -1,0 +1,51 @@
+// The analysis stage of `xstack report` (SPEC.md section 6): every MPI rank
+// has built the step table of each profile it read (ReadStage, for every rank
+// of the job, displayed or not). gatherAnalysis sends the encoded tables to
+// rank 0 (point to point, O(ranks x steps) bytes), which computes the
+// findings before the traces are written (so each affected trace carries
+// them as instant events, findingEventsFor); writeAnalysis then writes
+// steps.csv, findings.json and report.html into the output folder, each
+// atomically (temporary file, then rename).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xstack/app/ReadStage.h"
+#include "xstack/core/Status.h"
+#include "xstack/comm/Comm.h"
+
+namespace xstack {
+
+struct GatheredAnalysis;  // rank 0: every rank's step table and the findings
+struct GatheredAnalysisDeleter {
+  void operator()(GatheredAnalysis* g) const;
+};
+using GatheredAnalysisPtr = std::unique_ptr<GatheredAnalysis, GatheredAnalysisDeleter>;
+
+struct AnalysisResult {
+  Status written;                  // rank 0: the three files; ok elsewhere
+  std::vector<std::string> lines;  // rank 0: the terminal summary (<= 10 lines)
+};
+
+// collective: every rank calls it after the read stage, with its own inputs;
+// returns the gathered analysis on rank 0, null elsewhere.
+GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
+                                   const Topology& topology);
+
+// Rank 0: the findings' instant events for trace file (group, gpu), on a
+// process `pid` of their own (after the file's last row), as trace event
+// text (each event starting with ",\n"); empty when no finding concerns a
+// rank of that file. One event per (finding, rank of the file, slow step),
+// at the step's start, thread = rank. `originNs`: the traces' time origin.
+std::string findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
+                             uint64_t originNs);
+
+// Rank 0 (no-op elsewhere): writes the three files, returns the summary.
+// `originNs`: steps.csv start_ns is relative to it.
+AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
+                             const std::string& outDir);
+
+
+}  // namespace xstack

@@ -1,0 +1,58 @@
+// `xstack synth --sync`: a synchronous data-parallel job. Every step of every
+// rank ends in one NCCL all-reduce kernel (ncclKernel_AllReduce_RING_LL_Sum_float)
+// that finishes at the same true time on all ranks: at the slowest rank's
+// compute end plus the all-reduce time. A slow rank (--slow, --slow-step,
+// --slow-trainer) has longer compute kernels and the SHORTEST all-reduce; the
+// others wait inside theirs. Markers, CPU ops, CUDA API calls, memcpy kernels
+// and memory events are written as in the default generator; the trainer's
+// clock skew is added to every timestamp of its ranks.
+//
+// The model also writes `<out>/sync_truth.csv`: per (rank, step) the values
+// the analysis must find (step_ns, compute_ns, comm_ns, memcpy_ns, in ns),
+// computed from the generated kernels directly.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "xstack/app/Cli.h"
+
+namespace xstack {
+
+class SyncJobModel {
+ public:
+  // Plans every step of every rank (the common all-reduce ends need all
+  // ranks' compute times first). Cost: one dry pass over all ops.
+  explicit SyncJobModel(const SynthOptions& options);
+
+  // Writes rank's profile to `path`; returns its profile {start_ns, end_ns}
+  // (with the trainer's `skewNs`), or nothing when the file could not be
+  // written whole (a full disk).
+  std::optional<std::pair<uint64_t, uint64_t>> writeProfile(int64_t rank, uint64_t skewNs,
+                                             const std::filesystem::path& path);
+
+  // The truth table of every rank written so far, ordered by rank then step.
+  bool writeTruth(const std::filesystem::path& path) const;
+
+  // Compute slow-down factor of (rank, step) (1 when not slowed).
+  double slowFactor(int64_t rank, int64_t step) const;
+
+ private:
+  struct StepTruth {
+    uint64_t stepNs = 0, computeNs = 0, commNs = 0, memcpyNs = 0;
+  };
+  struct StepPlan {
+    uint64_t startNs = 0;     // true time of every rank's forward_B
+    uint64_t allReduceEndNs;  // true time the all-reduce ends on every rank
+  };
+  const SynthOptions& o_;
+  std::vector<StepPlan> steps_;
+  std::map<int64_t, std::vector<StepTruth>> truth_;
+};
+
+}  // namespace xstack

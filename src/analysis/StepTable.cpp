@@ -1,0 +1,228 @@
+#include "xstack/analysis/StepTable.h"
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+#include <stdexcept>
+
+namespace xstack {
+
+namespace {
+
+bool containsNoCase(std::string_view hay, std::string_view lowerNeedle) {
+  if (hay.size() < lowerNeedle.size()) return false;
+  for (size_t i = 0; i + lowerNeedle.size() <= hay.size(); ++i) {
+    size_t k = 0;
+    while (k < lowerNeedle.size()) {
+      char c = hay[i + k];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != lowerNeedle[k]) break;
+      ++k;
+    }
+    if (k == lowerNeedle.size()) return true;
+  }
+  return false;
+}
+
+constexpr std::string_view kCollectiveMarks[] = {"nccl",   "rccl",  "msccl",  "hccl",
+                                                 "oneccl", "ccl::", "nvshmem"};
+
+}  // namespace
+
+KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes) {
+  for (std::string_view m : kCollectiveMarks)
+    if (containsNoCase(name, m)) return KernelCategory::Comm;
+  if (memcopyBytes > 0 || containsNoCase(name, "memcpy") || containsNoCase(name, "memset"))
+    return KernelCategory::Memcpy;
+  return KernelCategory::Compute;
+}
+
+void StepTableBuilder::addEvent(const ProfileEvent& e) {
+  if (e.type != 1) return;
+  key_.assign(e.name);
+  auto it = totals_.find(key_);
+  if (it == totals_.end())
+    it = totals_.emplace(key_, NameEntry{{key_, 0, 0}, kernelCategoryOf(e.name, 0)}).first;
+  KernelCategory c = it->second.category;
+  if (c == KernelCategory::Compute && e.memcopyBytes > 0) c = KernelCategory::Memcpy;
+  uint64_t end = std::max(e.endNs, e.startNs);
+  byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
+  it->second.total.ns += end - e.startNs;
+  ++it->second.total.count;
+}
+
+void StepTableBuilder::addMemEvent(const ProfileMemEvent& m) {
+  if (m.place != 0) return;
+  auto bytes = static_cast<int64_t>(m.bytes);
+  memDeltas_.emplace_back(m.startNs, bytes);
+  if (m.endNs >= m.startNs && m.endNs != 0) memDeltas_.emplace_back(m.endNs, -bytes);
+}
+
+namespace {
+
+uint64_t memoryPeak(std::vector<std::pair<uint64_t, int64_t>>& deltas) {
+  std::sort(deltas.begin(), deltas.end());
+  int64_t sum = 0, peak = 0;
+  for (size_t i = 0; i < deltas.size(); ++i) {
+    sum += deltas[i].second;
+    bool lastAtNs = i + 1 == deltas.size() || deltas[i + 1].first != deltas[i].first;
+    if (lastAtNs) peak = std::max(peak, sum);  // changes at one ns are one sample
+  }
+  return static_cast<uint64_t>(peak);
+}
+
+// Start of the last kernel in `startsSorted` that starts in [lo, hi], or -1.
+int64_t lastStartIn(const std::vector<uint64_t>& startsSorted, uint64_t lo, uint64_t hi) {
+  auto it = std::upper_bound(startsSorted.begin(), startsSorted.end(), hi);
+  if (it == startsSorted.begin() || *(it - 1) < lo) return -1;
+  return static_cast<int64_t>(*(it - 1) - lo);
+}
+
+}  // namespace
+
+RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) {
+  RankTable t;
+  t.rank = rank;
+  std::vector<uint64_t> commStarts;
+  for (const Interval& iv : byCategory_[1]) commStarts.push_back(iv.start);
+  std::sort(commStarts.begin(), commStarts.end());
+  for (auto& v : byCategory_) mergeIntervals(v);
+  std::vector<Interval> all, two;  // the three sorted unions merged in linear time
+  auto byStart = [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  };
+  std::merge(byCategory_[0].begin(), byCategory_[0].end(), byCategory_[1].begin(),
+             byCategory_[1].end(), std::back_inserter(two), byStart);
+  std::merge(two.begin(), two.end(), byCategory_[2].begin(), byCategory_[2].end(),
+             std::back_inserter(all), byStart);
+  mergeIntervals(all);
+  std::unordered_map<int64_t, const Span*> backwardOf;  // first backward span of each step
+  for (const Span& b : spans)
+    if (b.phase == Phase::Backward) backwardOf.emplace(b.step, &b);
+  for (const Span& f : spans) {
+    if (f.phase != Phase::Forward) continue;
+    StepRow r;
+    r.step = f.step;
+    r.startNs = f.startNs;
+    r.forwardNs = f.endNs - f.startNs;
+    uint64_t end = f.endNs;
+    if (auto it = backwardOf.find(f.step); it != backwardOf.end()) {
+      r.backwardNs = it->second->endNs - it->second->startNs;
+      end = std::max(end, it->second->endNs);
+    }
+    r.stepNs = end - f.startNs;
+    r.computeNs = unionLengthIn(byCategory_[0], f.startNs, end);
+    r.commNs = unionLengthIn(byCategory_[1], f.startNs, end);
+    r.memcpyNs = unionLengthIn(byCategory_[2], f.startNs, end);
+    r.idleNs = r.stepNs - unionLengthIn(all, f.startNs, end);
+    r.overlapNs = intersectionLengthIn(byCategory_[0], byCategory_[1], f.startNs, end);
+    r.arrivalNs = lastStartIn(commStarts, f.startNs, end);
+    t.steps.push_back(r);
+  }
+  std::stable_sort(t.steps.begin(), t.steps.end(),
+                   [](const StepRow& a, const StepRow& b) { return a.step < b.step; });
+  for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k.total));
+  std::sort(t.kernels.begin(), t.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
+    return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
+  });
+  if (t.kernels.size() > kKernelsPerRank) t.kernels.resize(kKernelsPerRank);
+  t.gpuMemoryPeakBytes = memoryPeak(memDeltas_);
+  *this = StepTableBuilder{};
+  return t;
+}
+
+namespace {
+
+void appendNumbers(std::string& out, std::initializer_list<int64_t> values) {
+  char buf[24];
+  bool first = true;
+  for (int64_t v : values) {
+    if (!first) out += ' ';
+    first = false;
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  }
+  out += '\n';
+}
+
+class Cursor {
+ public:
+  explicit Cursor(std::string_view t) : t_(t) {}
+  bool done() const { return p_ >= t_.size(); }
+  int64_t number() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n')) ++p_;
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(t_.data() + p_, t_.data() + t_.size(), v);
+    if (ec != std::errc()) throw std::runtime_error("bad step table encoding");
+    p_ = static_cast<size_t>(ptr - t_.data());
+    return v;
+  }
+  std::string bytes(size_t n) {  // after one separator
+    if (p_ + 1 + n > t_.size()) throw std::runtime_error("bad step table encoding");
+    std::string s(t_.substr(p_ + 1, n));
+    p_ += 1 + n;
+    return s;
+  }
+
+ private:
+  std::string_view t_;
+  size_t p_ = 0;
+};
+
+auto u(uint64_t v) { return static_cast<int64_t>(v); }
+
+}  // namespace
+
+std::string encodeRankTables(const std::vector<RankTable>& tables) {
+  std::string out;
+  for (const RankTable& t : tables) {
+    appendNumbers(out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes)});
+    for (const StepRow& r : t.steps)
+      appendNumbers(
+          out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs), u(r.computeNs),
+                u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs), r.arrivalNs});
+    for (const KernelTotal& k : t.kernels) {
+      appendNumbers(out, {u(k.ns), u(k.count), u(k.name.size())});
+      out.pop_back();
+      out += ' ';
+      out += k.name;
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::vector<RankTable> decodeRankTables(std::string_view text) {
+  std::vector<RankTable> tables;
+  Cursor c(text);
+  while (!c.done()) {
+    RankTable t;
+    t.rank = c.number();
+    int64_t steps = c.number(), kernels = c.number();
+    t.gpuMemoryPeakBytes = static_cast<uint64_t>(c.number());
+    if (steps < 0 || kernels < 0) throw std::runtime_error("bad step table encoding");
+    for (int64_t i = 0; i < steps; ++i) {
+      StepRow r;
+      r.step = c.number();
+      uint64_t* fields[] = {&r.startNs, &r.stepNs,   &r.forwardNs, &r.backwardNs, &r.computeNs,
+                            &r.commNs,  &r.memcpyNs, &r.idleNs,    &r.overlapNs};
+      for (uint64_t* f : fields) *f = static_cast<uint64_t>(c.number());
+      r.arrivalNs = c.number();
+      t.steps.push_back(r);
+    }
+    for (int64_t i = 0; i < kernels; ++i) {
+      KernelTotal k;
+      k.ns = static_cast<uint64_t>(c.number());
+      k.count = static_cast<uint64_t>(c.number());
+      int64_t len = c.number();
+      if (len < 0) throw std::runtime_error("bad step table encoding");
+      k.name = c.bytes(static_cast<size_t>(len));
+      t.kernels.push_back(std::move(k));
+    }
+    tables.push_back(std::move(t));
+    // skip the trailing newline of the last line
+    if (!c.done()) c.bytes(0);
+  }
+  return tables;
+}
+
+}  // namespace xstack

@@ -1,0 +1,172 @@
+#include "xstack/app/AnalysisStage.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "xstack/analysis/Findings.h"
+#include "xstack/trace/AnalysisFiles.h"
+#include "xstack/analysis/StepTable.h"
+#include "xstack/core/TimeUnits.h"
+#include "xstack/trace/JsonText.h"
+#include "xstack/trace/TraceFileWriter.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+
+struct GatheredAnalysis {
+  Topology topology;
+  std::vector<RankTable> tables;  // ordered by rank
+  JobAnalysis analysis;
+  Status status;  // a decode or analysis failure: no files, no instant events
+};
+
+void GatheredAnalysisDeleter::operator()(GatheredAnalysis* g) const { delete g; }
+
+namespace {
+
+constexpr int kAnalysisTag = 91;  // distinct from the write stage's
+
+// Writes `text` to dir/name through a hidden temporary file and a rename, so
+// no reader ever sees a half-written file. The temporary is named and created
+// like a trace's (".<name>.xstack-<token>.tmp", O_EXCL: TraceFileWriter.h), so
+// a later run recognises and removes it if this one dies.
+Status writeAtomically(const std::string& dir, const std::string& name, const std::string& text) {
+  fs::path final = fs::path(dir) / name;
+  fs::path temp = fs::path(dir) / ("." + name + ".xstack-" + processToken() + ".tmp");
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+  if (!f) {
+    if (fd >= 0) ::close(fd);
+    return Error{"cannot create " + temp.string()};
+  }
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fclose(f) == 0 && ok;
+  std::error_code ec;
+  if (ok) fs::rename(temp, final, ec);
+  if (!ok || ec) {
+    fs::remove(temp, ec);
+    return Error{"cannot write " + final.string()};
+  }
+  return {};
+}
+
+}  // namespace
+
+GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
+                                   const Topology& topology) {
+  std::string mine;
+  for (const LocalInput& in : local) mine += in.stepTable;
+  if (comm.rank() != 0) {
+    comm.send(0, kAnalysisTag, 0, mine);
+    return nullptr;
+  }
+  GatheredAnalysisPtr g(new GatheredAnalysis);
+  g->topology = topology;
+  for (int r = 0; r < comm.size(); ++r) {
+    std::string blob = r == 0 ? std::move(mine) : comm.recv(r, kAnalysisTag).data;
+    try {
+      for (RankTable& t : decodeRankTables(blob)) g->tables.push_back(std::move(t));
+    } catch (const std::exception& e) {
+      g->status = Error{"analysis: step tables of MPI rank " + std::to_string(r) + ": " + e.what()};
+    }
+  }
+  if (!g->status.ok()) return g;
+  try {  // rank 0 only: a failure here (memory) fails the analysis, not the traces
+    std::sort(g->tables.begin(), g->tables.end(),
+              [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
+    g->analysis = analyzeJob(g->tables, topology);
+  } catch (const std::exception& e) {
+    g->status = Error{std::string("analysis failed: ") + e.what()};
+  }
+  return g;
+}
+
+namespace {
+
+// (rank, ts) of every instant event of `f` in file (group, gpu).
+std::vector<std::pair<int64_t, uint64_t>> instantsOf(const GatheredAnalysis& g, const Finding& f,
+                                                     int64_t group, int64_t gpu) {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  const Topology& topo = g.topology;
+  for (int64_t rank : f.ranks) {
+    if (topo.groupOf(rank) != group || topo.gpuOf(rank) != gpu) continue;
+    auto t = std::lower_bound(g.tables.begin(), g.tables.end(), rank,
+                              [](const RankTable& x, int64_t r) { return x.rank < r; });
+    if (t == g.tables.end() || t->rank != rank) continue;
+    for (const StepRow& row : t->steps)
+      if (std::binary_search(f.steps.begin(), f.steps.end(), row.step))
+        out.emplace_back(rank, row.startNs);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
+                             uint64_t originNs) {
+  if (!g || !g->status.ok()) return {};
+  // rank -> (ts, finding index), so events come ordered by (tid, ts).
+  std::map<int64_t, std::vector<std::pair<uint64_t, size_t>>> byRank;
+  const auto& findings = g->analysis.findings;
+  for (size_t i = 0; i < findings.size(); ++i)
+    for (auto [rank, ts] : instantsOf(*g, findings[i], group, gpu))
+      byRank[rank].emplace_back(ts > originNs ? ts - originNs : 0, i);
+  if (byRank.empty()) return {};
+  std::string out;
+  char nn[24];
+  std::snprintf(nn, sizeof nn, "%02lld_findings", static_cast<long long>(pid));
+  out += ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
+         ",\"args\":{\"name\":\"" + nn +
+         "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
+         "\"pid\":" +
+         std::to_string(pid) + ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
+  for (auto& [rank, events] : byRank) {
+    out += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) +
+           ",\"tid\":" + std::to_string(rank) + ",\"args\":{\"name\":\"rank " +
+           std::to_string(rank) + "\"}}";
+    std::stable_sort(events.begin(), events.end());
+    for (auto [ts, i] : events) {
+      const Finding& f = findings[i];
+      out += ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"finding\",\"name\":";
+      appendJsonString(out, f.kind);
+      out += ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(rank) + ",\"ts\":";
+      appendMicros(out, ts);
+      char score[32];
+      std::snprintf(score, sizeof score, "%.4f", f.score);
+      out += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
+      appendJsonString(out, f.evidence);
+      out += "}}";
+    }
+  }
+  return out;
+}
+
+AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
+                             const std::string& outDir) {
+  AnalysisResult res;
+  if (!g) return res;
+  if (!g->status.ok()) {
+    res.written = g->status;
+    return res;
+  }
+  try {
+    const Topology& topo = g->topology;
+    res.lines = terminalSummary(g->analysis, topo);
+    Status st = writeAtomically(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs));
+    if (st.ok()) st = writeAtomically(outDir, "findings.json", findingsJson(g->analysis, topo));
+    if (st.ok())
+      st = writeAtomically(outDir, "report.html", reportHtml(g->tables, g->analysis, topo));
+    res.written = st;
+  } catch (const std::exception& e) {
+    res.written = Error{std::string("analysis failed: ") + e.what()};
+  }
+  return res;
+}
+
+}  // namespace xstack

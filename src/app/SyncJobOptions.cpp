@@ -1,0 +1,85 @@
+// The synth options of a synchronous job (app/SyncJobModel.h). Given any of
+// --slow, --slow-step or --slow-trainer, --sync is implied.
+#include <boost/program_options.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "xstack/app/Cli.h"
+
+namespace po = boost::program_options;
+
+namespace xstack {
+namespace {
+
+// "A:B:...:F" with `ints` integers then a factor; nullopt when malformed.
+std::optional<SynthOptions::Slowdown> parseSlowdown(const std::string& text, int ints) {
+  SynthOptions::Slowdown s;
+  int64_t v[2] = {-1, -1};
+  size_t pos = 0;
+  for (int i = 0; i < ints; ++i) {
+    size_t colon = text.find(':', pos);
+    if (colon == std::string::npos || colon == pos) return std::nullopt;
+    for (size_t k = pos; k < colon; ++k)
+      if (text[k] < '0' || text[k] > '9' || colon - pos > 12) return std::nullopt;
+    v[i] = std::stoll(text.substr(pos, colon - pos));
+    pos = colon + 1;
+  }
+  try {
+    size_t used = 0;
+    s.factor = std::stod(text.substr(pos), &used);
+    if (used != text.size() - pos || !(s.factor > 0 && s.factor <= 100)) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  s.rank = v[0];
+  s.step = ints == 2 ? v[1] : -1;
+  return s;
+}
+
+}  // namespace
+
+void addSyncJobOptions(po::options_description& d) {
+  d.add_options()("sync",
+                  "synchronous job: every step ends in an NCCL all-reduce that ends at the same "
+                  "time on all ranks (implied by --slow*)")(
+      "slow", po::value<std::vector<std::string>>()->composing(),
+      "RANK:FACTOR, rank's compute takes FACTOR times longer in every step (repeatable)")(
+      "slow-step", po::value<std::vector<std::string>>()->composing(),
+      "RANK:STEP:FACTOR, the same in one step (repeatable)")(
+      "slow-trainer", po::value<std::vector<std::string>>()->composing(),
+      "TRAINER:FACTOR, every GPU of a trainer node slowed (repeatable)")(
+      "noise", po::value<double>()->default_value(2.0),
+      "--sync: compute noise per rank and step, +- percent (0..50)");
+}
+
+std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
+  struct Kind {
+    const char* flag;
+    int ints;
+    const char* form;
+  };
+  for (const Kind& k : {Kind{"slow", 1, "RANK:FACTOR"}, Kind{"slow-step", 2, "RANK:STEP:FACTOR"},
+                        Kind{"slow-trainer", 1, "TRAINER:FACTOR"}}) {
+    if (!vm.count(k.flag)) continue;
+    for (const std::string& text : vm[k.flag].as<std::vector<std::string>>()) {
+      auto s = parseSlowdown(text, k.ints);
+      if (!s)
+        return std::string("synth: --") + k.flag + " wants " + k.form +
+               " (FACTOR in (0, 100]), got '" + text + "'";
+      if (std::string(k.flag) == "slow-trainer") std::swap(s->rank, s->trainer);
+      if (s->rank >= o.trainers * o.gpusPerTrainer || s->trainer >= o.trainers ||
+          s->step >= o.steps)
+        return std::string("synth: --") + k.flag + " " + text + " is outside the job (" +
+               std::to_string(o.trainers) + " trainers x " + std::to_string(o.gpusPerTrainer) +
+               " GPUs, " + std::to_string(o.steps) + " steps)";
+      o.slowdowns.push_back(*s);
+    }
+  }
+  o.noisePct = vm["noise"].as<double>();
+  if (!(o.noisePct >= 0 && o.noisePct <= 50)) return "synth: --noise must be in 0..50";
+  o.sync = vm.count("sync") || !o.slowdowns.empty();
+  return std::nullopt;
+}
+
+}  // namespace xstack
