@@ -26,9 +26,10 @@ wall() {  # wall NP ARGS... -> "wall_seconds cpu_seconds" (cpu: user+sys summed 
 measure() {  # measure NAME NP ARGS...
   local name=$1 np=$2; shift 2
   local on=() off=()
-  for i in $(seq "$runs"); do
-    rm -rf "$work/out"; off+=($(wall "$np" "$@" --out "$work/out" --no-analysis))
-    rm -rf "$work/out"; on+=($(wall "$np" "$@" --out "$work/out"))
+  local t
+  for _ in $(seq "$runs"); do
+    rm -rf "$work/out"; read -r -a t <<<"$(wall "$np" "$@" --out "$work/out" --no-analysis)"; off+=("${t[@]}")
+    rm -rf "$work/out"; read -r -a t <<<"$(wall "$np" "$@" --out "$work/out")"; on+=("${t[@]}")
   done
   python3 - "$name" "${off[*]}" "${on[*]}" <<'PY'
 import sys, statistics as st
