@@ -9,9 +9,9 @@
 #include <map>
 
 #include "xstack/analysis/Findings.h"
-#include "xstack/trace/AnalysisFiles.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/TimeUnits.h"
+#include "xstack/trace/AnalysisFiles.h"
 #include "xstack/trace/JsonText.h"
 #include "xstack/trace/TraceFileWriter.h"
 

@@ -109,8 +109,8 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   logWarnings(run, totals.warnings);
   if (!analysis.written.ok()) run.log("analysis not written: " + analysis.written.error().message);
   for (const std::string& l : analysis.lines) run.log(l);
-  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed ||
-                 !analysis.written.ok();
+  bool partial =
+      totals.anyProblem || !written.renderProblems.empty() || inputFailed || !analysis.written.ok();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

@@ -5,29 +5,12 @@
 #include <fstream>
 
 #include "profiler.pb.h"
+#include "xstack/app/SynthRandom.h"
 
 namespace pb = paddle::platform::proto;
 
 namespace xstack {
 namespace {
-
-// splitmix64: the same sequence on every platform.
-class SplitMix {
- public:
-  explicit SplitMix(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t range(uint64_t lo, uint64_t hi) { return lo + next() % (hi - lo + 1); }  // [lo, hi]
-  bool chance(unsigned percent) { return next() % 100 < percent; }
-  double unit() { return static_cast<double>(next() >> 11) / 9007199254740992.0; }  // [0, 1)
-
- private:
-  uint64_t s_;
-};
 
 constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float";
@@ -82,8 +65,8 @@ struct ComputeResult {
 // step, factor), so the dry pass and the writing pass agree.
 ComputeResult computePhases(const SynthOptions& o, int64_t rank, int64_t step, uint64_t t,
                             double factor, Emitter& em) {
-  SplitMix rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 +
-               static_cast<uint64_t>(step) * 104729 + 23);
+  SynthRandom rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 +
+                  static_cast<uint64_t>(step) * 104729 + 23);
   const int64_t gpu = rank % o.gpusPerTrainer;
   const int64_t streams[] = {7, 13, 14};
   ComputeResult r;
@@ -134,8 +117,8 @@ ComputeResult computePhases(const SynthOptions& o, int64_t rank, int64_t step, u
 }
 
 uint64_t jitterOf(const SynthOptions& o, int64_t rank, int64_t step) {  // forward_B delay, ns
-  SplitMix rng(o.seed * 7777 + static_cast<uint64_t>(rank) * 31 +
-               static_cast<uint64_t>(step) * 131);
+  SynthRandom rng(o.seed * 7777 + static_cast<uint64_t>(rank) * 31 +
+                  static_cast<uint64_t>(step) * 131);
   return rng.range(0, 20'000);
 }
 
@@ -147,14 +130,14 @@ double SyncJobModel::slowFactor(int64_t rank, int64_t step) const {
     bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o_.gpusPerTrainer;
     if (who && (s.step < 0 || s.step == step)) f *= s.factor;
   }
-  SplitMix rng(o_.seed * 99991 + static_cast<uint64_t>(rank) * 613 +
-               static_cast<uint64_t>(step) * 7 + 1);
+  SynthRandom rng(o_.seed * 99991 + static_cast<uint64_t>(rank) * 613 +
+                  static_cast<uint64_t>(step) * 7 + 1);
   return f * (1 + (rng.unit() * 2 - 1) * o_.noisePct / 100);
 }
 
 SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {
   const int64_t ranks = o_.trainers * o_.gpusPerTrainer;
-  SplitMix global(o_.seed * 5 + 3);
+  SynthRandom global(o_.seed * 5 + 3);
   uint64_t start = kEpochNs + 50'000'000;
   for (int64_t step = 0; step < o_.steps; ++step) {
     uint64_t lastArrival = start;
@@ -170,8 +153,8 @@ SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {
   }
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeProfile(int64_t rank, uint64_t skewNs,
-                                                         const std::filesystem::path& path) {
+std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeProfile(
+    int64_t rank, uint64_t skewNs, const std::filesystem::path& path) {
   pb::Profile prof;
   Emitter em{&prof, skewNs, static_cast<uint64_t>(10000 + rank * 10)};
   const auto gpu = static_cast<uint32_t>(rank % o_.gpusPerTrainer);

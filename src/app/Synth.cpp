@@ -12,33 +12,13 @@
 #include "profiler.pb.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/SyncJobModel.h"
+#include "xstack/app/SynthRandom.h"
 
 namespace fs = std::filesystem;
 namespace pb = paddle::platform::proto;
 
 namespace xstack {
 namespace {
-
-// splitmix64: small, fast, and the same sequence on every platform (the
-// standard library's distributions are not).
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  uint64_t range(uint64_t lo, uint64_t hi) {  // [lo, hi]
-    uint64_t span = hi - lo + 1;
-    return span == 0 ? next() : lo + next() % span;
-  }
-  bool chance(unsigned percent) { return next() % 100 < percent; }
-
- private:
-  uint64_t s_;
-};
 
 constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 
@@ -192,7 +172,7 @@ class ProfileBuilder {
 
   static constexpr int64_t kStreams[] = {7, 13, 14};
   const SynthOptions& o_;
-  Rng rng_;
+  SynthRandom rng_;
   const int64_t gpu_;
   const uint64_t cpuThreads_[3];
   pb::Profile prof_;
@@ -225,8 +205,8 @@ std::string reportCommandFor(const SynthOptions& o) {
 
 // DCGM every 50 ms over [jobStart - 30 ms, jobEnd + 50 ms] (ns), one row per GPU,
 // and net tx/rx lines, of trainer `tr`. Returns kExitOk or kExitFatal (named).
-static int writeTelemetry(const SynthOptions& o, const fs::path& out, int64_t tr, Rng& trng,
-                   uint64_t jobStart, uint64_t jobEnd, uint64_t& events) {
+static int writeTelemetry(const SynthOptions& o, const fs::path& out, int64_t tr, SynthRandom& trng,
+                          uint64_t jobStart, uint64_t jobEnd, uint64_t& events) {
   // DCGM every 50 ms over the run, one row per GPU.
   const fs::path dp = out / "dcgm" / ("dcgm." + std::to_string(tr));
   const fs::path np = out / "net" / ("net." + std::to_string(tr));
@@ -240,8 +220,8 @@ static int writeTelemetry(const SynthOptions& o, const fs::path& out, int64_t tr
       auto ratio = [&] { return decimal(trng.range(0, 1000) * 1'000'000, 3); };
       uint64_t fbTotal = 40960;
       dcgm << "GPU " << g << " " << trng.range(0, 100) << " " << ratio() << " " << ratio() << " "
-           << ratio() << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio()
-           << " " << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
+           << ratio() << " " << fbTotal << " " << trng.range(1000, fbTotal) << " " << ratio() << " "
+           << trng.range(0, 50000) << " " << trng.range(0, 50000) << " "
            << (trng.chance(10) ? std::string("N/A") : std::to_string(trng.range(0, 16000))) << " "
            << trng.range(0, 16000) << " " << ratio() << " " << ratio() << " " << ratio() << " "
            << decimal(ts, 6) << "\n";
@@ -276,7 +256,7 @@ int runSynth(const SynthOptions& o) {
   std::optional<SyncJobModel> sync;  // --sync: a synchronous job (SyncJobModel.h)
   if (o.sync) sync.emplace(o);
   for (int64_t tr = 0; tr < o.trainers; ++tr) {
-    Rng trng(o.seed * 31 + static_cast<uint64_t>(tr) + 5);
+    SynthRandom trng(o.seed * 31 + static_cast<uint64_t>(tr) + 5);
     uint64_t skew = tr == 0 ? 0 : trng.range(0, o.skewNs);
     uint64_t jobStart = UINT64_MAX, jobEnd = 0;
     for (int64_t g = 0; g < o.gpusPerTrainer; ++g) {

@@ -258,9 +258,8 @@ void receiveChunk(Comm& comm, int owner, Message& m,
 int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
   int64_t lastPid = 0;
   for (const Chunk& c : o.chunks) {
-    const int64_t rows = c.kind == ChunkKind::RankRows
-                             ? static_cast<int64_t>((*ctx.all)[c.input].rows.size())
-                             : 1;
+    const int64_t rows =
+        c.kind == ChunkKind::RankRows ? static_cast<int64_t>((*ctx.all)[c.input].rows.size()) : 1;
     lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
   }
   return lastPid + 1;

@@ -1,8 +1,9 @@
 // steps.csv, findings.json and the terminal summary (report.html: ReportHtml.cpp).
+#include "xstack/trace/AnalysisFiles.h"
+
 #include <algorithm>
 #include <cstdio>
 
-#include "xstack/trace/AnalysisFiles.h"
 #include "xstack/trace/JsonText.h"
 
 namespace xstack {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "xstack/app/ReadStage.h"
-#include "xstack/core/Status.h"
 #include "xstack/comm/Comm.h"
+#include "xstack/core/Status.h"
 
 namespace xstack {
 
@@ -46,6 +46,5 @@ std::string findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t g
 // `originNs`: steps.csv start_ns is relative to it.
 AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
                              const std::string& outDir);
-
 
 }  // namespace xstack

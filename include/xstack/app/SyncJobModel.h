@@ -14,8 +14,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,7 +34,7 @@ class SyncJobModel {
   // (with the trainer's `skewNs`), or nothing when the file could not be
   // written whole (a full disk).
   std::optional<std::pair<uint64_t, uint64_t>> writeProfile(int64_t rank, uint64_t skewNs,
-                                             const std::filesystem::path& path);
+                                                            const std::filesystem::path& path);
 
   // The truth table of every rank written so far, ordered by rank then step.
   bool writeTruth(const std::filesystem::path& path) const;
