@@ -12,7 +12,7 @@ for b in chromium chromium-browser; do
   if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
 done
 if [ -z "$browser" ] && command -v apt-get >/dev/null 2>&1; then
-  apt-get install -y chromium >"$work/apt.log" 2>&1 || true
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$work/apt.log" 2>&1 || true
   if command -v chromium >/dev/null 2>&1; then browser=chromium; fi
 fi
 if [ -z "$browser" ]; then echo "SKIP: no chromium and it cannot be installed"; exit 77; fi
