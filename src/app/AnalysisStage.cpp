@@ -108,40 +108,26 @@ std::vector<std::pair<int64_t, uint64_t>> instantsOf(const GatheredAnalysis& g, 
 
 }  // namespace
 
-std::string findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
-                             uint64_t originNs) {
-  if (!g || !g->status.ok()) return {};
+TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
+                                uint64_t originNs) {
+  TraceExtraRows out;
+  if (!g || !g->status.ok()) return out;
   // rank -> (ts, finding index), so events come ordered by (tid, ts).
   std::map<int64_t, std::vector<std::pair<uint64_t, size_t>>> byRank;
   const auto& findings = g->analysis.findings;
   for (size_t i = 0; i < findings.size(); ++i)
     for (auto [rank, ts] : instantsOf(*g, findings[i], group, gpu))
       byRank[rank].emplace_back(ts > originNs ? ts - originNs : 0, i);
-  if (byRank.empty()) return {};
-  std::string out;
+  if (byRank.empty()) return out;
   char nn[24];
   std::snprintf(nn, sizeof nn, "%02lld_findings", static_cast<long long>(pid));
-  out += ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(pid) +
-         ",\"args\":{\"name\":\"" + nn +
-         "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
-         "\"pid\":" +
-         std::to_string(pid) + ",\"args\":{\"sort_index\":" + std::to_string(pid) + "}}";
+  out.pid = pid;
+  out.processName = nn;
   for (auto& [rank, events] : byRank) {
-    out += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) +
-           ",\"tid\":" + std::to_string(rank) + ",\"args\":{\"name\":\"rank " +
-           std::to_string(rank) + "\"}}";
     std::stable_sort(events.begin(), events.end());
     for (auto [ts, i] : events) {
       const Finding& f = findings[i];
-      out += ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"finding\",\"name\":";
-      appendJsonString(out, f.kind);
-      out += ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(rank) + ",\"ts\":";
-      appendMicros(out, ts);
-      char score[32];
-      std::snprintf(score, sizeof score, "%.4f", f.score);
-      out += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
-      appendJsonString(out, f.evidence);
-      out += "}}";
+      out.instants.push_back({rank, f.kind, "finding", ts, f.score, f.evidence});
     }
   }
   return out;

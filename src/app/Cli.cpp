@@ -1,5 +1,6 @@
 #include "xstack/app/Cli.h"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <optional>
 #include <sstream>
@@ -44,10 +45,26 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
   return vm;  // po::notify (required options) after the --help check
 }
 
+// "json", "perfetto", "json,perfetto" (either order, each at most once).
+bool parseFormats(const std::string& text, std::vector<TraceFormat>& out) {
+  out.clear();
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string name = text.substr(at, comma - at);
+    const TraceFormat f = name == "perfetto" ? TraceFormat::Perfetto : TraceFormat::Json;
+    if ((name != "json" && name != "perfetto") || std::find(out.begin(), out.end(), f) != out.end())
+      return false;
+    out.push_back(f);
+    at = comma + 1;
+  }
+  return !out.empty();
+}
+
 Command parseReport(const std::vector<std::string>& args) {
   ReportOptions o;
   int64_t P = 8, S = 8, D = 2;
-  std::string origin;
+  std::string origin, formats;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   po::options_description d("report options");
@@ -68,6 +85,8 @@ Command parseReport(const std::vector<std::string>& args) {
       "time origin in Unix ns (default: earliest input timestamp)")(
       "plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")(
       "compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")(
+      "format", po::value(&formats)->default_value("json"),
+      "trace formats: json, perfetto (traceFile_<k>_<g>.pftrace) or json,perfetto")(
       "fsync", po::bool_switch(&o.fsync),
       "sync every trace to disk before it is renamed into place")("no-progress",
                                                                   "no progress display on stderr")(
@@ -107,6 +126,8 @@ Command parseReport(const std::vector<std::string>& args) {
     }
     o.timeOriginNs = v;
   }
+  if (!parseFormats(formats, o.formats))
+    return UsageError{"--format must be json, perfetto or json,perfetto, got '" + formats + "'"};
   o.topology = {P, S, D};
   o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");

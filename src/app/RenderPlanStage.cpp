@@ -52,6 +52,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   out.outputs = planOutputs(gathered.all, opt.topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
   assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size());
+  if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
+    out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
   if (ctx.shape.trainers % opt.topology.groupSize != 0)

@@ -12,6 +12,7 @@
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/trace/EventRenderer.h"
+#include "xstack/trace/PerfettoRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
 #include "xstack/trace/TraceLayout.h"
 
@@ -23,7 +24,8 @@ enum : uint64_t { kPiece = 1, kEnd = 2 };
 
 // A displayed rank's rows, from the profile file read again by the rank
 // that renders them (any rank that sees the file).
-void renderRankRows(const Chunk& c, WriteContext& ctx, EventRenderer& r, std::string& problem) {
+template <class Renderer>
+void renderRankRows(const Chunk& c, WriteContext& ctx, Renderer& r, std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
   // Streaming: the file is decoded straight into the row buckets; one
   // profile at a time per rendering thread, in reused memory.
@@ -38,11 +40,11 @@ void renderRankRows(const Chunk& c, WriteContext& ctx, EventRenderer& r, std::st
   r.rankRows(c.subject, c.pid, s.rows, buckets);
 }
 
-// Renders one chunk this rank owns; text goes to `sink`. Returns the
-// rendering warnings; `problem` is set when the input could not be re-read.
-Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRenderer::Sink& sink,
-                              std::string& problem) {
-  EventRenderer r(ctx.origin, sink, ctx.pieceBytes, ctx.pool ? ctx.pool->take() : std::string());
+// Renders one chunk with renderer `r` (EventRenderer or PerfettoRenderer).
+// Returns the rendering warnings; `problem` is set when the input could not
+// be re-read.
+template <class Renderer>
+Warnings renderChunkWith(Renderer& r, const Chunk& c, WriteContext& ctx, std::string& problem) {
   switch (c.kind) {
     case ChunkKind::ProcessMeta:
       r.processMeta(c.pid, fixedProcessName(c.pid));
@@ -68,16 +70,31 @@ Warnings renderChunkUnguarded(const Chunk& c, WriteContext& ctx, const EventRend
   return r.takeWarnings();
 }
 
+// Renders chunk `index` of file `o` in the file's format; output to `sink`.
+// A Perfetto chunk is packet sequence index + 1 (from the data, not the rank).
+Warnings renderChunkUnguarded(const OutputFile& o, size_t index, WriteContext& ctx,
+                              const EventRenderer::Sink& sink, std::string& problem) {
+  std::string buffer = ctx.pool ? ctx.pool->take() : std::string();
+  if (o.format == TraceFormat::Perfetto) {
+    PerfettoRenderer r(ctx.origin, static_cast<uint32_t>(index + 1), sink, ctx.pieceBytes,
+                       std::move(buffer));
+    return renderChunkWith(r, o.chunks[index], ctx, problem);
+  }
+  EventRenderer r(ctx.origin, sink, ctx.pieceBytes, std::move(buffer));
+  return renderChunkWith(r, o.chunks[index], ctx, problem);
+}
+
 // A failure while rendering costs that chunk only (what was already sent
 // stays, as complete events): the protocol with rank 0 goes on.
-Warnings renderChunk(const Chunk& c, WriteContext& ctx, int rank, const EventRenderer::Sink& sink,
-                     std::string& problem) {
+Warnings renderChunk(const OutputFile& o, size_t index, WriteContext& ctx, int rank,
+                     const EventRenderer::Sink& sink, std::string& problem) {
+  const Chunk& c = o.chunks[index];
   try {
     if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta) {
       if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
       if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
     }
-    return renderChunkUnguarded(c, ctx, sink, problem);
+    return renderChunkUnguarded(o, index, ctx, sink, problem);
   } catch (const std::exception& e) {
     problem = std::string("rendering failed: ") + e.what();
     return {};
@@ -166,10 +183,10 @@ void sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteCont
     comm.post(0, kChunkTag, kPiece, std::move(piece));
   };
   for (const OutputFile& o : outputs) {
-    for (const Chunk& c : o.chunks) {
-      if (c.owner != me) continue;
+    for (size_t i = 0; i < o.chunks.size(); ++i) {
+      if (o.chunks[i].owner != me) continue;
       std::string problem;
-      Warnings w = renderChunk(c, ctx, me, postPiece, problem);
+      Warnings w = renderChunk(o, i, ctx, me, postPiece, problem);
       comm.waitPosted(ctx.piecesAhead);
       comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
     }
@@ -228,11 +245,11 @@ class OwnRenderer {
       queue_.push(OwnItem{false, std::move(piece), {}, {}});
     };
     for (const OutputFile& o : outputs)
-      for (const Chunk& c : o.chunks) {
-        if (c.owner != 0) continue;
+      for (size_t i = 0; i < o.chunks.size(); ++i) {
+        if (o.chunks[i].owner != 0) continue;
         OwnItem end;
         end.end = true;
-        end.warnings = renderChunk(c, ctx, 0, pushPiece, end.problem);
+        end.warnings = renderChunk(o, i, ctx, 0, pushPiece, end.problem);
         if (!queue_.push(std::move(end))) return;  // the writer stopped
       }
   }
@@ -287,6 +304,7 @@ struct FileWrite {
     TraceFileWriter::Options wo;
     wo.gzip = ctx.compress;
     wo.fsync = ctx.fsync;
+    wo.raw = output.format == TraceFormat::Perfetto;
     std::string name = output.fileName() + (ctx.compress ? ".gz" : "");
     if (Status s = writer.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s)
       fail(s);
@@ -294,7 +312,7 @@ struct FileWrite {
   void chunkDone(const Chunk& c, const WriteContext& ctx, const Warnings& chunkWarnings,
                  const std::string& problem) {
     warnings.merge(chunkWarnings);
-    res.warnings.merge(chunkWarnings);
+    if (output.countsWarnings) res.warnings.merge(chunkWarnings);
     if (problem.empty()) return;
     const InputSummary& s = (*ctx.all)[c.input];
     warnings.add("render_failed");
@@ -304,12 +322,31 @@ struct FileWrite {
     res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " + host +
                                  "): " + problem);
   }
+  // The file's end: the extra rows (findings) and otherData; for Perfetto
+  // one last packet sequence (id: chunk count + 1) with both.
+  std::string tail(const WriteContext& ctx) {
+    TraceExtraRows extra;
+    if (ctx.extraEvents) extra = ctx.extraEvents(output, firstFreePid(output, ctx));
+    std::string bytes;
+    auto take = [&bytes](std::string& piece) { bytes += piece; };
+    if (output.format == TraceFormat::Perfetto) {
+      PerfettoRenderer r(ctx.origin, static_cast<uint32_t>(output.chunks.size() + 1), take);
+      r.extraRows(extra);
+      r.metadata(otherDataJson(output, ctx, warnings, problems), ctx.origin.ns);
+      r.flush();
+      return bytes;
+    }
+    EventRenderer r(ctx.origin, take);
+    r.extraRows(extra);
+    r.flush();
+    if (Status s = writer.appendEvents(bytes); !s) fail(s);
+    return otherDataJson(output, ctx, warnings, problems);
+  }
   void finish(const WriteContext& ctx) {
-    if (res.ok && ctx.extraEvents)
-      if (Status s = writer.appendEvents(ctx.extraEvents(output, firstFreePid(output, ctx))); !s)
-        fail(s);
     if (!res.ok) return;
-    if (Status s = writer.finish(otherDataJson(output, ctx, warnings, problems)); !s) {
+    const std::string end = tail(ctx);
+    if (!res.ok) return;
+    if (Status s = writer.finish(end); !s) {
       fail(s);
       return;
     }
@@ -344,11 +381,12 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     FileWrite fw{outputs[f], writers[f], res, {}, {}};
     fw.open(ctx);
     const std::function<void(std::string_view)> write = [&fw](std::string_view t) { fw.append(t); };
-    for (const Chunk& c : outputs[f].chunks) {
+    for (size_t i = 0; i < outputs[f].chunks.size(); ++i) {
+      const Chunk& c = outputs[f].chunks[i];
       std::string problem;
       Warnings chunkWarnings;
       if (c.owner == 0 && !renderThread)
-        chunkWarnings = renderChunk(c, ctx, 0, write, problem);
+        chunkWarnings = renderChunk(outputs[f], i, ctx, 0, write, problem);
       else if (c.owner == 0)
         own.takeChunk(write, pool, chunkWarnings, problem);
       else

@@ -9,7 +9,21 @@
 namespace xstack {
 
 std::string OutputFile::fileName() const {
-  return "traceFile_" + std::to_string(group) + "_" + std::to_string(gpu) + ".json";
+  return "traceFile_" + std::to_string(group) + "_" + std::to_string(gpu) +
+         (format == TraceFormat::Perfetto ? ".pftrace" : ".json");
+}
+
+std::vector<OutputFile> withFormats(const std::vector<OutputFile>& outputs,
+                                    const std::vector<TraceFormat>& formats) {
+  std::vector<OutputFile> out;
+  out.reserve(outputs.size() * formats.size());
+  for (const OutputFile& o : outputs)
+    for (size_t f = 0; f < formats.size(); ++f) {
+      out.push_back(o);
+      out.back().format = formats[f];
+      out.back().countsWarnings = f == 0;
+    }
+  return out;
 }
 
 JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo) {

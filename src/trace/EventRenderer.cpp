@@ -1,6 +1,7 @@
 #include "xstack/trace/EventRenderer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <utility>
@@ -147,7 +148,45 @@ void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
   endEvent();
 }
 
-namespace {}  // namespace
+void EventRenderer::extraRows(const TraceExtraRows& rows) {
+  if (rows.empty()) return;
+  processMeta(rows.pid, rows.processName);
+  bool anyTid = false;
+  int64_t lastTid = 0;
+  for (const TraceInstant& e : rows.instants) {
+    if (!anyTid || e.tid != lastTid) {
+      buf_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+      appendInt(buf_, rows.pid);
+      buf_ += ",\"tid\":";
+      appendInt(buf_, e.tid);
+      buf_ += ",\"args\":{\"name\":\"rank ";
+      appendInt(buf_, e.tid);
+      buf_ += "\"}}";
+    }
+    anyTid = true;
+    lastTid = e.tid;
+    buf_ += ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":";
+    appendJsonString(buf_, e.category, text_);
+    buf_ += ",\"name\":";
+    appendJsonString(buf_, e.name, text_);
+    buf_ += ",\"pid\":";
+    appendInt(buf_, rows.pid);
+    buf_ += ",\"tid\":";
+    appendInt(buf_, e.tid);
+    buf_ += ",\"ts\":";
+    appendMicros(buf_, e.tsNs);
+    char score[32];
+    std::snprintf(score, sizeof score, "%.4f", e.score);
+    buf_ += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
+    appendJsonString(buf_, e.evidence, text_);
+    buf_ += "}";
+    endEvent();
+  }
+}
+
+std::string opRowThreadName(RowKind kind, int64_t tid) {
+  return (kind == RowKind::Gpu ? "stream " : "thread ") + std::to_string(tid);
+}
 
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                              const ProfileData& data) {
@@ -179,6 +218,7 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
       for (auto t = tids.begin(); t != tids.begin() + used; ++t) {
         if (!std::is_sorted(t->ops.begin(), t->ops.end(), byTs))
           std::stable_sort(t->ops.begin(), t->ops.end(), byTs);
+        threadMeta(pid, t->tid, opRowThreadName(row.kind, t->tid));
         for (const RowBuckets::Op& op : t->ops)
           opEvent(pid, t->tid, op, names.escaped(op.nameId), names.stats(op.nameId),
                   op.extra ? &b.extras()[op.extra - 1] : nullptr);

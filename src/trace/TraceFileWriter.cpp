@@ -221,7 +221,7 @@ Status TraceFileWriter::open(const std::string& finalPath, const Options& option
         Z_OK)
       return Error{temp_ + ": zlib init failed"};
   }
-  return writeAll("{\"traceEvents\":[");
+  return options_.raw ? Status{} : writeAll("{\"traceEvents\":[");
 }
 
 Status TraceFileWriter::writeAll(std::string_view text) {
@@ -262,7 +262,7 @@ Status TraceFileWriter::writeRaw(const char* p, size_t left) {
 
 Status TraceFileWriter::appendEvents(std::string_view text) {
   if (text.empty()) return {};
-  if (first_) {
+  if (first_ && !options_.raw) {
     first_ = false;
     if (text.front() == ',') text.remove_prefix(1);
   }
@@ -270,10 +270,14 @@ Status TraceFileWriter::appendEvents(std::string_view text) {
 }
 
 Status TraceFileWriter::finish(std::string_view otherDataJson) {
-  std::string tail = "\n],\"displayTimeUnit\":\"ns\",\"otherData\":";
-  tail += otherDataJson;
-  tail += "}\n";
-  if (Status s = writeAll(tail); !s) return s;
+  if (options_.raw) {
+    if (Status s = writeAll(otherDataJson); !s) return s;
+  } else {
+    std::string tail = "\n],\"displayTimeUnit\":\"ns\",\"otherData\":";
+    tail += otherDataJson;
+    tail += "}\n";
+    if (Status s = writeAll(tail); !s) return s;
+  }
   if (gz_) {
     if (Status s = deflateSome({}, Z_FINISH); !s) return s;
     gz_.reset();

@@ -1,7 +1,9 @@
 // Test-only: checks a .pftrace against the rules (PftraceDecoder.h) and,
 // given the JSON trace of the same run, that it holds exactly the JSON's
 // slices (pid, tid, name, ts, dur) and counter samples (pid, series track
-// name, ts, value), ts_json_us x 1000 = ts_ns.
+// name, ts, value), ts_json_us x 1000 = ts_ns; the same instants (pid, tid,
+// name, ts); the same process and thread names. Always: every thread track
+// has a name, every "Memory" counter track is in UNIT_SIZE_BYTES.
 //   pftrace_check trace.pftrace [trace.json]     exit 0 ok, 1 mismatch
 #include <cmath>
 #include <fstream>
@@ -17,6 +19,29 @@ namespace {
 
 using Slice = std::tuple<int64_t, int64_t, std::string, uint64_t, uint64_t>;
 using Sample = std::tuple<int64_t, std::string, uint64_t, double>;
+using Instant = std::tuple<int64_t, int64_t, std::string, uint64_t>;
+using Name = std::tuple<int64_t, int64_t, std::string>;  // (pid, tid or -1, name)
+
+// Rules on the tracks themselves: named threads, memory in bytes.
+bool checkTracks(const xstack::perfetto::test::Decoded& d, std::set<Name>& names) {
+  bool ok = true;
+  for (const auto& [uuid, t] : d.tracks) {
+    if (t.has_thread() && t.thread().thread_name().empty()) {
+      std::cerr << "thread without a name: pid " << t.thread().pid() << " tid " << t.thread().tid()
+                << "\n";
+      ok = false;
+    }
+    if (t.has_counter() && t.name().rfind("Memory ", 0) == 0 &&
+        t.counter().unit() != xstack::perfetto::test::pb::CounterDescriptor::UNIT_SIZE_BYTES) {
+      std::cerr << "memory counter not in bytes: " << t.name() << "\n";
+      ok = false;
+    }
+    if (t.has_thread()) names.emplace(t.thread().pid(), t.thread().tid(), t.thread().thread_name());
+    if (t.has_process() && t.process().has_process_name())
+      names.emplace(t.process().pid(), -1, t.process().process_name());
+  }
+  return ok;
+}
 
 std::string readFile(const char* path) {
   std::ifstream in(path, std::ios::binary);
@@ -43,6 +68,13 @@ int main(int argc, char** argv) {
     std::cerr << "rule: " << d.errors[i] << "\n";
   std::multiset<Slice> gotSlices, wantSlices;
   std::multiset<Sample> gotSamples, wantSamples;
+  std::multiset<Instant> gotInstants, wantInstants;
+  std::set<Name> gotNames, wantNames;
+  bool tracksOk = checkTracks(d, gotNames);
+  for (const auto& s : d.instants) {
+    const auto& t = d.tracks.at(s.track);
+    if (t.has_thread()) gotInstants.emplace(t.thread().pid(), t.thread().tid(), s.name, s.ts);
+  }
   for (const auto& s : d.slices) {
     const auto* t = &d.tracks.at(s.track);
     if (!t->has_thread()) t = &d.tracks.at(t->parent_uuid());  // overlap lane
@@ -54,7 +86,7 @@ int main(int argc, char** argv) {
   }
   std::cout << "packets ok: slices " << gotSlices.size() << " counter samples " << gotSamples.size()
             << " tracks " << d.tracks.size() << " rule errors " << d.errors.size() << "\n";
-  bool ok = d.errors.empty();
+  bool ok = d.errors.empty() && tracksOk;
   if (argc > 2) {
     nlohmann::json j = nlohmann::json::parse(readFile(argv[2]));
     for (const auto& e : j["traceEvents"]) {
@@ -62,6 +94,12 @@ int main(int argc, char** argv) {
       if (ph == "X")
         wantSlices.emplace(e["pid"].get<int64_t>(), e["tid"].get<int64_t>(),
                            e["name"].get<std::string>(), ns(e["ts"]), ns(e["dur"]));
+      if (ph == "i")
+        wantInstants.emplace(e["pid"].get<int64_t>(), e["tid"].get<int64_t>(),
+                             e["name"].get<std::string>(), ns(e["ts"]));
+      if (ph == "M" && (e["name"] == "process_name" || e["name"] == "thread_name"))
+        wantNames.emplace(e["pid"].get<int64_t>(), e.value("tid", int64_t{-1}),
+                          e["args"]["name"].get<std::string>());
       if (ph != "C") continue;
       std::optional<int64_t> id;
       if (e.contains("id")) id = e["id"].get<int64_t>();
@@ -74,7 +112,11 @@ int main(int argc, char** argv) {
     std::cout << "json: slices " << wantSlices.size() << (slicesEqual ? " equal" : " DIFFER")
               << ", counter samples " << wantSamples.size() << (samplesEqual ? " equal" : " DIFFER")
               << "\n";
-    ok = ok && slicesEqual && samplesEqual;
+    const bool instantsEqual = gotInstants == wantInstants, namesEqual = gotNames == wantNames;
+    std::cout << "json: instants " << wantInstants.size() << (instantsEqual ? " equal" : " DIFFER")
+              << ", process/thread names " << wantNames.size()
+              << (namesEqual ? " equal" : " DIFFER") << "\n";
+    ok = ok && slicesEqual && samplesEqual && instantsEqual && namesEqual;
   }
   return ok ? 0 : 1;
 }

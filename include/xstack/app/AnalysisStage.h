@@ -15,6 +15,7 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
+#include "xstack/trace/TraceEvents.h"
 
 namespace xstack {
 
@@ -35,12 +36,12 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
                                    const Topology& topology);
 
 // Rank 0: the findings' instant events for trace file (group, gpu), on a
-// process `pid` of their own (after the file's last row), as trace event
-// text (each event starting with ",\n"); empty when no finding concerns a
+// process `pid` of their own (after the file's last row), as format-neutral
+// rows every trace writer renders; empty when no finding concerns a
 // rank of that file. One event per (finding, rank of the file, slow step),
 // at the step's start, thread = rank. `originNs`: the traces' time origin.
-std::string findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
-                             uint64_t originNs);
+TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
+                                uint64_t originNs);
 
 // Rank 0 (no-op elsewhere): writes the three files, returns the summary.
 // `originNs`: steps.csv start_ns is relative to it.

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
 #include "xstack/input/InputListing.h"
+#include "xstack/plan/OutputPlan.h"
 
 namespace xstack {
 
@@ -28,7 +30,9 @@ struct ReportOptions {
   std::optional<uint64_t> timeOriginNs;
   bool showPlan = false;
   bool compress = false;  // traceFile_<k>_<g>.json.gz (zlib, streamed)
-  bool fsync = false;     // sync each trace before it is renamed into place
+  // Output formats in order (--format): json (default), perfetto, or both.
+  std::vector<TraceFormat> formats{TraceFormat::Json};
+  bool fsync = false;  // sync each trace before it is renamed into place
   bool progress = true;
   bool timings = false;  // per-rank stage times on stderr (--timings)
   bool analysis = true;  // steps.csv, findings.json, report.html (--no-analysis: off)

@@ -17,6 +17,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/plan/OutputPlan.h"
+#include "xstack/trace/TraceEvents.h"
 
 namespace xstack {
 
@@ -37,9 +38,10 @@ struct WriteContext {
   bool fsync = false;
   // Rank 0: called after each chunk with (chunks done, chunks total).
   std::function<void(uint64_t, uint64_t)> onProgress;
-  // Rank 0: events appended after a file's last chunk, given the file and
-  // the first free pid (the analysis' findings, app/AnalysisStage.h).
-  std::function<std::string(const OutputFile&, int64_t)> extraEvents;
+  // Rank 0: rows appended after a file's last chunk, given the file and
+  // the first free pid (the analysis' findings, app/AnalysisStage.h),
+  // rendered in the file's format.
+  std::function<TraceExtraRows(const OutputFile&, int64_t)> extraEvents;
 };
 
 struct WriteResult {

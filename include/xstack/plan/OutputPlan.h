@@ -31,6 +31,10 @@ struct Chunk {
   size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
 };
 
+// The format of one output file: Chrome JSON (traceFile_<k>_<g>.json) or
+// Perfetto protobuf (traceFile_<k>_<g>.pftrace, docs/FORMAT.md section 7).
+enum class TraceFormat { Json, Perfetto };
+
 struct OutputFile {
   int64_t group = 0;
   int64_t gpu = 0;
@@ -40,8 +44,17 @@ struct OutputFile {
   std::vector<Chunk> chunks;
   int64_t trainersInGroup = 0;        // < groupSize for a partial last group
   std::vector<int64_t> missingRanks;  // ranks of this group and GPU without a profile
-  std::string fileName() const;       // traceFile_<k>_<g>.json
+  TraceFormat format = TraceFormat::Json;
+  // False for the second format's copy of a (k, g): its rendering warnings
+  // are not counted again in the run's totals.
+  bool countsWarnings = true;
+  std::string fileName() const;  // traceFile_<k>_<g>.json or .pftrace
 };
+
+// One file per (k, g) and format, formats in the given order for each (k, g):
+// the same chunks and owners, rendered once per format.
+std::vector<OutputFile> withFormats(const std::vector<OutputFile>& outputs,
+                                    const std::vector<TraceFormat>& formats);
 
 // The most missing ranks listed (a profile named rank.999999999999 must not
 // make a list of 10^12 ranks); a longer list is said to be cut, never silently.

@@ -27,6 +27,8 @@ class EscapedNameTable {
   }
   // What escaping one occurrence of the string fixed (per use, not per id).
   const JsonTextStats& stats(uint32_t id) const { return entries_[id].stats; }
+  // The string as interned (raw bytes, not escaped).
+  std::string_view raw(uint32_t id) const { return entries_[id].key; }
   size_t size() const { return entries_.size(); }
   // Forgets every string; keeps the memory for the next profile.
   void clear();

@@ -21,6 +21,7 @@
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/JsonText.h"
 #include "xstack/trace/RowBuckets.h"
+#include "xstack/trace/TraceEvents.h"
 
 namespace xstack {
 
@@ -51,6 +52,10 @@ class EventRenderer {
   // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.
   void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples);
 
+  // Rows appended after a file's last chunk (the findings): process_name and
+  // process_sort_index, per tid a thread_name "rank <tid>", the instants.
+  void extraRows(const TraceExtraRows& rows);
+
   // Hands any buffered text to the sink.
   void flush();
   // Warnings found while rendering (clamped timestamps, text fixes).
@@ -76,6 +81,10 @@ class EventRenderer {
   JsonTextStats text_;
   Warnings warnings_;
 };
+
+// thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
+// row (the tid is the CUDA stream), "thread <tid>" on CPU rows.
+std::string opRowThreadName(RowKind kind, int64_t tid);
 
 // Events a chunk will hold, computed without rendering (used to decide which
 // processes exist before anything is written).

@@ -39,6 +39,9 @@ class TraceFileWriter {
     bool gzip = false;
     int gzipLevel = 1;  // zlib level: 1 is fast and already shrinks traces ~8x
     bool fsync = false;
+    // Raw bytes (a .pftrace): no JSON header or trailer; appendEvents and
+    // finish write their bytes unchanged.
+    bool raw = false;
   };
   // Creates the temporary file and writes the header.
   Status open(const std::string& finalPath, const Options& options);
@@ -46,8 +49,8 @@ class TraceFileWriter {
   // Appends rendered events (each starting with ",\n"; the comma of the
   // very first event is dropped).
   Status appendEvents(std::string_view text);
-  // Writes the closing part with otherData (a compact JSON object), syncs
-  // and closes the temporary file.
+  // Writes the closing part with otherData (a compact JSON object; raw mode:
+  // the given bytes as they are), syncs and closes the temporary file.
   Status finish(std::string_view otherDataJson);
   // Renames the finished temporary file to the final path.
   Status commit();

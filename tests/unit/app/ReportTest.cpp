@@ -280,7 +280,8 @@ TEST_F(ReportTest, OddJob) {
   EXPECT_GT(w.value("string_control_char", 0), 0);
 
   // pid 0: a thread for rank 0 and for rank 2 (not displayed), with their spans.
-  auto threads = eventsOf(f00, [](const ojson& e) { return e["name"] == "thread_name"; });
+  auto threads =
+      eventsOf(f00, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 0; });
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[0]["args"]["name"], "rank 0");
   EXPECT_EQ(threads[1]["args"]["name"], "rank 2");
@@ -419,7 +420,8 @@ TEST_F(ReportTest, UnreadableProfileStillGivesTheOthers) {
   EXPECT_EQ(f01["otherData"]["problems"][0]["status"], "failed");
   EXPECT_EQ(f01["otherData"]["problems"][0]["file"], "profile.3");
   // The failed rank keeps its thread in 00_pipeline, without spans.
-  auto threads = eventsOf(f01, [](const ojson& e) { return e["name"] == "thread_name"; });
+  auto threads =
+      eventsOf(f01, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 0; });
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[1]["args"]["name"], "rank 3");
   EXPECT_TRUE(

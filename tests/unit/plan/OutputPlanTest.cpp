@@ -70,6 +70,25 @@ TEST(OutputPlan, FileNames) {
   o.group = 12;
   o.gpu = 3;
   EXPECT_EQ(o.fileName(), "traceFile_12_3.json");
+  o.format = TraceFormat::Perfetto;
+  EXPECT_EQ(o.fileName(), "traceFile_12_3.pftrace");
+}
+
+TEST(OutputPlan, WithFormatsGivesOneFilePerFormatWithTheSameChunks) {
+  OutputFile a, b;
+  a.gpu = 0;
+  b.gpu = 1;
+  a.chunks.resize(3);
+  b.chunks.resize(2);
+  auto outs = withFormats({a, b}, {TraceFormat::Json, TraceFormat::Perfetto});
+  ASSERT_EQ(outs.size(), 4u);
+  std::vector<std::string> names;
+  for (const auto& o : outs) names.push_back(o.fileName());
+  EXPECT_EQ(names, (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_0.pftrace",
+                                             "traceFile_0_1.json", "traceFile_0_1.pftrace"}));
+  EXPECT_EQ(outs[1].chunks.size(), 3u);
+  EXPECT_TRUE(outs[0].countsWarnings);
+  EXPECT_FALSE(outs[1].countsWarnings);  // the run's totals count the first format only
 }
 
 TEST(OutputPlan, FixedProcessNames) {

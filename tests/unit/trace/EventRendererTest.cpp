@@ -19,10 +19,18 @@ struct Rendered {
   std::string text;
   std::vector<std::string> pieces;
   Warnings warnings;
-  ojson events() const {
+  // The events; without `withThreadMeta`, minus the thread_name and
+  // thread_sort_index events (every op row's tid has them: tested by text).
+  ojson events(bool withThreadMeta = false) const {
     if (text.empty()) return ojson::array();
     EXPECT_EQ(text.substr(0, 2), ",\n");
-    return ojson::parse("[" + text.substr(1) + "]");
+    ojson all = ojson::parse("[" + text.substr(1) + "]");
+    if (withThreadMeta) return all;
+    ojson out = ojson::array();
+    for (auto& e : all)
+      if (!(e["ph"] == "M" && e["name"].get<std::string>().rfind("thread_", 0) == 0))
+        out.push_back(e);
+    return out;
   }
 };
 
@@ -78,7 +86,7 @@ TEST(EventRenderer, ProcessAndThreadMetadata) {
       "12\"}},"
       "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":12,\"args\":{\"sort_"
       "index\":12}}");
-  EXPECT_EQ(r.events().size(), 4u);
+  EXPECT_EQ(r.events(true).size(), 4u);
   EXPECT_TRUE(r.warnings.empty());
 }
 
@@ -94,6 +102,10 @@ TEST(EventRenderer, OpEventExactText) {
       ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":"
       "\"08_trainerRank.001:cpu:block:0\"}},"
       "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":8}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":77,\"args\":{\"name\":"
+      "\"thread 77\"}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":8,\"tid\":77,\"args\":{\"sort_"
+      "index\":77}},"
       "\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"matmul\",\"pid\":8,\"tid\":77,\"ts\":1234.567,"
       "\"dur\":2000,\"args\":{\"name\":\"matmul\",\"mem_bytes\":4096,\"detail_info\":\"op_type="
       "matmul\"}}");
