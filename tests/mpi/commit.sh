@@ -65,7 +65,7 @@ case $case in
     ;;
   stale)  # a rerun with another layout: earlier traceFile_* removed after the commit, counted; other files kept
     "$xstack" report --data-dir "$work/data1" --gpus-per-trainer 2 --group-size 1 --display-size 1 --no-progress --out "$work/out" 2>/dev/null
-    [ "$(ls "$work/out" | wc -l)" -eq 4 ] || fail "expected 4 traces: $(ls "$work/out")"
+    [ "$(cd "$work/out" && ls traceFile_* | wc -l)" -eq 4 ] || fail "expected 4 traces: $(ls "$work/out")"
     echo mine > "$work/out/notes.txt"
     echo mine > "$work/out/traceFile_notes.txt"
     set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
