@@ -125,8 +125,13 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
                   {"group_size", ctx.topology.groupSize},
                   {"display_size", ctx.topology.displaySize}};
   json w = json::object();
-  for (const auto& [k, e] : warnings.entries()) w[k] = e.count;
+  json examples = json::object();  // placement-independent: basenames, training ranks
+  for (const auto& [k, e] : warnings.entries()) {
+    w[k] = e.count;
+    if (!e.examples.empty()) examples[k] = e.examples;
+  }
   d["warnings"] = w;
+  if (!examples.empty()) d["warning_examples"] = examples;
   json problems = json::array();
   for (size_t i : o.inputs) {
     const InputSummary& s = all[i];
@@ -258,9 +263,8 @@ void receiveChunk(Comm& comm, int owner, Message& m,
 int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
   int64_t lastPid = 0;
   for (const Chunk& c : o.chunks) {
-    const int64_t rows = c.kind == ChunkKind::RankRows
-                             ? static_cast<int64_t>((*ctx.all)[c.input].rows.size())
-                             : 1;
+    const int64_t rows =
+        c.kind == ChunkKind::RankRows ? static_cast<int64_t>((*ctx.all)[c.input].rows.size()) : 1;
     lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
   }
   return lastPid + 1;
