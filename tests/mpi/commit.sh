@@ -15,11 +15,11 @@ for s in 1 2; do "$xstack" report --data-dir "$work/data$s" "${opts[@]}" --out "
 no_leftovers() {
   [ -z "$(find "$1" -maxdepth 1 \( -name '*.tmp' -o -name '*.tmp.*' -o -name '*xstack-commit*' \) -print -quit)" ] || fail "leftovers in $1: $(ls -A "$1")"
 }
-# one_run DIR: the traceFile_* in DIR are exactly those of ref1 or exactly those of ref2.
+# one_run DIR: the traces and analysis files in DIR are exactly those of ref1 or exactly those of ref2.
 one_run() {
   local d=$1 s
   for s in 1 2; do
-    if diff -q <(cd "$work/ref$s" && ls) <(cd "$d" && ls traceFile_* 2>/dev/null) >/dev/null; then
+    if diff -q <(cd "$work/ref$s" && ls) <(cd "$d" && ls 2>/dev/null) >/dev/null; then
       local all=1 f
       for f in "$work/ref$s"/*; do cmp -s "$f" "$d/$(basename "$f")" || all=0; done
       [ $all -eq 1 ] && { echo $s; return 0; }
