@@ -60,12 +60,13 @@ class ProfileSummarizer final : public ProfileSink {
   // After the last field: fills the rest of the summary.
   void finish(const std::string& partial, std::vector<Span>& spans) {
     s_.minTs = minTs_.value;
-    spans = pairer_.pair(s_.warnings, baseName(s_.file.path) + " (training rank " +
-                                          std::to_string(s_.file.id) + ")");
+    const std::string where =
+        baseName(s_.file.path) + " (training rank " + std::to_string(s_.file.id) + ")";
+    spans = pairer_.pair(s_.warnings, where);
     s_.spanCount = spans.size();
     if (displayed_) {
       s_.rows = rows_.rows();
-      memWarnings_.addTo(s_.warnings);
+      memWarnings_.addTo(s_.warnings, where);
     }
     if (!partial.empty()) {
       s_.status = InputStatus::Partial;
