@@ -20,9 +20,10 @@ GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& 
 }
 
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render) {
+                                  const RenderPlan& render, std::vector<TraceFileWriter>& files) {
   if (!run.options.analysis) return {};
-  AnalysisResult r = writeAnalysis(analysed, render.context.origin.ns, run.options.outDir);
+  AnalysisResult r = writeAnalysis(analysed, render.context.origin.ns, run.options.outDir,
+                                   run.options.fsync, files);
   run.clock.mark("analysis_files");
   return r;
 }

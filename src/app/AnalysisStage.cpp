@@ -32,27 +32,21 @@ namespace {
 
 constexpr int kAnalysisTag = 91;  // distinct from the write stage's
 
-// Writes `text` to dir/name through a hidden temporary file and a rename, so
-// no reader ever sees a half-written file. The temporary is named and created
-// like a trace's (".<name>.xstack-<token>.tmp", O_EXCL: TraceFileWriter.h), so
-// a later run recognises and removes it if this one dies.
-Status writeAtomically(const std::string& dir, const std::string& name, const std::string& text) {
-  fs::path final = fs::path(dir) / name;
-  fs::path temp = fs::path(dir) / ("." + name + ".xstack-" + processToken() + ".tmp");
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  std::FILE* f = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
-  if (!f) {
-    if (fd >= 0) ::close(fd);
-    return Error{"cannot create " + temp.string()};
-  }
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fclose(f) == 0 && ok;
-  std::error_code ec;
-  if (ok) fs::rename(temp, final, ec);
-  if (!ok || ec) {
-    fs::remove(temp, ec);
-    return Error{"cannot write " + final.string()};
-  }
+// Writes `text` to the temporary of dir/name (TraceFileWriter, raw: created
+// like a trace's, O_EXCL, so a later run recognises it) and appends the
+// finished writer to `writers`: the file is renamed into place with the
+// traces by OutputCommit, never alone.
+Status writeForCommit(const std::string& dir, const std::string& name, const std::string& text,
+                      bool fsync, std::vector<TraceFileWriter>& writers) {
+  TraceFileWriter w;
+  TraceFileWriter::Options o;
+  o.raw = true;
+  o.fsync = fsync;
+  Status st = w.open((fs::path(dir) / name).string(), o);
+  if (st) st = w.appendRaw(text);
+  if (st) st = w.finish("");
+  if (!st) return Error{"cannot write " + name + ": " + st.error().message};
+  writers.push_back(std::move(w));
   return {};
 }
 
@@ -134,7 +128,8 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
 }
 
 AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
-                             const std::string& outDir) {
+                             const std::string& outDir, bool fsync,
+                             std::vector<TraceFileWriter>& writers) {
   AnalysisResult res;
   if (!g) return res;
   if (!g->status.ok()) {
@@ -144,10 +139,16 @@ AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
   try {
     const Topology& topo = g->topology;
     res.lines = terminalSummary(g->analysis, topo);
-    Status st = writeAtomically(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs));
-    if (st.ok()) st = writeAtomically(outDir, "findings.json", findingsJson(g->analysis, topo));
+    std::vector<TraceFileWriter> files;  // all three or none
+    Status st =
+        writeForCommit(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs), fsync, files);
     if (st.ok())
-      st = writeAtomically(outDir, "report.html", reportHtml(g->tables, g->analysis, topo));
+      st = writeForCommit(outDir, "findings.json", findingsJson(g->analysis, topo), fsync, files);
+    if (st.ok())
+      st = writeForCommit(outDir, "report.html", reportHtml(g->tables, g->analysis, topo), fsync,
+                          files);
+    if (st.ok())
+      for (auto& w : files) writers.push_back(std::move(w));
     res.written = st;
   } catch (const std::exception& e) {
     res.written = Error{std::string("analysis failed: ") + e.what()};

@@ -23,6 +23,13 @@ std::string withoutPath(const std::string& message, const std::string& path) {
 
 namespace {
 
+// A file's name without its folder: warning examples name files by it, so
+// they (and otherData) do not depend on where a rank saw the file.
+std::string baseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // The read stage's pass over one profile, as it is decoded: nothing per
 // event is kept but the markers.
 class ProfileSummarizer final : public ProfileSink {
@@ -53,11 +60,13 @@ class ProfileSummarizer final : public ProfileSink {
   // After the last field: fills the rest of the summary.
   void finish(const std::string& partial, std::vector<Span>& spans) {
     s_.minTs = minTs_.value;
-    spans = pairer_.pair(s_.warnings);
+    const std::string where =
+        baseName(s_.file.path) + " (training rank " + std::to_string(s_.file.id) + ")";
+    spans = pairer_.pair(s_.warnings, where);
     s_.spanCount = spans.size();
     if (displayed_) {
       s_.rows = rows_.rows();
-      memWarnings_.addTo(s_.warnings);
+      memWarnings_.addTo(s_.warnings, where);
     }
     if (!partial.empty()) {
       s_.status = InputStatus::Partial;
@@ -134,7 +143,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       return;
     }
     case InputKind::Dcgm: {
-      DcgmParser parser(path);
+      DcgmParser parser(baseName(path));
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       in.dcgm = std::move(parser.samples());
       s.warnings.merge(parser.warnings());
@@ -151,7 +160,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       return;
     }
     case InputKind::Net: {
-      NetParser parser(path);
+      NetParser parser(baseName(path));
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       in.net = std::move(parser.samples());
       s.warnings.merge(parser.warnings());
@@ -165,7 +174,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       return;
     }
     case InputKind::Time: {
-      TimeFileParser parser(path);
+      TimeFileParser parser(baseName(path));
       if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
       s.warnings.merge(parser.warnings());
       failIfUnusable(s, parser.startNs || parser.endNs);

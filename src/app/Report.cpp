@@ -49,6 +49,8 @@ void ReportRun::log(const std::string& line) const {
 int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   StageClock ownClock;
   ReportRun run(comm, opt, clock ? *clock : ownClock);
+  if (Status agreed = agreeOptionsStage(run); !agreed.ok())
+    return fail(run, Failure{FailureKind::Usage, {}, -1, {}, agreed.error().message});
   comm.setChunkBytes(opt.mpiChunkBytes);
 
   ListedInputs listed = listInputsStage(run);
@@ -59,10 +61,11 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   GatheredSummaries gathered = gatherSummariesStage(run, *local);
   RenderPlan render = renderPlanStage(run, *plan, gathered, *local);
   GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
-  Outcome<WriteResult> written = writeTracesStage(run, render);
+  std::vector<TraceFileWriter> analysisFiles;  // rank 0: committed with the traces
+  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render, analysisFiles);
+  Outcome<WriteResult> written = writeTracesStage(run, render, analysisFiles);
   if (!written.ok()) return fail(run, written.failure());
-  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render);
-  if (opt.timings) printTimings(comm, run.clock);
+  if (run.options.timings) printTimings(comm, run.clock);
   return summaryStage(run, gathered, *written, render.context.shape, analysis,
                       listed.listingFailed || !plan->badPaths.empty());
 }

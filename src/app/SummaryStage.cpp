@@ -25,6 +25,9 @@ struct InputTotals {
   uint64_t events = 0;
   std::set<std::string> hosts;
   Warnings warnings;
+  // The same examples, each followed by "[<path>, read by MPI rank R on H]"
+  // (console only: placement-dependent).
+  Warnings consoleExamples;
   bool anyProblem = false;
 };
 
@@ -36,6 +39,10 @@ InputTotals totalInputs(const ReportRun& run, const std::vector<InputSummary>& a
     t.events += s.events + s.memEvents;
     t.hosts.insert(s.readerHost);
     t.warnings.merge(s.warnings);
+    for (const auto& [k, e] : s.warnings.entries())
+      for (const auto& x : e.examples)
+        t.consoleExamples.addExample(k, x + " [" + s.file.path + ", read by MPI rank " +
+                                            std::to_string(s.reader) + " on " + s.readerHost + "]");
     if (s.status == InputStatus::Ok) continue;
     t.anyProblem = true;
     run.log(std::string(statusName(s.status)) + ": " + kindName(s.file.kind) + " " + s.file.path +
@@ -87,12 +94,15 @@ void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& wr
           " hosts read them");
 }
 
-void logWarnings(const ReportRun& run, const Warnings& warnings) {
+// The counts, then the first examples of each kind (docs/WARNINGS.md).
+void logWarnings(const ReportRun& run, const Warnings& warnings, const Warnings& examples) {
   if (warnings.empty()) return;
   std::string w;
   for (const auto& [k, e] : warnings.entries())
     w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
   run.log("warnings: " + w);
+  for (const auto& [k, e] : examples.entries())
+    for (const auto& x : e.examples) run.log("  " + k + ": " + x);
 }
 
 }  // namespace
@@ -106,7 +116,7 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
     run.log("render failed: " + p);
   logTotals(run, totals, written);
   totals.warnings.merge(written.warnings);
-  logWarnings(run, totals.warnings);
+  logWarnings(run, totals.warnings, totals.consoleExamples);
   if (!analysis.written.ok()) run.log("analysis not written: " + analysis.written.error().message);
   for (const std::string& l : analysis.lines) run.log(l);
   bool partial =

@@ -142,8 +142,13 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
                   {"group_size", ctx.topology.groupSize},
                   {"display_size", ctx.topology.displaySize}};
   json w = json::object();
-  for (const auto& [k, e] : warnings.entries()) w[k] = e.count;
+  json examples = json::object();  // placement-independent: basenames, training ranks
+  for (const auto& [k, e] : warnings.entries()) {
+    w[k] = e.count;
+    if (!e.examples.empty()) examples[k] = e.examples;
+  }
   d["warnings"] = w;
+  if (!examples.empty()) d["warning_examples"] = examples;
   json problems = json::array();
   for (size_t i : o.inputs) {
     const InputSummary& s = all[i];

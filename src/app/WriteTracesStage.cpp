@@ -3,19 +3,23 @@
 
 namespace xstack {
 
-Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render) {
+Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
+                                      std::vector<TraceFileWriter>& extraFiles) {
   std::vector<TraceFileWriter> writers;  // rank 0: one per output, temporary until committed
   WriteResult res = writeOutputs(run.comm, render.outputs, render.context, writers);
   run.progress.finish();
   run.clock.mark("write");
   if (!run.comm.allTrue(res.ok)) {
     writers.clear();  // removes the temporary files
+    extraFiles.clear();
     return Failure{FailureKind::Write,
                    {},
                    0,
                    {},
                    res.error + "; no trace file written, earlier files at these paths untouched"};
   }
+  for (auto& f : extraFiles) writers.push_back(std::move(f));
+  extraFiles.clear();
   Status committed;
   OutputCommit::Result commitResult;
   if (run.root()) committed = run.outCommit.commit(writers, commitResult);
@@ -27,7 +31,8 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render) {
                    committed.ok() ? std::string("commit failed") : committed.error().message};
   if (commitResult.staleRemoved)
     run.log("removed " + std::to_string(commitResult.staleRemoved) +
-            " earlier traceFile_* files of another layout from " + run.options.outDir);
+            " earlier output files this run did not write (traceFile_*, analysis files) from " +
+            run.options.outDir);
   for (const auto& n : commitResult.notes) run.log("warning: " + n);
   run.clock.mark("commit");
   return res;

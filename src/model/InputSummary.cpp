@@ -20,7 +20,7 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
   nlohmann::json arr = nlohmann::json::array();
   for (const InputSummary& s : all) {
     nlohmann::json w = nlohmann::json::object();
-    for (const auto& [k, e] : s.warnings.entries()) w[k] = e.count;
+    for (const auto& [k, e] : s.warnings.entries()) w[k] = {e.count, e.examples};
     nlohmann::json rows = nlohmann::json::array();
     for (const RowKey& r : s.rows) rows.push_back({static_cast<int>(r.kind), r.device});
     nlohmann::json counters = nlohmann::json::array();
@@ -50,7 +50,10 @@ std::vector<InputSummary> decodeSummaries(const std::string& bytes) {
     s.minTs = a[9].get<uint64_t>();
     s.events = a[10].get<uint64_t>();
     s.memEvents = a[11].get<uint64_t>();
-    for (const auto& [k, v] : a[12].items()) s.warnings.add(k, v.get<uint64_t>());
+    for (const auto& [k, v] : a[12].items()) {
+      s.warnings.add(k, v[0].get<uint64_t>());
+      for (const auto& x : v[1]) s.warnings.addExample(k, x.get<std::string>());
+    }
     for (const auto& r : a[13])
       s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
     s.spanCount = a[14].get<uint64_t>();

@@ -20,28 +20,39 @@ bool markerOf(std::string_view name, std::string_view detail, uint64_t startNs, 
   return true;
 }
 
-std::vector<Span> MarkerPairer::pair(Warnings& warnings) {
+namespace {
+
+std::string markerExample(const std::string& where, const Marker& m, const char* what) {
+  return where + ": ts " + std::to_string(m.ts) + " ns: marker_" +
+         (m.phase == Phase::Forward ? "forward" : "backward") + (m.begin ? "_B, " : "_E, ") + what;
+}
+
+}  // namespace
+
+std::vector<Span> MarkerPairer::pair(Warnings& warnings, const std::string& where) {
   std::stable_sort(markers_.begin(), markers_.end(),
                    [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
-  std::optional<uint64_t> open[2];
+  std::optional<Marker> open[2];
   std::vector<Span> spans;
   int64_t forwards = 0;
   for (const Marker& m : markers_) {
     auto& slot = open[static_cast<int>(m.phase)];
     if (m.begin) {
-      if (slot) warnings.add("marker_replaced_begin");
-      slot = m.ts;
+      if (slot)
+        warnings.add("marker_replaced_begin", 1,
+                     markerExample(where, *slot, "replaced by a later begin"));
+      slot = m;
       continue;
     }
     if (!slot) {
-      warnings.add("marker_unmatched_end");
+      warnings.add("marker_unmatched_end", 1, markerExample(where, m, "no begin"));
       continue;
     }
-    spans.push_back(Span{m.phase, 0, *slot, m.ts});
+    spans.push_back(Span{m.phase, 0, slot->ts, m.ts});
     slot.reset();
   }
   for (const auto& s : open)
-    if (s) warnings.add("marker_unmatched_begin");
+    if (s) warnings.add("marker_unmatched_begin", 1, markerExample(where, *s, "no end"));
   std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
     if (a.startNs != b.startNs) return a.startNs < b.startNs;
     return a.phase < b.phase;

@@ -36,19 +36,43 @@ bool memPlaceFromWire(int64_t place, MemPlace& out) {
 
 namespace {
 bool neverFreed(const ProfileMemEvent& e) { return e.endNs == 0 || e.endNs < e.startNs; }
+
+// Keeps `first` the earliest events by start_ns (ties: the earlier added).
+void keepEarliest(std::vector<ProfileMemEvent>& first, const ProfileMemEvent& e) {
+  if (first.size() >= Warnings::kMaxExamples && e.startNs >= first.back().startNs) return;
+  auto at = std::upper_bound(
+      first.begin(), first.end(), e,
+      [](const ProfileMemEvent& a, const ProfileMemEvent& b) { return a.startNs < b.startNs; });
+  first.insert(at, e);
+  if (first.size() > Warnings::kMaxExamples) first.pop_back();
+}
+
+std::string memExample(const std::string& where, const ProfileMemEvent& e) {
+  return where + ": ts " + std::to_string(e.startNs) + " ns: " + std::to_string(e.bytes) +
+         " bytes, place " + std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +
+         ", end_ns " + std::to_string(e.endNs);
+}
 }  // namespace
 
 void MemoryWarningCounter::add(const ProfileMemEvent& e) {
   MemPlace place;
-  if (!memPlaceFromWire(e.place, place))
+  if (!memPlaceFromWire(e.place, place)) {
     ++unknown_;
-  else if (neverFreed(e))
+    keepEarliest(firstUnknown_, e);
+  } else if (neverFreed(e)) {
     ++neverFreed_;
+    keepEarliest(firstNeverFreed_, e);
+  }
 }
 
-void MemoryWarningCounter::addTo(Warnings& warnings) const {
+void MemoryWarningCounter::addTo(Warnings& warnings, const std::string& where) const {
   warnings.add("memory_unknown_place", unknown_);
   warnings.add("memory_never_freed", neverFreed_);
+  if (where.empty()) return;
+  for (const ProfileMemEvent& e : firstUnknown_)
+    warnings.addExample("memory_unknown_place", memExample(where, e));
+  for (const ProfileMemEvent& e : firstNeverFreed_)
+    warnings.addExample("memory_never_freed", memExample(where, e));
 }
 
 void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {

@@ -172,6 +172,14 @@ bool isTraceFileName(const std::string& n) {
   return std::regex_match(n, kPattern);
 }
 
+bool isAnalysisFileName(const std::string& n) {
+  return n == "steps.csv" || n == "findings.json" || n == "report.html";
+}
+
+bool isCommittedOutputName(const std::string& n) {
+  return isTraceFileName(n) || isAnalysisFileName(n);
+}
+
 struct TraceFileWriter::Gzip {
   z_stream z{};
   std::string out = std::string(1 << 20, '\0');
@@ -335,7 +343,7 @@ std::string rollForwardJournal(const std::string& dir) {
       const fs::path target = fs::path(dir) / a, temp = fs::path(dir) / b;
       if (::access(temp.c_str(), F_OK) == 0 && std::rename(temp.c_str(), target.c_str()) == 0)
         ++renamed;
-    } else if (word == "stale" && std::getline(ls, a, '\t') && isTraceFileName(a)) {
+    } else if (word == "stale" && std::getline(ls, a, '\t') && isCommittedOutputName(a)) {
       if (::unlink((fs::path(dir) / a).c_str()) == 0) ++removed;
     }
   }
@@ -415,7 +423,7 @@ Status OutputCommit::commit(std::vector<TraceFileWriter>& writers, Result& resul
     newNames.insert(fs::path(w.finalPath()).filename().string());
   std::vector<std::string> stale;
   for (const std::string& n : namesIn(dir_))
-    if (isTraceFileName(n) && !newNames.count(n)) stale.push_back(n);
+    if (isCommittedOutputName(n) && !newNames.count(n)) stale.push_back(n);
   std::string journal = "xstack-commit 1\n";
   for (const TraceFileWriter& w : writers)
     journal += "new\t" + fs::path(w.finalPath()).filename().string() + "\t" +
@@ -454,7 +462,7 @@ Status OutputCommit::commit(std::vector<TraceFileWriter>& writers, Result& resul
     if (::unlinkat(dirFd_, n.c_str(), 0) == 0)
       ++result.staleRemoved;
     else
-      result.notes.push_back("cannot remove the earlier trace file " + n + ": " + errnoText());
+      result.notes.push_back("cannot remove the earlier output file " + n + ": " + errnoText());
   }
   ::unlinkat(dirFd_, kJournal, 0);
   syncFolder(dirFd_);

@@ -9,17 +9,17 @@ rm -rf "$work" && mkdir -p "$work"
 for s in 1 2; do
   "$xstack" synth --out "$work/data$s" --trainers 2 --gpus-per-trainer 2 --steps 3 --ops-per-step 300 --seed $s 2>/dev/null
 done
-opts=(--gpus-per-trainer 2 --no-progress --no-analysis)  # the analysis files: analysis.sh
+opts=(--gpus-per-trainer 2 --no-progress)
 for s in 1 2; do "$xstack" report --data-dir "$work/data$s" "${opts[@]}" --out "$work/ref$s" 2>/dev/null || fail "reference run $s"; done
 
 no_leftovers() {
   [ -z "$(find "$1" -maxdepth 1 \( -name '*.tmp' -o -name '*.tmp.*' -o -name '*xstack-commit*' \) -print -quit)" ] || fail "leftovers in $1: $(ls -A "$1")"
 }
-# one_run DIR: the traceFile_* in DIR are exactly those of ref1 or exactly those of ref2.
+# one_run DIR: the traces and analysis files in DIR are exactly those of ref1 or exactly those of ref2.
 one_run() {
   local d=$1 s
   for s in 1 2; do
-    if diff -q <(cd "$work/ref$s" && ls) <(cd "$d" && ls traceFile_* 2>/dev/null) >/dev/null; then
+    if diff -q <(cd "$work/ref$s" && ls) <(cd "$d" && ls 2>/dev/null) >/dev/null; then
       local all=1 f
       for f in "$work/ref$s"/*; do cmp -s "$f" "$d/$(basename "$f")" || all=0; done
       [ $all -eq 1 ] && { echo $s; return 0; }
@@ -64,20 +64,22 @@ case $case in
     no_leftovers "$work/out"
     ;;
   stale)  # a rerun with another layout: earlier traceFile_* removed after the commit, counted; other files kept
-    "$xstack" report --data-dir "$work/data1" --gpus-per-trainer 2 --group-size 1 --display-size 1 --no-progress --no-analysis --out "$work/out" 2>/dev/null
-    [ "$(ls "$work/out" | wc -l)" -eq 4 ] || fail "expected 4 traces: $(ls "$work/out")"
+    "$xstack" report --data-dir "$work/data1" --gpus-per-trainer 2 --group-size 1 --display-size 1 --no-progress --out "$work/out" 2>/dev/null
+    [ "$(cd "$work/out" && ls traceFile_* | wc -l)" -eq 4 ] || fail "expected 4 traces: $(ls "$work/out")"
     echo mine > "$work/out/notes.txt"
     echo mine > "$work/out/traceFile_notes.txt"
     set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
     [ "$rc" -eq 0 ] || fail "exit $rc: $(cat "$work/log")"
-    grep -q "removed 2 earlier traceFile_" "$work/log" || fail "removal not counted: $(cat "$work/log")"
+    grep -q "removed 2 earlier output files" "$work/log" || fail "removal not counted: $(cat "$work/log")"
     [ "$(cat "$work/out/notes.txt")" = mine ] && [ -f "$work/out/traceFile_notes.txt" ] || fail "a user's file was touched"
     rm "$work/out/notes.txt" "$work/out/traceFile_notes.txt"
     same_dir "$work/ref1" "$work/out"
     no_leftovers "$work/out"
     ;;
   kill)  # SIGKILL in the middle of the commit, then a rerun: the journal says which, the rerun finishes
+    # The analysis files are in the commit set: each is old or new like a trace.
     cp -r "$work/ref1" "$work/out"
+    for f in steps.csv findings.json report.html; do cmp -s "$work/ref1/$f" "$work/ref2/$f" && fail "$f is the same for both runs"; done
     set +e; XSTACK_INJECT_FAULT=kill-commit:0 "$xstack" report --data-dir "$work/data2" "${opts[@]}" --out "$work/out" 2>"$work/log"; rc=$?; set -e
     [ "$rc" -ne 0 ] || fail "exit 0 after SIGKILL"
     [ -f "$work/out/.xstack-commit" ] || fail "no journal after an interrupted commit: $(ls -A "$work/out")"
@@ -121,6 +123,16 @@ case $case in
     set +e; wait $pid; rc=$?; set -e
     [ "$rc" -ne 0 ] || { echo "run ended before SIGTERM; nothing to check"; exit 0; }
     same_dir "$work/ref1" "$work/out"
+    no_leftovers "$work/out"
+    ;;
+  noanalysis)  # analysis files are in the commit set: --no-analysis removes an earlier run's
+    cp -r "$work/ref1" "$work/out"
+    for f in steps.csv findings.json report.html; do [ -f "$work/out/$f" ] || fail "reference has no $f"; done
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data2" "${opts[@]}" --no-analysis --out "$work/out" 2>"$work/log"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "exit $rc: $(cat "$work/log")"
+    grep -q "removed 3 earlier output files" "$work/log" || fail "removal not counted: $(cat "$work/log")"
+    for f in steps.csv findings.json report.html; do [ ! -e "$work/out/$f" ] || fail "stale $f of another run kept"; done
+    for f in "$work/ref2"/traceFile_*; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") is not run 2's"; done
     no_leftovers "$work/out"
     ;;
   *) fail "unknown case $case" ;;

@@ -4,8 +4,8 @@
 // rank 0 (point to point, O(ranks x steps) bytes), which computes the
 // findings before the traces are written (so each affected trace carries
 // them as instant events, findingEventsFor); writeAnalysis then writes
-// steps.csv, findings.json and report.html into the output folder, each
-// atomically (temporary file, then rename).
+// steps.csv, findings.json and report.html to temporaries that are committed
+// together with the traces (OutputCommit): one run's set, or the earlier one.
 #pragma once
 
 #include <memory>
@@ -16,6 +16,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
 #include "xstack/trace/TraceEvents.h"
+#include "xstack/trace/TraceFileWriter.h"
 
 namespace xstack {
 
@@ -43,9 +44,12 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
 TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
                                 uint64_t originNs);
 
-// Rank 0 (no-op elsewhere): writes the three files, returns the summary.
-// `originNs`: steps.csv start_ns is relative to it.
+// Rank 0 (no-op elsewhere): writes the three files to temporaries and
+// appends their finished writers to `writers` (all three, or none and an
+// error in `written`), for OutputCommit; returns the summary. `originNs`:
+// steps.csv start_ns is relative to it.
 AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
-                             const std::string& outDir);
+                             const std::string& outDir, bool fsync,
+                             std::vector<TraceFileWriter>& writers);
 
 }  // namespace xstack

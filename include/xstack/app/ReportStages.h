@@ -1,5 +1,7 @@
 // The stages of `xstack report`, in order (runReport in Report.cpp calls them):
 //
+//   agreeOptionsStage     AgreeOptionsStage.cpp     collective: the options that must agree
+//                                                   do (issue 12.2), else rc 2 naming them
 //   listInputsStage       ListInputsStage.cpp       each rank lists the folders it sees
 //   planStage             PlanStage.cpp             collective: who reads which file; checks
 //   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
@@ -8,9 +10,10 @@
 //                                                   who renders what, time origin (pure)
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
 //                                                   rank 0, findings (app/AnalysisStage.h)
-//   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
-//                                                   then commit, collective
 //   writeAnalysisStage    AnalyseStage.cpp          rank 0: steps.csv, findings.json, report.html
+//                                                   to temporaries, committed with the traces
+//   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
+//                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
 //
 // Every stage takes the run (comm, options, clock, progress) and typed
@@ -67,6 +70,11 @@ struct RenderPlan {
   WriteContext context;
 };
 
+// collective, the run's first, before comm.setChunkBytes: every rank's
+// outputs-shaping options (OptionAgreement.h) against every other's; an error
+// naming each option that differs, its values and ranks. Sets
+// run.options.timings to rank 0's (display-only).
+Status agreeOptionsStage(ReportRun& run);
 ListedInputs listInputsStage(ReportRun& run);
 Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed);
 Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
@@ -77,10 +85,14 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
 // render.context.extraEvents so each affected trace carries its findings.
 GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
                                  RenderPlan& render);
-Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render);
-// Rank 0: the analysis files and the terminal summary (no-op without analysis).
+// Rank 0: the analysis files' temporaries (appended to `files`) and the
+// terminal summary (no-op without analysis).
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render);
+                                  const RenderPlan& render, std::vector<TraceFileWriter>& files);
+// collective: writes the traces, then commits them together with `extraFiles`
+// (rank 0: the analysis files; removed, never committed, if a trace fails).
+Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
+                                      std::vector<TraceFileWriter>& extraFiles);
 // Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
 // had a problem (on any rank).
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,

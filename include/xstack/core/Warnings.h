@@ -1,9 +1,10 @@
 // Recoverable problems, counted by kind (like Perfetto's stats) and merged
 // across files and ranks. Kinds are short snake_case names that appear in
-// otherData.warnings and in the end-of-run summary. The first few examples
-// of each kind (a message naming file and line or offset) are kept for
-// stderr; only the counts go into trace files, so traces stay identical
-// whatever the paths were.
+// otherData.warnings and in the end-of-run summary. A few examples of each
+// kind are kept (a message starting with the file's basename, then line or
+// timestamp: "profile_rank.3: ts 1200: ..."): the kMaxExamples smallest in
+// natural order (digit runs compared as numbers), so the examples kept do not
+// depend on the order of add and merge (which rank read which file first).
 #pragma once
 
 #include <cstdint>
@@ -21,16 +22,21 @@ class Warnings {
     if (!n) return;
     auto& e = entries_[kind];
     e.count += n;
-    if (!example.empty() && e.examples.size() < kMaxExamples) e.examples.push_back(example);
+    if (!example.empty()) keepExample(e.examples, example);
+  }
+  // Adds `example` to `kind` without counting (a count is carried apart).
+  void addExample(const std::string& kind, const std::string& example) {
+    keepExample(entries_[kind].examples, example);
   }
   void merge(const Warnings& other) {
     for (const auto& [k, o] : other.entries_) {
       auto& e = entries_[k];
       e.count += o.count;
-      for (const auto& x : o.examples)
-        if (e.examples.size() < kMaxExamples) e.examples.push_back(x);
+      for (const auto& x : o.examples) keepExample(e.examples, x);
     }
   }
+  // Natural order: digit runs compare as numbers ("f:9" < "f:10"), then bytes.
+  static bool naturalLess(const std::string& a, const std::string& b);
   uint64_t count(const std::string& kind) const {
     auto it = entries_.find(kind);
     return it == entries_.end() ? 0 : it->second.count;
@@ -49,6 +55,9 @@ class Warnings {
   const std::map<std::string, Entry>& entries() const { return entries_; }
 
  private:
+  // Keeps `examples` the sorted kMaxExamples smallest (naturalLess), no
+  // duplicates; an example is cut after 300 bytes.
+  static void keepExample(std::vector<std::string>& examples, const std::string& x);
   std::map<std::string, Entry> entries_;  // ordered: deterministic output
 };
 

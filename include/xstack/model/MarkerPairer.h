@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,8 +40,10 @@ bool markerOf(std::string_view name, std::string_view detail, uint64_t startNs, 
 class MarkerPairer {
  public:
   void add(const Marker& m) { markers_.push_back(m); }
-  // Spans ordered by start (ties: forward first, then input order).
-  std::vector<Span> pair(Warnings& warnings);
+  // Spans ordered by start (ties: forward first, then input order). Each
+  // warning's example is "<where>: ts <start_ns> ns: <marker>, <what>", e.g.
+  // "profile_rank.3 (training rank 3): ts 1200 ns: marker_forward_E, no begin".
+  std::vector<Span> pair(Warnings& warnings, const std::string& where = "markers");
 
  private:
   std::vector<Marker> markers_;

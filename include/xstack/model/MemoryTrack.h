@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "xstack/core/Warnings.h"
@@ -39,10 +40,16 @@ void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& w
 class MemoryWarningCounter {
  public:
   void add(const ProfileMemEvent& e);
-  void addTo(Warnings& warnings) const;
+  // The counts; with `where` (e.g. "profile_rank.3 (training rank 3)") also
+  // examples of the earliest events of each kind: "<where>: ts <start_ns> ns:
+  // <bytes> bytes, place <p>, device <d>, end_ns <e>".
+  void addTo(Warnings& warnings, const std::string& where = {}) const;
 
  private:
   uint64_t unknown_ = 0, neverFreed_ = 0;
+  // The Warnings::kMaxExamples earliest events of each kind (by start_ns,
+  // then file order): cheap per event, formatted in addTo only.
+  std::vector<ProfileMemEvent> firstUnknown_, firstNeverFreed_;
 };
 
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,

@@ -39,8 +39,9 @@ class TraceFileWriter {
     bool gzip = false;
     int gzipLevel = 1;  // zlib level: 1 is fast and already shrinks traces ~8x
     bool fsync = false;
-    // Raw bytes (a .pftrace): no JSON header or trailer; appendEvents and
-    // finish write their bytes unchanged.
+    // Raw bytes, no JSON framing: a .pftrace, or a plain file committed with
+    // the traces (the analysis files). appendEvents/appendRaw write their bytes
+    // unchanged, and finish writes the given bytes unchanged.
     bool raw = false;
   };
   // Creates the temporary file and writes the header.
@@ -49,6 +50,8 @@ class TraceFileWriter {
   // Appends rendered events (each starting with ",\n"; the comma of the
   // very first event is dropped).
   Status appendEvents(std::string_view text);
+  // Appends bytes as given (Options::raw).
+  Status appendRaw(std::string_view text) { return writeAll(text); }
   // Writes the closing part with otherData (a compact JSON object; raw mode:
   // the given bytes as they are), syncs and closes the temporary file.
   Status finish(std::string_view otherDataJson);
@@ -85,6 +88,12 @@ const std::string& processToken();
 bool isXstackTempName(const std::string& name);
 // True for traceFile_<k>_<g>.json, .json.gz, .pftrace, .pftrace.gz.
 bool isTraceFileName(const std::string& name);
+// True for the analysis files a run commits with its traces: steps.csv,
+// findings.json, report.html.
+bool isAnalysisFileName(const std::string& name);
+// The files of a run's commit set: trace or analysis files. Those of an
+// earlier run that this run did not write are stale and removed on commit.
+bool isCommittedOutputName(const std::string& name);
 
 // The commit protocol of one run's trace files into an output folder (rank 0
 // only; docs/RELIABILITY.md):
@@ -97,7 +106,7 @@ bool isTraceFileName(const std::string& name);
 //  2. commit(): checks every target first (a folder of that name, a target
 //     the run may not replace, a lost temporary: nothing replaced, rc 1);
 //     writes the journal listing the new files and the stale ones (earlier
-//     traceFile_* not in this run's set); renames; removes the stale files;
+//     traceFile_* and analysis files not in this run's set); renames; removes the stale files;
 //     removes the journal. Killed at any point, the folder holds the old set
 //     (no journal) or, with the journal, what is needed to finish the new set:
 //     the next run rolls it forward. Other files are never touched.

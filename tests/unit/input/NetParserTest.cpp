@@ -156,3 +156,19 @@ TEST(NetParser, KeptArgTextsAreJsonNumbers) {
 
 }  // namespace
 }  // namespace xstack
+
+namespace xstack {
+namespace {
+
+// Issue 12.12: a number JSON cannot hold (1e999) makes the line unusable;
+// it is counted as net_bad_line with an example, never dropped silently.
+TEST(NetParser, AnOverflowingNumberIsACountedBadLine) {
+  auto p = parse(R"({"name":"tx","ts":1,"args":{"a":1e999}})"
+                 "\n");
+  EXPECT_TRUE(p.samples().empty());
+  EXPECT_EQ(p.warnings().count("net_bad_line"), 1u);
+  EXPECT_EQ(p.warnings().entries().at("net_bad_line").examples.at(0).rfind("net.3:1: ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace xstack
