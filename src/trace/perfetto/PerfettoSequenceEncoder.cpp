@@ -1,5 +1,6 @@
 #include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
 
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -99,9 +100,27 @@ PerfettoSequenceEncoder::PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink,
 
 ProtoWriter::Mark PerfettoSequenceEncoder::beginPacket(uint64_t tsNs, bool hasTs) {
   if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
-  ProtoWriter::Mark m = w_.beginMessage(f::kTracePacket);
-  if (hasTs) w_.varintField(f::packet::kTimestamp, tsNs);  // 0 written too (presence)
-  buf_.append(sequenceHead_[packets_ == 0 ? 0 : 1]);
+  // One append: TracePacket tag, length placeholder, timestamp (0 written
+  // too: presence), sequence head.
+  static_assert(f::kTracePacket == 1 && f::packet::kTimestamp == 8);
+  char head[32];
+  size_t n = 0;
+  head[n++] = static_cast<char>((f::kTracePacket << 3) | 2);
+  head[n++] = '\0';
+  if (hasTs) {
+    head[n++] = static_cast<char>(f::packet::kTimestamp << 3);
+    uint64_t v = tsNs;
+    while (v >= 0x80) {
+      head[n++] = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
+      v >>= 7;
+    }
+    head[n++] = static_cast<char>(v);
+  }
+  const std::string& seq = sequenceHead_[packets_ == 0 ? 0 : 1];
+  std::memcpy(head + n, seq.data(), seq.size());  // <= 12 bytes
+  n += seq.size();
+  const ProtoWriter::Mark m = buf_.size() + 1;
+  buf_.append(head, n);
   return m;
 }
 
@@ -211,12 +230,16 @@ void PerfettoSequenceEncoder::thread(int64_t pid, int64_t tid, std::string_view 
 uint64_t PerfettoSequenceEncoder::intern(
     Index& index, std::string_view text,
     std::vector<std::pair<uint64_t, std::string_view>>& fresh) {
-  auto it = index.find(text);
-  if (it != index.end()) return it->second;
-  const uint64_t iid = index.size() + 1;
-  index.emplace(std::string(text), iid);
-  fresh.emplace_back(iid, text);
-  return iid;
+  if (index.lastIid && text == index.lastText) return index.lastIid;
+  auto it = index.iids.find(text);
+  if (it == index.iids.end()) {
+    const uint64_t iid = index.iids.size() + 1;
+    it = index.iids.emplace(std::string(text), iid).first;
+    fresh.emplace_back(iid, text);
+  }
+  index.lastText = it->first;
+  index.lastIid = it->second;
+  return it->second;
 }
 
 void PerfettoSequenceEncoder::writeInternedData(const NewEntries& fresh) {

@@ -158,7 +158,13 @@ class PerfettoSequenceEncoder {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  using Index = std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>>;
+  // Text -> iid, with the last hit remembered: categories and annotation
+  // names repeat call after call ("Op", "name"), a compare beats a hash.
+  struct Index {
+    std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>> iids;
+    std::string_view lastText;  // a key of `iids` (node keys are stable)
+    uint64_t lastIid = 0;       // 0: no last hit yet
+  };
   // An event name's iid and, once known, the iid of the same text among the
   // interned annotation string values (0: not looked up yet), so an op name
   // written as event name and as args.name costs one hash lookup.
