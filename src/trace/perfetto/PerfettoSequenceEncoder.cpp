@@ -308,17 +308,29 @@ void PerfettoSequenceEncoder::writeArgs(std::span<const DebugArg> args) {
   }
 }
 
-void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs,
-                                         std::string_view name, std::string_view category,
-                                         std::span<const DebugArg> args, bool switchDefault) {
-  NewEntries fresh;
+PerfettoSequenceEncoder::EventIids& PerfettoSequenceEncoder::internEvent(std::string_view name,
+                                                                         NewEntries& fresh) {
+  if (interned_.eventSlots.empty()) interned_.eventSlots.resize(kEventSlots);
+  const auto address = reinterpret_cast<uintptr_t>(name.data());
+  EventSlot& slot = interned_.eventSlots[((address >> 3) ^ name.size()) & (kEventSlots - 1)];
+  if (slot.entry && slot.data == name.data() && slot.size == name.size() &&
+      slot.entry->first == name)
+    return slot.entry->second;
   auto found = interned_.events.find(name);
   if (found == interned_.events.end()) {
     const uint64_t iid = interned_.events.size() + 1;
     found = interned_.events.emplace(std::string(name), EventIids{iid, 0}).first;
     fresh.events.emplace_back(iid, name);
   }
-  EventIids& event = found->second;
+  slot = {name.data(), name.size(), &*found};
+  return found->second;
+}
+
+void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs,
+                                         std::string_view name, std::string_view category,
+                                         std::span<const DebugArg> args, bool switchDefault) {
+  NewEntries fresh;
+  EventIids& event = internEvent(name, fresh);
   const uint64_t nameIid = event.name;
   const uint64_t catIid =
       category.empty() ? 0 : intern(interned_.categories, category, fresh.categories);

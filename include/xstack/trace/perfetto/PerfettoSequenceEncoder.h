@@ -173,8 +173,18 @@ class PerfettoSequenceEncoder {
     uint64_t stringValue = 0;
   };
   using EventIndex = std::unordered_map<std::string, EventIids, TextHash, std::equal_to<>>;
+  // Direct-mapped cache in front of `events`, keyed by the caller's text
+  // address and size (callers pass names from stable tables); a hit is
+  // confirmed by comparing the text, so a reused address is only a miss.
+  struct EventSlot {
+    const char* data = nullptr;
+    size_t size = 0;
+    EventIndex::value_type* entry = nullptr;  // node of `events` (stable)
+  };
+  static constexpr size_t kEventSlots = 1024;
   struct Interned {
     EventIndex events;
+    std::vector<EventSlot> eventSlots;  // kEventSlots once used
     Index categories, annotationNames, strings;
   };
   // New interned entries a packet must carry (iid, raw text).
@@ -196,6 +206,9 @@ class PerfettoSequenceEncoder {
   // Interns the args' names (and interned values); returns their iids.
   // `event`: the entry of the event's name, reused for a string value equal
   // to that name.
+  // The event name's entry in interned_.events, added (and recorded in
+  // `fresh`) when new.
+  EventIids& internEvent(std::string_view name, NewEntries& fresh);
   void internArgs(std::span<const DebugArg> args, std::string_view eventName, EventIids& event,
                   NewEntries& fresh);
   void writeArgs(std::span<const DebugArg> args);
