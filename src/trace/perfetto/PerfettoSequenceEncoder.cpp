@@ -1,5 +1,6 @@
 #include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
 
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -87,17 +88,39 @@ PerfettoSequenceEncoder::PerfettoSequenceEncoder(uint32_t sequenceId, Sink sink,
       buf_(std::move(buffer)),
       w_(buf_) {
   if (sequenceId_ == 0) throw std::invalid_argument("perfetto: sequence id 0 is invalid");
+  // 1 = SEQ_INCREMENTAL_STATE_CLEARED on the first packet, then
+  // 2 = SEQ_NEEDS_INCREMENTAL_STATE (interned data, packet defaults).
+  for (uint64_t flags = 1; flags <= 2; ++flags) {
+    ProtoWriter head(sequenceHead_[flags - 1]);
+    head.varintField(f::packet::kTrustedPacketSequenceId, sequenceId_);
+    head.varintField(f::packet::kSequenceFlags, flags);
+  }
   buf_.clear();  // capacity kept: chunks are often small, a fresh 4 MiB costs page faults
 }
 
 ProtoWriter::Mark PerfettoSequenceEncoder::beginPacket(uint64_t tsNs, bool hasTs) {
   if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
-  ProtoWriter::Mark m = w_.beginMessage(f::kTracePacket);
-  if (hasTs) w_.varintField(f::packet::kTimestamp, tsNs);  // 0 written too (presence)
-  w_.varintField(f::packet::kTrustedPacketSequenceId, sequenceId_);
-  // 1 = SEQ_INCREMENTAL_STATE_CLEARED on the first packet, then
-  // 2 = SEQ_NEEDS_INCREMENTAL_STATE (interned data, packet defaults).
-  w_.varintField(f::packet::kSequenceFlags, packets_ == 0 ? 1 : 2);
+  // One append: TracePacket tag, length placeholder, timestamp (0 written
+  // too: presence), sequence head.
+  static_assert(f::kTracePacket == 1 && f::packet::kTimestamp == 8);
+  char head[32];
+  size_t n = 0;
+  head[n++] = static_cast<char>((f::kTracePacket << 3) | 2);
+  head[n++] = '\0';
+  if (hasTs) {
+    head[n++] = static_cast<char>(f::packet::kTimestamp << 3);
+    uint64_t v = tsNs;
+    while (v >= 0x80) {
+      head[n++] = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
+      v >>= 7;
+    }
+    head[n++] = static_cast<char>(v);
+  }
+  const std::string& seq = sequenceHead_[packets_ == 0 ? 0 : 1];
+  std::memcpy(head + n, seq.data(), seq.size());  // <= 12 bytes
+  n += seq.size();
+  const ProtoWriter::Mark m = buf_.size() + 1;
+  buf_.append(head, n);
   return m;
 }
 
@@ -148,6 +171,8 @@ void PerfettoSequenceEncoder::process(int64_t pid, std::string_view name, int64_
 }
 
 PerfettoSequenceEncoder::Thread& PerfettoSequenceEncoder::ensureThread(int64_t pid, int64_t tid) {
+  if (lastThread_ && lastThread_->declared && lastThread_->pid == pid && lastThread_->tid == tid)
+    return *lastThread_;
   auto [it, added] = threads_.try_emplace({pid, tid});
   Thread& t = it->second;
   if (added) {
@@ -155,6 +180,7 @@ PerfettoSequenceEncoder::Thread& PerfettoSequenceEncoder::ensureThread(int64_t p
     t.tid = tid;
     t.lanes.push_back({threadTrackUuid(pid, tid), {}});
   }
+  lastThread_ = &t;
   const uint64_t uuid = t.lanes[0].uuid;
   if (!definedTracks_.count(uuid)) {
     ensureProcessTrack(pid);
@@ -169,6 +195,7 @@ PerfettoSequenceEncoder::Thread& PerfettoSequenceEncoder::ensureThread(int64_t p
     endPacket(p);
     definedTracks_.insert(uuid);
   }
+  t.declared = true;
   return t;
 }
 
@@ -197,17 +224,22 @@ void PerfettoSequenceEncoder::thread(int64_t pid, int64_t tid, std::string_view 
   w_.endMessage(d);
   endPacket(p);
   definedTracks_.insert(uuid);
+  t.declared = true;
 }
 
 uint64_t PerfettoSequenceEncoder::intern(
     Index& index, std::string_view text,
     std::vector<std::pair<uint64_t, std::string_view>>& fresh) {
-  auto it = index.find(text);
-  if (it != index.end()) return it->second;
-  const uint64_t iid = index.size() + 1;
-  index.emplace(std::string(text), iid);
-  fresh.emplace_back(iid, text);
-  return iid;
+  if (index.lastIid && text == index.lastText) return index.lastIid;
+  auto it = index.iids.find(text);
+  if (it == index.iids.end()) {
+    const uint64_t iid = index.iids.size() + 1;
+    it = index.iids.emplace(std::string(text), iid).first;
+    fresh.emplace_back(iid, text);
+  }
+  index.lastText = it->first;
+  index.lastIid = it->second;
+  return it->second;
 }
 
 void PerfettoSequenceEncoder::writeInternedData(const NewEntries& fresh) {
@@ -227,21 +259,27 @@ void PerfettoSequenceEncoder::writeInternedData(const NewEntries& fresh) {
   w_.endMessage(m);
 }
 
-void PerfettoSequenceEncoder::internArgs(std::span<const DebugArg> args, NewEntries& fresh,
-                                         std::vector<std::pair<uint64_t, uint64_t>>& iids) {
-  iids.clear();
+void PerfettoSequenceEncoder::internArgs(std::span<const DebugArg> args, std::string_view eventName,
+                                         EventIids& event, NewEntries& fresh) {
+  argIids_.clear();
   for (const DebugArg& a : args) {
     uint64_t nameIid = intern(interned_.annotationNames, a.key, fresh.names);
     uint64_t valueIid = 0;
-    if (a.type == DebugArg::Type::String && a.internValue)
-      valueIid = intern(interned_.strings, a.s, fresh.strings);
-    iids.emplace_back(nameIid, valueIid);
+    if (a.type == DebugArg::Type::String && a.internValue) {
+      if (a.s == eventName) {
+        if (!event.stringValue) event.stringValue = intern(interned_.strings, a.s, fresh.strings);
+        valueIid = event.stringValue;
+      } else {
+        valueIid = intern(interned_.strings, a.s, fresh.strings);
+      }
+    }
+    argIids_.emplace_back(nameIid, valueIid);
   }
 }
 
-void PerfettoSequenceEncoder::writeArgs(std::span<const DebugArg> args,
-                                        const std::vector<std::pair<uint64_t, uint64_t>>& iids) {
+void PerfettoSequenceEncoder::writeArgs(std::span<const DebugArg> args) {
   namespace a = f::annotation;
+  const auto& iids = argIids_;
   for (size_t k = 0; k < args.size(); ++k) {
     const DebugArg& arg = args[k];
     ProtoWriter::Mark m = w_.beginMessage(f::event::kDebugAnnotations);
@@ -270,15 +308,33 @@ void PerfettoSequenceEncoder::writeArgs(std::span<const DebugArg> args,
   }
 }
 
+PerfettoSequenceEncoder::EventIids& PerfettoSequenceEncoder::internEvent(std::string_view name,
+                                                                         NewEntries& fresh) {
+  if (interned_.eventSlots.empty()) interned_.eventSlots.resize(kEventSlots);
+  const auto address = reinterpret_cast<uintptr_t>(name.data());
+  EventSlot& slot = interned_.eventSlots[((address >> 3) ^ name.size()) & (kEventSlots - 1)];
+  if (slot.entry && slot.data == name.data() && slot.size == name.size() &&
+      slot.entry->first == name)
+    return slot.entry->second;
+  auto found = interned_.events.find(name);
+  if (found == interned_.events.end()) {
+    const uint64_t iid = interned_.events.size() + 1;
+    found = interned_.events.emplace(std::string(name), EventIids{iid, 0}).first;
+    fresh.events.emplace_back(iid, name);
+  }
+  slot = {name.data(), name.size(), &*found};
+  return found->second;
+}
+
 void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs,
                                          std::string_view name, std::string_view category,
                                          std::span<const DebugArg> args, bool switchDefault) {
-  thread_local std::vector<std::pair<uint64_t, uint64_t>> argIids;
   NewEntries fresh;
-  const uint64_t nameIid = intern(interned_.events, name, fresh.events);
+  EventIids& event = internEvent(name, fresh);
+  const uint64_t nameIid = event.name;
   const uint64_t catIid =
       category.empty() ? 0 : intern(interned_.categories, category, fresh.categories);
-  internArgs(args, fresh, argIids);
+  internArgs(args, name, event, fresh);
   switchDefault = switchDefault && trackUuid != defaultTrack_;
   ProtoWriter::Mark p = beginPacket(tsNs, true);
   if (!fresh.empty()) writeInternedData(fresh);
@@ -291,7 +347,7 @@ void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint
   }
   ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
   if (catIid) w_.varintField(f::event::kCategoryIids, catIid);
-  writeArgs(args, argIids);
+  writeArgs(args);
   w_.varintField(f::event::kType, type);
   w_.varintField(f::event::kNameIid, nameIid);
   // Explicit whenever the default differs, and in the packet that changes it.

@@ -151,15 +151,41 @@ class PerfettoSequenceEncoder {
     int64_t pid = 0, tid = 0;
     std::string name;  // sanitised thread name, for overlap lanes
     uint64_t lastTs = 0;
+    bool declared = false;    // lanes[0]'s descriptor written in this sequence
     std::vector<Lane> lanes;  // lanes[0]: the thread's own track
   };
   struct TextHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  using Index = std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>>;
+  // Text -> iid, with the last hit remembered: categories and annotation
+  // names repeat call after call ("Op", "name"), a compare beats a hash.
+  struct Index {
+    std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>> iids;
+    std::string_view lastText;  // a key of `iids` (node keys are stable)
+    uint64_t lastIid = 0;       // 0: no last hit yet
+  };
+  // An event name's iid and, once known, the iid of the same text among the
+  // interned annotation string values (0: not looked up yet), so an op name
+  // written as event name and as args.name costs one hash lookup.
+  struct EventIids {
+    uint64_t name = 0;
+    uint64_t stringValue = 0;
+  };
+  using EventIndex = std::unordered_map<std::string, EventIids, TextHash, std::equal_to<>>;
+  // Direct-mapped cache in front of `events`, keyed by the caller's text
+  // address and size (callers pass names from stable tables); a hit is
+  // confirmed by comparing the text, so a reused address is only a miss.
+  struct EventSlot {
+    const char* data = nullptr;
+    size_t size = 0;
+    EventIndex::value_type* entry = nullptr;  // node of `events` (stable)
+  };
+  static constexpr size_t kEventSlots = 1024;
   struct Interned {
-    Index events, categories, annotationNames, strings;
+    EventIndex events;
+    std::vector<EventSlot> eventSlots;  // kEventSlots once used
+    Index categories, annotationNames, strings;
   };
   // New interned entries a packet must carry (iid, raw text).
   struct NewEntries {
@@ -178,10 +204,14 @@ class PerfettoSequenceEncoder {
                   std::vector<std::pair<uint64_t, std::string_view>>& fresh);
   void writeInternedData(const NewEntries& fresh);
   // Interns the args' names (and interned values); returns their iids.
-  void internArgs(std::span<const DebugArg> args, NewEntries& fresh,
-                  std::vector<std::pair<uint64_t, uint64_t>>& iids);
-  void writeArgs(std::span<const DebugArg> args,
-                 const std::vector<std::pair<uint64_t, uint64_t>>& iids);
+  // `event`: the entry of the event's name, reused for a string value equal
+  // to that name.
+  // The event name's entry in interned_.events, added (and recorded in
+  // `fresh`) when new.
+  EventIids& internEvent(std::string_view name, NewEntries& fresh);
+  void internArgs(std::span<const DebugArg> args, std::string_view eventName, EventIids& event,
+                  NewEntries& fresh);
+  void writeArgs(std::span<const DebugArg> args);
   // Ends the open slices of `t` that end at or before tsNs, in end order.
   void closeSlicesUntil(Thread& t, uint64_t tsNs);
   void writeSliceEnd(uint64_t trackUuid, uint64_t tsNs);
@@ -207,7 +237,13 @@ class PerfettoSequenceEncoder {
   bool finished_ = false;
   std::unordered_set<uint64_t> definedTracks_;
   std::map<std::pair<int64_t, int64_t>, Thread> threads_;
+  Thread* lastThread_ = nullptr;  // the last ensureThread() result (map nodes are stable)
   Interned interned_;
+  std::vector<std::pair<uint64_t, uint64_t>> argIids_;  // (name iid, value iid or 0) per arg
+  // Packet header after the timestamp: trusted_packet_sequence_id and
+  // sequence_flags, encoded once; [0] for the first packet (flags 1), [1]
+  // for the others (flags 2).
+  std::string sequenceHead_[2];
 };
 
 }  // namespace xstack::perfetto
