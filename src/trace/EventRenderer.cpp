@@ -267,15 +267,8 @@ uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample
 void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
                                  const std::vector<DcgmSample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);
-  uint32_t mask = ((1u << r.count) - 1) << r.first;
   const char* name = fixedProcessName(pid);
-  std::vector<uint32_t> idx;
-  for (uint32_t i = 0; i < samples.size(); ++i)
-    if (samples[i].gpu == gpu && (samples[i].present & mask)) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return origin_.since(samples[a].tsNs) < origin_.since(samples[b].tsNs);
-  });
-  for (uint32_t i : idx) {
+  for (uint32_t i : dcgmSamplesInOrder(samples, gpu, pid, origin_)) {
     const DcgmSample& s = samples[i];
     buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
     buf_ += name;

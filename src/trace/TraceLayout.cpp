@@ -1,5 +1,7 @@
 #include "xstack/trace/TraceLayout.h"
 
+#include <algorithm>
+
 #include "xstack/input/DcgmParser.h"
 
 namespace xstack {
@@ -24,6 +26,19 @@ SeriesRange dcgmSeriesOfPid(int64_t pid) {
       return {kFP32A, 3};
   }
   return {0, 0};
+}
+
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples, int64_t gpu,
+                                         int64_t pid, const TimeOrigin& origin) {
+  const SeriesRange r = dcgmSeriesOfPid(pid);
+  const uint32_t mask = ((1u << r.count) - 1) << r.first;
+  std::vector<uint32_t> idx;
+  for (uint32_t i = 0; i < samples.size(); ++i)
+    if (samples[i].gpu == gpu && (samples[i].present & mask)) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return origin.since(samples[a].tsNs) < origin.since(samples[b].tsNs);
+  });
+  return idx;
 }
 
 }  // namespace xstack

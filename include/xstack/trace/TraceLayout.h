@@ -3,6 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "xstack/core/TimeUnits.h"
+#include "xstack/input/DcgmParser.h"
 
 namespace xstack {
 
@@ -22,5 +26,11 @@ struct SeriesRange {
   int count;
 };
 SeriesRange dcgmSeriesOfPid(int64_t pid);
+
+// The indexes of the samples of GPU `gpu` that have a series of DCGM process
+// `pid`, in time order (ts from `origin`, then input order): the order both
+// trace formats write a DCGM process's counters in.
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples, int64_t gpu,
+                                         int64_t pid, const TimeOrigin& origin);
 
 }  // namespace xstack
