@@ -301,15 +301,8 @@ uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples) {
 }
 
 void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
-  bool tx = pid == kNetTxPid;
   const char* name = fixedProcessName(pid);
-  std::vector<uint32_t> idx;
-  for (uint32_t i = 0; i < samples.size(); ++i)
-    if (samples[i].tx == tx) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return origin_.since(samples[a].tsNs) < origin_.since(samples[b].tsNs);
-  });
-  for (uint32_t i : idx) {
+  for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
     const NetSample& s = samples[i];
     buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
     buf_ += name;

@@ -144,15 +144,8 @@ void PerfettoRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
 }
 
 void PerfettoRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
-  const bool tx = pid == kNetTxPid;
   const char* name = fixedProcessName(pid);
-  std::vector<uint32_t> idx;
-  for (uint32_t i = 0; i < samples.size(); ++i)
-    if (samples[i].tx == tx) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-    return origin_.since(samples[a].tsNs) < origin_.since(samples[b].tsNs);
-  });
-  for (uint32_t i : idx) {
+  for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
     const NetSample& s = samples[i];
     const uint64_t ts = tsOf(s.tsNs);
     for (const auto& [key, text] : s.args) {

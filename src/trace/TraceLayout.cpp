@@ -41,4 +41,16 @@ std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples,
   return idx;
 }
 
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetSample>& samples, int64_t pid,
+                                        const TimeOrigin& origin) {
+  const bool tx = pid == kNetTxPid;
+  std::vector<uint32_t> idx;
+  for (uint32_t i = 0; i < samples.size(); ++i)
+    if (samples[i].tx == tx) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return origin.since(samples[a].tsNs) < origin.since(samples[b].tsNs);
+  });
+  return idx;
+}
+
 }  // namespace xstack

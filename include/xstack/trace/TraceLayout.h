@@ -7,6 +7,7 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/input/DcgmParser.h"
+#include "xstack/input/NetParser.h"
 
 namespace xstack {
 
@@ -32,5 +33,9 @@ SeriesRange dcgmSeriesOfPid(int64_t pid);
 // trace formats write a DCGM process's counters in.
 std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples, int64_t gpu,
                                          int64_t pid, const TimeOrigin& origin);
+// The indexes of the net samples of process `pid` (kNetTxPid: tx, kNetRxPid:
+// rx), in time order (ts from `origin`, then input order).
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetSample>& samples, int64_t pid,
+                                        const TimeOrigin& origin);
 
 }  // namespace xstack

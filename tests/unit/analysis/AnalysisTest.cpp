@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "xstack/analysis/Findings.h"
-#include "xstack/trace/AnalysisFiles.h"
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/StepTable.h"
+#include "xstack/trace/AnalysisFiles.h"
 
 namespace xstack {
 namespace {
