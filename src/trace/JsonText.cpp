@@ -69,6 +69,21 @@ inline bool needsAttention(uint64_t x) {
 
 }  // namespace
 
+// Appends the UTF-8 sequence at p (a non-ASCII lead byte), or U+FFFD for its
+// maximal invalid subpart (counted); returns the position after it.
+static const unsigned char* appendUtf8Sequence(std::string& out, const unsigned char* p,
+                                               const unsigned char* end, JsonTextStats& stats) {
+  size_t bad = 0;
+  const size_t n = utf8Length(p, end, bad);
+  if (n) {
+    out.append(reinterpret_cast<const char*>(p), n);
+    return p + n;
+  }
+  ++stats.invalidUtf8;
+  out += "\xEF\xBF\xBD";
+  return p + bad;
+}
+
 void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats) {
   out.push_back('"');
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
@@ -115,16 +130,7 @@ void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats
       }
       ++p;
     } else {
-      size_t bad = 0;
-      size_t n = utf8Length(p, end, bad);
-      if (n) {
-        out.append(reinterpret_cast<const char*>(p), n);
-        p += n;
-      } else {
-        ++stats.invalidUtf8;
-        out += "\xEF\xBF\xBD";
-        p += bad;
-      }
+      p = appendUtf8Sequence(out, p, end, stats);
     }
   }
   out.push_back('"');
@@ -143,16 +149,7 @@ void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats)
     while (p < end && *p < 0x80) ++p;
     out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
     if (p >= end) break;
-    size_t bad = 0;
-    size_t n = utf8Length(p, end, bad);
-    if (n) {
-      out.append(reinterpret_cast<const char*>(p), n);
-      p += n;
-    } else {
-      ++stats.invalidUtf8;
-      out += "\xEF\xBF\xBD";
-      p += bad;
-    }
+    p = appendUtf8Sequence(out, p, end, stats);
   }
 }
 
