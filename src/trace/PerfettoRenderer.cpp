@@ -53,26 +53,26 @@ void PerfettoRenderer::opRows(int64_t pid, RowKind kind, size_t r, RowBuckets& b
     return origin_.since(x.startNs) < origin_.since(y.startNs);
   };
   const EscapedNameTable& names = b.names();
-  std::vector<DebugArg> args;
+  enc_.resetOpNames();  // ids below are names.raw() ids of this RowBuckets
   for (auto t = tids.begin(); t != tids.begin() + used; ++t) {
     if (!std::is_sorted(t->ops.begin(), t->ops.end(), byTs))
       std::stable_sort(t->ops.begin(), t->ops.end(), byTs);
     enc_.thread(pid, t->tid, opRowThreadName(kind, t->tid), t->tid);
     for (const RowBuckets::Op& op : t->ops) {
-      const std::string_view name = names.raw(op.nameId);
-      uint64_t dur = 0;
+      perfetto::PerfettoSequenceEncoder::OpSlice s;
+      s.nameId = op.nameId;
+      s.name = names.raw(op.nameId);
       if (op.endNs < op.startNs)
         warnings_.add("event_end_before_start");
       else
-        dur = op.endNs - op.startNs;
-      args.clear();
-      args.push_back(DebugArg::ofString("name", name, true));
-      const RowBuckets::Extra* extra = op.extra ? &b.extras()[op.extra - 1] : nullptr;
-      if (extra && extra->memcopyBytes > 0)
-        args.push_back(DebugArg::ofUint("mem_bytes", extra->memcopyBytes));
-      if (extra && !extra->detail.empty())
-        args.push_back(DebugArg::ofString("detail_info", extra->detail));
-      enc_.slice(pid, t->tid, name, "Op", tsOf(op.startNs), dur, args);
+        s.durNs = op.endNs - op.startNs;
+      if (op.extra) {
+        const RowBuckets::Extra& extra = b.extras()[op.extra - 1];
+        s.memBytes = extra.memcopyBytes > 0 ? static_cast<uint64_t>(extra.memcopyBytes) : 0;
+        s.detail = extra.detail;
+      }
+      s.tsNs = tsOf(op.startNs);
+      enc_.opSlice(pid, t->tid, s);
     }
   }
 }

@@ -84,5 +84,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Every occurrence of the input in the output is the sanitised one.
   if (!valid.empty() && bytes.find(valid) == std::string::npos) std::abort();
   if (stats.invalidUtf8 == 0 && valid != in) std::abort();
+
+  // Op slices through opSlice (its fast path from the second on) give the
+  // bytes of slice() with the same args, whatever the name and detail bytes.
+  using xstack::perfetto::DebugArg;
+  using xstack::perfetto::PerfettoSequenceEncoder;
+  auto ops = [&](bool fast) {
+    std::string out;
+    PerfettoSequenceEncoder enc(
+        2, [&](std::string& p) { out += p; }, 4096);
+    const std::string_view name = in.substr(0, in.size() / 2), detail = in.substr(in.size() / 2);
+    for (uint64_t k = 0; k < 3; ++k) {
+      const uint64_t mem = k == 1 ? size : 0;
+      if (fast) {
+        enc.opSlice(1, 2, {7, name, k * 10, 5, mem, detail});
+      } else {
+        DebugArg a[3] = {DebugArg::ofString("name", name, true)};
+        size_t n = 1;
+        if (mem) a[n++] = DebugArg::ofUint("mem_bytes", mem);
+        if (!detail.empty()) a[n++] = DebugArg::ofString("detail_info", detail);
+        enc.slice(1, 2, name, "Op", k * 10, 5, std::span<const DebugArg>(a, n));
+      }
+    }
+    enc.finish();
+    return out;
+  };
+  if (ops(true) != ops(false)) std::abort();
   return 0;
 }

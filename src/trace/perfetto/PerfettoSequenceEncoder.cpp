@@ -31,6 +31,36 @@ bool exactIds(int64_t pid, int64_t tid) {
   return pid >= 0 && pid < (int64_t{1} << 20) && tid >= 0 && tid < (int64_t{1} << 24);
 }
 
+// Writes into a region the caller has sized exactly (varintSize sums).
+struct RawOut {
+  char* p;
+  void byte(uint8_t b) { *p++ = static_cast<char>(b); }
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+  }
+  void tag(uint32_t field, WireType type) {
+    varint((static_cast<uint64_t>(field) << 3) | static_cast<uint32_t>(type));
+  }
+  void varintField(uint32_t field, uint64_t v) {
+    tag(field, WireType::Varint);
+    varint(v);
+  }
+  void bytes(std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+};
+
+constexpr size_t tagSize(uint32_t field) { return field < 16 ? 1 : field < 2048 ? 2 : 3; }
+// Bytes of a varint field (tag + value).
+size_t varintFieldSize(uint32_t field, uint64_t v) { return tagSize(field) + varintSize(v); }
+// Bytes of a length-delimited field whose body has `len` bytes.
+size_t nestedSize(uint32_t field, size_t len) { return tagSize(field) + varintSize(len) + len; }
+
 uint64_t laneUuid(int64_t pid, int64_t tid, size_t lane) {
   Fnv h;
   h.bytes("lane");
@@ -358,12 +388,26 @@ void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint
 }
 
 void PerfettoSequenceEncoder::writeSliceEnd(uint64_t trackUuid, uint64_t tsNs) {
-  ProtoWriter::Mark p = beginPacket(tsNs, true);
-  ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
-  w_.varintField(f::event::kType, f::event::kTypeSliceEnd);
-  if (trackUuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, trackUuid);
-  w_.endMessage(e);
-  endPacket(p);
+  // One exactly sized append: the hot half of every slice.
+  const bool explicitTrack = trackUuid != defaultTrack_;
+  const size_t event = varintFieldSize(f::event::kType, f::event::kTypeSliceEnd) +
+                       (explicitTrack ? varintFieldSize(f::event::kTrackUuid, trackUuid) : 0);
+  const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
+  const size_t body = varintFieldSize(f::packet::kTimestamp, tsNs) + head.size() +
+                      nestedSize(f::packet::kTrackEvent, event);
+  const size_t at = buf_.size();
+  buf_.resize(at + nestedSize(f::kTracePacket, body));
+  RawOut o{buf_.data() + at};
+  o.tag(f::kTracePacket, WireType::LengthDelimited);
+  o.varint(body);
+  o.varintField(f::packet::kTimestamp, tsNs);
+  o.bytes(head);
+  o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
+  o.varint(event);
+  o.varintField(f::event::kType, f::event::kTypeSliceEnd);
+  if (explicitTrack) o.varintField(f::event::kTrackUuid, trackUuid);
+  ++packets_;
+  maybeFlush();
 }
 
 void PerfettoSequenceEncoder::closeSlicesUntil(Thread& t, uint64_t tsNs) {
@@ -412,6 +456,107 @@ void PerfettoSequenceEncoder::slice(int64_t pid, int64_t tid, std::string_view n
   t.lanes[lane].openEnds.push_back(endNs);
 }
 
+void PerfettoSequenceEncoder::opSlice(int64_t pid, int64_t tid, const OpSlice& op) {
+  if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
+  Thread& t = ensureThread(pid, tid);
+  if (op.tsNs < t.lastTs) throw std::logic_error("perfetto: slices of a thread out of ts order");
+  t.lastTs = op.tsNs;
+  closeSlicesUntil(t, op.tsNs);
+  if (tryFastOpSlice(t, op)) return;
+  DebugArg args[3];
+  size_t n = 0;
+  args[n++] = DebugArg::ofString("name", op.name, true);
+  if (op.memBytes > 0) args[n++] = DebugArg::ofUint("mem_bytes", op.memBytes);
+  if (!op.detail.empty()) args[n++] = DebugArg::ofString("detail_info", op.detail);
+  slice(pid, tid, op.name, "Op", op.tsNs, op.durNs, std::span<const DebugArg>(args, n));
+  rememberOpIids(op);
+}
+
+void PerfettoSequenceEncoder::rememberOpIids(const OpSlice& op) {
+  auto iidOf = [](const Index& index, std::string_view text) -> uint64_t {
+    auto it = index.iids.find(text);
+    return it == index.iids.end() ? 0 : it->second;
+  };
+  opCategoryIid_ = iidOf(interned_.categories, "Op");
+  opKeyIids_[0] = iidOf(interned_.annotationNames, "name");
+  opKeyIids_[1] = iidOf(interned_.annotationNames, "mem_bytes");
+  opKeyIids_[2] = iidOf(interned_.annotationNames, "detail_info");
+  auto e = interned_.events.find(op.name);
+  if (e == interned_.events.end()) return;
+  if (op.nameId >= opNames_.size()) opNames_.resize(op.nameId + 1);
+  opNames_[op.nameId] = {e->second.name, e->second.stringValue};
+}
+
+bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
+  // Applies when nothing new is interned, no track switch and no new lane:
+  // then the packet is a fixed shape whose size is known before writing.
+  if (op.nameId >= opNames_.size()) return false;
+  const OpNameIids ids = opNames_[op.nameId];
+  if (!ids.name || !ids.value || !opCategoryIid_ || !opKeyIids_[0]) return false;
+  if ((op.memBytes && !opKeyIids_[1]) || (!op.detail.empty() && !opKeyIids_[2])) return false;
+  Lane& lane = t.lanes[0];
+  const uint64_t endNs = op.tsNs + op.durNs;
+  if (defaultTrack_ != lane.uuid || (!lane.openEnds.empty() && endNs > lane.openEnds.back()))
+    return false;
+  namespace a = f::annotation;
+  const size_t nameArg =
+      varintFieldSize(a::kNameIid, opKeyIids_[0]) + varintFieldSize(a::kStringValueIid, ids.value);
+  size_t event = varintFieldSize(f::event::kCategoryIids, opCategoryIid_) +
+                 nestedSize(f::event::kDebugAnnotations, nameArg) +
+                 varintFieldSize(f::event::kType, f::event::kTypeSliceBegin) +
+                 varintFieldSize(f::event::kNameIid, ids.name);
+  size_t memArg = 0, detailArg = 0;
+  if (op.memBytes) {
+    memArg =
+        varintFieldSize(a::kNameIid, opKeyIids_[1]) + varintFieldSize(a::kUintValue, op.memBytes);
+    event += nestedSize(f::event::kDebugAnnotations, memArg);
+  }
+  if (!op.detail.empty()) {
+    detailText_.clear();
+    appendValidUtf8(detailText_, op.detail, text_);
+    detailArg = varintFieldSize(a::kNameIid, opKeyIids_[2]) +
+                nestedSize(a::kStringValue, detailText_.size());
+    event += nestedSize(f::event::kDebugAnnotations, detailArg);
+  }
+  const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
+  const size_t body = varintFieldSize(f::packet::kTimestamp, op.tsNs) + head.size() +
+                      nestedSize(f::packet::kTrackEvent, event);
+  const size_t at = buf_.size();
+  buf_.resize(at + nestedSize(f::kTracePacket, body));
+  RawOut o{buf_.data() + at};
+  o.tag(f::kTracePacket, WireType::LengthDelimited);
+  o.varint(body);
+  o.varintField(f::packet::kTimestamp, op.tsNs);
+  o.bytes(head);
+  o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
+  o.varint(event);
+  o.varintField(f::event::kCategoryIids, opCategoryIid_);
+  o.tag(f::event::kDebugAnnotations, WireType::LengthDelimited);
+  o.varint(nameArg);
+  o.varintField(a::kNameIid, opKeyIids_[0]);
+  o.varintField(a::kStringValueIid, ids.value);
+  if (memArg) {
+    o.tag(f::event::kDebugAnnotations, WireType::LengthDelimited);
+    o.varint(memArg);
+    o.varintField(a::kNameIid, opKeyIids_[1]);
+    o.varintField(a::kUintValue, op.memBytes);
+  }
+  if (detailArg) {
+    o.tag(f::event::kDebugAnnotations, WireType::LengthDelimited);
+    o.varint(detailArg);
+    o.varintField(a::kNameIid, opKeyIids_[2]);
+    o.tag(a::kStringValue, WireType::LengthDelimited);
+    o.varint(detailText_.size());
+    o.bytes(detailText_);
+  }
+  o.varintField(f::event::kType, f::event::kTypeSliceBegin);
+  o.varintField(f::event::kNameIid, ids.name);
+  lane.openEnds.push_back(endNs);
+  ++packets_;
+  maybeFlush();
+  return true;
+}
+
 void PerfettoSequenceEncoder::instant(int64_t pid, int64_t tid, std::string_view name,
                                       std::string_view category, uint64_t tsNs,
                                       std::span<const DebugArg> args) {
@@ -422,12 +567,15 @@ void PerfettoSequenceEncoder::instant(int64_t pid, int64_t tid, std::string_view
   writeEvent(f::event::kTypeInstant, t.lanes[0].uuid, tsNs, name, category, args, true);
 }
 
-void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventName,
-                                           std::optional<int64_t> id, std::string_view seriesKey,
-                                           uint64_t tsNs, CounterUnit unit, bool isDouble,
-                                           int64_t i, double d) {
-  thread_local std::string trackName;
-  trackName = counterTrackName(eventName, id, seriesKey);
+uint64_t PerfettoSequenceEncoder::counterTrack(int64_t pid, std::string_view eventName,
+                                               std::optional<int64_t> id,
+                                               std::string_view seriesKey, CounterUnit unit) {
+  if (counterSlots_.empty()) counterSlots_.resize(kCounterSlots);
+  for (const CounterSlot& c : counterSlots_)
+    if (c.uuid && c.pid == pid && c.id == id && c.seriesKey == seriesKey &&
+        c.eventName == eventName)
+      return c.uuid;
+  const std::string trackName = counterTrackName(eventName, id, seriesKey);
   const uint64_t uuid = counterTrackUuid(pid, trackName);
   if (!definedTracks_.count(uuid)) {
     ensureProcessTrack(pid);
@@ -444,16 +592,48 @@ void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventNa
     endPacket(p);
     definedTracks_.insert(uuid);
   }
-  ProtoWriter::Mark p = beginPacket(tsNs, true);
-  ProtoWriter::Mark e = w_.beginMessage(f::packet::kTrackEvent);
-  w_.varintField(f::event::kType, f::event::kTypeCounter);
-  if (uuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, uuid);
-  if (isDouble)
-    w_.doubleField(f::event::kDoubleCounterValue, d);  // 0 written too (presence)
-  else
-    w_.int64Field(f::event::kCounterValue, i);
-  w_.endMessage(e);
-  endPacket(p);
+  CounterSlot& slot = counterSlots_[nextCounterSlot_++ % kCounterSlots];
+  slot = {pid, id, std::string(eventName), std::string(seriesKey), uuid};
+  return uuid;
+}
+
+void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventName,
+                                           std::optional<int64_t> id, std::string_view seriesKey,
+                                           uint64_t tsNs, CounterUnit unit, bool isDouble,
+                                           int64_t i, double d) {
+  if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
+  const uint64_t uuid = counterTrack(pid, eventName, id, seriesKey, unit);
+  const bool explicitTrack = uuid != defaultTrack_;
+  // The value is written even when 0 (proto2 presence).
+  const size_t event =
+      varintFieldSize(f::event::kType, f::event::kTypeCounter) +
+      (explicitTrack ? varintFieldSize(f::event::kTrackUuid, uuid) : 0) +
+      (isDouble ? tagSize(f::event::kDoubleCounterValue) + 8
+                : varintFieldSize(f::event::kCounterValue, static_cast<uint64_t>(i)));
+  const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
+  const size_t body = varintFieldSize(f::packet::kTimestamp, tsNs) + head.size() +
+                      nestedSize(f::packet::kTrackEvent, event);
+  const size_t at = buf_.size();
+  buf_.resize(at + nestedSize(f::kTracePacket, body));
+  RawOut o{buf_.data() + at};
+  o.tag(f::kTracePacket, WireType::LengthDelimited);
+  o.varint(body);
+  o.varintField(f::packet::kTimestamp, tsNs);
+  o.bytes(head);
+  o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
+  o.varint(event);
+  o.varintField(f::event::kType, f::event::kTypeCounter);
+  if (explicitTrack) o.varintField(f::event::kTrackUuid, uuid);
+  if (isDouble) {
+    uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    o.tag(f::event::kDoubleCounterValue, WireType::Fixed64);
+    for (int k = 0; k < 8; ++k) o.byte(static_cast<uint8_t>(bits >> (8 * k)));
+  } else {
+    o.varintField(f::event::kCounterValue, static_cast<uint64_t>(i));
+  }
+  ++packets_;
+  maybeFlush();
 }
 
 void PerfettoSequenceEncoder::counter(int64_t pid, std::string_view eventName,

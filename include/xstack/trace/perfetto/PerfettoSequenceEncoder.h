@@ -116,6 +116,24 @@ class PerfettoSequenceEncoder {
   // A complete slice (JSON X event) on the thread's track.
   void slice(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
              uint64_t tsNs, uint64_t durNs, std::span<const DebugArg> args);
+  // An op slice, the bulk of a trace: exactly the bytes of
+  //   slice(pid, tid, op.name, "Op", op.tsNs, op.durNs,
+  //         {ofString("name", op.name, true), ofUint("mem_bytes", op.memBytes) if > 0,
+  //          ofString("detail_info", op.detail) if not empty})
+  // (a test compares the two), with a fast path for the steady state (name,
+  // category and keys interned, the thread's own track current).
+  // `op.nameId` identifies op.name in the caller's table of distinct names:
+  // equal ids mean equal names until the next resetOpNames().
+  struct OpSlice {
+    uint32_t nameId = 0;
+    std::string_view name;
+    uint64_t tsNs = 0, durNs = 0;
+    uint64_t memBytes = 0;  // 0: no mem_bytes annotation
+    std::string_view detail;
+  };
+  void opSlice(int64_t pid, int64_t tid, const OpSlice& op);
+  // Forgets the op name ids (the caller's name table changes).
+  void resetOpNames() { opNames_.clear(); }
   // One sample of one series (JSON C event args entry) on its counter track,
   // a child of the process track. Integer values go to counter_value,
   // doubles to double_counter_value.
@@ -225,6 +243,13 @@ class PerfettoSequenceEncoder {
                     std::string_view seriesKey, uint64_t tsNs, CounterUnit unit, bool isDouble,
                     int64_t i, double d);
   void maybeFlush();
+  // The fast path of opSlice(); false (nothing written) when it does not apply.
+  bool tryFastOpSlice(Thread& t, const OpSlice& op);
+  // After a general op slice: the iids the fast path needs, when all known.
+  void rememberOpIids(const OpSlice& op);
+  // Counter track of (pid, name, id, series): uuid, descriptor written once.
+  uint64_t counterTrack(int64_t pid, std::string_view eventName, std::optional<int64_t> id,
+                        std::string_view seriesKey, CounterUnit unit);
 
   uint32_t sequenceId_;
   Sink sink_;
@@ -240,6 +265,26 @@ class PerfettoSequenceEncoder {
   Thread* lastThread_ = nullptr;  // the last ensureThread() result (map nodes are stable)
   Interned interned_;
   std::vector<std::pair<uint64_t, uint64_t>> argIids_;  // (name iid, value iid or 0) per arg
+  // Op names by the caller's id: iids of the event name and of the same text
+  // as an interned annotation value (0: not known yet).
+  struct OpNameIids {
+    uint64_t name = 0, value = 0;
+  };
+  std::vector<OpNameIids> opNames_;
+  // iids of category "Op" and of the keys "name", "mem_bytes", "detail_info"
+  // (0: not interned yet in this sequence).
+  uint64_t opCategoryIid_ = 0, opKeyIids_[3] = {0, 0, 0};
+  std::string detailText_;  // scratch: a sanitised detail_info value
+  // Recently used counter tracks (DCGM writes its series in turn): key, uuid.
+  struct CounterSlot {
+    int64_t pid = 0;
+    std::optional<int64_t> id;
+    std::string eventName, seriesKey;
+    uint64_t uuid = 0;
+  };
+  static constexpr size_t kCounterSlots = 32;
+  std::vector<CounterSlot> counterSlots_;
+  size_t nextCounterSlot_ = 0;
   // Packet header after the timestamp: trusted_packet_sequence_id and
   // sequence_flags, encoded once; [0] for the first packet (flags 1), [1]
   // for the others (flags 2).

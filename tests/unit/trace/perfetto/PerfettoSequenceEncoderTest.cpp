@@ -272,6 +272,74 @@ TEST(PerfettoSequenceEncoder, RandomRowsRoundTripAndCutsDoNotChangeBytes) {
   for (const auto& [name, count] : d.namesWritten[42]) EXPECT_EQ(count, 1) << name;
 }
 
+// opSlice (with its fast path) writes exactly what slice() writes with the
+// same args, through every case that leaves the fast path: new names, other
+// threads, overlap lanes, counters and instants in between (default track
+// switches), long and invalid-UTF-8 details, mem_bytes 0 and large, big ts.
+TEST(PerfettoSequenceEncoder, OpSliceIsSliceWithOpArgs) {
+  std::mt19937_64 rng(5);
+  struct In {
+    int64_t tid;
+    uint32_t nameId;
+    uint64_t ts, dur, mem;
+    std::string detail;
+    int extra;  // 0 none, 1 counter, 2 instant after the slice
+  };
+  std::vector<std::string> names;
+  for (int k = 0; k < 40; ++k)
+    names.push_back(k % 9 == 0 ? "bad\xC3(" + std::to_string(k) : "op" + std::to_string(k));
+  std::vector<In> in;
+  for (int64_t tid = 0; tid < 3; ++tid) {
+    uint64_t ts = tid == 2 ? (uint64_t{1} << 40) : 0;
+    for (int k = 0; k < 2000; ++k) {
+      ts += rng() % 4 == 0 ? 0 : rng() % 300;
+      std::string detail;
+      if (rng() % 5 == 0) detail = std::string(rng() % 3 == 0 ? 200 : 10, 'd');
+      if (rng() % 17 == 0) detail += "\xFF\xFE";
+      const uint64_t mem = rng() % 4 == 0 ? (rng() % 2 ? rng() : rng() % 100) : 0;
+      in.push_back({tid, static_cast<uint32_t>(rng() % names.size()), ts,
+                    rng() % 4 == 0 ? 0 : rng() % 900, mem, detail, static_cast<int>(rng() % 23)});
+    }
+  }
+  std::stable_sort(in.begin(), in.end(), [](const In& a, const In& b) { return a.tid < b.tid; });
+  auto body = [&](PerfettoSequenceEncoder& e, bool fast) {
+    e.process(4, "04_row", 4);
+    for (const In& s : in) {
+      if (s.tid != 0 && s.ts % 1000 == 0) e.thread(4, s.tid, "stream", s.tid);
+      const std::string& name = names[s.nameId];
+      if (fast) {
+        e.opSlice(4, s.tid, {s.nameId, name, s.ts, s.dur, s.mem, s.detail});
+      } else {
+        std::vector<DebugArg> args{DebugArg::ofString("name", name, true)};
+        if (s.mem) args.push_back(DebugArg::ofUint("mem_bytes", s.mem));
+        if (!s.detail.empty()) args.push_back(DebugArg::ofString("detail_info", s.detail));
+        e.slice(4, s.tid, name, "Op", s.ts, s.dur, args);
+      }
+      if (s.extra == 1)
+        e.counter(4, "Memory", std::nullopt, "allocated_bytes", s.ts, static_cast<int64_t>(s.mem),
+                  {CounterUnit::Builtin::SizeBytes, ""});
+      if (s.extra == 2) e.instant(4, s.tid, "mark", "finding", s.ts, {});
+    }
+  };
+  const std::string general = encode(3, [&](PerfettoSequenceEncoder& e) { body(e, false); });
+  const std::string fast = encode(3, [&](PerfettoSequenceEncoder& e) { body(e, true); });
+  ASSERT_EQ(fast.size(), general.size());
+  EXPECT_TRUE(fast == general);
+  Decoded d = decode(fast);
+  EXPECT_EQ(d.slices.size(), in.size());
+  // A name id reused for another text after resetOpNames() is not confused.
+  const std::string reuse = encode(3, [&](PerfettoSequenceEncoder& e) {
+    e.opSlice(4, 0, {0, "first", 10, 5, 0, {}});
+    e.opSlice(4, 0, {0, "first", 20, 5, 0, {}});
+    e.resetOpNames();
+    e.opSlice(4, 0, {0, "second", 30, 5, 0, {}});
+    e.opSlice(4, 0, {0, "second", 40, 5, 0, {}});
+  });
+  std::vector<std::string> seen;
+  for (const SliceSeen& s : decode(reuse).slices) seen.push_back(s.name);
+  EXPECT_EQ(seen, (std::vector<std::string>{"first", "first", "second", "second"}));
+}
+
 // Chunks are independent sequences: encoded apart and concatenated in
 // output order they form one valid trace, whoever encoded each.
 TEST(PerfettoSequenceEncoder, ChunksConcatenateIntoOneTrace) {
