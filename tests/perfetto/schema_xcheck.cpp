@@ -442,7 +442,7 @@ void printCoverage(const Findings& f) {
       std::ostringstream label;
       label << d->name() << "." << fd->name() << " = " << fd->number() << " (" << fd->type_name()
             << ")";
-      std::cout << "  " << std::left << std::setw(58) << label.str();
+      std::cout << "  " << std::left << std::setw(62) << label.str();
       ++total;
       if (it == f.fieldSeen.end()) {
         std::cout << "not exercised\n";
