@@ -51,7 +51,9 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   };
   out.outputs = planOutputs(gathered.all, opt.topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
-  assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size());
+  const bool perfettoOnly = opt.formats.size() == 1 && opt.formats[0] == TraceFormat::Perfetto;
+  assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
+                  perfettoOnly ? kRank0WriteWeightPerfetto : kRank0WriteWeight);
   if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
