@@ -31,36 +31,6 @@ bool exactIds(int64_t pid, int64_t tid) {
   return pid >= 0 && pid < (int64_t{1} << 20) && tid >= 0 && tid < (int64_t{1} << 24);
 }
 
-// Writes into a region the caller has sized exactly (varintSize sums).
-struct RawOut {
-  char* p;
-  void byte(uint8_t b) { *p++ = static_cast<char>(b); }
-  void varint(uint64_t v) {
-    while (v >= 0x80) {
-      *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
-      v >>= 7;
-    }
-    *p++ = static_cast<char>(v);
-  }
-  void tag(uint32_t field, WireType type) {
-    varint((static_cast<uint64_t>(field) << 3) | static_cast<uint32_t>(type));
-  }
-  void varintField(uint32_t field, uint64_t v) {
-    tag(field, WireType::Varint);
-    varint(v);
-  }
-  void bytes(std::string_view s) {
-    std::memcpy(p, s.data(), s.size());
-    p += s.size();
-  }
-};
-
-constexpr size_t tagSize(uint32_t field) { return field < 16 ? 1 : field < 2048 ? 2 : 3; }
-// Bytes of a varint field (tag + value).
-size_t varintFieldSize(uint32_t field, uint64_t v) { return tagSize(field) + varintSize(v); }
-// Bytes of a length-delimited field whose body has `len` bytes.
-size_t nestedSize(uint32_t field, size_t len) { return tagSize(field) + varintSize(len) + len; }
-
 uint64_t laneUuid(int64_t pid, int64_t tid, size_t lane) {
   Fnv h;
   h.bytes("lane");
@@ -387,27 +357,36 @@ void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint
   endPacket(p);
 }
 
-void PerfettoSequenceEncoder::writeSliceEnd(uint64_t trackUuid, uint64_t tsNs) {
-  // One exactly sized append: the hot half of every slice.
-  const bool explicitTrack = trackUuid != defaultTrack_;
-  const size_t event = varintFieldSize(f::event::kType, f::event::kTypeSliceEnd) +
-                       (explicitTrack ? varintFieldSize(f::event::kTrackUuid, trackUuid) : 0);
+SizedWriter PerfettoSequenceEncoder::beginSizedEvent(uint64_t tsNs, size_t eventBytes) {
   const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
   const size_t body = varintFieldSize(f::packet::kTimestamp, tsNs) + head.size() +
-                      nestedSize(f::packet::kTrackEvent, event);
+                      nestedSize(f::packet::kTrackEvent, eventBytes);
   const size_t at = buf_.size();
   buf_.resize(at + nestedSize(f::kTracePacket, body));
-  RawOut o{buf_.data() + at};
+  SizedWriter o{buf_.data() + at};
   o.tag(f::kTracePacket, WireType::LengthDelimited);
   o.varint(body);
   o.varintField(f::packet::kTimestamp, tsNs);
   o.bytes(head);
   o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
-  o.varint(event);
-  o.varintField(f::event::kType, f::event::kTypeSliceEnd);
-  if (explicitTrack) o.varintField(f::event::kTrackUuid, trackUuid);
+  o.varint(eventBytes);
+  return o;
+}
+
+void PerfettoSequenceEncoder::endSizedEvent() {
   ++packets_;
   maybeFlush();
+}
+
+void PerfettoSequenceEncoder::writeSliceEnd(uint64_t trackUuid, uint64_t tsNs) {
+  // One exactly sized append: the hot half of every slice.
+  const bool explicitTrack = trackUuid != defaultTrack_;
+  const size_t event = varintFieldSize(f::event::kType, f::event::kTypeSliceEnd) +
+                       (explicitTrack ? varintFieldSize(f::event::kTrackUuid, trackUuid) : 0);
+  SizedWriter o = beginSizedEvent(tsNs, event);
+  o.varintField(f::event::kType, f::event::kTypeSliceEnd);
+  if (explicitTrack) o.varintField(f::event::kTrackUuid, trackUuid);
+  endSizedEvent();
 }
 
 void PerfettoSequenceEncoder::closeSlicesUntil(Thread& t, uint64_t tsNs) {
@@ -518,18 +497,7 @@ bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
                 nestedSize(a::kStringValue, detailText_.size());
     event += nestedSize(f::event::kDebugAnnotations, detailArg);
   }
-  const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
-  const size_t body = varintFieldSize(f::packet::kTimestamp, op.tsNs) + head.size() +
-                      nestedSize(f::packet::kTrackEvent, event);
-  const size_t at = buf_.size();
-  buf_.resize(at + nestedSize(f::kTracePacket, body));
-  RawOut o{buf_.data() + at};
-  o.tag(f::kTracePacket, WireType::LengthDelimited);
-  o.varint(body);
-  o.varintField(f::packet::kTimestamp, op.tsNs);
-  o.bytes(head);
-  o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
-  o.varint(event);
+  SizedWriter o = beginSizedEvent(op.tsNs, event);
   o.varintField(f::event::kCategoryIids, opCategoryIid_);
   o.tag(f::event::kDebugAnnotations, WireType::LengthDelimited);
   o.varint(nameArg);
@@ -552,8 +520,7 @@ bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
   o.varintField(f::event::kType, f::event::kTypeSliceBegin);
   o.varintField(f::event::kNameIid, ids.name);
   lane.openEnds.push_back(endNs);
-  ++packets_;
-  maybeFlush();
+  endSizedEvent();
   return true;
 }
 
@@ -610,18 +577,7 @@ void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventNa
       (explicitTrack ? varintFieldSize(f::event::kTrackUuid, uuid) : 0) +
       (isDouble ? tagSize(f::event::kDoubleCounterValue) + 8
                 : varintFieldSize(f::event::kCounterValue, static_cast<uint64_t>(i)));
-  const std::string& head = sequenceHead_[packets_ == 0 ? 0 : 1];
-  const size_t body = varintFieldSize(f::packet::kTimestamp, tsNs) + head.size() +
-                      nestedSize(f::packet::kTrackEvent, event);
-  const size_t at = buf_.size();
-  buf_.resize(at + nestedSize(f::kTracePacket, body));
-  RawOut o{buf_.data() + at};
-  o.tag(f::kTracePacket, WireType::LengthDelimited);
-  o.varint(body);
-  o.varintField(f::packet::kTimestamp, tsNs);
-  o.bytes(head);
-  o.tag(f::packet::kTrackEvent, WireType::LengthDelimited);
-  o.varint(event);
+  SizedWriter o = beginSizedEvent(tsNs, event);
   o.varintField(f::event::kType, f::event::kTypeCounter);
   if (explicitTrack) o.varintField(f::event::kTrackUuid, uuid);
   if (isDouble) {
@@ -632,8 +588,7 @@ void PerfettoSequenceEncoder::writeCounter(int64_t pid, std::string_view eventNa
   } else {
     o.varintField(f::event::kCounterValue, static_cast<uint64_t>(i));
   }
-  ++packets_;
-  maybeFlush();
+  endSizedEvent();
 }
 
 void PerfettoSequenceEncoder::counter(int64_t pid, std::string_view eventName,

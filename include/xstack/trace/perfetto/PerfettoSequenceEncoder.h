@@ -243,6 +243,11 @@ class PerfettoSequenceEncoder {
                     std::string_view seriesKey, uint64_t tsNs, CounterUnit unit, bool isDouble,
                     int64_t i, double d);
   void maybeFlush();
+  // A TrackEvent packet of known size: writes the packet head (timestamp,
+  // sequence fields) and the TrackEvent's tag and length; the caller writes
+  // exactly `eventBytes` more, then calls endSizedEvent().
+  SizedWriter beginSizedEvent(uint64_t tsNs, size_t eventBytes);
+  void endSizedEvent();
   // The fast path of opSlice(); false (nothing written) when it does not apply.
   bool tryFastOpSlice(Thread& t, const OpSlice& op);
   // After a general op slice: the iids the fast path needs, when all known.

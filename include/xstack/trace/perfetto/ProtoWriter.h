@@ -29,6 +29,40 @@ inline size_t varintSize(uint64_t v) {
   return n;
 }
 
+// Writes into memory the caller has sized exactly beforehand (sums of
+// varintFieldSize/nestedSize), for packets whose size is known before they
+// are written: no length patching, no size check per field.
+struct SizedWriter {
+  char* p;
+  void byte(uint8_t b) { *p++ = static_cast<char>(b); }
+  void varint(uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+  }
+  void tag(uint32_t field, WireType type) {
+    varint((static_cast<uint64_t>(field) << 3) | static_cast<uint32_t>(type));
+  }
+  void varintField(uint32_t field, uint64_t v) {
+    tag(field, WireType::Varint);
+    varint(v);
+  }
+  void bytes(std::string_view s) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  }
+};
+
+inline constexpr size_t tagSize(uint32_t field) { return field < 16 ? 1 : field < 2048 ? 2 : 3; }
+// Bytes of a varint field (tag + value).
+inline size_t varintFieldSize(uint32_t field, uint64_t v) { return tagSize(field) + varintSize(v); }
+// Bytes of a length-delimited field whose body has `len` bytes.
+inline size_t nestedSize(uint32_t field, size_t len) {
+  return tagSize(field) + varintSize(len) + len;
+}
+
 class ProtoWriter {
  public:
   // Position of a nested message's length byte, from beginMessage().
