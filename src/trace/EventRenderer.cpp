@@ -206,21 +206,10 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
     const RowKey& row = rows[r];
     processMeta(pid, rowProcessName(pid, rank, row));
     if (row.kind <= RowKind::Gpu) {
-      // Order (tid, ts since origin, input order). Events mostly come in ts
-      // order per tid already: sort only a tid whose events are out of order.
-      std::vector<RowBuckets::Tid>& tids = b.tids(r);
-      const auto used = static_cast<ptrdiff_t>(b.tidCount(r));
-      std::sort(tids.begin(), tids.begin() + used,
-                [](const RowBuckets::Tid& x, const RowBuckets::Tid& y) { return x.tid < y.tid; });
-      auto byTs = [&](const RowBuckets::Op& x, const RowBuckets::Op& y) {
-        return origin_.since(x.startNs) < origin_.since(y.startNs);
-      };
-      for (auto t = tids.begin(); t != tids.begin() + used; ++t) {
-        if (!std::is_sorted(t->ops.begin(), t->ops.end(), byTs))
-          std::stable_sort(t->ops.begin(), t->ops.end(), byTs);
-        threadMeta(pid, t->tid, opRowThreadName(row.kind, t->tid));
-        for (const RowBuckets::Op& op : t->ops)
-          opEvent(pid, t->tid, op, names.escaped(op.nameId), names.stats(op.nameId),
+      for (const RowBuckets::Tid& t : b.tidsInOutputOrder(r, origin_)) {
+        threadMeta(pid, t.tid, opRowThreadName(row.kind, t.tid));
+        for (const RowBuckets::Op& op : t.ops)
+          opEvent(pid, t.tid, op, names.escaped(op.nameId), names.stats(op.nameId),
                   op.extra ? &b.extras()[op.extra - 1] : nullptr);
       }
       continue;

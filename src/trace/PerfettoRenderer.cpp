@@ -44,21 +44,11 @@ void PerfettoRenderer::spans(int64_t rank, const std::vector<Span>& spans) {
 }
 
 void PerfettoRenderer::opRows(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
-  // Same order as the JSON: (tid, ts since origin, input order).
-  std::vector<RowBuckets::Tid>& tids = b.tids(r);
-  const auto used = static_cast<ptrdiff_t>(b.tidCount(r));
-  std::sort(tids.begin(), tids.begin() + used,
-            [](const RowBuckets::Tid& x, const RowBuckets::Tid& y) { return x.tid < y.tid; });
-  auto byTs = [&](const RowBuckets::Op& x, const RowBuckets::Op& y) {
-    return origin_.since(x.startNs) < origin_.since(y.startNs);
-  };
   const EscapedNameTable& names = b.names();
   enc_.resetOpNames();  // ids below are names.raw() ids of this RowBuckets
-  for (auto t = tids.begin(); t != tids.begin() + used; ++t) {
-    if (!std::is_sorted(t->ops.begin(), t->ops.end(), byTs))
-      std::stable_sort(t->ops.begin(), t->ops.end(), byTs);
-    enc_.thread(pid, t->tid, opRowThreadName(kind, t->tid), t->tid);
-    for (const RowBuckets::Op& op : t->ops) {
+  for (const RowBuckets::Tid& t : b.tidsInOutputOrder(r, origin_)) {  // the JSON's order
+    enc_.thread(pid, t.tid, opRowThreadName(kind, t.tid), t.tid);
+    for (const RowBuckets::Op& op : t.ops) {
       perfetto::PerfettoSequenceEncoder::OpSlice s;
       s.nameId = op.nameId;
       s.name = names.raw(op.nameId);
@@ -68,11 +58,11 @@ void PerfettoRenderer::opRows(int64_t pid, RowKind kind, size_t r, RowBuckets& b
         s.durNs = op.endNs - op.startNs;
       if (op.extra) {
         const RowBuckets::Extra& extra = b.extras()[op.extra - 1];
-        s.memBytes = extra.memcopyBytes > 0 ? static_cast<uint64_t>(extra.memcopyBytes) : 0;
+        s.memBytes = extra.memcopyBytes;  // 0: no mem_bytes annotation, as in the JSON
         s.detail = extra.detail;
       }
       s.tsNs = tsOf(op.startNs);
-      enc_.opSlice(pid, t->tid, s);
+      enc_.opSlice(pid, t.tid, s);
     }
   }
 }

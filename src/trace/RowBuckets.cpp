@@ -4,6 +4,18 @@
 
 namespace xstack {
 
+std::span<RowBuckets::Tid> RowBuckets::tidsInOutputOrder(size_t r, const TimeOrigin& origin) {
+  std::span<Tid> used(rows_[r].tids.data(), rows_[r].used);
+  std::sort(used.begin(), used.end(), [](const Tid& x, const Tid& y) { return x.tid < y.tid; });
+  auto byTs = [&origin](const Op& x, const Op& y) {
+    return origin.since(x.startNs) < origin.since(y.startNs);
+  };
+  for (Tid& t : used)
+    if (!std::is_sorted(t.ops.begin(), t.ops.end(), byTs))
+      std::stable_sort(t.ops.begin(), t.ops.end(), byTs);
+  return used;
+}
+
 void RowBuckets::reset(const std::vector<RowKey>& rows) {
   keys_ = &rows;
   if (rows_.size() < rows.size()) rows_.resize(rows.size());

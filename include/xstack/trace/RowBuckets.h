@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/input/ProfileDecoder.h"
 #include "xstack/model/RankRows.h"
@@ -51,6 +53,10 @@ class RowBuckets final : public ProfileSink {
   // first tidCount(r) entries are in use.
   std::vector<Tid>& tids(size_t r) { return rows_[r].tids; }
   size_t tidCount(size_t r) const { return rows_[r].used; }
+  // Row r's tids in output order, the order of both trace formats: by tid,
+  // each tid's ops by ts since `origin` (clamped), ties in file order. Sorts
+  // in place; a tid already in order is left as it is.
+  std::span<Tid> tidsInOutputOrder(size_t r, const TimeOrigin& origin);
   const EscapedNameTable& names() const { return names_; }
   const std::vector<Extra>& extras() const { return extras_; }
   const std::vector<ProfileMemEvent>& memEvents() const { return memEvents_; }

@@ -102,23 +102,13 @@ ProtoWriter::Mark PerfettoSequenceEncoder::beginPacket(uint64_t tsNs, bool hasTs
   if (finished_) throw std::logic_error("perfetto: encoder used after finish()");
   // One append: TracePacket tag, length placeholder, timestamp (0 written
   // too: presence), sequence head.
-  static_assert(f::kTracePacket == 1 && f::packet::kTimestamp == 8);
-  char head[32];
-  size_t n = 0;
-  head[n++] = static_cast<char>((f::kTracePacket << 3) | 2);
-  head[n++] = '\0';
-  if (hasTs) {
-    head[n++] = static_cast<char>(f::packet::kTimestamp << 3);
-    uint64_t v = tsNs;
-    while (v >= 0x80) {
-      head[n++] = static_cast<char>(static_cast<uint8_t>(v) | 0x80);
-      v >>= 7;
-    }
-    head[n++] = static_cast<char>(v);
-  }
-  const std::string& seq = sequenceHead_[packets_ == 0 ? 0 : 1];
-  std::memcpy(head + n, seq.data(), seq.size());  // <= 12 bytes
-  n += seq.size();
+  char head[32];  // tag 1 + placeholder 1 + timestamp <= 11 + sequence head <= 12
+  SizedWriter o{head};
+  o.tag(f::kTracePacket, WireType::LengthDelimited);
+  o.byte(0);
+  if (hasTs) o.varintField(f::packet::kTimestamp, tsNs);
+  o.bytes(sequenceHead_[packets_ == 0 ? 0 : 1]);
+  const auto n = static_cast<size_t>(o.p - head);
   const ProtoWriter::Mark m = buf_.size() + 1;
   buf_.append(head, n);
   return m;
