@@ -1,0 +1,58 @@
+// The per-rank GPU time breakdown an HTA user checks first (ranks.csv,
+// docs/ANALYSIS.md "ranks.csv"), with Holistic Trace Analysis' definitions
+// (its temporal breakdown and comm/comp overlap), all in integer ns:
+//   span        = last end - first start over every GPU activity given
+//                 (not clipped to step windows);
+//   idle        = span - |union of all of them|;
+//   compute     = |union of COMPUTATION activities|;
+//   non_compute = span - idle - compute;
+//   overlap     = |COMPUTATION union ∩ COMMUNICATION union| / |COMMUNICATION union|,
+//                 undefined (no value) when the rank has no COMMUNICATION activity.
+// Which activities count (HTA's filter on steps, which events are GPU events)
+// is the caller's: this takes the already selected activities.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xstack/analysis/Intervals.h"
+
+namespace xstack {
+
+// HTA's kernel type, decided by the name alone; the first rule that matches
+// wins (docs/ANALYSIS.md):
+//   Communication  name starts with nccl, hip or hccl, or contains ncclKernel;
+//   Memory         starts with Memcpy, Memset, hipMemcpy, hipMemset or dma;
+//   Other          starts with nccl/hip/hccl/Stream Wait Event/runFunction/
+//                  job_exe/packet/pe_exe/cpum_exe_subgraph/
+//                  collective_subgraph_execution, contains Memcpy, Memset,
+//                  dma or Sync, or starts with cuda and contains LaunchKernel
+//                  after it;
+//   Computation    everything else.
+enum class HtaKernelType : uint8_t { Computation = 0, Communication = 1, Memory = 2, Other = 3 };
+HtaKernelType htaKernelTypeOf(std::string_view name);
+const char* htaKernelTypeName(HtaKernelType t);  // "COMPUTATION", ...
+
+struct GpuActivity {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;  // >= startNs
+  HtaKernelType type = HtaKernelType::Computation;
+};
+
+struct RankBreakdown {
+  uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
+  bool hasComm = false;    // the overlap is defined
+  uint64_t commNs = 0;     // |COMMUNICATION union|
+  uint64_t overlapNs = 0;  // |COMPUTATION union ∩ COMMUNICATION union|
+};
+
+// The breakdown of one rank's selected GPU activities (any order).
+RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities);
+
+// `part` / `whole` x 100 with 2 decimals, rounded half up, as exact text
+// ("12.34"; "0.00" when `whole` is 0). Integer arithmetic only.
+std::string percentText(uint64_t part, uint64_t whole);
+
+}  // namespace xstack
