@@ -1,9 +1,10 @@
-// Renders trace events as JSON text into a buffer that is handed to a sink
-// whenever it grows past `pieceBytes` (the sink writes it to the file on
-// rank 0, or sends it to rank 0 elsewhere). Every event is written as
-// ",\n{...}"; TraceFileWriter drops the comma before the first event.
-// Timestamps: input ns, output µs since the time origin (exact text, never
-// negative: earlier times are clamped to 0 and counted).
+// The Chrome JSON trace format: JsonTraceSink encodes what the walk over a
+// chunk (ChunkWalk) hands it as JSON text, into a buffer that is handed to a
+// piece sink whenever it grows past `pieceBytes` (the piece sink writes it to
+// the file on rank 0, or sends it to rank 0 elsewhere). Every event is
+// written as ",\n{...}"; TraceFileWriter drops the comma before the first
+// event. Times arrive in ns since the origin and are written as exact µs text.
+// EventRenderer is the walk and the JSON sink together (one format).
 #pragma once
 
 #include <cstdint>
@@ -19,67 +20,87 @@
 #include "xstack/input/ProfileDecoder.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
+#include "xstack/trace/ChunkWalk.h"
 #include "xstack/trace/JsonText.h"
 #include "xstack/trace/RowBuckets.h"
 #include "xstack/trace/TraceEvents.h"
+#include "xstack/trace/TraceSink.h"
 
 namespace xstack {
 
-class EventRenderer {
+class JsonTraceSink final : public TraceSink {
  public:
   // Receives each piece of text. It may take the string's contents (swap in
-  // another buffer, ideally a recycled one with capacity); the renderer
-  // clears the string afterwards and goes on with it. A callable taking a
+  // another buffer, ideally a recycled one with capacity); the sink clears
+  // the string afterwards and goes on with it. A callable taking a
   // std::string_view works too.
-  using Sink = std::function<void(std::string&)>;
+  using PieceSink = std::function<void(std::string&)>;
   // `buffer`: memory to render into (a recycled piece buffer), optional.
-  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20, std::string buffer = {});
+  JsonTraceSink(PieceSink pieces, size_t pieceBytes = 4 << 20, std::string buffer = {});
 
-  void processMeta(int64_t pid, std::string_view name);
-  void threadMeta(int64_t pid, int64_t tid, std::string_view name);
-  // One rank's forward/backward spans on pid 0, tid = rank.
-  void spans(int64_t rank, const std::vector<Span>& spans);
-  // All rows of one displayed rank: `rows` as computed by rankRows(), their
-  // pids pidBase, pidBase+1, ... Each row: process metadata, then its events
-  // ordered by (tid, ts, input order).
-  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                const ProfileData& data);
-  // The same from buckets filled while the profile was decoded (sorts them).
-  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                RowBuckets& buckets);
-  // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer-in-group.
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples);
-  // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples);
-
-  // Rows appended after a file's last chunk (the findings): process_name and
-  // process_sort_index, per tid a thread_name "rank <tid>", the instants.
-  void extraRows(const TraceExtraRows& rows);
-
-  // Hands any buffered text to the sink.
-  void flush();
-  // Warnings found while rendering (clamped timestamps, text fixes).
-  Warnings takeWarnings();
+  void process(int64_t pid, std::string_view name) override;
+  void thread(int64_t pid, int64_t tid, std::string_view name) override;
+  void span(int64_t rank, const Span& s, uint64_t tsNs) override;
+  void rankRowsBegin(const RowBuckets& store) override { store_ = &store; }
+  void opRowBegin(int64_t /*pid*/) override {}
+  void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
+  void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
+  void rankRowsEnd() override { store_ = nullptr; }
+  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+                  SeriesRange range) override;
+  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) override;
+  void instantThread(int64_t pid, int64_t tid) override;
+  void instant(int64_t pid, const TraceInstant& e) override;
+  // Hands any buffered text to the piece sink.
+  void flush() override;
+  // Text repairs (string_invalid_utf8, string_control_char), per event.
+  Warnings takeWarnings() override;
   // The render buffer, for reuse (after flush()).
   std::string takeBuffer() { return std::move(buf_); }
 
  private:
-  // ns as µs since the origin (clamped at 0 and counted); 24 bytes of room.
-  char* writeTs(char* p, uint64_t ns);
-  void appendTs(uint64_t ns);
   void endEvent();
-  // `escapedName`: the name as appendJsonString writes it; `nameStats`: what
-  // escaping it fixed (counted per event); `extra`: the event, when it has
-  // mem_bytes or detail_info.
-  void opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op, std::string_view escapedName,
-               const JsonTextStats& nameStats, const RowBuckets::Extra* extra);
+  void opEvent(int64_t pid, int64_t tid, const OpView& op);
 
-  TimeOrigin origin_;
-  Sink sink_;
+  PieceSink pieces_;
   size_t pieceBytes_;
   std::string buf_;
   JsonTextStats text_;
-  Warnings warnings_;
+  const RowBuckets* store_ = nullptr;  // between rankRowsBegin and rankRowsEnd
+};
+
+class EventRenderer {
+ public:
+  using Sink = JsonTraceSink::PieceSink;
+  EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes = 4 << 20, std::string buffer = {})
+      : json_(std::move(sink), pieceBytes, std::move(buffer)), walk_(origin, json_) {}
+
+  void processMeta(int64_t pid, std::string_view name) { walk_.processMeta(pid, name); }
+  void threadMeta(int64_t pid, int64_t tid, std::string_view name) {
+    walk_.threadMeta(pid, tid, name);
+  }
+  void spans(int64_t rank, const std::vector<Span>& spans) { walk_.spans(rank, spans); }
+  // All rows of one displayed rank from a decoded profile (fills buckets first).
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                const ProfileData& data);
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
+    walk_.rankRows(rank, pidBase, rows, b);
+  }
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples) {
+    walk_.dcgmCounters(pid, gpu, id, samples);
+  }
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+    walk_.netCounters(pid, id, samples);
+  }
+  void extraRows(const TraceExtraRows& rows) { walk_.extraRows(rows); }
+  void flush() { json_.flush(); }
+  // Warnings found while rendering (clamped timestamps, text fixes).
+  Warnings takeWarnings();
+  std::string takeBuffer() { return json_.takeBuffer(); }
+
+ private:
+  JsonTraceSink json_;
+  ChunkWalk walk_;
 };
 
 // thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
