@@ -22,8 +22,11 @@ void printTimings(Comm& comm, const StageClock& clk) {
       wall += t.wallSeconds;
       cpu += t.cpuSeconds;
     }
-    std::fprintf(stderr, "xstack: timings rank %zu (wall/cpu s):%s total %.3f/%.3f\n", r,
-                 line.c_str(), wall, cpu);
+    std::string counts;
+    for (const auto& [name, n] : StageClock::decodeCounts(all[r]))
+      counts += "; " + name + " " + std::to_string(n);
+    std::fprintf(stderr, "xstack: timings rank %zu (wall/cpu s):%s total %.3f/%.3f%s\n", r,
+                 line.c_str(), wall, cpu, counts.c_str());
   }
 }
 

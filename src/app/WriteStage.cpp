@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -20,84 +21,147 @@ namespace xstack {
 namespace {
 
 constexpr int kChunkTag = 77;
+// Message kinds of the chunk protocol: a piece or the end of a chunk, of the
+// format at index f of its file set (kind = base + 4 f).
 enum : uint64_t { kPiece = 1, kEnd = 2 };
+uint64_t pieceKind(size_t f) { return kPiece + 4 * f; }
+uint64_t endKind(size_t f) { return kEnd + 4 * f; }
+size_t formatOfKind(uint64_t kind) { return static_cast<size_t>(kind / 4); }
+bool isEndKind(uint64_t kind) { return kind % 4 == kEnd; }
+
+// The output files that show one (group, gpu) in several formats: adjacent
+// in the plan (withFormats), the same chunks and owners. Rendered from one
+// walk, and written by rank 0 in lockstep, chunk by chunk.
+struct FileSet {
+  size_t first = 0, count = 1;
+};
+
+std::vector<FileSet> fileSets(const std::vector<OutputFile>& outputs) {
+  std::vector<FileSet> sets;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile& o = outputs[i];
+    if (!sets.empty()) {
+      const OutputFile& head = outputs[sets.back().first];
+      if (head.group == o.group && head.gpu == o.gpu && head.chunks.size() == o.chunks.size() &&
+          head.format != o.format) {
+        ++sets.back().count;
+        continue;
+      }
+    }
+    sets.push_back({i, 1});
+  }
+  return sets;
+}
+
+// Memory one rendering thread reuses from one chunk to the next: the bytes of
+// the profile being rendered and its row buckets. Owned by the write stage's
+// thread that renders, released when the stage ends.
+struct RenderScratch {
+  std::unique_ptr<FileBuffer> bytes;
+  RowBuckets buckets;
+  uint64_t decodes = 0;  // profiles decoded for rendering (--timings)
+};
+
+// Receives format f's pieces: (f, text); may take the text (see JsonTraceSink).
+using FormatPieces = std::function<void(size_t, std::string&)>;
 
 // A displayed rank's rows, from the profile file read again by the rank
-// that renders them (any rank that sees the file).
-template <class Renderer>
-void renderRankRows(const Chunk& c, WriteContext& ctx, Renderer& r, std::string& problem) {
+// that renders them (any rank that sees the file): decoded once, whatever
+// the number of formats.
+void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, ChunkWalk& walk,
+                  std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
-  // Streaming: the file is decoded straight into the row buckets; one
-  // profile at a time per rendering thread, in reused memory.
-  static thread_local std::unique_ptr<FileBuffer> bytes;
-  static thread_local RowBuckets buckets;
-  buckets.reset(s.rows);
-  auto info = readProfileInto(s.file.path, bytes, buckets);
+  scratch.buckets.reset(s.rows);
+  auto info = readProfileInto(s.file.path, scratch.bytes, scratch.buckets);
+  ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
     return;
   }
-  r.rankRows(c.subject, c.pid, s.rows, buckets);
+  walk.rankRows(c.subject, c.pid, s.rows, scratch.buckets);
 }
 
-// Renders one chunk with renderer `r` (EventRenderer or PerfettoRenderer).
-// Returns the rendering warnings; `problem` is set when the input could not
-// be re-read.
-template <class Renderer>
-Warnings renderChunkWith(Renderer& r, const Chunk& c, WriteContext& ctx, std::string& problem) {
+void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch& scratch,
+               std::string& problem) {
   switch (c.kind) {
     case ChunkKind::ProcessMeta:
-      r.processMeta(c.pid, fixedProcessName(c.pid));
+      walk.processMeta(c.pid, fixedProcessName(c.pid));
       break;
     case ChunkKind::ThreadMeta:
-      r.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
+      walk.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
       break;
     case ChunkKind::RankRows:
-      renderRankRows(c, ctx, r, problem);
+      walkRankRows(c, ctx, scratch, walk, problem);
       break;
     case ChunkKind::Spans:
-      r.spans(c.subject, (*ctx.local)[c.input - ctx.firstLocal].spans);
+      walk.spans(c.subject, (*ctx.local)[c.input - ctx.firstLocal].spans);
       break;
     case ChunkKind::Dcgm:
-      r.dcgmCounters(c.pid, c.gpu, c.subject, (*ctx.local)[c.input - ctx.firstLocal].dcgm);
+      walk.dcgmCounters(c.pid, c.gpu, c.subject, (*ctx.local)[c.input - ctx.firstLocal].dcgm);
       break;
     case ChunkKind::Net:
-      r.netCounters(c.pid, c.subject, (*ctx.local)[c.input - ctx.firstLocal].net);
+      walk.netCounters(c.pid, c.subject, (*ctx.local)[c.input - ctx.firstLocal].net);
       break;
   }
-  r.flush();
-  if (ctx.pool) ctx.pool->give(r.takeBuffer());
-  return r.takeWarnings();
 }
 
-// Renders chunk `index` of file `o` in the file's format; output to `sink`.
+// One sink per file of `set`, in its format; format f's pieces go to `pieces` with f.
 // A Perfetto chunk is packet sequence index + 1 (from the data, not the rank).
-Warnings renderChunkUnguarded(const OutputFile& o, size_t index, WriteContext& ctx,
-                              const EventRenderer::Sink& sink, std::string& problem) {
-  std::string buffer = ctx.pool ? ctx.pool->take() : std::string();
-  if (o.format == TraceFormat::Perfetto) {
-    PerfettoRenderer r(ctx.origin, static_cast<uint32_t>(index + 1), sink, ctx.pieceBytes,
-                       std::move(buffer));
-    return renderChunkWith(r, o.chunks[index], ctx, problem);
+std::vector<std::unique_ptr<TraceSink>> sinksOf(const std::vector<OutputFile>& outputs, FileSet set,
+                                                size_t index, WriteContext& ctx,
+                                                const FormatPieces& pieces) {
+  std::vector<std::unique_ptr<TraceSink>> sinks;
+  for (size_t f = 0; f < set.count; ++f) {
+    auto toFormat = [&pieces, f](std::string& text) { pieces(f, text); };
+    std::string buffer = ctx.pool ? ctx.pool->take() : std::string();
+    if (outputs[set.first + f].format == TraceFormat::Perfetto)
+      sinks.push_back(std::make_unique<PerfettoTraceSink>(
+          static_cast<uint32_t>(index + 1), toFormat, ctx.pieceBytes, std::move(buffer)));
+    else
+      sinks.push_back(std::make_unique<JsonTraceSink>(toFormat, ctx.pieceBytes, std::move(buffer)));
   }
-  EventRenderer r(ctx.origin, sink, ctx.pieceBytes, std::move(buffer));
-  return renderChunkWith(r, o.chunks[index], ctx, problem);
+  return sinks;
+}
+
+// Renders chunk `index` of every file of `set` from one walk. Returns each
+// format's warnings (the walk's, counted once, plus that format's own);
+// `problem` is set when the input could not be re-read.
+std::vector<Warnings> renderChunkSetUnguarded(const std::vector<OutputFile>& outputs, FileSet set,
+                                              size_t index, WriteContext& ctx,
+                                              RenderScratch& scratch, const FormatPieces& pieces,
+                                              std::string& problem) {
+  std::vector<std::unique_ptr<TraceSink>> sinks = sinksOf(outputs, set, index, ctx, pieces);
+  std::vector<TraceSink*> all;
+  for (auto& s : sinks) all.push_back(s.get());
+  TeeSink tee(all);
+  ChunkWalk walk(ctx.origin, sinks.size() == 1 ? *sinks[0] : static_cast<TraceSink&>(tee));
+  walkChunk(walk, outputs[set.first].chunks[index], ctx, scratch, problem);
+  const Warnings walked = walk.takeWarnings();
+  std::vector<Warnings> out(sinks.size(), walked);
+  for (size_t f = 0; f < sinks.size(); ++f) {
+    sinks[f]->flush();
+    if (ctx.pool) ctx.pool->give(sinks[f]->takeBuffer());
+    out[f].merge(sinks[f]->takeWarnings());
+  }
+  return out;
 }
 
 // A failure while rendering costs that chunk only (what was already sent
 // stays, as complete events): the protocol with rank 0 goes on.
-Warnings renderChunk(const OutputFile& o, size_t index, WriteContext& ctx, int rank,
-                     const EventRenderer::Sink& sink, std::string& problem) {
-  const Chunk& c = o.chunks[index];
+std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, FileSet set,
+                                     size_t index, WriteContext& ctx, int rank,
+                                     RenderScratch& scratch, const FormatPieces& pieces,
+                                     std::string& problem) {
+  const Chunk& c = outputs[set.first].chunks[index];
   try {
     if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta) {
       if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
       if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
     }
-    return renderChunkUnguarded(o, index, ctx, sink, problem);
+    return renderChunkSetUnguarded(outputs, set, index, ctx, scratch, pieces, problem);
   } catch (const std::exception& e) {
     problem = std::string("rendering failed: ") + e.what();
-    return {};
+    return std::vector<Warnings>(set.count);
   }
 }
 
@@ -174,36 +238,51 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
 namespace {
 
 // Ranks other than 0: render every chunk this rank owns, in output order, and
-// post its pieces to rank 0, then the chunk's end (warnings, problem).
-void sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
-                   BufferPool& pool) {
+// post its pieces to rank 0, then the chunk's end (warnings, problem) per format.
+uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
+                       BufferPool& pool) {
   const int me = comm.rank();
   std::vector<std::string> sentBack;
-  auto postPiece = [&](std::string& text) {
+  auto postPiece = [&](size_t f, std::string& text) {
     sentBack.clear();
     comm.waitPosted(ctx.piecesAhead, &sentBack);
     for (auto& b : sentBack) pool.give(std::move(b));
     std::string piece = pool.take();
     piece.swap(text);
-    comm.post(0, kChunkTag, kPiece, std::move(piece));
+    comm.post(0, kChunkTag, pieceKind(f), std::move(piece));
   };
-  for (const OutputFile& o : outputs) {
+  RenderScratch scratch;
+  for (const FileSet& set : fileSets(outputs)) {
+    const OutputFile& o = outputs[set.first];
     for (size_t i = 0; i < o.chunks.size(); ++i) {
       if (o.chunks[i].owner != me) continue;
       std::string problem;
-      Warnings w = renderChunk(o, i, ctx, me, postPiece, problem);
-      comm.waitPosted(ctx.piecesAhead);
-      comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
+      std::vector<Warnings> w =
+          renderChunkSet(outputs, set, i, ctx, me, scratch, postPiece, problem);
+      for (size_t f = 0; f < set.count; ++f) {
+        comm.waitPosted(ctx.piecesAhead);
+        comm.post(0, kChunkTag, endKind(f), encodeEnd(w[f], problem));
+      }
     }
   }
   comm.waitPosted(0);
+  return scratch.decodes;
 }
 
-// One piece of rank 0's own rendering, or the end of a chunk.
+// One piece of rank 0's own rendering, or the end of a chunk, of format f of its set.
 struct OwnItem {
+  size_t format = 0;
   bool end = false;  // end of a chunk: warnings and problem follow
   std::string text;
   Warnings warnings;
+  std::string problem;
+};
+
+// Where rank 0 puts the pieces of one chunk of a file set: format f's text to
+// write(f, text); each format's end (warnings, problem) is kept.
+struct ChunkIntake {
+  std::function<void(size_t, std::string_view)> write;
+  std::vector<Warnings> warnings;  // per format
   std::string problem;
 };
 
@@ -219,60 +298,73 @@ class OwnRenderer {
     if (threaded)
       thread_ = std::thread([this, o = &outputs, c = &ctx, p = &pool] { run(*o, *c, *p); });
   }
-  ~OwnRenderer() {
+  ~OwnRenderer() { stop(); }
+  // Ends the render thread (it has ended every chunk, or the writer gave up).
+  void stop() {
     queue_.close();
     if (thread_.joinable()) thread_.join();
   }
-  // The next chunk's pieces go to `write` (their buffers back to `pool`).
-  void takeChunk(const std::function<void(std::string_view)>& write, BufferPool& pool,
-                 Warnings& warnings, std::string& problem) {
-    for (;;) {
+  // The next chunk's pieces, every format's, go to `in` (their buffers back to `pool`).
+  void takeChunk(ChunkIntake& in, BufferPool& pool) {
+    size_t ends = 0;
+    while (ends < in.warnings.size()) {
       std::optional<OwnItem> item = queue_.pop();
       if (!item) {  // cannot happen: the renderer ends every chunk
-        problem = "rendering stopped";
+        in.problem = "rendering stopped";
         return;
       }
       if (item->end) {
-        warnings = std::move(item->warnings);
-        problem = std::move(item->problem);
-        return;
+        in.warnings[item->format] = std::move(item->warnings);
+        in.problem = std::move(item->problem);
+        ++ends;
+        continue;
       }
-      write(item->text);
+      in.write(item->format, item->text);
       pool.give(std::move(item->text));
     }
   }
+  uint64_t decodes() const { return decodes_; }  // after stop()
 
  private:
   void run(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool) {
-    auto pushPiece = [&](std::string& text) {
+    auto pushPiece = [&](size_t f, std::string& text) {
       std::string piece = pool.take();
       piece.swap(text);
-      queue_.push(OwnItem{false, std::move(piece), {}, {}});
+      queue_.push(OwnItem{f, false, std::move(piece), {}, {}});
     };
-    for (const OutputFile& o : outputs)
-      for (size_t i = 0; i < o.chunks.size(); ++i) {
-        if (o.chunks[i].owner != 0) continue;
-        OwnItem end;
-        end.end = true;
-        end.warnings = renderChunk(o, i, ctx, 0, pushPiece, end.problem);
-        if (!queue_.push(std::move(end))) return;  // the writer stopped
+    RenderScratch scratch;
+    for (const FileSet& set : fileSets(outputs))
+      for (size_t i = 0; i < outputs[set.first].chunks.size(); ++i) {
+        if (outputs[set.first].chunks[i].owner != 0) continue;
+        std::string problem;
+        std::vector<Warnings> w =
+            renderChunkSet(outputs, set, i, ctx, 0, scratch, pushPiece, problem);
+        for (size_t f = 0; f < set.count; ++f)
+          if (!queue_.push(OwnItem{f, true, {}, std::move(w[f]), problem})) return;
       }
+    decodes_ = scratch.decodes;
   }
 
   BoundedQueue<OwnItem> queue_;
   std::thread thread_;
+  uint64_t decodes_ = 0;
 };
 
-// Receives one chunk from rank `owner`: pieces to `write`, then its end.
-void receiveChunk(Comm& comm, int owner, Message& m,
-                  const std::function<void(std::string_view)>& write, Warnings& warnings,
-                  std::string& problem) {
-  for (;;) {
+// Receives one chunk of a file set from rank `owner`: pieces to `in`, then
+// every format's end.
+void receiveChunk(Comm& comm, int owner, Message& m, ChunkIntake& in) {
+  size_t ends = 0;
+  while (ends < in.warnings.size()) {
     comm.recvInto(owner, kChunkTag, m);
-    if (m.kind != kPiece) break;
-    write(m.data);
+    const size_t f = formatOfKind(m.kind);
+    if (f >= in.warnings.size()) throw std::runtime_error("chunk message of an unknown format");
+    if (!isEndKind(m.kind)) {
+      in.write(f, m.data);
+      continue;
+    }
+    decodeEnd(m.data, in.warnings[f], in.problem);
+    ++ends;
   }
-  decodeEnd(m.data, warnings, problem);
 }
 
 // Rank 0's writing of one output file, chunk after chunk.
@@ -372,34 +464,48 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     ~ForgetPool() { ctx.pool = nullptr; }
   } forgetPool{ctx};
   if (comm.rank() != 0) {
-    sendOwnChunks(comm, outputs, ctx, pool);
+    res.renderDecodes = sendOwnChunks(comm, outputs, ctx, pool);
     return res;
   }
   uint64_t total = 0, done = 0;
   for (const OutputFile& o : outputs) total += o.chunks.size();
   const bool renderThread = comm.threadsAllowed();
-  OwnRenderer own(outputs, ctx, pool, renderThread);
-  Message m;  // received pieces, in reused memory
-  writers.clear();
-  writers.resize(outputs.size());
-  for (size_t f = 0; f < outputs.size(); ++f) {
-    FileWrite fw{outputs[f], writers[f], res, {}, {}};
-    fw.open(ctx);
-    const std::function<void(std::string_view)> write = [&fw](std::string_view t) { fw.append(t); };
-    for (size_t i = 0; i < outputs[f].chunks.size(); ++i) {
-      const Chunk& c = outputs[f].chunks[i];
-      std::string problem;
-      Warnings chunkWarnings;
-      if (c.owner == 0 && !renderThread)
-        chunkWarnings = renderChunk(outputs[f], i, ctx, 0, write, problem);
-      else if (c.owner == 0)
-        own.takeChunk(write, pool, chunkWarnings, problem);
-      else
-        receiveChunk(comm, c.owner, m, write, chunkWarnings, problem);
-      fw.chunkDone(c, ctx, chunkWarnings, problem);
-      if (ctx.onProgress) ctx.onProgress(++done, total);
+  RenderScratch inlineScratch;  // rank 0's own chunks without a render thread
+  {  // the render thread ends (and its memory goes) before the write stage returns
+    OwnRenderer own(outputs, ctx, pool, renderThread);
+    Message m;  // received pieces, in reused memory
+    writers.clear();
+    writers.resize(outputs.size());
+    for (const FileSet& set : fileSets(outputs)) {
+      std::vector<FileWrite> files;
+      files.reserve(set.count);
+      for (size_t f = 0; f < set.count; ++f)
+        files.push_back(FileWrite{outputs[set.first + f], writers[set.first + f], res, {}, {}});
+      for (FileWrite& fw : files) fw.open(ctx);
+      ChunkIntake in;
+      in.write = [&files](size_t f, std::string_view t) { files[f].append(t); };
+      const std::vector<Chunk>& chunks = outputs[set.first].chunks;
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        in.warnings.assign(set.count, Warnings{});
+        in.problem.clear();
+        if (chunks[i].owner == 0 && !renderThread) {
+          auto inlinePieces = [&in](size_t f, std::string& t) { in.write(f, t); };
+          in.warnings =
+              renderChunkSet(outputs, set, i, ctx, 0, inlineScratch, inlinePieces, in.problem);
+        } else if (chunks[i].owner == 0) {
+          own.takeChunk(in, pool);
+        } else {
+          receiveChunk(comm, chunks[i].owner, m, in);
+        }
+        for (size_t f = 0; f < set.count; ++f)
+          files[f].chunkDone(chunks[i], ctx, in.warnings[f], in.problem);
+        done += set.count;
+        if (ctx.onProgress) ctx.onProgress(done, total);
+      }
+      for (FileWrite& fw : files) fw.finish(ctx);
     }
-    fw.finish(ctx);
+    own.stop();
+    res.renderDecodes = inlineScratch.decodes + own.decodes();
   }
   return res;
 }

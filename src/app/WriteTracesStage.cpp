@@ -9,6 +9,7 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
   WriteResult res = writeOutputs(run.comm, render.outputs, render.context, writers);
   run.progress.finish();
   run.clock.mark("write");
+  run.clock.count("render_decodes", res.renderDecodes);
   if (!run.comm.allTrue(res.ok)) {
     writers.clear();  // removes the temporary files
     extraFiles.clear();

@@ -53,6 +53,9 @@ struct WriteResult {
   // Chunks that failed to render (e.g. a profile gone before it was read
   // again): "path (rank r on host): what", one per chunk.
   std::vector<std::string> renderProblems;
+  // Profiles this rank decoded for rendering: once per displayed profile it
+  // renders, whatever the number of formats (--timings: render_decodes).
+  uint64_t renderDecodes = 0;
 };
 
 // collective (point to point with rank 0): renders this rank's chunks and,

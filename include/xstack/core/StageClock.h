@@ -4,7 +4,9 @@
 // falling back to the StageClock's construction.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xstack {
@@ -21,17 +23,23 @@ class StageClock {
   // Ends the current stage, naming it; the next stage starts now.
   void mark(const std::string& stage);
   const std::vector<StageTime>& stages() const { return stages_; }
+  // A count of this process shown with its times (e.g. "render_decodes": the
+  // profiles decoded for rendering); names are single words.
+  void count(const std::string& name, uint64_t n) { counts_.emplace_back(name, n); }
   // Wall seconds from process start to now.
   double elapsed() const;
 
-  // Compact text form, for gathering to rank 0: "stage wall cpu;..."
+  // Compact text form, for gathering to rank 0: "stage wall cpu;...", then
+  // "@name n;" per count.
   std::string encode() const;
   static std::vector<StageTime> decode(const std::string& text);
+  static std::vector<std::pair<std::string, uint64_t>> decodeCounts(const std::string& text);
 
  private:
   double baseMono_ = 0;  // CLOCK_MONOTONIC at process start
   double lastWall_ = 0, lastCpu_ = 0;
   std::vector<StageTime> stages_;
+  std::vector<std::pair<std::string, uint64_t>> counts_;
 };
 
 }  // namespace xstack

@@ -56,7 +56,7 @@ class JsonTraceSink final : public TraceSink {
   // Text repairs (string_invalid_utf8, string_control_char), per event.
   Warnings takeWarnings() override;
   // The render buffer, for reuse (after flush()).
-  std::string takeBuffer() { return std::move(buf_); }
+  std::string takeBuffer() override { return std::move(buf_); }
 
  private:
   void endEvent();

@@ -70,7 +70,7 @@ class PerfettoTraceSink final : public TraceSink {
   // Ends the sequence and hands the rest to the piece sink (no calls after it).
   void flush() override;
   Warnings takeWarnings() override;  // string_invalid_utf8, per interned string
-  std::string takeBuffer() { return enc_.takeBuffer(); }
+  std::string takeBuffer() override { return enc_.takeBuffer(); }
 
  private:
   struct MemorySampleAt {

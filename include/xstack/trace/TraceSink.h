@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "xstack/core/Warnings.h"
@@ -59,6 +60,8 @@ class TraceSink {
   virtual void flush() = 0;
   // What encoding fixed (text repairs); the walk counts the rest.
   virtual Warnings takeWarnings() = 0;
+  // The encode buffer, for reuse by the next chunk (after flush()).
+  virtual std::string takeBuffer() = 0;
 };
 
 // Forwards every call to each of `sinks`, in order: one walk, several formats.
@@ -81,6 +84,7 @@ class TeeSink final : public TraceSink {
   void flush() override;
   // Every sink's warnings, merged (a file's own come from its own sink).
   Warnings takeWarnings() override;
+  std::string takeBuffer() override { return {}; }  // the sinks keep their own
 
  private:
   std::span<TraceSink* const> sinks_;
