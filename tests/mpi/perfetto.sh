@@ -45,7 +45,9 @@ with open(sys.argv[1], 'ab') as f:
     f.write(b''.join(evs))
 PY
 opts=(--data-dir "$work/data" --gpus-per-trainer 2 --group-size 2 --display-size 1 --no-progress)
-"$xstack" report "${opts[@]}" --format json,perfetto --out "$work/np1" 2>"$work/np1.log" || fail "np 1: $(cat "$work/np1.log")"
+"$xstack" report "${opts[@]}" --format json,perfetto --timings --out "$work/np1" 2>"$work/np1.log" || fail "np 1: $(cat "$work/np1.log")"
+"$xstack" report "${opts[@]}" --format json --timings --out "$work/json1" 2>"$work/json1.log" || fail "json: $(cat "$work/json1.log")"
+xmpirun 3 "$xstack" report "${opts[@]}" --format json,perfetto --out "$work/both3" 2>"$work/both3.log" || fail "np 3 both: $(cat "$work/both3.log")"
 xmpirun 3 "$xstack" report "${opts[@]}" --format perfetto --out "$work/np3" 2>"$work/np3.log" || fail "np 3: $(cat "$work/np3.log")"
 xmpirun 2 "$xstack" report "${opts[@]}" --format perfetto --compress --out "$work/gz" 2>"$work/gz.log" || fail "gzip: $(cat "$work/gz.log")"
 n=$(ls "$work/np1"/*.pftrace | wc -l)
@@ -57,6 +59,18 @@ for p in "$work/np1"/*.pftrace; do
   gzip -dc "$work/gz/$f.gz" | cmp - "$p" || fail "$f.gz does not decompress to $f"
   "$pfcheck" "$p" "${p%.pftrace}.json" >"$work/check.log" 2>&1 || fail "pftrace_check $f: $(cat "$work/check.log")"
   cat "$work/check.log" >>"$work/checks.log"
+done
+# One decode and one walk for both formats: as many profile decodes for rendering as a JSON-only
+# run (one per displayed rank: 4 files x display size 1), the same JSON bytes, and np 3 (chunks
+# rendered on other ranks, both formats in lockstep) = np 1.
+decodes() { sed -n 's/.*render_decodes \([0-9]*\).*/\1/p' "$1" | head -n 1; }
+[ "$(decodes "$work/np1.log")" = 4 ] || fail "json,perfetto decoded $(decodes "$work/np1.log") profiles for rendering, expected 4"
+[ "$(decodes "$work/json1.log")" = 4 ] || fail "json decoded $(decodes "$work/json1.log") profiles, expected 4"
+for j in "$work/json1"/traceFile_*.json; do
+  cmp "$j" "$work/np1/$(basename "$j")" || fail "$(basename "$j"): json,perfetto's JSON differs from a JSON-only run"
+done
+for p in "$work/np1"/traceFile_*; do
+  cmp "$p" "$work/both3/$(basename "$p")" || fail "$(basename "$p"): json,perfetto np 3 differs from np 1"
 done
 grep -q "slices [1-9]" "$work/checks.log" || fail "no slices checked: $(cat "$work/checks.log")"
 grep -q "instants [1-9]" "$work/checks.log" || fail "no finding instants checked (--slow 1:3): $(cat "$work/checks.log")"
