@@ -11,6 +11,7 @@
 #include "xstack/core/BoundedQueue.h"
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/PerfettoRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -22,8 +23,9 @@ namespace {
 constexpr int kChunkTag = 77;
 enum : uint64_t { kPiece = 1, kEnd = 2 };
 
-// A displayed rank's rows, from the profile file read again by the rank
-// that renders them (any rank that sees the file).
+// A displayed rank's rows, from the profile file decoded again (by its
+// source, drop warnings not counted twice) by the rank that renders them
+// (any rank that sees the file).
 template <class Renderer>
 void renderRankRows(const Chunk& c, WriteContext& ctx, Renderer& r, std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
@@ -32,7 +34,7 @@ void renderRankRows(const Chunk& c, WriteContext& ctx, Renderer& r, std::string&
   static thread_local std::unique_ptr<FileBuffer> bytes;
   static thread_local RowBuckets buckets;
   buckets.reset(s.rows);
-  auto info = readProfileInto(s.file.path, bytes, buckets);
+  auto info = defaultSource().decodeTrace(s.file.path, bytes, buckets, {});
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
     return;

@@ -189,10 +189,10 @@ std::string opRowThreadName(RowKind kind, int64_t tid) {
 }
 
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                             const ProfileData& data) {
+                             const EventList& events) {
   static thread_local RowBuckets buckets;  // reused: fresh pages are costly (PERFORMANCE.md)
   buckets.reset(rows);
-  buckets.addAll(data);
+  buckets.addAll(events);
   rankRows(rank, pidBase, rows, buckets);
 }
 
@@ -244,21 +244,21 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
   }
 }
 
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample>& samples) {
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);
   uint32_t mask = ((1u << r.count) - 1) << r.first;
   uint64_t n = 0;
-  for (const DcgmSample& s : samples)
+  for (const GpuTelemetrySample& s : samples)
     if (s.gpu == gpu && (s.present & mask)) ++n;
   return n;
 }
 
 void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
-                                 const std::vector<DcgmSample>& samples) {
+                                 const std::vector<GpuTelemetrySample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);
   const char* name = fixedProcessName(pid);
   for (uint32_t i : dcgmSamplesInOrder(samples, gpu, pid, origin_)) {
-    const DcgmSample& s = samples[i];
+    const GpuTelemetrySample& s = samples[i];
     buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
     buf_ += name;
     buf_ += "\",\"pid\":";
@@ -283,16 +283,16 @@ void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
   }
 }
 
-uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples) {
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
   bool tx = pid == kNetTxPid;
   return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
-                                             [&](const NetSample& s) { return s.tx == tx; }));
+                                             [&](const NetCounterSample& s) { return s.tx == tx; }));
 }
 
-void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
   const char* name = fixedProcessName(pid);
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
-    const NetSample& s = samples[i];
+    const NetCounterSample& s = samples[i];
     buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
     buf_ += name;
     buf_ += "\",\"pid\":";

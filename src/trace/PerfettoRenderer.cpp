@@ -118,11 +118,11 @@ CounterUnit dcgmUnit(int series) {
 }  // namespace
 
 void PerfettoRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
-                                    const std::vector<DcgmSample>& samples) {
+                                    const std::vector<GpuTelemetrySample>& samples) {
   const SeriesRange r = dcgmSeriesOfPid(pid);
   const char* name = fixedProcessName(pid);
   for (uint32_t i : dcgmSamplesInOrder(samples, gpu, pid, origin_)) {
-    const DcgmSample& s = samples[i];
+    const GpuTelemetrySample& s = samples[i];
     const uint64_t ts = tsOf(s.tsNs);
     for (int k = r.first; k < r.first + r.count; ++k) {
       if (!s.has(k)) continue;
@@ -133,10 +133,10 @@ void PerfettoRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
   }
 }
 
-void PerfettoRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+void PerfettoRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
   const char* name = fixedProcessName(pid);
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
-    const NetSample& s = samples[i];
+    const NetCounterSample& s = samples[i];
     const uint64_t ts = tsOf(s.tsNs);
     for (const auto& [key, text] : s.args) {
       // The value is validated JSON number text: integers stay integers.

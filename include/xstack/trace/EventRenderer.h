@@ -14,9 +14,8 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
-#include "xstack/input/ProfileDecoder.h"
+#include "xstack/event/CounterSamples.h"
+#include "xstack/event/Events.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/JsonText.h"
@@ -39,18 +38,18 @@ class EventRenderer {
   void threadMeta(int64_t pid, int64_t tid, std::string_view name);
   // One rank's forward/backward spans on pid 0, tid = rank.
   void spans(int64_t rank, const std::vector<Span>& spans);
-  // All rows of one displayed rank: `rows` as computed by rankRows(), their
+  // All rows of one displayed rank: `rows` as computed by rankRows(events), their
   // pids pidBase, pidBase+1, ... Each row: process metadata, then its events
   // ordered by (tid, ts, input order).
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                const ProfileData& data);
+                const EventList& events);
   // The same from buckets filled while the profile was decoded (sorts them).
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                 RowBuckets& buckets);
   // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer-in-group.
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples);
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples);
   // Net counters for pid 6 (tx) or 7 (rx), id = trainer-in-group.
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples);
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples);
 
   // Rows appended after a file's last chunk (the findings): process_name and
   // process_sort_index, per tid a thread_name "rank <tid>", the instants.
@@ -88,7 +87,7 @@ std::string opRowThreadName(RowKind kind, int64_t tid);
 
 // Events a chunk will hold, computed without rendering (used to decide which
 // processes exist before anything is written).
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample>& samples);
-uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples);
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples);
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples);
 
 }  // namespace xstack
