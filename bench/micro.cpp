@@ -24,9 +24,11 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Synth.h"
 #include "xstack/core/TimeUnits.h"
-#include "xstack/input/FileBytes.h"
-#include "xstack/input/ProfileDecoder.h"
-#include "xstack/input/ProfileReader.h"
+#include "xstack/io/FileBytes.h"
+#include "xstack/source/paddle/ProfileDecoder.h"
+#include "xstack/source/paddle/ProfileReader.h"
+#include "xstack/source/paddle/WireEvents.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
@@ -41,7 +43,8 @@ namespace {
 struct Fixture {
   std::string path;
   std::string bytes;
-  ProfileData data;  // views into `bytes`
+  ProfileData data;  // views into `bytes`: the wire events
+  EventList events;  // the same as neutral events (source/paddle/WireEvents.h)
   uint64_t items = 0;
   TimeOrigin origin;
   std::string tempDir;
@@ -77,6 +80,7 @@ struct Fixture {
       std::fprintf(stderr, "xstack_micro: %s: %s\n", path.c_str(), r.error.c_str());
       std::exit(1);
     }
+    decodeProfileEvents(bytes, events);
     items = data.events.size() + data.memEvents.size();
     MinTimestamp m;
     for (const auto& e : data.events) m.add(e.startNs);
@@ -210,33 +214,31 @@ BENCHMARK(BM_ReadProfile)->Unit(benchmark::kMillisecond);
 
 // ---- read-stage computations ----------------------------------------------
 
-// What ReadStage does per displayed profile after decoding: min timestamp,
-// markers, rows, memory tracks (their warnings).
+// What ReadStage does per displayed profile: read (page cache) and decode
+// through the source, min timestamp, markers, rows, memory warnings.
 void BM_SummarizeProfile(benchmark::State& state) {
   auto& f = fx();
-  LoadedProfile lp;
-  lp.data = f.data;
-  lp.fileBytes = f.bytes.size();
-  lp.data.hasEndNs = true;
+  std::unique_ptr<FileBuffer> buffer;
   for (auto _ : state) {
     InputSummary s;
+    s.file.path = f.path;
     std::vector<Span> spans;
-    summarizeProfile(lp, true, s, spans);
+    summarizeProfile(defaultSource(), true, s, spans, buffer);
     benchmark::DoNotOptimize(s.rows.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
 }
 BENCHMARK(BM_SummarizeProfile)->Unit(benchmark::kMillisecond);
 
-// Marker pairing: classify every event (markerOf), then pair.
+// Marker pairing: classify every wire event (stepMarkOf), then pair.
 void BM_MarkerPairing(benchmark::State& state) {
   const auto& f = fx();
   size_t spans = 0;
   for (auto _ : state) {
     MarkerPairer pairer;
-    Marker m;
+    StepMark m;
     for (const ProfileEvent& e : f.data.events)
-      if (markerOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
+      if (stepMarkOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
     Warnings w;
     auto s = pairer.pair(w);
     spans = s.size();
@@ -249,7 +251,7 @@ BENCHMARK(BM_MarkerPairing)->Unit(benchmark::kMicrosecond);
 
 // Pairing alone on many markers (a long run: arg = number of steps).
 void BM_MarkerPairOnly(benchmark::State& state) {
-  std::vector<Marker> markers;
+  std::vector<StepMark> markers;
   uint64_t t = 1000;
   for (int64_t s = 0; s < state.range(0); ++s)
     for (Phase p : {Phase::Forward, Phase::Backward}) {
@@ -260,7 +262,7 @@ void BM_MarkerPairOnly(benchmark::State& state) {
     }
   for (auto _ : state) {
     MarkerPairer pairer;
-    for (const Marker& m : markers) pairer.add(m);
+    for (const StepMark& m : markers) pairer.add(m);
     Warnings w;
     auto s = pairer.pair(w);
     benchmark::DoNotOptimize(s.data());
@@ -275,13 +277,13 @@ void BM_MemoryTracks(benchmark::State& state) {
   size_t samples = 0;
   for (auto _ : state) {
     Warnings w;
-    auto tracks = buildMemoryTracks(f.data.memEvents, w);
+    auto tracks = buildMemoryTracks(f.events.memory, w);
     samples = 0;
     for (const auto& t : tracks) samples += t.samples.size();
     benchmark::DoNotOptimize(tracks.data());
   }
   state.counters["samples"] = static_cast<double>(samples);
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.data.memEvents.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.events.memory.size()));
 }
 BENCHMARK(BM_MemoryTracks)->Unit(benchmark::kMillisecond);
 
@@ -289,8 +291,7 @@ BENCHMARK(BM_MemoryTracks)->Unit(benchmark::kMillisecond);
 void BM_RankRowKeys(benchmark::State& state) {
   const auto& f = fx();
   for (auto _ : state) {
-    Warnings w;
-    auto rows = rankRows(f.data, w);
+    auto rows = rankRows(f.events);
     benchmark::DoNotOptimize(rows.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * f.items));
@@ -303,15 +304,14 @@ BENCHMARK(BM_RankRowKeys)->Unit(benchmark::kMillisecond);
 // pieces handed to a sink that only counts them.
 void BM_RenderRankRows(benchmark::State& state) {
   const auto& f = fx();
-  Warnings w;
-  const std::vector<RowKey> rows = rankRows(f.data, w);
+  const std::vector<RowKey> rows = rankRows(f.events);
   uint64_t out = 0;
   std::string buffer;  // reused between chunks, as WriteStage's BufferPool does
   for (auto _ : state) {
     out = 0;
     EventRenderer r(
         f.origin, [&](std::string_view t) { out += t.size(); }, 4 << 20, std::move(buffer));
-    r.rankRows(3, 8, rows, f.data);
+    r.rankRows(3, 8, rows, f.events);
     r.flush();
     buffer = r.takeBuffer();
     benchmark::DoNotOptimize(out);

@@ -28,16 +28,14 @@ double seconds(std::chrono::steady_clock::time_point t0) {
 }
 
 double collectorSeconds(int64_t n, bool distinct) {
-  ProfileData d;
+  EventList d;
   for (int64_t i = 0; i < n; ++i) {
-    ProfileEvent e;
-    e.type = 1;
-    e.deviceId = distinct ? (i * 7919) % n : 0;  // shuffled order
-    d.events.push_back(e);
+    SliceEvent e;
+    e.row = {RowKind::Gpu, distinct ? (i * 7919) % n : 0};  // shuffled order
+    d.slices.push_back(e);
   }
-  Warnings w;
   auto t0 = std::chrono::steady_clock::now();
-  auto rows = rankRows(d, w);
+  auto rows = rankRows(d);
   double s = seconds(t0);
   if (rows.size() != static_cast<size_t>(distinct ? n : 1)) std::abort();
   return s;

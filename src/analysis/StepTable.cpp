@@ -37,22 +37,22 @@ KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes) {
   return KernelCategory::Compute;
 }
 
-void StepTableBuilder::addEvent(const ProfileEvent& e) {
-  if (e.type != 1) return;
+void StepTableBuilder::addSlice(const SliceEvent& e) {
+  if (e.row.kind != RowKind::Gpu) return;
   key_.assign(e.name);
   auto it = totals_.find(key_);
   if (it == totals_.end())
     it = totals_.emplace(key_, NameEntry{{key_, 0, 0}, kernelCategoryOf(e.name, 0)}).first;
   KernelCategory c = it->second.category;
-  if (c == KernelCategory::Compute && e.memcopyBytes > 0) c = KernelCategory::Memcpy;
+  if (c == KernelCategory::Compute && e.bytes > 0) c = KernelCategory::Memcpy;
   uint64_t end = std::max(e.endNs, e.startNs);
   byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
   it->second.total.ns += end - e.startNs;
   ++it->second.total.count;
 }
 
-void StepTableBuilder::addMemEvent(const ProfileMemEvent& m) {
-  if (m.place != 0) return;
+void StepTableBuilder::addMemory(const MemoryEvent& m) {
+  if (m.place != MemPlace::Gpu) return;
   auto bytes = static_cast<int64_t>(m.bytes);
   memDeltas_.emplace_back(m.startNs, bytes);
   if (m.endNs >= m.startNs && m.endNs != 0) memDeltas_.emplace_back(m.endNs, -bytes);

@@ -8,8 +8,9 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
 #include "xstack/core/TimeUnits.h"
-#include "xstack/input/ProfileReader.h"
 #include "xstack/model/MemoryTrack.h"
+#include "xstack/model/RankRows.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 
@@ -25,27 +26,27 @@ struct EventCensus {
   std::set<int64_t> threads;
 };
 
-EventCensus censusOf(const ProfileData& d) {
+EventCensus censusOf(const EventList& d) {
   EventCensus c;
-  Warnings scratch;
-  RowKey row;
-  for (const ProfileEvent& e : d.events) {
+  for (const UnplacedEvent& u : d.unplaced)
+    if (!u.memory) c.maxEnd = std::max({c.maxEnd, u.endNs, u.startNs});
+  for (const SliceEvent& e : d.slices) {
     c.maxEnd = std::max({c.maxEnd, e.endNs, e.startNs});
-    if (!rowOfEvent(e, row, scratch)) continue;
+    const RowKey& row = e.row;
     std::string name = rowProcessName(0, 0, row).substr(3 + rankLabel(0).size());  // ":gpu:0" ...
     c.byRow[name.substr(1)]++;
     if (row.kind == RowKind::Gpu)
-      c.streams[row.device].insert(e.subDeviceId);
+      c.streams[row.device].insert(e.tid);
     else
-      c.threads.insert(e.subDeviceId);
+      c.threads.insert(e.tid);
   }
   return c;
 }
 
-json memoryTracksJson(const ProfileData& d) {
+json memoryTracksJson(const EventList& d) {
   json tracks = json::array();
   Warnings w2;
-  for (const MemoryTrack& t : buildMemoryTracks(d.memEvents, w2)) {
+  for (const MemoryTrack& t : buildMemoryTracks(d.memory, w2)) {
     int64_t peak = 0;
     for (const auto& smp : t.samples) peak = std::max(peak, smp.allocatedBytes);
     tracks.push_back({{"place", memPlaceName(t.place)},
@@ -57,9 +58,15 @@ json memoryTracksJson(const ProfileData& d) {
   return tracks;
 }
 
-json inspectJson(const InspectOptions& o, const LoadedProfile& loaded, const InputSummary& s,
+// A profile decoded for inspection: every event kept.
+struct InspectedProfile {
+  EventList events;
+  uint64_t fileBytes = 0;
+};
+
+json inspectJson(const InspectOptions& o, const InspectedProfile& loaded, const InputSummary& s,
                  const EventCensus& c, uint64_t fwd, uint64_t bwd) {
-  const ProfileData& d = loaded.data;
+  const EventList& d = loaded.events;
   json j;
   j["file"] = o.file;
   j["bytes"] = loaded.fileBytes;
@@ -67,8 +74,8 @@ json inspectJson(const InspectOptions& o, const LoadedProfile& loaded, const Inp
   if (!s.problem.empty()) j["problem"] = s.problem;
   j["events"] = s.events;
   j["memory_events"] = s.memEvents;
-  j["profile_start_ns"] = d.startNs;
-  j["profile_end_ns"] = d.endNs;
+  j["profile_start_ns"] = d.traceStartNs;
+  j["profile_end_ns"] = d.traceEndNs;
   j["first_ns"] = s.minTs;
   j["last_ns"] = c.maxEnd;
   j["events_by_row"] = c.byRow;
@@ -84,7 +91,7 @@ json inspectJson(const InspectOptions& o, const LoadedProfile& loaded, const Inp
   return j;
 }
 
-void printText(const InspectOptions& o, const LoadedProfile& loaded, const InputSummary& s,
+void printText(const InspectOptions& o, const InspectedProfile& loaded, const InputSummary& s,
                const EventCensus& c, const json& j, uint64_t fwd, uint64_t bwd) {
   std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(),
               static_cast<unsigned long long>(loaded.fileBytes), statusName(s.status),
@@ -117,23 +124,25 @@ void printText(const InspectOptions& o, const LoadedProfile& loaded, const Input
 }  // namespace
 
 int runInspect(const InspectOptions& o) {
-  auto loaded = readProfile(o.file);
-  if (!loaded) {
-    std::fprintf(stderr, "xstack: inspect: %s\n", loaded.error().message.c_str());
-    return kExitFatal;
-  }
   InputSummary s;
   s.file.path = o.file;
   std::vector<Span> spans;
-  summarizeProfile(*loaded, true, s, spans);
-  const EventCensus census = censusOf(loaded->data);
+  InspectedProfile loaded;
+  std::unique_ptr<FileBuffer> buffer;  // the events' views point here
+  auto info = summarizeProfile(defaultSource(), true, s, spans, buffer, {nullptr, &loaded.events});
+  if (!info) {
+    std::fprintf(stderr, "xstack: inspect: %s\n", info.error().message.c_str());
+    return kExitFatal;
+  }
+  loaded.fileBytes = info->fileBytes;
+  const EventCensus census = censusOf(loaded.events);
   uint64_t fwd = 0, bwd = 0;
   for (const Span& sp : spans) (sp.phase == Phase::Forward ? fwd : bwd)++;
-  const json j = inspectJson(o, *loaded, s, census, fwd, bwd);
+  const json j = inspectJson(o, loaded, s, census, fwd, bwd);
   if (o.json)
     std::puts(j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
   else
-    printText(o, *loaded, s, census, j, fwd, bwd);
+    printText(o, loaded, s, census, j, fwd, bwd);
   return s.status == InputStatus::Ok ? kExitOk : kExitPartial;
 }
 

@@ -5,10 +5,9 @@
 #include "xstack/analysis/StepTable.h"
 #include "xstack/app/AnalysisStage.h"
 #include "xstack/core/FaultInjection.h"
-#include "xstack/input/LineReader.h"
-#include "xstack/input/TimeFileParser.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/TraceLayout.h"
 
@@ -31,37 +30,52 @@ std::string baseName(const std::string& path) {
 }
 
 // The read stage's pass over one profile, as it is decoded: nothing per
-// event is kept but the markers.
-class ProfileSummarizer final : public ProfileSink {
+// event is kept but the step marks.
+class ProfileSummarizer final : public EventSink {
  public:
-  ProfileSummarizer(bool displayed, InputSummary& s, StepTableBuilder* steps = nullptr)
-      : displayed_(displayed), s_(s), steps_(steps) {}
-  void onEvent(const ProfileEvent& e) override {
+  ProfileSummarizer(bool displayed, InputSummary& s, ProfileSummaryTargets targets)
+      : displayed_(displayed), s_(s), steps_(targets.steps), tee_(targets.tee) {}
+  void onSlice(const SliceEvent& e) override {
     ++s_.events;
-    if (steps_) steps_->addEvent(e);
+    if (steps_) steps_->addSlice(e);
     minTs_.add(e.startNs);
     minTs_.add(e.endNs);
-    if (markerOf(e.name, e.detail, e.startNs, marker_)) pairer_.add(marker_);
-    if (displayed_) rows_.add(e, s_.warnings);
+    if (displayed_) rows_.add(e);
+    if (tee_) tee_->onSlice(e);
   }
-  void onMemEvent(const ProfileMemEvent& m) override {
+  void onStepMark(const StepMark& m) override {
+    pairer_.add(m);
+    if (tee_) tee_->onStepMark(m);
+  }
+  void onUnplaced(const UnplacedEvent& u) override {
+    ++(u.memory ? s_.memEvents : s_.events);
+    minTs_.add(u.startNs);
+    minTs_.add(u.endNs);
+    if (tee_) tee_->onUnplaced(u);
+  }
+  void onMemory(const MemoryEvent& m) override {
     ++s_.memEvents;
-    if (steps_) steps_->addMemEvent(m);
+    if (steps_) steps_->addMemory(m);
     minTs_.add(m.startNs);
     minTs_.add(m.endNs);
     if (displayed_) {
       rows_.add(m);
       memWarnings_.add(m);
     }
+    if (tee_) tee_->onMemory(m);
   }
-  void onStartNs(uint64_t ns) override { minTs_.add(ns); }
-  void onEndNs(uint64_t ns) override { minTs_.add(ns); }
+  void onTraceStart(uint64_t ns) override {
+    minTs_.add(ns);
+    if (tee_) tee_->onTraceStart(ns);
+  }
+  void onTraceEnd(uint64_t ns) override {
+    minTs_.add(ns);
+    if (tee_) tee_->onTraceEnd(ns);
+  }
 
-  // After the last field: fills the rest of the summary.
-  void finish(const std::string& partial, std::vector<Span>& spans) {
+  // After the last event: fills the rest of the summary.
+  void finish(const std::string& where, const std::string& partial, std::vector<Span>& spans) {
     s_.minTs = minTs_.value;
-    const std::string where =
-        baseName(s_.file.path) + " (training rank " + std::to_string(s_.file.id) + ")";
     spans = pairer_.pair(s_.warnings, where);
     s_.spanCount = spans.size();
     if (displayed_) {
@@ -79,33 +93,29 @@ class ProfileSummarizer final : public ProfileSink {
   InputSummary& s_;
   MinTimestamp minTs_;
   MarkerPairer pairer_;
-  Marker marker_;
   RowCollector rows_;
   MemoryWarningCounter memWarnings_;
   StepTableBuilder* steps_;  // analysis, when on
+  EventSink* tee_;
 };
 
 }  // namespace
 
-void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
-                      std::vector<Span>& spans) {
-  ProfileSummarizer sum(displayed, s);
-  const ProfileData& d = p.data;
-  if (d.hasStartNs) sum.onStartNs(d.startNs);
-  for (const ProfileEvent& e : d.events) sum.onEvent(e);
-  for (const ProfileMemEvent& m : d.memEvents) sum.onMemEvent(m);
-  if (d.hasEndNs) sum.onEndNs(d.endNs);
-  sum.finish(p.partial, spans);
+Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
+                                           std::vector<Span>& spans,
+                                           std::unique_ptr<FileBuffer>& buffer,
+                                           ProfileSummaryTargets targets) {
+  ProfileSummarizer sum(displayed, s, targets);
+  const std::string where =
+      baseName(s.file.path) + " (training rank " + std::to_string(s.file.id) + ")";
+  // Rows and their drop warnings are counted for displayed ranks only.
+  TraceDecodeOptions options{displayed ? &s.warnings : nullptr, where};
+  auto info = source.decodeTrace(s.file.path, buffer, sum, options);
+  if (info) sum.finish(where, info->partial, spans);
+  return info;
 }
 
 namespace {
-
-template <class Parser>
-Status parseLines(const std::string& path, Parser& parser) {
-  return readLines(
-      path, [&](std::string_view line, const LineInfo& info) { parser.feedLine(line, info); },
-      [&](const LineInfo& info, uint64_t len) { parser.overlongLine(info, len); });
-}
 
 void fail(InputSummary& s, const Error& e) {
   s.status = InputStatus::Failed;
@@ -121,70 +131,58 @@ void failIfUnusable(InputSummary& s, bool usable) {
               std::to_string(s.warnings.total()) + " lines skipped)";
 }
 
+// The counts of a DCGM or net file's samples per trace process.
+void countCounterEvents(LocalInput& in) {
+  InputSummary& s = in.summary;
+  MinTimestamp minTs;
+  for (const GpuTelemetrySample& d : in.dcgm) minTs.add(d.tsNs);
+  for (const NetCounterSample& n : in.net) minTs.add(n.tsNs);
+  s.minTs = minTs.value;
+  s.events = in.dcgm.size() + in.net.size();
+  std::map<int64_t, bool> gpus;
+  for (const GpuTelemetrySample& d : in.dcgm) gpus[d.gpu] = true;
+  for (const auto& [gpu, _] : gpus)
+    for (int64_t pid = kFirstDcgmPid; pid < kFirstDcgmPid + kDcgmPidCount; ++pid)
+      if (uint64_t n = dcgmCounterCount(pid, gpu, in.dcgm)) s.counterEvents[{pid, gpu}] = n;
+  if (s.file.kind == InputKind::Net)
+    for (int64_t pid : {kNetTxPid, kNetRxPid})
+      if (uint64_t n = netCounterCount(pid, in.net)) s.counterEvents[{pid, 0}] = n;
+}
+
 // `spare`: the file buffer of the last profile read, reused for the next.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
              std::unique_ptr<FileBuffer>& spare) {
+  const Source& source = defaultSource();
   InputSummary& s = in.summary;
   s.file = pf.file;
   s.reader = pf.reader;
   s.readerHost = pf.readerHost;
-  const std::string& path = pf.file.path;
-  switch (pf.file.kind) {
-    case InputKind::Profile: {
-      const bool displayed = opt.topology.rankDisplayed(pf.file.id);
-      // Streaming: the summary is computed as the file is decoded; only the
-      // file's bytes are held, in memory reused from one profile to the next.
-      StepTableBuilder steps;
-      ProfileSummarizer sum(displayed, s, opt.analysis ? &steps : nullptr);
-      auto info = readProfileInto(path, spare, sum);
-      if (!info) return fail(s, info.error());
-      sum.finish(info->partial, in.spans);
-      if (opt.analysis) in.stepTable = encodeRankTables({steps.build(pf.file.id, in.spans)});
-      return;
-    }
-    case InputKind::Dcgm: {
-      DcgmParser parser(baseName(path));
-      if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
-      in.dcgm = std::move(parser.samples());
-      s.warnings.merge(parser.warnings());
-      failIfUnusable(s, !in.dcgm.empty());
-      MinTimestamp minTs;
-      for (const DcgmSample& d : in.dcgm) minTs.add(d.tsNs);
-      s.minTs = minTs.value;
-      s.events = in.dcgm.size();
-      std::map<int64_t, bool> gpus;
-      for (const DcgmSample& d : in.dcgm) gpus[d.gpu] = true;
-      for (const auto& [gpu, _] : gpus)
-        for (int64_t pid = kFirstDcgmPid; pid < kFirstDcgmPid + kDcgmPidCount; ++pid)
-          if (uint64_t n = dcgmCounterCount(pid, gpu, in.dcgm)) s.counterEvents[{pid, gpu}] = n;
-      return;
-    }
-    case InputKind::Net: {
-      NetParser parser(baseName(path));
-      if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
-      in.net = std::move(parser.samples());
-      s.warnings.merge(parser.warnings());
-      failIfUnusable(s, !in.net.empty());
-      MinTimestamp minTs;
-      for (const NetSample& n : in.net) minTs.add(n.tsNs);
-      s.minTs = minTs.value;
-      s.events = in.net.size();
-      for (int64_t pid : {kNetTxPid, kNetRxPid})
-        if (uint64_t n = netCounterCount(pid, in.net)) s.counterEvents[{pid, 0}] = n;
-      return;
-    }
-    case InputKind::Time: {
-      TimeFileParser parser(baseName(path));
-      if (Status st = parseLines(path, parser); !st) return fail(s, st.error());
-      s.warnings.merge(parser.warnings());
-      failIfUnusable(s, parser.startNs || parser.endNs);
-      MinTimestamp minTs;
-      if (parser.startNs) minTs.add(*parser.startNs);
-      if (parser.endNs) minTs.add(*parser.endNs);
-      s.minTs = minTs.value;
-      return;
-    }
+  if (pf.file.kind == InputKind::Profile) {
+    const bool displayed = opt.topology.rankDisplayed(pf.file.id);
+    // Streaming: the summary is computed as the file is decoded; only the
+    // file's bytes are held, in memory reused from one profile to the next.
+    StepTableBuilder steps;
+    auto info = summarizeProfile(source, displayed, s, in.spans, spare,
+                                 {opt.analysis ? &steps : nullptr, nullptr});
+    if (!info) return fail(s, info.error());
+    if (opt.analysis) in.stepTable = encodeRankTables({steps.build(pf.file.id, in.spans)});
+    return;
   }
+  CounterFileData data;
+  if (Status st = source.readCounterFile(pf.file, baseName(pf.file.path), data); !st)
+    return fail(s, st.error());
+  s.warnings.merge(data.warnings);
+  failIfUnusable(s, data.usable());
+  if (pf.file.kind == InputKind::Time) {
+    MinTimestamp minTs;
+    if (data.startNs) minTs.add(*data.startNs);
+    if (data.endNs) minTs.add(*data.endNs);
+    s.minTs = minTs.value;
+    return;
+  }
+  in.dcgm = std::move(data.gpu);
+  in.net = std::move(data.net);
+  countCounterEvents(in);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "xstack/core/BoundedQueue.h"
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/PerfettoRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -72,7 +73,7 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
                   std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
   scratch.buckets.reset(s.rows);
-  auto info = readProfileInto(s.file.path, scratch.bytes, scratch.buckets);
+  auto info = defaultSource().decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);

@@ -5,24 +5,9 @@
 
 namespace xstack {
 
-bool markerOf(std::string_view name, std::string_view detail, uint64_t startNs, Marker& out) {
-  if (name != "marker/compute/MarkerCUDA") return false;
-  if (detail == "marker_forward_B")
-    out = {startNs, Phase::Forward, true};
-  else if (detail == "marker_forward_E")
-    out = {startNs, Phase::Forward, false};
-  else if (detail == "marker_backward_B")
-    out = {startNs, Phase::Backward, true};
-  else if (detail == "marker_backward_E")
-    out = {startNs, Phase::Backward, false};
-  else
-    return false;
-  return true;
-}
-
 namespace {
 
-std::string markerExample(const std::string& where, const Marker& m, const char* what) {
+std::string markerExample(const std::string& where, const StepMark& m, const char* what) {
   return where + ": ts " + std::to_string(m.ts) + " ns: marker_" +
          (m.phase == Phase::Forward ? "forward" : "backward") + (m.begin ? "_B, " : "_E, ") + what;
 }
@@ -31,11 +16,11 @@ std::string markerExample(const std::string& where, const Marker& m, const char*
 
 std::vector<Span> MarkerPairer::pair(Warnings& warnings, const std::string& where) {
   std::stable_sort(markers_.begin(), markers_.end(),
-                   [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
-  std::optional<Marker> open[2];
+                   [](const StepMark& a, const StepMark& b) { return a.ts < b.ts; });
+  std::optional<StepMark> open[2];
   std::vector<Span> spans;
   int64_t forwards = 0;
-  for (const Marker& m : markers_) {
+  for (const StepMark& m : markers_) {
     auto& slot = open[static_cast<int>(m.phase)];
     if (m.begin) {
       if (slot)

@@ -7,81 +7,46 @@
 
 namespace xstack {
 
-const char* memPlaceName(MemPlace p) {
-  switch (p) {
-    case MemPlace::Gpu:
-      return "gpu";
-    case MemPlace::Cpu:
-      return "cpu";
-    case MemPlace::Pinned:
-      return "cudapinnedplace";
-  }
-  return "?";
-}
-
-bool memPlaceFromWire(int64_t place, MemPlace& out) {
-  switch (place) {
-    case 0:
-      out = MemPlace::Gpu;
-      return true;
-    case 1:
-      out = MemPlace::Cpu;
-      return true;
-    case 2:
-      out = MemPlace::Pinned;
-      return true;
-  }
-  return false;
-}
-
 namespace {
-bool neverFreed(const ProfileMemEvent& e) { return e.endNs == 0 || e.endNs < e.startNs; }
+bool neverFreed(const MemoryEvent& e) { return e.endNs == 0 || e.endNs < e.startNs; }
 
 // Keeps `first` the earliest events by start_ns (ties: the earlier added).
-void keepEarliest(std::vector<ProfileMemEvent>& first, const ProfileMemEvent& e) {
+void keepEarliest(std::vector<MemoryEvent>& first, const MemoryEvent& e) {
   if (first.size() >= Warnings::kMaxExamples && e.startNs >= first.back().startNs) return;
   auto at = std::upper_bound(
       first.begin(), first.end(), e,
-      [](const ProfileMemEvent& a, const ProfileMemEvent& b) { return a.startNs < b.startNs; });
+      [](const MemoryEvent& a, const MemoryEvent& b) { return a.startNs < b.startNs; });
   first.insert(at, e);
   if (first.size() > Warnings::kMaxExamples) first.pop_back();
 }
 
-std::string memExample(const std::string& where, const ProfileMemEvent& e) {
+std::string memExample(const std::string& where, const MemoryEvent& e) {
   return where + ": ts " + std::to_string(e.startNs) + " ns: " + std::to_string(e.bytes) +
-         " bytes, place " + std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +
+         " bytes, place " + std::to_string(static_cast<int>(e.place)) + ", device " + std::to_string(e.device) +
          ", end_ns " + std::to_string(e.endNs);
 }
 }  // namespace
 
-void MemoryWarningCounter::add(const ProfileMemEvent& e) {
-  MemPlace place;
-  if (!memPlaceFromWire(e.place, place)) {
-    ++unknown_;
-    keepEarliest(firstUnknown_, e);
-  } else if (neverFreed(e)) {
-    ++neverFreed_;
-    keepEarliest(firstNeverFreed_, e);
-  }
+void MemoryWarningCounter::add(const MemoryEvent& e) {
+  if (!neverFreed(e)) return;
+  ++neverFreed_;
+  keepEarliest(firstNeverFreed_, e);
 }
 
 void MemoryWarningCounter::addTo(Warnings& warnings, const std::string& where) const {
-  warnings.add("memory_unknown_place", unknown_);
   warnings.add("memory_never_freed", neverFreed_);
   if (where.empty()) return;
-  for (const ProfileMemEvent& e : firstUnknown_)
-    warnings.addExample("memory_unknown_place", memExample(where, e));
-  for (const ProfileMemEvent& e : firstNeverFreed_)
+  for (const MemoryEvent& e : firstNeverFreed_)
     warnings.addExample("memory_never_freed", memExample(where, e));
 }
 
-void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {
+void countMemoryWarnings(const std::vector<MemoryEvent>& events, Warnings& warnings) {
   MemoryWarningCounter c;
-  for (const ProfileMemEvent& e : events) c.add(e);
+  for (const MemoryEvent& e : events) c.add(e);
   c.addTo(warnings);
 }
 
-std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& events,
+std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings) {
   countMemoryWarnings(events, warnings);
   struct Change {
@@ -89,10 +54,8 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& e
     int64_t delta;
   };
   std::map<std::pair<int, uint64_t>, std::vector<Change>> changes;
-  for (const ProfileMemEvent& e : events) {
-    MemPlace place;
-    if (!memPlaceFromWire(e.place, place)) continue;
-    auto& c = changes[{static_cast<int>(place), e.deviceId}];
+  for (const MemoryEvent& e : events) {
+    auto& c = changes[{static_cast<int>(e.place), e.device}];
     int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(e.bytes, INT64_MAX));
     c.push_back({e.startNs, bytes});
     if (!neverFreed(e)) c.push_back({e.endNs, -bytes});

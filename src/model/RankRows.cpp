@@ -3,30 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "xstack/model/MemoryTrack.h"
 
 namespace xstack {
-
-bool rowOfEvent(const ProfileEvent& e, RowKey& out, Warnings& warnings) {
-  if (e.type == 0) {
-    if (e.deviceId == -1) {
-      out = {RowKind::CudaApi, -1};
-      return true;
-    }
-    if (e.deviceId >= 0) {
-      out = {RowKind::CpuBlock, e.deviceId};
-      return true;
-    }
-    warnings.add("event_bad_device");
-    return false;
-  }
-  if (e.type == 1) {
-    out = {RowKind::Gpu, e.deviceId};
-    return true;
-  }
-  warnings.add("event_unknown_type");
-  return false;
-}
 
 std::string rankLabel(int64_t rank) {
   char buf[40];
@@ -79,18 +57,6 @@ void RowCollector::mergePending() {
   pending_.clear();
 }
 
-void RowCollector::add(const ProfileEvent& e, Warnings& warnings) {
-  RowKey key;
-  if (rowOfEvent(e, key, warnings)) insert(key);
-}
-
-void RowCollector::add(const ProfileMemEvent& m) {
-  MemPlace place;
-  if (!memPlaceFromWire(m.place, place)) return;  // counted by buildMemoryTracks
-  insert({static_cast<RowKind>(static_cast<int>(RowKind::MemGpu) + static_cast<int>(place)),
-          static_cast<int64_t>(m.deviceId)});
-}
-
 std::vector<RowKey> RowCollector::rows() const {
   std::vector<RowKey> out = pending_;
   std::sort(out.begin(), out.end());
@@ -101,10 +67,10 @@ std::vector<RowKey> RowCollector::rows() const {
   return out;
 }
 
-std::vector<RowKey> rankRows(const ProfileData& data, Warnings& warnings) {
+std::vector<RowKey> rankRows(const EventList& events) {
   RowCollector c;
-  for (const ProfileEvent& e : data.events) c.add(e, warnings);
-  for (const ProfileMemEvent& m : data.memEvents) c.add(m);
+  for (const SliceEvent& e : events.slices) c.add(e);
+  for (const MemoryEvent& m : events.memory) c.add(m);
   return c.rows();
 }
 

@@ -3,21 +3,17 @@
 #include <set>
 #include <sstream>
 
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/LineReader.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 namespace {
 
 // GPU ids of the rows of one DCGM file ("" when it cannot be read).
-std::set<int64_t> dcgmGpuIdsOf(const std::string& path) {
-  DcgmParser parser(path);
-  Status st = readLines(
-      path, [&](std::string_view line, const LineInfo& info) { parser.feedLine(line, info); },
-      [&](const LineInfo& info, uint64_t len) { parser.overlongLine(info, len); });
+std::set<int64_t> dcgmGpuIdsOf(const InputFile& file) {
+  CounterFileData data;
   std::set<int64_t> ids;
-  if (!st) return ids;
-  for (const DcgmSample& s : parser.samples()) ids.insert(s.gpu);
+  if (!defaultSource().readCounterFile(file, file.path, data)) return ids;
+  for (const GpuTelemetrySample& s : data.gpu) ids.insert(s.gpu);
   return ids;
 }
 
@@ -36,7 +32,7 @@ TopologyEvidence gatherTopologyEvidence(Comm& comm, const Plan& plan,
   std::set<int64_t> mine;
   for (const PlannedFile& f : plan.files)
     if (f.file.kind == InputKind::Dcgm && f.reader == comm.rank())
-      for (int64_t id : dcgmGpuIdsOf(f.file.path)) mine.insert(id);
+      for (int64_t id : dcgmGpuIdsOf(f.file)) mine.insert(id);
   std::ostringstream text;
   for (int64_t id : mine) text << id << ' ';
   std::set<int64_t> all;

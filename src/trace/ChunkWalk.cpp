@@ -77,13 +77,13 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
 }
 
 void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
-                             const std::vector<DcgmSample>& samples) {
+                             const std::vector<GpuTelemetrySample>& samples) {
   const SeriesRange range = dcgmSeriesOfPid(pid);
   for (uint32_t i : dcgmSamplesInOrder(samples, gpu, pid, origin_))
     sink_.dcgmSample(pid, id, tsOf(samples[i].tsNs), samples[i], range);
 }
 
-void ChunkWalk::netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+void ChunkWalk::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_))
     sink_.netSample(pid, id, tsOf(samples[i].tsNs), samples[i]);
 }
@@ -125,11 +125,11 @@ void TeeSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
 void TeeSink::rankRowsEnd() {
   for (TraceSink* s : sinks_) s->rankRowsEnd();
 }
-void TeeSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& d,
+void TeeSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& d,
                          SeriesRange range) {
   for (TraceSink* s : sinks_) s->dcgmSample(pid, id, tsNs, d, range);
 }
-void TeeSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& n) {
+void TeeSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& n) {
   for (TraceSink* s : sinks_) s->netSample(pid, id, tsNs, n);
 }
 void TeeSink::instantThread(int64_t pid, int64_t tid) {

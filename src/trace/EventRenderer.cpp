@@ -179,7 +179,7 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
   endEvent();
 }
 
-void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                                SeriesRange range) {
   buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
   buf_ += fixedProcessName(pid);
@@ -204,7 +204,7 @@ void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const Dcg
   endEvent();
 }
 
-void JsonTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) {
+void JsonTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
   buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
   buf_ += fixedProcessName(pid);
   buf_ += "\",\"pid\":";
@@ -235,26 +235,26 @@ std::string opRowThreadName(RowKind kind, int64_t tid) {
 }
 
 void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                             const ProfileData& data) {
+                             const EventList& events) {
   RowBuckets buckets;  // a test and inspect path: the streaming path fills its own
   buckets.reset(rows);
-  buckets.addAll(data);
+  buckets.addAll(events);
   walk_.rankRows(rank, pidBase, rows, buckets);
 }
 
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample>& samples) {
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);
   uint32_t mask = ((1u << r.count) - 1) << r.first;
   uint64_t n = 0;
-  for (const DcgmSample& s : samples)
+  for (const GpuTelemetrySample& s : samples)
     if (s.gpu == gpu && (s.present & mask)) ++n;
   return n;
 }
 
-uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples) {
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
   bool tx = pid == kNetTxPid;
   return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
-                                             [&](const NetSample& s) { return s.tx == tx; }));
+                                             [&](const NetCounterSample& s) { return s.tx == tx; }));
 }
 
 }  // namespace xstack

@@ -69,7 +69,7 @@ CounterUnit dcgmUnit(int series) {
 
 }  // namespace
 
-void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                                    SeriesRange range) {
   const char* name = fixedProcessName(pid);
   for (int k = range.first; k < range.first + range.count; ++k) {
@@ -80,7 +80,7 @@ void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const
   }
 }
 
-void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) {
+void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
   const char* name = fixedProcessName(pid);
   for (const auto& [key, text] : s.args) {
     // The value is validated JSON number text: integers stay integers.

@@ -31,9 +31,8 @@ void RowBuckets::reset(const std::vector<RowKey>& rows) {
   memEvents_.clear();
 }
 
-void RowBuckets::onEvent(const ProfileEvent& e) {
-  RowKey key;
-  if (!rowOfEvent(e, key, scratch_)) return;
+void RowBuckets::onSlice(const SliceEvent& e) {
+  const RowKey& key = e.row;
   const std::vector<RowKey>& keys = *keys_;
   size_t r = lastRow_;
   if (r >= keys.size() || keys[r] != key) {
@@ -43,39 +42,37 @@ void RowBuckets::onEvent(const ProfileEvent& e) {
   }
   Row& row = rows_[r];
   size_t t = row.lastTid;
-  if (t >= row.used || row.tids[t].tid != e.subDeviceId) {
+  if (t >= row.used || row.tids[t].tid != e.tid) {
     constexpr size_t kLinear = 16;  // past this many tids, a hash index
     if (row.used <= kLinear) {
       t = 0;
-      while (t < row.used && row.tids[t].tid != e.subDeviceId) ++t;
+      while (t < row.used && row.tids[t].tid != e.tid) ++t;
     } else {
       if (row.index.empty())
         for (size_t i = 0; i < row.used; ++i) row.index.emplace(row.tids[i].tid, i);
-      auto it = row.index.find(e.subDeviceId);
+      auto it = row.index.find(e.tid);
       t = it == row.index.end() ? row.used : it->second;
     }
     if (t == row.used) {
-      if (!row.index.empty()) row.index.emplace(e.subDeviceId, t);
+      if (!row.index.empty()) row.index.emplace(e.tid, t);
       if (row.used == row.tids.size()) row.tids.emplace_back();
-      row.tids[row.used].tid = e.subDeviceId;
+      row.tids[row.used].tid = e.tid;
       row.tids[row.used].ops.clear();
       ++row.used;
     }
     row.lastTid = t;
   }
   uint32_t extra = 0;
-  if (e.memcopyBytes > 0 || !e.detail.empty()) {
-    extras_.push_back({e.memcopyBytes, e.detail});
+  if (e.bytes > 0 || !e.detail.empty()) {
+    extras_.push_back({e.bytes, e.detail});
     extra = static_cast<uint32_t>(extras_.size());
   }
   row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});
 }
 
-void RowBuckets::onMemEvent(const ProfileMemEvent& m) { memEvents_.push_back(m); }
-
-void RowBuckets::addAll(const ProfileData& d) {
-  for (const ProfileEvent& e : d.events) onEvent(e);
-  for (const ProfileMemEvent& m : d.memEvents) onMemEvent(m);
+void RowBuckets::addAll(const EventList& events) {
+  for (const SliceEvent& e : events.slices) onSlice(e);
+  for (const MemoryEvent& m : events.memory) onMemory(m);
 }
 
 }  // namespace xstack

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "xstack/input/DcgmParser.h"
+#include "xstack/event/CounterSamples.h"
 
 namespace xstack {
 
@@ -28,7 +28,7 @@ SeriesRange dcgmSeriesOfPid(int64_t pid) {
   return {0, 0};
 }
 
-std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples, int64_t gpu,
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples, int64_t gpu,
                                          int64_t pid, const TimeOrigin& origin) {
   const SeriesRange r = dcgmSeriesOfPid(pid);
   const uint32_t mask = ((1u << r.count) - 1) << r.first;
@@ -41,7 +41,7 @@ std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples,
   return idx;
 }
 
-std::vector<uint32_t> netSamplesInOrder(const std::vector<NetSample>& samples, int64_t pid,
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
                                         const TimeOrigin& origin) {
   const bool tx = pid == kNetTxPid;
   std::vector<uint32_t> idx;

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/LineReader.h"
+#include "xstack/source/paddle/DcgmParser.h"
+#include "xstack/io/LineReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;
@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         parser.overlongLine(info, length);
       },
       options);
-  for (const DcgmSample& s : parser.samples()) {
+  for (const GpuTelemetrySample& s : parser.samples()) {
     if (s.gpu < 0 || s.present >> kDcgmSeriesCount) std::abort();
     for (int k = 0; k < kDcgmSeriesCount; ++k)
       if (s.has(k) && !(std::isfinite(s.values[k]) && s.values[k] >= 0)) std::abort();

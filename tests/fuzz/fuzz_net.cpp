@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "xstack/input/LineReader.h"
-#include "xstack/input/NetParser.h"
+#include "xstack/io/LineReader.h"
+#include "xstack/source/paddle/NetParser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::string_view(reinterpret_cast<const char*>(data), size),
       [&](std::string_view line, const LineInfo& info) { parser.feedLine(line, info); },
       [&](const LineInfo& info, uint64_t length) { parser.overlongLine(info, length); }, options);
-  for (const NetSample& s : parser.samples()) {
+  for (const NetCounterSample& s : parser.samples()) {
     if (s.tsNs > static_cast<uint64_t>(INT64_MAX)) std::abort();
     for (const auto& [name, text] : s.args) {
       auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

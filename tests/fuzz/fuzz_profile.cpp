@@ -8,43 +8,41 @@
 #include <string>
 #include <string_view>
 
-#include "xstack/input/ProfileDecoder.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
+#include "xstack/source/paddle/WireEvents.h"
 #include "xstack/trace/EventRenderer.h"
 #include "xstack/trace/RowBuckets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  ProfileData d;
-  DecodeResult r = decodeProfile(bytes, d);
-  if (!r.ok && r.errorOffset > size) std::abort();
+  EventList d;  // the neutral events (source/paddle/WireEvents.h)
   Warnings w;
+  DecodeResult r = decodeProfileEvents(bytes, d, {&w, "fuzz"});
+  if (!r.ok && r.errorOffset > size) std::abort();
   MarkerPairer pairer;
-  Marker m;
-  for (const ProfileEvent& e : d.events)
-    if (markerOf(e.name, e.detail, e.startNs, m)) pairer.add(m);
+  for (const StepMark& m : d.marks) pairer.add(m);
   std::vector<Span> spans = pairer.pair(w);
   for (const Span& s : spans)
     if (s.endNs < s.startNs) std::abort();
-  std::vector<RowKey> rows = rankRows(d, w);
+  std::vector<RowKey> rows = rankRows(d);
   std::string text;
   // An origin in the middle of the range exercises clamping.
-  TimeOrigin origin{d.events.empty() ? 0 : d.events[0].startNs};
+  TimeOrigin origin{d.slices.empty() ? 0 : d.slices[0].startNs};
   EventRenderer renderer(
       origin, [&](std::string_view t) { text.append(t); }, 1024);
   renderer.spans(3, spans);
   renderer.rankRows(3, 8, rows, d);
   renderer.flush();
   // The streaming path (what report does): decoded straight into row buckets,
-  // it must render the same bytes as the decoded ProfileData.
+  // it must render the same bytes as the kept EventList.
   std::string streamed;
   {
     RowBuckets buckets;
     buckets.reset(rows);
-    DecodeResult r2 = decodeProfile(bytes, buckets);
+    DecodeResult r2 = decodeProfileEvents(bytes, buckets);
     if (r2.ok != r.ok || r2.errorOffset != r.errorOffset) std::abort();
     EventRenderer again(
         origin, [&](std::string_view t) { streamed.append(t); }, 1024);

@@ -1,4 +1,4 @@
-// Per (rank, step) GPU time table (SPEC.md section 6), built while a rank's
+// Per (rank, step) GPU time table (docs/FORMAT.md section 6), built while a rank's
 // profile is decoded: the builder keeps each GPU kernel's interval and
 // category (24 bytes a kernel), per-name kernel totals and the GPU memory
 // deltas, and after the last event turns them into one row per step.
@@ -11,7 +11,7 @@
 //             name contains, in any case: nccl, rccl, msccl, hccl, oneccl,
 //             ccl::, nvshmem;
 //   memcpy  = |union of memcpy/memset kernels ∩ window| (name contains
-//             memcpy or memset in any case, or memcopy.bytes > 0), when not comm;
+//             memcpy or memset in any case, or copied bytes > 0), when not comm;
 //   compute = |union of every other GPU kernel ∩ window|;
 //   idle    = window length - |union of all GPU kernels ∩ window|;
 //   overlap = |compute union ∩ comm union ∩ window|;
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "xstack/analysis/Intervals.h"
-#include "xstack/input/ProfileDecoder.h"
+#include "xstack/event/Events.h"
 #include "xstack/model/MarkerPairer.h"
 
 namespace xstack {
@@ -52,7 +52,7 @@ struct RankTable {
   int64_t rank = 0;
   std::vector<StepRow> steps;        // ordered by step
   std::vector<KernelTotal> kernels;  // the rank's most time-consuming kernel names
-  uint64_t gpuMemoryPeakBytes = 0;   // peak of the summed CUDAPlace allocations
+  uint64_t gpuMemoryPeakBytes = 0;   // peak of the summed GPU memory allocations
 };
 
 // Kernel names kept per rank (the largest totals; ties by name).
@@ -60,8 +60,9 @@ constexpr size_t kKernelsPerRank = 48;
 
 class StepTableBuilder {
  public:
-  void addEvent(const ProfileEvent& e);  // any event; keeps GPU kernels (type 1)
-  void addMemEvent(const ProfileMemEvent& m);
+  void addSlice(const SliceEvent& e);  // any slice; keeps those on a GPU row (kernels)
+  void addMemory(const MemoryEvent& m);  // any block; keeps GPU memory
+
   // The table of `rank` from its forward/backward spans; the builder is left empty.
   RankTable build(int64_t rank, const std::vector<Span>& spans);
 
@@ -73,7 +74,7 @@ class StepTableBuilder {
   };
   std::unordered_map<std::string, NameEntry> totals_;
   std::string key_;
-  std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), CUDAPlace
+  std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), GPU memory
 };
 
 // Compact text form for the gather to rank 0 (O(steps + kernels) per rank).

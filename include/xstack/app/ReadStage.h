@@ -8,21 +8,22 @@
 #include <optional>
 #include <vector>
 
+#include "xstack/analysis/StepTable.h"
 #include "xstack/core/Topology.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
-#include "xstack/input/ProfileReader.h"
+#include "xstack/event/CounterSamples.h"
+#include "xstack/event/Events.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/plan/Plan.h"
+#include "xstack/source/Source.h"
 
 namespace xstack {
 
 struct LocalInput {
   InputSummary summary;
   std::vector<Span> spans;  // profile
-  std::vector<DcgmSample> dcgm;
-  std::vector<NetSample> net;
+  std::vector<GpuTelemetrySample> dcgm;
+  std::vector<NetCounterSample> net;
   std::string stepTable;  // profile: encoded analysis/StepTable.h table (empty with --no-analysis)
 };
 
@@ -40,10 +41,20 @@ struct ReadOptions {
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile = {});
 
-// The summary part for one profile already in memory (also used by
-// `xstack inspect`). `displayed` adds rows and memory warnings.
-void summarizeProfile(const LoadedProfile& p, bool displayed, InputSummary& s,
-                      std::vector<Span>& spans);
+// Decodes the profile `s.file.path` with `source` and fills the profile part
+// of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).
+// `displayed` adds rows and the row and memory warnings. `buffer`: memory
+// reused from one file to the next. `steps` (optional) receives the slices and
+// memory for the analysis, `tee` (optional) every event. An Error when
+// nothing could be read (`s` is then left to the caller to mark failed).
+struct ProfileSummaryTargets {
+  StepTableBuilder* steps = nullptr;
+  EventSink* tee = nullptr;
+};
+Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
+                                           std::vector<Span>& spans,
+                                           std::unique_ptr<FileBuffer>& buffer,
+                                           ProfileSummaryTargets targets = {});
 
 // "path: what" -> "what" (problems in traces must not depend on paths).
 std::string withoutPath(const std::string& message, const std::string& path);

@@ -11,7 +11,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
-#include "xstack/input/InputListing.h"
+#include "xstack/source/InputListing.h"
 #include "xstack/plan/OutputPlan.h"
 
 namespace xstack {

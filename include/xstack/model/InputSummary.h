@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "xstack/core/Warnings.h"
-#include "xstack/input/InputFile.h"
+#include "xstack/event/InputFile.h"
 #include "xstack/model/RankRows.h"
 
 namespace xstack {

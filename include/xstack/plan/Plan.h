@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "xstack/comm/Comm.h"
-#include "xstack/input/InputListing.h"
+#include "xstack/source/InputListing.h"
 
 namespace xstack {
 

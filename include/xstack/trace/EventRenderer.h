@@ -15,9 +15,9 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
-#include "xstack/input/ProfileDecoder.h"
+#include "xstack/event/CounterSamples.h"
+
+#include "xstack/event/Events.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/ChunkWalk.h"
@@ -46,9 +46,9 @@ class JsonTraceSink final : public TraceSink {
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
   void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
   void rankRowsEnd() override { store_ = nullptr; }
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                   SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) override;
+  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   // Hands any buffered text to the piece sink.
@@ -82,14 +82,14 @@ class EventRenderer {
   void spans(int64_t rank, const std::vector<Span>& spans) { walk_.spans(rank, spans); }
   // All rows of one displayed rank from a decoded profile (fills buckets first).
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                const ProfileData& data);
+                const EventList& events);
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples) {
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples) {
     walk_.dcgmCounters(pid, gpu, id, samples);
   }
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
     walk_.netCounters(pid, id, samples);
   }
   void extraRows(const TraceExtraRows& rows) { walk_.extraRows(rows); }
@@ -109,7 +109,7 @@ std::string opRowThreadName(RowKind kind, int64_t tid);
 
 // Events a chunk will hold, computed without rendering (used to decide which
 // processes exist before anything is written).
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<DcgmSample>& samples);
-uint64_t netCounterCount(int64_t pid, const std::vector<NetSample>& samples);
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples);
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples);
 
 }  // namespace xstack

@@ -25,8 +25,8 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
+#include "xstack/event/CounterSamples.h"
+
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/ChunkWalk.h"
@@ -58,9 +58,9 @@ class PerfettoTraceSink final : public TraceSink {
   // the memory counters (the packet order of earlier versions, same bytes).
   void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
   void rankRowsEnd() override;
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                   SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) override;
+  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   // The run's metadata packet: tool, time_origin_ns and `otherDataJson`
@@ -100,10 +100,10 @@ class PerfettoRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<DcgmSample>& samples) {
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples) {
     walk_.dcgmCounters(pid, gpu, id, samples);
   }
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetSample>& samples) {
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
     walk_.netCounters(pid, id, samples);
   }
   void extraRows(const TraceExtraRows& rows) { walk_.extraRows(rows); }

@@ -1,7 +1,7 @@
 // What rendering one displayed rank's rows needs, gathered in a single pass
-// in file order: a ProfileSink, fed while the profile file is decoded (so no
-// decoded event is ever stored) or from a decoded ProfileData. Per row and
-// per tid, each X event's times, its name (interned and escaped once,
+// in input order: an EventSink (event/Events.h), fed while the profile file
+// is decoded by its source (so no decoded event is ever stored) or from an
+// EventList. Per row and per tid, each slice's times, its name (interned and escaped once,
 // EscapedNameTable) and, for the few events that have them, mem_bytes and
 // detail_info; the memory events as they are. Rendering then reads the
 // buckets in order instead of jumping around the events (a cache miss per
@@ -18,13 +18,13 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
-#include "xstack/input/ProfileDecoder.h"
+#include "xstack/event/Events.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/trace/EscapedNameTable.h"
 
 namespace xstack {
 
-class RowBuckets final : public ProfileSink {
+class RowBuckets final : public EventSink {
  public:
   struct Op {
     uint64_t startNs = 0;
@@ -33,7 +33,7 @@ class RowBuckets final : public ProfileSink {
     uint32_t extra = 0;   // 0: none; else 1 + index into extras()
   };
   struct Extra {
-    uint64_t memcopyBytes = 0;
+    uint64_t memcopyBytes = 0;  // SliceEvent::bytes
     std::string_view detail;
   };
   struct Tid {
@@ -44,10 +44,10 @@ class RowBuckets final : public ProfileSink {
   // Starts a profile whose rows are `rows` (sorted, from the summary; must
   // outlive the buckets' use). Events of other rows are skipped.
   void reset(const std::vector<RowKey>& rows);
-  void onEvent(const ProfileEvent& e) override;
-  void onMemEvent(const ProfileMemEvent& m) override;
-  // Feeds every event of `d`.
-  void addAll(const ProfileData& d);
+  void onSlice(const SliceEvent& e) override;
+  void onMemory(const MemoryEvent& m) override { memEvents_.push_back(m); }
+  // Feeds every event of `events`.
+  void addAll(const EventList& events);
 
   // The tids of row r (rows()[r]), in order of first appearance; only the
   // first tidCount(r) entries are in use.
@@ -59,7 +59,7 @@ class RowBuckets final : public ProfileSink {
   std::span<Tid> tidsInOutputOrder(size_t r, const TimeOrigin& origin);
   const EscapedNameTable& names() const { return names_; }
   const std::vector<Extra>& extras() const { return extras_; }
-  const std::vector<ProfileMemEvent>& memEvents() const { return memEvents_; }
+  const std::vector<MemoryEvent>& memEvents() const { return memEvents_; }
 
  private:
   struct Row {
@@ -73,8 +73,7 @@ class RowBuckets final : public ProfileSink {
   size_t lastRow_ = 0;
   EscapedNameTable names_;
   std::vector<Extra> extras_;
-  std::vector<ProfileMemEvent> memEvents_;
-  Warnings scratch_;  // row warnings were counted when the rows were computed
+  std::vector<MemoryEvent> memEvents_;
 };
 
 }  // namespace xstack

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "xstack/core/TimeUnits.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
+#include "xstack/event/CounterSamples.h"
 
 namespace xstack {
 
@@ -31,11 +30,11 @@ SeriesRange dcgmSeriesOfPid(int64_t pid);
 // The indexes of the samples of GPU `gpu` that have a series of DCGM process
 // `pid`, in time order (ts from `origin`, then input order): the order both
 // trace formats write a DCGM process's counters in.
-std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<DcgmSample>& samples, int64_t gpu,
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples, int64_t gpu,
                                          int64_t pid, const TimeOrigin& origin);
 // The indexes of the net samples of process `pid` (kNetTxPid: tx, kNetRxPid:
 // rx), in time order (ts from `origin`, then input order).
-std::vector<uint32_t> netSamplesInOrder(const std::vector<NetSample>& samples, int64_t pid,
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
                                         const TimeOrigin& origin);
 
 }  // namespace xstack

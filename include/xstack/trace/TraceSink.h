@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "xstack/core/Warnings.h"
-#include "xstack/input/DcgmParser.h"
-#include "xstack/input/NetParser.h"
+#include "xstack/event/CounterSamples.h"
+
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/trace/RowBuckets.h"
 #include "xstack/trace/TraceEvents.h"
@@ -48,10 +48,10 @@ class TraceSink {
   virtual void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) = 0;
   virtual void rankRowsEnd() = 0;
   // One DCGM sample of process `pid`: the present series of `range`; `id`: trainer in group.
-  virtual void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+  virtual void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                           SeriesRange range) = 0;
   // One net sample of process `pid` (tx or rx); `id`: trainer in group.
-  virtual void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) = 0;
+  virtual void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) = 0;
   // The findings rows: a thread of process `pid` named "rank <tid>" (no sort
   // index), then instants on it (ts already since the origin).
   virtual void instantThread(int64_t pid, int64_t tid) = 0;
@@ -76,9 +76,9 @@ class TeeSink final : public TraceSink {
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
   void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
   void rankRowsEnd() override;
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const DcgmSample& s,
+  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
                   SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetSample& s) override;
+  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   void flush() override;

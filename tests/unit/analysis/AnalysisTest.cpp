@@ -46,27 +46,27 @@ TEST(StepTableTest, KernelCategories) {
   EXPECT_EQ(kernelCategoryOf("volta_sgemm_128x64_nn", 0), KernelCategory::Compute);
 }
 
-ProfileEvent kernel(std::string_view name, uint64_t s, uint64_t e, uint64_t bytes = 0) {
-  ProfileEvent k;
+SliceEvent kernel(std::string_view name, uint64_t s, uint64_t e, uint64_t bytes = 0) {
+  SliceEvent k;
   k.name = name;
   k.startNs = s;
   k.endNs = e;
-  k.type = 1;
-  k.memcopyBytes = bytes;
+  k.row = {RowKind::Gpu, 0};
+  k.bytes = bytes;
   return k;
 }
 
 TEST(StepTableTest, CategoriesClippingOverlapIdleArrival) {
   StepTableBuilder b;
-  b.addEvent(kernel("gemm", 90, 150));   // clipped to [100, 150)
-  b.addEvent(kernel("gemm", 140, 160));  // overlaps the first: union [100, 160)
-  b.addEvent(kernel("ncclAllReduce", 150, 300));
-  b.addEvent(kernel("copy", 300, 320, 64));  // memcpy by bytes
-  b.addEvent(kernel("cudaMemsetAsync", 330, 340));
-  b.addEvent(kernel("gemm", 500, 600));  // outside the window
-  ProfileEvent cpu = kernel("matmul", 100, 400);
-  cpu.type = 0;  // CPU events are not GPU time
-  b.addEvent(cpu);
+  b.addSlice(kernel("gemm", 90, 150));   // clipped to [100, 150)
+  b.addSlice(kernel("gemm", 140, 160));  // overlaps the first: union [100, 160)
+  b.addSlice(kernel("ncclAllReduce", 150, 300));
+  b.addSlice(kernel("copy", 300, 320, 64));  // memcpy by bytes
+  b.addSlice(kernel("cudaMemsetAsync", 330, 340));
+  b.addSlice(kernel("gemm", 500, 600));  // outside the window
+  SliceEvent cpu = kernel("matmul", 100, 400);
+  cpu.row = {RowKind::CpuBlock, 0};  // CPU events are not GPU time
+  b.addSlice(cpu);
   std::vector<Span> spans{{Phase::Forward, 0, 100, 200}, {Phase::Backward, 0, 210, 400}};
   RankTable t = b.build(3, spans);
   ASSERT_EQ(t.steps.size(), 1u);
@@ -88,15 +88,15 @@ TEST(StepTableTest, CategoriesClippingOverlapIdleArrival) {
 
 TEST(StepTableTest, MemoryPeakAndEncodingRoundTrip) {
   StepTableBuilder b;
-  ProfileMemEvent m;
-  m.place = 0;
+  MemoryEvent m;
+  m.place = MemPlace::Gpu;
   m.startNs = 10, m.endNs = 20, m.bytes = 100;
-  b.addMemEvent(m);
+  b.addMemory(m);
   m.startNs = 15, m.endNs = 0, m.bytes = 50;  // never freed
-  b.addMemEvent(m);
+  b.addMemory(m);
   m.startNs = 20, m.endNs = 30, m.bytes = 70;  // starts when the first ends: one sample
-  b.addMemEvent(m);
-  b.addEvent(kernel("name with space\nand newline", 0, 10));
+  b.addMemory(m);
+  b.addSlice(kernel("name with space\nand newline", 0, 10));
   RankTable t = b.build(7, {{Phase::Forward, 0, 0, 50}});
   EXPECT_EQ(t.gpuMemoryPeakBytes, 150u);
   std::vector<RankTable> back = decodeRankTables(encodeRankTables({t, t}));

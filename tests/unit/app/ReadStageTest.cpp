@@ -10,6 +10,7 @@
 #include "xstack/app/Inspect.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/trace/TraceLayout.h"
 
 namespace xstack {
@@ -74,11 +75,11 @@ TEST(ReadStage, WithoutPath) {
 }
 
 TEST_F(ReadStageTest, SummaryOfADisplayedProfile) {
-  auto loaded = readProfile(write("p.0", sampleProfile()));
-  ASSERT_TRUE(loaded.ok());
   InputSummary s;
+  s.file.path = write("p.0", sampleProfile());
   std::vector<Span> spans;
-  summarizeProfile(*loaded, true, s, spans);
+  std::unique_ptr<FileBuffer> buffer;
+  ASSERT_TRUE(summarizeProfile(defaultSource(), true, s, spans, buffer).ok());
   EXPECT_EQ(s.status, InputStatus::Ok);
   EXPECT_EQ(s.minTs, 4000u);
   EXPECT_EQ(s.events, 6u);
@@ -95,11 +96,11 @@ TEST_F(ReadStageTest, SummaryOfADisplayedProfile) {
 }
 
 TEST_F(ReadStageTest, HiddenProfilesHaveSpansButNoRows) {
-  auto loaded = readProfile(write("p.9", sampleProfile()));
-  ASSERT_TRUE(loaded.ok());
   InputSummary s;
+  s.file.path = write("p.9", sampleProfile());
   std::vector<Span> spans;
-  summarizeProfile(*loaded, false, s, spans);
+  std::unique_ptr<FileBuffer> buffer;
+  ASSERT_TRUE(summarizeProfile(defaultSource(), false, s, spans, buffer).ok());
   EXPECT_EQ(spans.size(), 1u);
   EXPECT_TRUE(s.rows.empty());
   EXPECT_EQ(s.warnings.count("marker_unmatched_end"), 1u);

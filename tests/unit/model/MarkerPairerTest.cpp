@@ -1,4 +1,4 @@
-// Forward/backward spans from marker events (docs/FORMAT.md section 3).
+// Forward/backward spans from step marks (docs/FORMAT.md section 3).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,16 +9,14 @@
 namespace xstack {
 namespace {
 
-constexpr const char* kMarker = "marker/compute/MarkerCUDA";
+StepMark fB(uint64_t ts) { return {ts, Phase::Forward, true}; }
+StepMark fE(uint64_t ts) { return {ts, Phase::Forward, false}; }
+StepMark bB(uint64_t ts) { return {ts, Phase::Backward, true}; }
+StepMark bE(uint64_t ts) { return {ts, Phase::Backward, false}; }
 
-Marker fB(uint64_t ts) { return {ts, Phase::Forward, true}; }
-Marker fE(uint64_t ts) { return {ts, Phase::Forward, false}; }
-Marker bB(uint64_t ts) { return {ts, Phase::Backward, true}; }
-Marker bE(uint64_t ts) { return {ts, Phase::Backward, false}; }
-
-std::vector<Span> pairAll(const std::vector<Marker>& ms, Warnings& w) {
+std::vector<Span> pairAll(const std::vector<StepMark>& ms, Warnings& w) {
   MarkerPairer p;
-  for (const Marker& m : ms) p.add(m);
+  for (const StepMark& m : ms) p.add(m);
   return p.pair(w);
 }
 
@@ -29,40 +27,9 @@ void expectSpan(const Span& s, Phase phase, int64_t step, uint64_t start, uint64
   EXPECT_EQ(s.endNs, end);
 }
 
-TEST(MarkerOf, ClassifiesTheFourMarkers) {
-  Marker m;
-  ASSERT_TRUE(markerOf(kMarker, "marker_forward_B", 10, m));
-  EXPECT_EQ(m.ts, 10u);
-  EXPECT_EQ(m.phase, Phase::Forward);
-  EXPECT_TRUE(m.begin);
-  ASSERT_TRUE(markerOf(kMarker, "marker_forward_E", 11, m));
-  EXPECT_EQ(m.phase, Phase::Forward);
-  EXPECT_FALSE(m.begin);
-  ASSERT_TRUE(markerOf(kMarker, "marker_backward_B", 12, m));
-  EXPECT_EQ(m.phase, Phase::Backward);
-  EXPECT_TRUE(m.begin);
-  ASSERT_TRUE(markerOf(kMarker, "marker_backward_E", 13, m));
-  EXPECT_EQ(m.phase, Phase::Backward);
-  EXPECT_FALSE(m.begin);
-  EXPECT_EQ(m.ts, 13u);
-}
-
-TEST(MarkerOf, IgnoresOtherNamesAndDetails) {
-  Marker m;
-  EXPECT_FALSE(markerOf("marker/compute/MarkerCPU", "marker_forward_B", 1, m));
-  EXPECT_FALSE(markerOf("matmul", "marker_forward_B", 1, m));
-  EXPECT_FALSE(markerOf(kMarker, "", 1, m));
-  EXPECT_FALSE(markerOf(kMarker, "marker_forward", 1, m));
-  EXPECT_FALSE(markerOf(kMarker, "marker_forward_B ", 1, m));
-  EXPECT_FALSE(markerOf(kMarker, "Marker_Forward_B", 1, m));
-  EXPECT_FALSE(markerOf(kMarker, "marker_optimizer_B", 1, m));
-  EXPECT_FALSE(markerOf(std::string(kMarker) + "x", "marker_backward_E", 1, m));
-  EXPECT_FALSE(markerOf("", "", 1, m));
-}
-
 TEST(MarkerPairer, ForwardBackwardPairsWithSteps) {
   Warnings w;
-  std::vector<Marker> ms;
+  std::vector<StepMark> ms;
   for (uint64_t step = 0; step < 4; ++step) {
     uint64_t t = 1000 * step;
     ms.insert(ms.end(), {fB(t), fE(t + 100), bB(t + 200), bE(t + 450)});

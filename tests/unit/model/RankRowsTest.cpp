@@ -1,4 +1,4 @@
-// Rows of a displayed rank and their process names (SPEC.md section 3).
+// Rows of a displayed rank and their process names (docs/FORMAT.md section 3).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -10,21 +10,20 @@
 namespace xstack {
 namespace {
 
-ProfileEvent ev(int64_t type, int64_t device, int64_t sub = 0) {
-  ProfileEvent e;
+SliceEvent ev(RowKind kind, int64_t device, int64_t tid = 0) {
+  SliceEvent e;
   e.name = "op";
-  e.type = type;
-  e.deviceId = device;
-  e.subDeviceId = sub;
+  e.row = {kind, device};
+  e.tid = tid;
   e.startNs = 10;
   e.endNs = 20;
   return e;
 }
 
-ProfileMemEvent mem(int64_t place, uint64_t device) {
-  ProfileMemEvent m;
+MemoryEvent mem(MemPlace place, uint64_t device) {
+  MemoryEvent m;
   m.place = place;
-  m.deviceId = device;
+  m.device = device;
   m.startNs = 1;
   m.endNs = 2;
   m.bytes = 8;
@@ -55,48 +54,13 @@ TEST(RankRows, ProcessNamesAreExact) {
   EXPECT_EQ(rowProcessName(123, 1234, {RowKind::Gpu, 0}), "123_trainerRank.1234:gpu:0");
 }
 
-TEST(RankRows, EventRowsByTypeAndDevice) {
-  Warnings w;
-  RowKey k;
-  ASSERT_TRUE(rowOfEvent(ev(0, 0), k, w));
-  EXPECT_EQ(k, (RowKey{RowKind::CpuBlock, 0}));
-  ASSERT_TRUE(rowOfEvent(ev(0, 5), k, w));
-  EXPECT_EQ(k, (RowKey{RowKind::CpuBlock, 5}));
-  ASSERT_TRUE(rowOfEvent(ev(0, -1), k, w));
-  EXPECT_EQ(k, (RowKey{RowKind::CudaApi, -1}));
-  ASSERT_TRUE(rowOfEvent(ev(1, 2), k, w));
-  EXPECT_EQ(k, (RowKey{RowKind::Gpu, 2}));
-  EXPECT_TRUE(w.empty());
-}
-
-TEST(RankRows, CpuEventWithBadDeviceHasNoRow) {
-  Warnings w;
-  RowKey k;
-  EXPECT_FALSE(rowOfEvent(ev(0, -5), k, w));
-  EXPECT_FALSE(rowOfEvent(ev(0, -2), k, w));
-  EXPECT_EQ(w.count("event_bad_device"), 2u);
-  EXPECT_EQ(w.total(), 2u);
-}
-
-TEST(RankRows, UnknownTypeHasNoRow) {
-  Warnings w;
-  RowKey k;
-  EXPECT_FALSE(rowOfEvent(ev(2, 0), k, w));
-  EXPECT_FALSE(rowOfEvent(ev(-1, 0), k, w));
-  EXPECT_FALSE(rowOfEvent(ev(7, 0), k, w));
-  EXPECT_EQ(w.count("event_unknown_type"), 3u);
-  EXPECT_EQ(w.total(), 3u);
-}
-
 TEST(RankRows, RowOrderCpuBlocksCudaApiGpusThenMemory) {
-  ProfileData d;
+  EventList d;
   // Listed in a scrambled order, with a kernel on another device (a peer copy).
-  d.events = {ev(1, 3), ev(0, 1), ev(0, -1), ev(1, 4), ev(0, 0),
-              ev(0, 1), ev(1, 3), ev(0, -1), ev(0, 10)};
-  d.memEvents = {mem(2, 0), mem(1, 0), mem(0, 3), mem(0, 3), mem(0, 0)};
-  Warnings w;
-  auto rows = rankRows(d, w);
-  EXPECT_TRUE(w.empty());
+  d.slices = {ev(RowKind::Gpu, 3), ev(RowKind::CpuBlock, 1), ev(RowKind::CudaApi, -1), ev(RowKind::Gpu, 4), ev(RowKind::CpuBlock, 0),
+              ev(RowKind::CpuBlock, 1), ev(RowKind::Gpu, 3), ev(RowKind::CudaApi, -1), ev(RowKind::CpuBlock, 10)};
+  d.memory = {mem(MemPlace::Pinned, 0), mem(MemPlace::Cpu, 0), mem(MemPlace::Gpu, 3), mem(MemPlace::Gpu, 3), mem(MemPlace::Gpu, 0)};
+  auto rows = rankRows(d);
   std::vector<RowKey> want = {{RowKind::CpuBlock, 0},  {RowKind::CpuBlock, 1},
                               {RowKind::CpuBlock, 10}, {RowKind::CudaApi, -1},
                               {RowKind::Gpu, 3},       {RowKind::Gpu, 4},
@@ -106,27 +70,12 @@ TEST(RankRows, RowOrderCpuBlocksCudaApiGpusThenMemory) {
 }
 
 TEST(RankRows, OnlyRowsWithEventsExist) {
-  ProfileData d;
-  d.events = {ev(1, 0)};
-  Warnings w;
-  auto rows = rankRows(d, w);
+  EventList d;
+  d.slices = {ev(RowKind::Gpu, 0)};
+  auto rows = rankRows(d);
   EXPECT_EQ(rows, (std::vector<RowKey>{{RowKind::Gpu, 0}}));
-  ProfileData empty;
-  EXPECT_TRUE(rankRows(empty, w).empty());
-  EXPECT_TRUE(w.empty());
-}
-
-TEST(RankRows, BadEventsAndUnknownPlacesMakeNoRows) {
-  ProfileData d;
-  d.events = {ev(0, -5), ev(3, 0), ev(0, 2)};
-  d.memEvents = {mem(9, 0)};
-  Warnings w;
-  auto rows = rankRows(d, w);
-  EXPECT_EQ(rows, (std::vector<RowKey>{{RowKind::CpuBlock, 2}}));
-  EXPECT_EQ(w.count("event_bad_device"), 1u);
-  EXPECT_EQ(w.count("event_unknown_type"), 1u);
-  // Unknown places are counted by buildMemoryTracks, not here (no double count).
-  EXPECT_EQ(w.count("memory_unknown_place"), 0u);
+  EventList empty;
+  EXPECT_TRUE(rankRows(empty).empty());
 }
 
 // Issue 12.4: a profile with 150k distinct device ids (each seen a few times,
@@ -134,37 +83,31 @@ TEST(RankRows, BadEventsAndUnknownPlacesMakeNoRows) {
 // std::set gives. The cost is O(n log n) (bench/row_collector.cpp measures it).
 TEST(RankRows, ManyDistinctDevicesGiveTheSameRowsAsASet) {
   std::mt19937_64 rng(12);
-  ProfileData d;
+  EventList d;
   const int64_t kDevices = 150000;
   for (int64_t dev = 0; dev < kDevices; ++dev) {
-    d.events.push_back(ev(1, dev));
-    d.events.push_back(ev(0, dev * 7 % kDevices));
-    if (dev % 3 == 0) d.events.push_back(ev(1, dev));  // repeats
-    if (dev % 5 == 0) d.memEvents.push_back(mem(dev % 3, static_cast<uint64_t>(dev)));
+    d.slices.push_back(ev(RowKind::Gpu, dev));
+    d.slices.push_back(ev(RowKind::CpuBlock, dev * 7 % kDevices));
+    if (dev % 3 == 0) d.slices.push_back(ev(RowKind::Gpu, dev));  // repeats
+    if (dev % 5 == 0) d.memory.push_back(mem(static_cast<MemPlace>(dev % 3), static_cast<uint64_t>(dev)));
   }
-  d.events.push_back(ev(0, -1));
-  std::shuffle(d.events.begin(), d.events.end(), rng);
-  std::shuffle(d.memEvents.begin(), d.memEvents.end(), rng);
+  d.slices.push_back(ev(RowKind::CudaApi, -1));
+  std::shuffle(d.slices.begin(), d.slices.end(), rng);
+  std::shuffle(d.memory.begin(), d.memory.end(), rng);
   std::set<RowKey> reference;
-  Warnings refWarnings;
-  for (const ProfileEvent& e : d.events) {
-    RowKey k;
-    if (rowOfEvent(e, k, refWarnings)) reference.insert(k);
-  }
-  for (const ProfileMemEvent& m : d.memEvents)
-    reference.insert({static_cast<RowKind>(3 + m.place), static_cast<int64_t>(m.deviceId)});
-  Warnings w;
-  std::vector<RowKey> rows = rankRows(d, w);
-  EXPECT_TRUE(w.empty());
+  for (const SliceEvent& e : d.slices) reference.insert(e.row);
+  for (const MemoryEvent& m : d.memory)
+    reference.insert({static_cast<RowKind>(3 + static_cast<int>(m.place)), static_cast<int64_t>(m.device)});
+  std::vector<RowKey> rows = rankRows(d);
   ASSERT_EQ(rows.size(), reference.size());
   EXPECT_TRUE(std::equal(rows.begin(), rows.end(), reference.begin()));
   // rows() may be called while collecting, and again: the same answer.
   RowCollector c;
-  for (size_t i = 0; i < d.events.size(); ++i) {
-    c.add(d.events[i], w);
+  for (size_t i = 0; i < d.slices.size(); ++i) {
+    c.add(d.slices[i]);
     if (i == 1000) EXPECT_EQ(c.rows().size(), c.rows().size());
   }
-  for (const ProfileMemEvent& m : d.memEvents) c.add(m);
+  for (const MemoryEvent& m : d.memory) c.add(m);
   EXPECT_EQ(c.rows(), rows);
 }
 

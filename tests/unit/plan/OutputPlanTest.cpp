@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "xstack/input/DcgmParser.h"
+#include "xstack/event/CounterSamples.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/trace/TraceLayout.h"
 

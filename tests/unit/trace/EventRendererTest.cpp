@@ -56,22 +56,20 @@ std::vector<std::string> keysOf(const ojson& o) {
   return k;
 }
 
-ProfileEvent op(std::string_view name, uint64_t start, uint64_t end, int64_t device, int64_t tid,
-                int64_t type = 0) {
-  ProfileEvent e;
+// A slice on cpu:block:<device> (kind CpuBlock), cuda_api (CudaApi, device
+// -1) or gpu:<device> (Gpu).
+SliceEvent op(std::string_view name, uint64_t start, uint64_t end, int64_t device, int64_t tid,
+              RowKind kind = RowKind::CpuBlock) {
+  SliceEvent e;
   e.name = name;
   e.startNs = start;
   e.endNs = end;
-  e.deviceId = device;
-  e.subDeviceId = tid;
-  e.type = type;
+  e.row = {kind, device};
+  e.tid = tid;
   return e;
 }
 
-std::vector<RowKey> rowsOf(const ProfileData& d) {
-  Warnings w;
-  return rankRows(d, w);
-}
+std::vector<RowKey> rowsOf(const EventList& d) { return rankRows(d); }
 
 TEST(EventRenderer, ProcessAndThreadMetadata) {
   auto r = render([](EventRenderer& e) {
@@ -91,11 +89,11 @@ TEST(EventRenderer, ProcessAndThreadMetadata) {
 }
 
 TEST(EventRenderer, OpEventExactText) {
-  ProfileData d;
-  ProfileEvent e = op("matmul", 1001234567, 1003234567, 0, 77);
-  e.memcopyBytes = 4096;
+  EventList d;
+  SliceEvent e = op("matmul", 1001234567, 1003234567, 0, 77);
+  e.bytes = 4096;
   e.detail = "op_type=matmul";
-  d.events = {e};
+  d.slices = {e};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000000000);
   EXPECT_EQ(
       r.text,
@@ -118,34 +116,34 @@ TEST(EventRenderer, OpEventExactText) {
 }
 
 TEST(EventRenderer, MemBytesOnlyWhenPositiveDetailOnlyWhenSet) {
-  ProfileData d;
-  d.events = {op("plain", 10, 20, 0, 1)};
+  EventList d;
+  d.slices = {op("plain", 10, 20, 0, 1)};
   auto ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
   ASSERT_EQ(ev.size(), 3u);
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name"}));
   EXPECT_EQ(ev[2]["args"]["name"], "plain");
 
-  d.events[0].memcopyBytes = 1;
+  d.slices[0].bytes = 1;
   ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name", "mem_bytes"}));
   EXPECT_EQ(ev[2]["args"]["mem_bytes"], 1);
 
-  d.events[0].memcopyBytes = 0;
-  d.events[0].detail = "x";
+  d.slices[0].bytes = 0;
+  d.slices[0].detail = "x";
   ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name", "detail_info"}));
 }
 
 TEST(EventRenderer, TimestampsAreExactMicroseconds) {
-  ProfileData d;
-  d.events = {op("a", 1700000000000000000u + 1234567, 1700000000000000000u + 1234567 + 7, 0, 1)};
+  EventList d;
+  d.slices = {op("a", 1700000000000000000u + 1234567, 1700000000000000000u + 1234567 + 7, 0, 1)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1700000000000000000u);
   EXPECT_NE(r.text.find("\"ts\":1234.567,\"dur\":0.007,"), std::string::npos) << r.text;
 }
 
 TEST(EventRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
-  ProfileData d;
-  d.events = {op("early", 500, 1500, 0, 1), op("zero", 0, 2000, 0, 2),
+  EventList d;
+  d.slices = {op("early", 500, 1500, 0, 1), op("zero", 0, 2000, 0, 2),
               op("late", 1500, 1600, 0, 3)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000);
   auto ev = r.events();
@@ -165,8 +163,8 @@ TEST(EventRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
 }
 
 TEST(EventRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
-  ProfileData d;
-  d.events = {op("backwards", 2000, 1000, 0, 1)};
+  EventList d;
+  d.slices = {op("backwards", 2000, 1000, 0, 1)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 3u);
@@ -176,8 +174,8 @@ TEST(EventRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
 }
 
 TEST(EventRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
-  ProfileData d;
-  d.events = {op("t2-late", 300, 310, 0, 2),  op("t1-b", 200, 210, 0, 1),
+  EventList d;
+  d.slices = {op("t2-late", 300, 310, 0, 2),  op("t1-b", 200, 210, 0, 1),
               op("t2-early", 100, 110, 0, 2), op("t1-a", 100, 105, 0, 1),
               op("t1-c", 200, 250, 0, 1),     op("t-neg", 900, 901, 0, -3)};
   auto ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
@@ -191,7 +189,7 @@ TEST(EventRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
 // events out of order: the same order as a plain stable sort by (tid, ts).
 TEST(EventRenderer, ManyTidsAndShuffledEventsKeepTheOrder) {
   for (int tids : {3, 64, 65, 200}) {
-    ProfileData d;
+    EventList d;
     std::vector<std::string> names;
     for (int i = 0; i < 3000; ++i) names.push_back("e" + std::to_string(i));
     uint64_t x = 12345;
@@ -199,42 +197,42 @@ TEST(EventRenderer, ManyTidsAndShuffledEventsKeepTheOrder) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       int64_t tid = static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(tids)) - 5;
       uint64_t ts = 1000 + (x >> 45) % 500;  // many equal timestamps
-      d.events.push_back(op(names[static_cast<size_t>(i)], ts, ts + 1, 0, tid));
+      d.slices.push_back(op(names[static_cast<size_t>(i)], ts, ts + 1, 0, tid));
     }
-    std::vector<size_t> want(d.events.size());
+    std::vector<size_t> want(d.slices.size());
     for (size_t i = 0; i < want.size(); ++i) want[i] = i;
     std::stable_sort(want.begin(), want.end(), [&](size_t a, size_t b) {
-      const auto &p = d.events[a], &q = d.events[b];
-      return p.subDeviceId != q.subDeviceId ? p.subDeviceId < q.subDeviceId : p.startNs < q.startNs;
+      const auto &p = d.slices[a], &q = d.slices[b];
+      return p.tid != q.tid ? p.tid < q.tid : p.startNs < q.startNs;
     });
     auto ev = render([&](EventRenderer& r) { r.rankRows(1, 8, rowsOf(d), d); }).events();
-    ASSERT_EQ(ev.size(), d.events.size() + 2) << tids;
+    ASSERT_EQ(ev.size(), d.slices.size() + 2) << tids;
     for (size_t i = 0; i < want.size(); ++i)
-      ASSERT_EQ(ev[i + 2]["name"], std::string(d.events[want[i]].name)) << tids << " at " << i;
+      ASSERT_EQ(ev[i + 2]["name"], std::string(d.slices[want[i]].name)) << tids << " at " << i;
   }
 }
 
 // A name used by several events is escaped once, but its fixes count per event.
 TEST(EventRenderer, RepeatedOddNameIsCountedForEveryEvent) {
-  ProfileData d;
+  EventList d;
   std::string a = "bad\xff", b = "bad\xff";  // two buffers, same text
-  d.events = {op(a, 1, 2, 0, 1), op(b, 3, 4, 0, 1), op(a, 5, 6, 0, 2)};
+  d.slices = {op(a, 1, 2, 0, 1), op(b, 3, 4, 0, 1), op(a, 5, 6, 0, 2)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
   EXPECT_EQ(r.events().size(), 5u);
   EXPECT_EQ(r.warnings.count("string_invalid_utf8"), 3u);
 }
 
 TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
-  ProfileData d;
-  d.events = {op("kernel", 50, 60, 3, 7, 1), op("api", 40, 45, -1, 11), op("cpu1", 30, 35, 1, 11),
-              op("cpu0", 20, 25, 0, 11), op("peer", 55, 58, 4, 7, 1)};
-  ProfileMemEvent m;
-  m.place = 2;
-  m.deviceId = 1;
+  EventList d;
+  d.slices = {op("kernel", 50, 60, 3, 7, RowKind::Gpu), op("api", 40, 45, -1, 11, RowKind::CudaApi), op("cpu1", 30, 35, 1, 11),
+              op("cpu0", 20, 25, 0, 11), op("peer", 55, 58, 4, 7, RowKind::Gpu)};
+  MemoryEvent m;
+  m.place = MemPlace::Pinned;
+  m.device = 1;
   m.startNs = 10;
   m.endNs = 90;
   m.bytes = 4096;
-  d.memEvents = {m};
+  d.memory = {m};
   auto rows = rowsOf(d);
   auto ev = render([&](EventRenderer& x) { x.rankRows(1, 8, rows, d); }).events();
   std::vector<std::string> procNames;
@@ -261,17 +259,17 @@ TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
 }
 
 TEST(EventRenderer, MemoryCounterEvents) {
-  ProfileData d;
+  EventList d;
   auto mk = [](int64_t place, uint64_t dev, uint64_t s, uint64_t e, uint64_t b) {
-    ProfileMemEvent m;
-    m.place = place;
-    m.deviceId = dev;
+    MemoryEvent m;
+    m.place = static_cast<MemPlace>(place);
+    m.device = dev;
     m.startNs = s;
     m.endNs = e;
     m.bytes = b;
     return m;
   };
-  d.memEvents = {mk(0, 0, 1000, 3000, 100), mk(0, 0, 2000, 0, 50), mk(1, 0, 2000, 2500, 8)};
+  d.memory = {mk(0, 0, 1000, 3000, 100), mk(0, 0, 2000, 0, 50), mk(1, 0, 2000, 2500, 8)};
   auto r = render([&](EventRenderer& x) { x.rankRows(3, 20, rowsOf(d), d); }, 1000);
   EXPECT_NE(r.text.find(",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":20,\"ts\":0,\"args\":{"
                         "\"allocated_bytes\":100}}"),
@@ -313,8 +311,8 @@ TEST(EventRenderer, SpanBeforeOriginIsClamped) {
   EXPECT_EQ(r.warnings.count("timestamp_before_origin"), 1u);
 }
 
-DcgmSample dcgm(uint64_t ts, int64_t gpu, std::initializer_list<std::pair<int, double>> values) {
-  DcgmSample s;
+GpuTelemetrySample dcgm(uint64_t ts, int64_t gpu, std::initializer_list<std::pair<int, double>> values) {
+  GpuTelemetrySample s;
   s.tsNs = ts;
   s.gpu = gpu;
   for (auto [k, v] : values) {
@@ -325,7 +323,7 @@ DcgmSample dcgm(uint64_t ts, int64_t gpu, std::initializer_list<std::pair<int, d
 }
 
 TEST(EventRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
-  std::vector<DcgmSample> samples = {
+  std::vector<GpuTelemetrySample> samples = {
       dcgm(3000, 0, {{kGPUTL, 0.57}, {kGRACT, 0.25}, {kSMACT, 0.5}}),
       dcgm(2000, 1, {{kGPUTL, 0.9}, {kGRACT, 0.1}}),  // another GPU
       dcgm(2000, 0, {{kGRACT, 0.125}}),               // GPUTL was N/A
@@ -345,7 +343,7 @@ TEST(EventRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
 }
 
 TEST(EventRenderer, DcgmSeriesPerPid) {
-  DcgmSample all;
+  GpuTelemetrySample all;
   all.tsNs = 10;
   for (int k = 0; k < kDcgmSeriesCount; ++k) {
     all.present |= 1u << k;
@@ -369,7 +367,7 @@ TEST(EventRenderer, DcgmSeriesPerPid) {
 }
 
 TEST(EventRenderer, NonFiniteDcgmValueStillValidJson) {
-  std::vector<DcgmSample> samples = {
+  std::vector<GpuTelemetrySample> samples = {
       dcgm(10, 0, {{kGPUTL, std::numeric_limits<double>::infinity()}})};
   auto ev = render([&](EventRenderer& x) { x.dcgmCounters(1, 0, 0, samples); }).events();
   ASSERT_EQ(ev.size(), 1u);
@@ -377,15 +375,15 @@ TEST(EventRenderer, NonFiniteDcgmValueStillValidJson) {
 }
 
 TEST(EventRenderer, NetCountersKeepTheArgText) {
-  NetSample tx;
+  NetCounterSample tx;
   tx.tsNs = 1002500000;
   tx.tx = true;
   tx.args = {{"eth0", "1.50"}, {"ib0", "1e3"}, {"odd\"key", "-0"}};
-  NetSample rx;
+  NetCounterSample rx;
   rx.tsNs = 1001000000;
   rx.tx = false;
   rx.args = {{"eth0", "7"}};
-  std::vector<NetSample> samples = {tx, rx};
+  std::vector<NetCounterSample> samples = {tx, rx};
   auto r = render(
       [&](EventRenderer& x) {
         x.netCounters(6, 1, samples);
@@ -403,9 +401,9 @@ TEST(EventRenderer, NetCountersKeepTheArgText) {
 }
 
 TEST(EventRenderer, CountersAreOrderedByTs) {
-  std::vector<NetSample> samples;
+  std::vector<NetCounterSample> samples;
   for (uint64_t t : {5000u, 1000u, 3000u, 1000u}) {
-    NetSample s;
+    NetCounterSample s;
     s.tsNs = t;
     s.args = {{"n", std::to_string(t)}};
     samples.push_back(s);
@@ -418,10 +416,10 @@ TEST(EventRenderer, CountersAreOrderedByTs) {
 }
 
 TEST(EventRenderer, OddNamesGiveValidJsonAndAreCounted) {
-  ProfileData d;
-  d.events = {op("quote\"back\\slash", 1, 2, 0, 1), op("ctl\x01\n", 1, 2, 0, 2),
+  EventList d;
+  d.slices = {op("quote\"back\\slash", 1, 2, 0, 1), op("ctl\x01\n", 1, 2, 0, 2),
               op("bad\xC0\x80utf8", 1, 2, 0, 3)};
-  d.events[1].detail = "tab\there";
+  d.slices[1].detail = "tab\there";
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 5u);
@@ -436,9 +434,9 @@ TEST(EventRenderer, OddNamesGiveValidJsonAndAreCounted) {
 }
 
 TEST(EventRenderer, SmallPiecesEndAtEventBoundariesAndConcatenateToTheSameText) {
-  ProfileData d;
+  EventList d;
   for (int i = 0; i < 50; ++i)
-    d.events.push_back(op("op", 100 + static_cast<uint64_t>(i), 200, i % 3, i % 4));
+    d.slices.push_back(op("op", 100 + static_cast<uint64_t>(i), 200, i % 3, i % 4));
   auto whole = render([&](EventRenderer& x) { x.rankRows(2, 8, rowsOf(d), d); });
   auto pieces = render([&](EventRenderer& x) { x.rankRows(2, 8, rowsOf(d), d); }, 0, 100);
   EXPECT_EQ(whole.pieces.size(), 1u);

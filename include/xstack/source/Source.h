@@ -1,0 +1,77 @@
+// One input format (a family of input files) behind one interface: how its
+// folders are laid out, and how one of its files decodes into the neutral
+// events of event/. The read and write stages only talk to a Source; every
+// format-specific meaning stays in its folder (source/<format>/). Sources
+// are found in the registry (SourceRegistry.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/Status.h"
+#include "xstack/core/Warnings.h"
+#include "xstack/event/CounterSamples.h"
+#include "xstack/event/Events.h"
+#include "xstack/event/InputFile.h"
+#include "xstack/io/FileBytes.h"
+#include "xstack/source/InputListing.h"
+
+namespace xstack {
+
+struct TraceDecodeOptions {
+  // Where the events without a row are counted (the source names the
+  // warning kinds); nullptr: not counted (a second decode of a file).
+  Warnings* dropWarnings = nullptr;
+  // Prefix of the warning examples, e.g. "profile_rank.3 (training rank 3)".
+  std::string where;
+};
+
+struct TraceDecodeInfo {
+  // Non-empty when the file was read only in part (cut or corrupt after some
+  // events): names the byte offset. The events before it were delivered.
+  std::string partial;
+  uint64_t fileBytes = 0;
+};
+
+// What a counter or time file (InputKind Dcgm, Net, Time) holds.
+struct CounterFileData {
+  std::vector<GpuTelemetrySample> gpu;  // Dcgm
+  std::vector<NetCounterSample> net;    // Net
+  std::optional<uint64_t> startNs, endNs;  // Time: the job's declared start/end (Unix ns)
+  Warnings warnings;                    // noise lines, bad values
+  // False when the file held no usable line (a bad input).
+  bool usable() const { return !gpu.empty() || !net.empty() || startNs || endNs; }
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::string_view name() const = 0;
+
+  // The folders of a data set: `dataDir`'s layout unless `overrides` names
+  // a folder explicitly.
+  virtual InputDirs resolveDirs(const std::string& dataDir, const InputDirs& overrides) const = 0;
+  // The input files this node sees under `dirs` (stage 1; no file is opened).
+  virtual InputListing list(const InputDirs& dirs) const = 0;
+
+  // Reads the trace file `path` (an InputKind::Profile file) into `buffer`
+  // (its memory reused) and decodes it into `sink`, whose views point into
+  // *buffer. Fails (an Error naming the path) when nothing usable could be
+  // read; a file cut short after some events is partial, not failed. Drop
+  // warnings are complete only when the decode succeeded.
+  virtual Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
+                                                std::unique_ptr<FileBuffer>& buffer,
+                                                EventSink& sink,
+                                                const TraceDecodeOptions& options) const = 0;
+
+  // Reads a counter or time file. `label` names the file in warning
+  // examples ("<label>:<line>: <what>"). An Error when it cannot be read.
+  virtual Status readCounterFile(const InputFile& file, const std::string& label,
+                                 CounterFileData& out) const = 0;
+};
+
+}  // namespace xstack

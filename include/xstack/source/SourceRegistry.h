@@ -1,0 +1,20 @@
+// The input formats xstack reads, by name. Adding a format = a folder
+// source/<format>/ with a Source implementation, plus one line in
+// SourceRegistry.cpp.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "xstack/source/Source.h"
+
+namespace xstack {
+
+// Every registered source, in registration order (never empty).
+const std::vector<const Source*>& registeredSources();
+// The source named `name`, or nullptr.
+const Source* findSource(std::string_view name);
+// The source `report` reads today (the first registered: "paddle").
+const Source& defaultSource();
+
+}  // namespace xstack

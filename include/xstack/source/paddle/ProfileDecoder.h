@@ -1,0 +1,69 @@
+// Tokenizer for the protobuf wire format of paddle.platform.proto.Profile
+// (proto/profiler.proto). It decodes in place: strings are views into the
+// caller's buffer, nothing is copied, and every length is checked against the
+// bytes that remain, so a corrupt length prefix never allocates. This is the
+// "parse" half of the profile reader; WireEvents.h gives the events meaning.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xstack {
+
+struct ProfileEvent {
+  std::string_view name;
+  std::string_view detail;  // detail_info
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  int64_t deviceId = 0;     // -1: CUDA runtime API call
+  int64_t subDeviceId = 0;  // thread (CPU) or stream (GPU)
+  uint64_t memcopyBytes = 0;
+  int64_t type = 0;  // 0 CPU, 1 GPUKernel, other values are kept and warned about
+};
+
+struct ProfileMemEvent {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  uint64_t bytes = 0;
+  int64_t place = 0;  // 0 CUDAPlace, 1 CPUPlace, 2 CUDAPinnedPlace
+  uint64_t threadId = 0;
+  uint64_t deviceId = 0;
+};
+
+struct ProfileData {
+  std::vector<ProfileEvent> events;  // in file order
+  std::vector<ProfileMemEvent> memEvents;
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
+  bool hasStartNs = false;
+  bool hasEndNs = false;
+};
+
+struct DecodeResult {
+  bool ok = true;
+  uint64_t errorOffset = 0;  // byte offset of the first field that failed
+  std::string error;         // empty when ok
+};
+
+// Receives a profile's fields in file order as they are decoded (a
+// streaming parse: the caller keeps only what it needs; the views point into
+// the decoded bytes).
+class ProfileSink {
+ public:
+  virtual ~ProfileSink() = default;
+  virtual void onEvent(const ProfileEvent& e) = 0;
+  virtual void onMemEvent(const ProfileMemEvent& m) = 0;
+  virtual void onStartNs(uint64_t /*ns*/) {}
+  virtual void onEndNs(uint64_t /*ns*/) {}
+};
+
+// Decodes `bytes` into `sink`. On a malformed or cut field it stops and
+// reports the offset; everything before it has been delivered.
+DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink);
+
+// Decodes `bytes` into `out` (appending), the same way.
+DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
+
+}  // namespace xstack

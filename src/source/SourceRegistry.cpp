@@ -1,0 +1,22 @@
+#include "xstack/source/SourceRegistry.h"
+
+#include "xstack/source/paddle/PaddleSource.h"
+
+namespace xstack {
+
+const std::vector<const Source*>& registeredSources() {
+  static const std::vector<const Source*> kSources = {
+      &paddleSource(),  // Paddle's legacy protobuf profiles with DCGM, net and time files
+  };
+  return kSources;
+}
+
+const Source* findSource(std::string_view name) {
+  for (const Source* s : registeredSources())
+    if (s->name() == name) return s;
+  return nullptr;
+}
+
+const Source& defaultSource() { return *registeredSources().front(); }
+
+}  // namespace xstack

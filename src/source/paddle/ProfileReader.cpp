@@ -1,0 +1,83 @@
+#include "xstack/source/paddle/ProfileReader.h"
+
+#include "xstack/io/FileBytes.h"
+
+namespace xstack {
+namespace {
+
+// Failed (nothing usable), partial (the message) or whole (empty message).
+Expected<std::string> classify(const std::string& path, const DecodeResult& r, uint64_t fileBytes,
+                               bool anything, bool hasEndNs, uint64_t events) {
+  if (!r.ok) {
+    std::string where = "byte " + std::to_string(r.errorOffset) + " of " +
+                        std::to_string(fileBytes) + ": " + r.error;
+    if (!anything) return Error{path + ": not a profile (" + where + ")"};
+    return "cut or corrupt at " + where;
+  }
+  if (!hasEndNs) {
+    // The profiler writes end_ns after all events: a file cut exactly at an
+    // event boundary still parses, but has no end_ns.
+    if (!anything) return Error{path + ": not a profile (no events and no end_ns)"};
+    return "no end_ns after " + std::to_string(events) + " events: cut at byte " +
+           std::to_string(fileBytes) + "?";
+  }
+  return std::string();
+}
+
+}  // namespace
+
+Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recycled) {
+  auto bytes = FileBuffer::open(path, std::move(recycled.buffer));
+  if (!bytes) return bytes.error();
+  LoadedProfile p;
+  p.data.events = std::move(recycled.data.events);
+  p.data.memEvents = std::move(recycled.data.memEvents);
+  p.data.events.clear();
+  p.data.memEvents.clear();
+  p.buffer = std::move(*bytes);
+  p.fileBytes = p.buffer->size();
+  if (p.buffer->size() == 0) return Error{path + ": empty file"};
+  DecodeResult r = decodeProfile(p.buffer->view(), p.data);
+  bool anything = !p.data.events.empty() || !p.data.memEvents.empty();
+  auto partial = classify(path, r, p.fileBytes, anything, p.data.hasEndNs, p.data.events.size());
+  if (!partial) return partial.error();
+  p.partial = std::move(*partial);
+  return p;
+}
+
+Expected<ProfileFileInfo> readProfileInto(const std::string& path,
+                                          std::unique_ptr<FileBuffer>& buffer, ProfileSink& sink) {
+  auto bytes = FileBuffer::open(path, std::move(buffer));
+  if (!bytes) return bytes.error();
+  buffer = std::move(*bytes);
+  ProfileFileInfo info;
+  info.fileBytes = buffer->size();
+  if (info.fileBytes == 0) return Error{path + ": empty file"};
+  struct Counting final : ProfileSink {
+    ProfileSink& inner;
+    uint64_t events = 0, memEvents = 0;
+    bool hasEndNs = false;
+    explicit Counting(ProfileSink& s) : inner(s) {}
+    void onEvent(const ProfileEvent& e) override {
+      ++events;
+      inner.onEvent(e);
+    }
+    void onMemEvent(const ProfileMemEvent& m) override {
+      ++memEvents;
+      inner.onMemEvent(m);
+    }
+    void onStartNs(uint64_t ns) override { inner.onStartNs(ns); }
+    void onEndNs(uint64_t ns) override {
+      hasEndNs = true;
+      inner.onEndNs(ns);
+    }
+  } counting(sink);
+  DecodeResult r = decodeProfile(buffer->view(), counting);
+  auto partial = classify(path, r, info.fileBytes, counting.events + counting.memEvents > 0,
+                          counting.hasEndNs, counting.events);
+  if (!partial) return partial.error();
+  info.partial = std::move(*partial);
+  return info;
+}
+
+}  // namespace xstack

@@ -1,0 +1,109 @@
+#include "xstack/source/paddle/WireEvents.h"
+
+#include <algorithm>
+
+namespace xstack {
+
+bool rowOfWireEvent(const ProfileEvent& e, RowKey& out, Warnings& warnings) {
+  if (e.type == 0) {
+    if (e.deviceId == -1) {
+      out = {RowKind::CudaApi, -1};
+      return true;
+    }
+    if (e.deviceId >= 0) {
+      out = {RowKind::CpuBlock, e.deviceId};
+      return true;
+    }
+    warnings.add("event_bad_device");
+    return false;
+  }
+  if (e.type == 1) {
+    out = {RowKind::Gpu, e.deviceId};
+    return true;
+  }
+  warnings.add("event_unknown_type");
+  return false;
+}
+
+bool memPlaceFromWire(int64_t place, MemPlace& out) {
+  switch (place) {
+    case 0:
+      out = MemPlace::Gpu;
+      return true;
+    case 1:
+      out = MemPlace::Cpu;
+      return true;
+    case 2:
+      out = MemPlace::Pinned;
+      return true;
+  }
+  return false;
+}
+
+bool stepMarkOf(std::string_view name, std::string_view detail, uint64_t startNs, StepMark& out) {
+  if (name != "marker/compute/MarkerCUDA") return false;
+  if (detail == "marker_forward_B")
+    out = {startNs, Phase::Forward, true};
+  else if (detail == "marker_forward_E")
+    out = {startNs, Phase::Forward, false};
+  else if (detail == "marker_backward_B")
+    out = {startNs, Phase::Backward, true};
+  else if (detail == "marker_backward_E")
+    out = {startNs, Phase::Backward, false};
+  else
+    return false;
+  return true;
+}
+
+void WireEventMapper::onEvent(const ProfileEvent& e) {
+  StepMark mark;
+  if (stepMarkOf(e.name, e.detail, e.startNs, mark)) out_.onStepMark(mark);
+  RowKey row;
+  if (!rowOfWireEvent(e, row, options_.dropWarnings ? *options_.dropWarnings : scratch_)) {
+    out_.onUnplaced({e.startNs, e.endNs, false});
+    return;
+  }
+  out_.onSlice({e.name, e.detail, e.startNs, e.endNs, row, e.subDeviceId, e.memcopyBytes});
+}
+
+void WireEventMapper::onMemEvent(const ProfileMemEvent& m) {
+  MemPlace place;
+  if (!memPlaceFromWire(m.place, place)) {
+    ++unknownPlaces_;
+    // The Warnings::kMaxExamples earliest (by start_ns; ties: the earlier added).
+    auto& first = firstUnknown_;
+    if (first.size() < Warnings::kMaxExamples || m.startNs < first.back().startNs) {
+      auto at = std::upper_bound(
+          first.begin(), first.end(), m,
+          [](const ProfileMemEvent& a, const ProfileMemEvent& b) { return a.startNs < b.startNs; });
+      first.insert(at, m);
+      if (first.size() > Warnings::kMaxExamples) first.pop_back();
+    }
+    out_.onUnplaced({m.startNs, m.endNs, true});
+    return;
+  }
+  out_.onMemory({m.startNs, m.endNs, m.bytes, place, m.deviceId, m.threadId});
+}
+
+void WireEventMapper::finish() {
+  if (!options_.dropWarnings) return;
+  Warnings& warnings = *options_.dropWarnings;
+  warnings.add("memory_unknown_place", unknownPlaces_);
+  if (options_.where.empty()) return;
+  for (const ProfileMemEvent& e : firstUnknown_)
+    warnings.addExample("memory_unknown_place",
+                 options_.where + ": ts " + std::to_string(e.startNs) +
+                     " ns: " + std::to_string(e.bytes) + " bytes, place " +
+                     std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +
+                     ", end_ns " + std::to_string(e.endNs));
+}
+
+DecodeResult decodeProfileEvents(std::string_view bytes, EventSink& out,
+                                 WireMappingOptions options) {
+  WireEventMapper mapper(out, std::move(options));
+  DecodeResult r = decodeProfile(bytes, mapper);
+  mapper.finish();
+  return r;
+}
+
+}  // namespace xstack

@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "xstack/source/paddle/DcgmParser.h"
+
+namespace xstack {
+namespace {
+
+DcgmParser parse(std::string_view text) {
+  DcgmParser p("dcgm.0");
+  splitLines(
+      text, [&](std::string_view l, const LineInfo& i) { p.feedLine(l, i); },
+      [&](const LineInfo& i, uint64_t n) { p.overlongLine(i, n); });
+  return p;
+}
+
+const std::string kHeader =
+    "#Entity   GPUTL  GRACT  SMACT  SMOCC  FBTTL  FBUSD  DRAMA  NVLTX  NVLRX  PCITX  PCIRX  "
+    "FP32A  FP16A  TENSO  TIMESTAMP\n";
+
+TEST(DcgmParser, SeriesNames) {
+  EXPECT_STREQ(dcgmSeriesName(kGPUTL), "GPUTL");
+  EXPECT_STREQ(dcgmSeriesName(kFB_USED_RATIO), "FB_USED_RATIO");
+  EXPECT_STREQ(dcgmSeriesName(kTENSO), "TENSO");
+  EXPECT_STREQ(dcgmSeriesName(kDcgmSeriesCount), "");
+}
+
+TEST(DcgmParser, RealDcgmiOutput) {
+  auto p = parse(kHeader +
+                 "ID\n"
+                 "GPU 0    45  0.123  0.5  0.25  32000  8000  0.1  1  2  3  4  0.01  0.02  0.03  "
+                 "1700000000.002464134\n"
+                 "GPU 7    100  0  0  0  32000  0  0  0  0  0  0  0  0  0  1700000001\n");
+  EXPECT_TRUE(p.warnings().empty());
+  ASSERT_EQ(p.samples().size(), 2u);
+  const GpuTelemetrySample& s = p.samples()[0];
+  EXPECT_EQ(s.tsNs, 1700000000002464134u);
+  EXPECT_EQ(s.gpu, 0);
+  for (int k = 0; k < kDcgmSeriesCount; ++k) EXPECT_TRUE(s.has(k)) << dcgmSeriesName(k);
+  EXPECT_DOUBLE_EQ(s.values[kGPUTL], 0.45);
+  EXPECT_DOUBLE_EQ(s.values[kGRACT], 0.123);
+  EXPECT_DOUBLE_EQ(s.values[kSMACT], 0.5);
+  EXPECT_DOUBLE_EQ(s.values[kSMOCC], 0.25);
+  EXPECT_DOUBLE_EQ(s.values[kFB_USED_RATIO], 0.25);
+  EXPECT_DOUBLE_EQ(s.values[kDRAMA], 0.1);
+  EXPECT_DOUBLE_EQ(s.values[kNVLTX], 1);
+  EXPECT_DOUBLE_EQ(s.values[kNVLRX], 2);
+  EXPECT_DOUBLE_EQ(s.values[kPCITX], 3);
+  EXPECT_DOUBLE_EQ(s.values[kPCIRX], 4);
+  EXPECT_DOUBLE_EQ(s.values[kFP32A], 0.01);
+  EXPECT_DOUBLE_EQ(s.values[kFP16A], 0.02);
+  EXPECT_DOUBLE_EQ(s.values[kTENSO], 0.03);
+  EXPECT_EQ(p.samples()[1].gpu, 7);
+  EXPECT_EQ(p.samples()[1].tsNs, 1700000001000000000u);
+  EXPECT_DOUBLE_EQ(p.samples()[1].values[kGPUTL], 1.0);
+}
+
+TEST(DcgmParser, SpacedHeaderAnyOrderMissingAndExtraColumns) {
+  auto p = parse(
+      "# Entity TIMESTAMP POWER SMACT\n"
+      "GPU 1 12.5 250 0.75\n");
+  EXPECT_TRUE(p.warnings().empty());
+  ASSERT_EQ(p.samples().size(), 1u);
+  const GpuTelemetrySample& s = p.samples()[0];
+  EXPECT_EQ(s.tsNs, 12500000000u);
+  EXPECT_EQ(s.present, 1u << kSMACT);
+  EXPECT_DOUBLE_EQ(s.values[kSMACT], 0.75);
+}
+
+TEST(DcgmParser, NotAvailableLeavesSeriesOut) {
+  auto p = parse(
+      "#Entity GPUTL SMACT FBTTL FBUSD TIMESTAMP\n"
+      "GPU 0 N/A 0.5 N/A 100 1\n"
+      "GPU 0 50 N/A 0 100 2\n");
+  EXPECT_TRUE(p.warnings().empty());
+  ASSERT_EQ(p.samples().size(), 2u);
+  EXPECT_EQ(p.samples()[0].present, 1u << kSMACT);
+  EXPECT_EQ(p.samples()[1].present, 1u << kGPUTL);  // FBTTL 0: no ratio
+}
+
+TEST(DcgmParser, HeaderChangingHalfWayRemapsColumns) {
+  auto p = parse(
+      "#Entity GPUTL TIMESTAMP\n"
+      "GPU 0 10 1\n"
+      "#Entity TIMESTAMP SMOCC GPUTL\n"
+      "ID\n"
+      "GPU 0 2 0.5 20\n"
+      "GPU 0 30 3\n");
+  ASSERT_EQ(p.samples().size(), 2u);
+  EXPECT_EQ(p.samples()[0].present, 1u << kGPUTL);
+  EXPECT_DOUBLE_EQ(p.samples()[0].values[kGPUTL], 0.1);
+  EXPECT_EQ(p.samples()[1].tsNs, 2000000000u);
+  EXPECT_DOUBLE_EQ(p.samples()[1].values[kSMOCC], 0.5);
+  EXPECT_DOUBLE_EQ(p.samples()[1].values[kGPUTL], 0.2);
+  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 1u);  // old width after the new header
+}
+
+TEST(DcgmParser, NoiseAndRowsBeforeHeaderAreCounted) {
+  auto p = parse(
+      "GPU 0 1 2\n"
+      "Hello dcgmi\n"
+      "\n"
+      "   \t\n"
+      "# a comment\n"
+      "#Entity GPUTL TIMESTAMP\n"
+      "Switch 3 1 1\n"
+      "GPU 0 1 5\n");
+  EXPECT_EQ(p.warnings().count("dcgm_row_before_header"), 1u);
+  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 3u);
+  EXPECT_EQ(p.warnings().total(), 4u);
+  ASSERT_EQ(p.samples().size(), 1u);
+  const auto& ex = p.warnings().entries().at("dcgm_noise_line").examples;
+  ASSERT_FALSE(ex.empty());
+  EXPECT_EQ(ex[0].rfind("dcgm.0:2: ", 0), 0u) << ex[0];
+}
+
+TEST(DcgmParser, BadRows) {
+  auto p = parse(
+      "#Entity GPUTL TIMESTAMP\n"
+      "GPU\n"
+      "GPU x 1 1\n"
+      "GPU -1 1 1\n"
+      "GPU 0 1\n"
+      "GPU 0 1 2 3\n"
+      "GPU 0 1 N/A\n"
+      "GPU 0 1 yesterday\n"
+      "GPU 0 1 -5\n"
+      "GPU 0 1 1e400\n");
+  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 9u);
+  EXPECT_EQ(p.warnings().total(), 9u);
+  EXPECT_TRUE(p.samples().empty());
+}
+
+TEST(DcgmParser, NoTimestampColumnMakesEveryRowBad) {
+  auto p = parse("#Entity GPUTL\nGPU 0 1\n");
+  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 1u);
+  EXPECT_TRUE(p.samples().empty());
+}
+
+TEST(DcgmParser, BadValuesAreSkippedAndCounted) {
+  auto p = parse(
+      "#Entity GPUTL GRACT SMACT SMOCC DRAMA NVLTX FBTTL FBUSD TIMESTAMP\n"
+      "GPU 0 abc inf nan 1e999 -0.5 +1 0x10 5 7\n");
+  EXPECT_EQ(p.warnings().count("dcgm_bad_value"), 7u);
+  EXPECT_EQ(p.warnings().total(), 7u);
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.samples()[0].present, 0u);  // FBTTL was bad: no ratio either
+  EXPECT_EQ(p.samples()[0].tsNs, 7000000000u);
+}
+
+TEST(DcgmParser, DuplicateColumnCountsOnce) {
+  auto p = parse("#Entity GPUTL GPUTL TIMESTAMP\nGPU 0 10 90 1\n");
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_DOUBLE_EQ(p.samples()[0].values[kGPUTL], 0.1);
+}
+
+TEST(DcgmParser, CrlfBomAndTabs) {
+  auto p = parse("\xEF\xBB\xBF#Entity\tGPUTL\tTIMESTAMP\r\nGPU\t2\t5\t3.5\r\n");
+  EXPECT_TRUE(p.warnings().empty());
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.samples()[0].gpu, 2);
+  EXPECT_EQ(p.samples()[0].tsNs, 3500000000u);
+}
+
+TEST(DcgmParser, OverlongLineIsNoise) {
+  DcgmParser p("d.1");
+  p.overlongLine(LineInfo{4, 100, false}, 5000000);
+  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 1u);
+  EXPECT_EQ(p.warnings().entries().at("dcgm_noise_line").examples.at(0),
+            "d.1:4: line of 5000000 bytes skipped");
+}
+
+TEST(DcgmParser, BinaryGarbageDoesNotBreakLaterRows) {
+  std::string text = kHeader;
+  text += std::string("\0\xff\x01GPU 0\0\n", 10);
+  text += "GPU 3 1 1 1 1 1 1 1 1 1 1 1 1 1 1 9\n";
+  auto p = parse(text);
+  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 1u);
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.samples()[0].gpu, 3);
+}
+
+}  // namespace
+}  // namespace xstack

@@ -1,0 +1,297 @@
+// readProfile: bytes from disk, never blocking, "partial" for a file cut
+// after some events, an Error naming the path when nothing is usable.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "../../TempDirTest.h"
+#include "profiler.pb.h"
+#include "xstack/source/paddle/ProfileReader.h"
+
+namespace xstack {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = paddle::platform::proto;
+
+class ProfileReaderTest : public TempDirTest {
+ protected:
+};
+
+pb::Profile threeEvents() {
+  pb::Profile p;
+  for (int i = 0; i < 3; ++i) {
+    pb::Event* e = p.add_events();
+    e->set_name("op" + std::to_string(i));
+    e->set_start_ns(1000 + static_cast<uint64_t>(i) * 10);
+    e->set_end_ns(1005 + static_cast<uint64_t>(i) * 10);
+    e->set_sub_device_id(1);
+  }
+  p.set_start_ns(900);
+  p.set_end_ns(2000);
+  return p;
+}
+
+std::string serialized(const pb::Profile& p) {
+  std::string s;
+  EXPECT_TRUE(p.SerializeToString(&s));
+  return s;
+}
+
+TEST_F(ProfileReaderTest, CompleteProfile) {
+  std::string bytes = serialized(threeEvents());
+  auto r = readProfile(write("p.0", bytes));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->partial.empty()) << r->partial;
+  EXPECT_EQ(r->fileBytes, bytes.size());
+  ASSERT_EQ(r->data.events.size(), 3u);
+  EXPECT_EQ(r->data.events[2].name, "op2");
+  EXPECT_EQ(r->data.endNs, 2000u);
+  // The names point into the buffer the profile owns, which survives a move.
+  LoadedProfile moved = std::move(*r);
+  EXPECT_EQ(moved.data.events[0].name, "op0");
+  EXPECT_GE(moved.data.events[0].name.data(), moved.buffer->data());
+}
+
+TEST_F(ProfileReaderTest, EmptyFileIsAnError) {
+  std::string p = write("p.0", "");
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, p + ": empty file");
+}
+
+TEST_F(ProfileReaderTest, MissingFileIsAnErrorNamingThePath) {
+  std::string p = (dir_ / "nope.3").string();
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind(p + ": cannot open", 0), 0u) << r.error().message;
+}
+
+TEST_F(ProfileReaderTest, DirectoryIsNotARegularFile) {
+  fs::create_directory(dir_ / "sub.1");
+  std::string p = (dir_ / "sub.1").string();
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind(p + ": not a regular file", 0), 0u) << r.error().message;
+}
+
+TEST_F(ProfileReaderTest, FifoIsAnErrorAtOnceNeverAHang) {
+  std::string p = (dir_ / "fifo.2").string();
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  std::promise<Expected<LoadedProfile>> done;
+  auto result = done.get_future();
+  std::thread reader([&] { done.set_value(readProfile(p)); });
+  if (result.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ADD_FAILURE() << "readProfile blocked on a FIFO";
+    // Unblock it: a writer that opens and closes at once.
+    int fd = ::open(p.c_str(), O_RDWR | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  }
+  reader.join();
+  auto r = result.get();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, p + ": not a regular file (a FIFO)");
+}
+
+TEST_F(ProfileReaderTest, CutAtAnEventBoundaryIsPartialWithNoEndNs) {
+  pb::Profile p = threeEvents();
+  p.clear_start_ns();
+  p.clear_end_ns();
+  pb::Profile two;
+  *two.add_events() = p.events(0);
+  *two.add_events() = p.events(1);
+  std::string full = serialized(threeEvents());
+  std::string cut = serialized(two);
+  ASSERT_EQ(full.compare(0, cut.size(), cut), 0);  // a prefix of the real file
+  auto r = readProfile(write("p.1", cut));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->data.events.size(), 2u);
+  EXPECT_EQ(r->partial,
+            "no end_ns after 2 events: cut at byte " + std::to_string(cut.size()) + "?");
+}
+
+TEST_F(ProfileReaderTest, CutMidEventIsPartialNamingTheByteOffset) {
+  pb::Profile two;
+  *two.add_events() = threeEvents().events(0);
+  *two.add_events() = threeEvents().events(1);
+  const size_t boundary = serialized(two).size();
+  std::string full = serialized(threeEvents());
+  std::string cut = full.substr(0, boundary + 4);  // inside the third event
+  auto r = readProfile(write("p.1", cut));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->data.events.size(), 2u);
+  EXPECT_EQ(r->fileBytes, cut.size());
+  EXPECT_EQ(r->partial, "cut or corrupt at byte " + std::to_string(boundary) + " of " +
+                            std::to_string(cut.size()) +
+                            ": event cut short (length runs past end of file)");
+}
+
+TEST_F(ProfileReaderTest, CutInsideTheFirstEventIsNotAProfile) {
+  std::string full = serialized(threeEvents());
+  std::string p = write("p.1", full.substr(0, 5));
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind(p + ": not a profile (byte 0 of 5: ", 0), 0u)
+      << r.error().message;
+}
+
+TEST_F(ProfileReaderTest, TextFileIsNotAProfile) {
+  std::string p = write("p.4", "# Entity GPUTL GRACT\nGPU 0 1 2\n");
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind(p + ": not a profile", 0), 0u) << r.error().message;
+}
+
+TEST_F(ProfileReaderTest, OnlyHeaderFieldsWithoutEventsIsNotAProfileUnlessEnded) {
+  pb::Profile onlyStart;
+  onlyStart.set_start_ns(5);
+  std::string p = write("p.5", serialized(onlyStart));
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, p + ": not a profile (no events and no end_ns)");
+
+  // A profile that recorded nothing but ended properly is sound and empty.
+  pb::Profile ended;
+  ended.set_start_ns(5);
+  ended.set_end_ns(6);
+  auto e = readProfile(write("p.6", serialized(ended)));
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_TRUE(e->partial.empty());
+  EXPECT_TRUE(e->data.events.empty());
+}
+
+TEST_F(ProfileReaderTest, MemoryEventsOnlyAreUsable) {
+  pb::Profile p;
+  pb::MemEvent* m = p.add_mem_events();
+  m->set_start_ns(1);
+  m->set_bytes(10);
+  auto r = readProfile(write("p.7", serialized(p)));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->data.memEvents.size(), 1u);
+  EXPECT_NE(r->partial.find("no end_ns"), std::string::npos);
+}
+
+TEST_F(ProfileReaderTest, HugeLengthPrefixIsAnError) {
+  std::string p = write("p.8", std::string("\x0a\xff\xff\xff\xff\x07", 6));
+  auto r = readProfile(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            p + ": not a profile (byte 0 of 6: event cut short (length runs past end of file))");
+}
+
+// Regression: profiles are kept between reading and rendering; when they
+// were memory-mapped, a file truncated in between killed the rank (SIGBUS).
+TEST_F(ProfileReaderTest, FileTruncatedAfterReadingDoesNotCrash) {
+  pb::Profile big;
+  for (int i = 0; i < 5000; ++i) {
+    pb::Event* e = big.add_events();
+    e->set_name("an event with a long enough name " + std::to_string(i));
+    e->set_start_ns(1);
+    e->set_end_ns(2);
+  }
+  big.set_end_ns(3);
+  std::string p = write("p.0", serialized(big));
+  EXPECT_EXIT(
+      {
+        auto r = readProfile(p);
+        if (!r.ok()) std::_Exit(2);
+        std::filesystem::resize_file(p, 0);  // the file is rewritten in place
+        size_t sum = 0;
+        for (const auto& e : r->data.events)
+          for (char c : e.name) sum += static_cast<unsigned char>(c);
+        std::_Exit(sum ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(ProfileReaderTest, RandomBytesGiveAnErrorOrAPartialProfileNeverACrash) {
+  std::mt19937_64 rng(7);
+  std::string good = serialized(threeEvents());
+  for (int i = 0; i < 200; ++i) {
+    std::string bytes;
+    if (i % 2) {
+      bytes.resize(1 + rng() % 300);
+      for (char& c : bytes) c = static_cast<char>(rng());
+    } else {
+      bytes = good.substr(0, 1 + rng() % good.size());
+      bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    }
+    std::string p = write("r." + std::to_string(i), bytes);
+    auto r = readProfile(p);
+    if (r.ok()) {
+      EXPECT_EQ(r->fileBytes, bytes.size());
+      if (!r->partial.empty()) {
+        EXPECT_TRUE(r->partial.rfind("cut or corrupt at byte ", 0) == 0 ||
+                    r->partial.rfind("no end_ns", 0) == 0)
+            << r->partial;
+      }
+    } else {
+      EXPECT_EQ(r.error().message.rfind(p + ": ", 0), 0u) << r.error().message;
+    }
+  }
+}
+
+// The streaming reader (readProfileInto, what `report` uses) fails, or
+// reports a partial file, exactly as readProfile does, delivers the same
+// events, and reuses one buffer across files of different sizes.
+TEST_F(ProfileReaderTest, StreamingReaderAgreesWithReadProfileOnEveryKindOfFile) {
+  std::string whole = serialized(threeEvents());
+  pb::Profile memOnly;
+  memOnly.add_mem_events()->set_bytes(5);
+  pb::Profile noEnd = threeEvents();
+  noEnd.clear_end_ns();
+  std::mt19937 rng(11);
+  std::string noise(300, '\0');
+  for (char& c : noise) c = static_cast<char>(rng());
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"whole", whole},
+      {"cut_mid", whole.substr(0, whole.size() - 3)},
+      {"cut_first", whole.substr(0, 5)},
+      {"no_end", serialized(noEnd)},
+      {"mem_only", serialized(memOnly)},
+      {"text", "hello, this is not a profile\n"},
+      {"empty", ""},
+      {"noise", noise},
+  };
+  struct Collect final : ProfileSink {
+    std::vector<std::string> names;
+    size_t mem = 0;
+    void onEvent(const ProfileEvent& e) override { names.emplace_back(e.name); }
+    void onMemEvent(const ProfileMemEvent&) override { ++mem; }
+  };
+  std::unique_ptr<FileBuffer> buffer;  // reused across all files
+  for (const auto& [name, bytes] : files) {
+    SCOPED_TRACE(name);
+    std::string path = write("p." + name, bytes);
+    auto whole = readProfile(path);
+    Collect got;
+    auto streamed = readProfileInto(path, buffer, got);
+    ASSERT_EQ(whole.ok(), streamed.ok());
+    if (!whole.ok()) {
+      EXPECT_EQ(whole.error().message, streamed.error().message);
+      continue;
+    }
+    EXPECT_EQ(whole->partial, streamed->partial);
+    EXPECT_EQ(whole->fileBytes, streamed->fileBytes);
+    ASSERT_EQ(got.names.size(), whole->data.events.size());
+    for (size_t i = 0; i < got.names.size(); ++i)
+      EXPECT_EQ(got.names[i], whole->data.events[i].name);
+    EXPECT_EQ(got.mem, whole->data.memEvents.size());
+  }
+  // The missing file: the same error naming the path.
+  Collect none;
+  auto missing = readProfileInto((dir_ / "nope.1").string(), buffer, none);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, readProfile((dir_ / "nope.1").string()).error().message);
+}
+
+}  // namespace
+}  // namespace xstack
