@@ -66,13 +66,13 @@ void MemoryWarningCounter::add(const ProfileMemEvent& e) {
 }
 
 void MemoryWarningCounter::addTo(Warnings& warnings, const std::string& where) const {
-  warnings.add("memory_unknown_place", unknown_);
-  warnings.add("memory_never_freed", neverFreed_);
+  warnings.add(Warn::MemoryUnknownPlace, unknown_);
+  warnings.add(Warn::MemoryNeverFreed, neverFreed_);
   if (where.empty()) return;
   for (const ProfileMemEvent& e : firstUnknown_)
-    warnings.addExample("memory_unknown_place", memExample(where, e));
+    warnings.addExample(Warn::MemoryUnknownPlace, memExample(where, e));
   for (const ProfileMemEvent& e : firstNeverFreed_)
-    warnings.addExample("memory_never_freed", memExample(where, e));
+    warnings.addExample(Warn::MemoryNeverFreed, memExample(where, e));
 }
 
 void countMemoryWarnings(const std::vector<ProfileMemEvent>& events, Warnings& warnings) {
@@ -111,7 +111,7 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<ProfileMemEvent>& e
       for (; i < c.size() && c[i].ns == ns; ++i) {
         if (__builtin_add_overflow(sum, c[i].delta, &sum)) {
           sum = c[i].delta > 0 ? INT64_MAX : INT64_MIN;
-          warnings.add("memory_sum_overflow");
+          warnings.add(Warn::MemorySumOverflow);
         }
       }
       t.samples.push_back({ns, sum});

@@ -17,14 +17,14 @@ bool rowOfEvent(const ProfileEvent& e, RowKey& out, Warnings& warnings) {
       out = {RowKind::CpuBlock, e.deviceId};
       return true;
     }
-    warnings.add("event_bad_device");
+    warnings.add(Warn::EventBadDevice);
     return false;
   }
   if (e.type == 1) {
     out = {RowKind::Gpu, e.deviceId};
     return true;
   }
-  warnings.add("event_unknown_type");
+  warnings.add(Warn::EventUnknownType);
   return false;
 }
 

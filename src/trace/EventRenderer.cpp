@@ -22,7 +22,7 @@ EventRenderer::EventRenderer(TimeOrigin origin, Sink sink, size_t pieceBytes, st
 char* EventRenderer::writeTs(char* p, uint64_t ns) {
   bool clamped = false;
   uint64_t t = origin_.since(ns, &clamped);
-  if (clamped) warnings_.add(ns == 0 ? "timestamp_zero" : "timestamp_before_origin");
+  if (clamped) warnings_.add(ns == 0 ? Warn::TimestampZero : Warn::TimestampBeforeOrigin);
   return writeMicros(p, t);
 }
 
@@ -44,8 +44,8 @@ void EventRenderer::flush() {
 }
 
 Warnings EventRenderer::takeWarnings() {
-  warnings_.add("string_invalid_utf8", text_.invalidUtf8);
-  warnings_.add("string_control_char", text_.controlChars);
+  warnings_.add(Warn::StringInvalidUtf8, text_.invalidUtf8);
+  warnings_.add(Warn::StringControlChar, text_.controlChars);
   text_ = {};
   Warnings w;
   std::swap(w, warnings_);
@@ -124,7 +124,7 @@ void EventRenderer::opEvent(int64_t pid, int64_t tid, const RowBuckets::Op& op,
   p = writeTs(p, op.startNs);
   p = put(p, ",\"dur\":");
   if (op.endNs < op.startNs) {
-    warnings_.add("event_end_before_start");
+    warnings_.add(Warn::EventEndBeforeStart);
     *p++ = '0';
   } else {
     p = writeMicros(p, op.endNs - op.startNs);
@@ -217,7 +217,7 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
     if (!tracksBuilt) {
       Warnings counted;  // unknown place and never freed were counted in the summary
       tracks = buildMemoryTracks(b.memEvents(), counted);
-      warnings_.add("memory_sum_overflow", counted.count("memory_sum_overflow"));
+      warnings_.add(Warn::MemorySumOverflow, counted.count(Warn::MemorySumOverflow));
       tracksBuilt = true;
     }
     MemPlace place =

@@ -22,7 +22,7 @@ PerfettoRenderer::PerfettoRenderer(TimeOrigin origin, uint32_t sequenceId, Sink 
 uint64_t PerfettoRenderer::tsOf(uint64_t ns) {
   bool clamped = false;
   uint64_t t = origin_.since(ns, &clamped);
-  if (clamped) warnings_.add(ns == 0 ? "timestamp_zero" : "timestamp_before_origin");
+  if (clamped) warnings_.add(ns == 0 ? Warn::TimestampZero : Warn::TimestampBeforeOrigin);
   return t;
 }
 
@@ -53,7 +53,7 @@ void PerfettoRenderer::opRows(int64_t pid, RowKind kind, size_t r, RowBuckets& b
       s.nameId = op.nameId;
       s.name = names.raw(op.nameId);
       if (op.endNs < op.startNs)
-        warnings_.add("event_end_before_start");
+        warnings_.add(Warn::EventEndBeforeStart);
       else
         s.durNs = op.endNs - op.startNs;
       if (op.extra) {
@@ -72,7 +72,7 @@ void PerfettoRenderer::memoryRows(int64_t rank, int64_t pidBase, const std::vect
   (void)rank;
   Warnings counted;  // unknown place and never freed were counted in the summary
   const std::vector<MemoryTrack> tracks = buildMemoryTracks(b.memEvents(), counted);
-  warnings_.add("memory_sum_overflow", counted.count("memory_sum_overflow"));
+  warnings_.add(Warn::MemorySumOverflow, counted.count(Warn::MemorySumOverflow));
   for (size_t r = 0; r < rows.size(); ++r) {
     const RowKey& row = rows[r];
     if (row.kind <= RowKind::Gpu) continue;
@@ -186,7 +186,7 @@ void PerfettoRenderer::flush() {
 }
 
 Warnings PerfettoRenderer::takeWarnings() {
-  warnings_.add("string_invalid_utf8", enc_.textStats().invalidUtf8);
+  warnings_.add(Warn::StringInvalidUtf8, enc_.textStats().invalidUtf8);
   Warnings w;
   std::swap(w, warnings_);
   return w;

@@ -1,4 +1,4 @@
-// Per (rank, step) GPU time table (SPEC.md section 6), built while a rank's
+// Per (rank, step) GPU time table (docs/ANALYSIS.md), built while a rank's
 // profile is decoded: the builder keeps each GPU kernel's interval and
 // category (24 bytes a kernel), per-name kernel totals and the GPU memory
 // deltas, and after the last event turns them into one row per step.

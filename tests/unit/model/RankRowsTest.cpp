@@ -74,7 +74,7 @@ TEST(RankRows, CpuEventWithBadDeviceHasNoRow) {
   RowKey k;
   EXPECT_FALSE(rowOfEvent(ev(0, -5), k, w));
   EXPECT_FALSE(rowOfEvent(ev(0, -2), k, w));
-  EXPECT_EQ(w.count("event_bad_device"), 2u);
+  EXPECT_EQ(w.count(Warn::EventBadDevice), 2u);
   EXPECT_EQ(w.total(), 2u);
 }
 
@@ -84,7 +84,7 @@ TEST(RankRows, UnknownTypeHasNoRow) {
   EXPECT_FALSE(rowOfEvent(ev(2, 0), k, w));
   EXPECT_FALSE(rowOfEvent(ev(-1, 0), k, w));
   EXPECT_FALSE(rowOfEvent(ev(7, 0), k, w));
-  EXPECT_EQ(w.count("event_unknown_type"), 3u);
+  EXPECT_EQ(w.count(Warn::EventUnknownType), 3u);
   EXPECT_EQ(w.total(), 3u);
 }
 
@@ -123,10 +123,10 @@ TEST(RankRows, BadEventsAndUnknownPlacesMakeNoRows) {
   Warnings w;
   auto rows = rankRows(d, w);
   EXPECT_EQ(rows, (std::vector<RowKey>{{RowKind::CpuBlock, 2}}));
-  EXPECT_EQ(w.count("event_bad_device"), 1u);
-  EXPECT_EQ(w.count("event_unknown_type"), 1u);
+  EXPECT_EQ(w.count(Warn::EventBadDevice), 1u);
+  EXPECT_EQ(w.count(Warn::EventUnknownType), 1u);
   // Unknown places are counted by buildMemoryTracks, not here (no double count).
-  EXPECT_EQ(w.count("memory_unknown_place"), 0u);
+  EXPECT_EQ(w.count(Warn::MemoryUnknownPlace), 0u);
 }
 
 // Issue 12.4: a profile with 150k distinct device ids (each seen a few times,
