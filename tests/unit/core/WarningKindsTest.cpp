@@ -11,6 +11,7 @@
 #include <string>
 
 #include "xstack/core/WarningKinds.h"
+#include "xstack/core/Warnings.h"
 
 namespace fs = std::filesystem;
 
@@ -39,6 +40,20 @@ std::string tableLines(const std::string& doc) {
     if (!line.empty() && line[0] == '|') table += line + "\n";
   return table;
 }
+
+// The compile-time guarantee: a kind is a Warn, never a string.
+template <class W>
+concept CountsByName = requires(W w, const std::string& name) {
+  w.add(name);
+  w.add("dcgm_bad_row");
+};
+template <class W>
+concept CountsByWarn = requires(W w) {
+  w.add(xstack::Warn::DcgmBadRow, 1, "x");
+};
+static_assert(!CountsByName<xstack::Warnings>);
+static_assert(CountsByWarn<xstack::Warnings>);
+static_assert(xstack::warnName(xstack::Warn::TimestampZero) == "timestamp_zero");
 
 }  // namespace
 
