@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
+#include "xstack/core/WarningKinds.h"
 
 namespace po = boost::program_options;
 
@@ -202,6 +203,8 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     if (cmd == "inspect") return parseInspect(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return HelpRequest{kTopUsage};
     if (cmd == "--version") return HelpRequest{versionText()};
+    // Hidden (not in the usage): the table of docs/WARNINGS.md, from core/WarningKinds.h.
+    if (cmd == "warnings-table") return HelpRequest{warningKindsMarkdown()};
   } catch (const po::error& e) {
     return UsageError{cmd + ": " + e.what()};
   }

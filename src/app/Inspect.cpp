@@ -86,7 +86,7 @@ json inspectJson(const InspectOptions& o, const InspectedProfile& loaded, const 
   j["marker_pairs"] = {{"forward", fwd}, {"backward", bwd}};
   j["memory_tracks"] = memoryTracksJson(d);
   json w = json::object();
-  for (const auto& [k, e] : s.warnings.entries()) w[k] = e.count;
+  for (const auto& [k, e] : s.warnings.entries()) w[std::string(warnName(k))] = e.count;
   j["warnings"] = w;
   return j;
 }
@@ -118,7 +118,8 @@ void printText(const InspectOptions& o, const InspectedProfile& loaded, const In
                 static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
                 static_cast<long long>(t["peak_bytes"].get<int64_t>()));
   for (const auto& [k, e] : s.warnings.entries())
-    std::printf("  warning %s: %llu\n", k.c_str(), static_cast<unsigned long long>(e.count));
+    std::printf("  warning %s: %llu\n", warningKind(k).name.data(),
+                static_cast<unsigned long long>(e.count));
 }
 
 }  // namespace

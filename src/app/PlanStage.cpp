@@ -55,34 +55,27 @@ Status settleGpusPerTrainer(ReportRun& run, const Plan& plan) {
 
 }  // namespace
 
-Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
+Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   Plan plan = gatherPlan(run.comm, listed.listing);
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
-    return Failure{FailureKind::Usage,
-                   listed.dirs.profile,
-                   -1,
-                   {},
-                   "profile folder " + listed.dirs.profile +
-                       " not found on any rank (give --data-dir or --profile-dir)"};
+    return Failure::usage("profile folder " + listed.dirs.profile +
+                          " not found on any rank (give --data-dir or --profile-dir)")
+        .atFile(listed.dirs.profile);
   for (const auto& s : plan.skipped) run.log("skipped: " + s);
   for (const auto& s : plan.badPaths) run.log("failed: " + s);  // a bad input: rc 3
   if (!plan.conflicts.empty()) {
     for (const auto& c : plan.conflicts) run.log("error: " + c);
-    return Failure{FailureKind::Conflict, {}, -1, {}, "conflicting input files; nothing written"};
+    return Failure::conflict("conflicting input files; nothing written");
   }
-  if (Status p = settleGpusPerTrainer(run, plan); !p.ok())
-    return Failure{FailureKind::Usage, {}, -1, {}, p.error().message};
+  if (Status p = settleGpusPerTrainer(run, plan); !p.ok()) return Failure::usage(p.error().message);
   if (Status out = agreeOnOutDir(run); !out.ok())
-    return Failure{FailureKind::OutputDir, run.options.outDir, 0, {}, out.error().message};
+    return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   size_t profiles = 0;
   for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
   if (profiles == 0)
-    return Failure{FailureKind::NoProfiles,
-                   listed.dirs.profile,
-                   -1,
-                   {},
-                   "no profile files (<name>.<rank>) in " + listed.dirs.profile + " on any rank"};
+    return Failure::noProfiles(listed.dirs.profile, "no profile files (<name>.<rank>) in " +
+                                                        listed.dirs.profile + " on any rank");
   if (run.options.showPlan && run.root()) printPlan(plan);
   return plan;
 }

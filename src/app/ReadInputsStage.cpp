@@ -6,7 +6,7 @@
 
 namespace xstack {
 
-Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
   ReadOptions ro{run.options.topology};
   ro.analysis = run.options.analysis;
   std::vector<LocalInput> local;
@@ -17,7 +17,7 @@ Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pla
     local = readAssigned(plan, run.comm.rank(), ro,
                          [&](const LocalInput&) { run.progress.update("read", ++done, files); });
   } catch (const std::exception& e) {
-    mine = Failure{FailureKind::Read, {}, run.comm.rank(), run.comm.host(), e.what()};
+    mine = Failure::read(e.what()).onRank(run.comm.rank(), run.comm.host());
   }
   run.progress.finish();
   run.clock.mark("read");
@@ -26,7 +26,7 @@ Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pla
   if (mine)
     std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank, mine->host.c_str(),
                  mine->message.c_str());
-  return Failure{FailureKind::Read, {}, -1, {}, "reading failed on some rank; nothing written"};
+  return Failure::read("reading failed on some rank; nothing written");
 }
 
 }  // namespace xstack

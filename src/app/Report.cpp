@@ -53,23 +53,24 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   StageClock ownClock;
   ReportRun run(comm, opt, clock ? *clock : ownClock);
   if (Status agreed = agreeOptionsStage(run); !agreed.ok())
-    return fail(run, Failure{FailureKind::Usage, {}, -1, {}, agreed.error().message});
+    return fail(run, Failure::usage(agreed.error().message));
   comm.setChunkBytes(opt.mpiChunkBytes);
 
   ListedInputs listed = listInputsStage(run);
-  Outcome<Plan> plan = planStage(run, listed);
-  if (!plan.ok()) return fail(run, plan.failure());
-  Outcome<std::vector<LocalInput>> local = readInputsStage(run, *plan);
-  if (!local.ok()) return fail(run, local.failure());
-  GatheredSummaries gathered = gatherSummariesStage(run, *local);
-  RenderPlan render = renderPlanStage(run, *plan, gathered, *local);
+  Expected<Plan> plan = planStage(run, listed);
+  if (!plan.ok()) return fail(run, plan.error());
+  Expected<std::vector<LocalInput>> local = readInputsStage(run, *plan);
+  if (!local.ok()) return fail(run, local.error());
+  Expected<GatheredSummaries> gathered = gatherSummariesStage(run, *local);
+  if (!gathered.ok()) return fail(run, gathered.error());
+  RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
   GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
   std::vector<TraceFileWriter> analysisFiles;  // rank 0: committed with the traces
   AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render, analysisFiles);
-  Outcome<WriteResult> written = writeTracesStage(run, render, analysisFiles);
-  if (!written.ok()) return fail(run, written.failure());
+  Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
+  if (!written.ok()) return fail(run, written.error());
   if (run.options.timings) printTimings(comm, run.clock);
-  return summaryStage(run, gathered, *written, render.context.shape, analysis,
+  return summaryStage(run, *gathered, *written, render.context.shape, analysis,
                       listed.listingFailed || !plan->badPaths.empty());
 }
 

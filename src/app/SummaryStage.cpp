@@ -99,10 +99,10 @@ void logWarnings(const ReportRun& run, const Warnings& warnings, const Warnings&
   if (warnings.empty()) return;
   std::string w;
   for (const auto& [k, e] : warnings.entries())
-    w += (w.empty() ? "" : ", ") + k + " " + std::to_string(e.count);
+    w += (w.empty() ? "" : ", ") + std::string(warnName(k)) + " " + std::to_string(e.count);
   run.log("warnings: " + w);
   for (const auto& [k, e] : examples.entries())
-    for (const auto& x : e.examples) run.log("  " + k + ": " + x);
+    for (const auto& x : e.examples) run.log("  " + std::string(warnName(k)) + ": " + x);
 }
 
 }  // namespace

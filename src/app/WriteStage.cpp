@@ -168,7 +168,7 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
 
 std::string encodeEnd(const Warnings& w, const std::string& problem) {
   nlohmann::json j;
-  for (const auto& [k, e] : w.entries()) j["w"][k] = e.count;
+  for (const auto& [k, e] : w.entries()) j["w"][std::string(warnName(k))] = e.count;
   j["p"] = problem;
   auto b = nlohmann::json::to_msgpack(j);
   return std::string(b.begin(), b.end());
@@ -176,9 +176,17 @@ std::string encodeEnd(const Warnings& w, const std::string& problem) {
 
 void decodeEnd(const std::string& bytes, Warnings& w, std::string& problem) {
   auto j = nlohmann::json::from_msgpack(bytes);
+  std::string unknownKind;  // a kind this build does not know: the chunk counts as failed
   if (j.contains("w"))
-    for (const auto& [k, v] : j["w"].items()) w.add(k, v.get<uint64_t>());
+    for (const auto& [name, v] : j["w"].items()) {
+      const Expected<Warn> k = warnByName(name);
+      if (k)
+        w.add(*k, v.get<uint64_t>());
+      else
+        unknownKind = k.error().message;
+    }
   problem = j["p"].get<std::string>();
+  if (problem.empty()) problem = unknownKind;
 }
 
 }  // namespace
@@ -208,7 +216,8 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
                   {"display_size", ctx.topology.displaySize}};
   json w = json::object();
   json examples = json::object();  // placement-independent: basenames, training ranks
-  for (const auto& [k, e] : warnings.entries()) {
+  for (const auto& [kind, e] : warnings.entries()) {
+    const std::string k(warnName(kind));
     w[k] = e.count;
     if (!e.examples.empty()) examples[k] = e.examples;
   }
@@ -413,7 +422,7 @@ struct FileWrite {
     if (output.countsWarnings) res.warnings.merge(chunkWarnings);
     if (problem.empty()) return;
     const InputSummary& s = (*ctx.all)[c.input];
-    warnings.add("render_failed");
+    warnings.add(Warn::RenderFailed);
     problems.emplace_back(c.input, problem);
     const auto owner = static_cast<size_t>(c.owner);
     const std::string& host = owner < ctx.hosts.size() ? ctx.hosts[owner] : s.readerHost;

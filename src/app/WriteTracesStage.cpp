@@ -3,8 +3,8 @@
 
 namespace xstack {
 
-Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
-                                      std::vector<TraceFileWriter>& extraFiles) {
+Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
+                                       std::vector<TraceFileWriter>& extraFiles) {
   std::vector<TraceFileWriter> writers;  // rank 0: one per output, temporary until committed
   WriteResult res = writeOutputs(run.comm, render.outputs, render.context, writers);
   run.progress.finish();
@@ -13,11 +13,9 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
   if (!run.comm.allTrue(res.ok)) {
     writers.clear();  // removes the temporary files
     extraFiles.clear();
-    return Failure{FailureKind::Write,
-                   {},
-                   0,
-                   {},
-                   res.error + "; no trace file written, earlier files at these paths untouched"};
+    return Failure::write(res.error +
+                          "; no trace file written, earlier files at these paths untouched")
+        .onRank(0, {});
   }
   for (auto& f : extraFiles) writers.push_back(std::move(f));
   extraFiles.clear();
@@ -25,11 +23,9 @@ Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
   OutputCommit::Result commitResult;
   if (run.root()) committed = run.outCommit.commit(writers, commitResult);
   if (!run.comm.allTrue(committed.ok()))
-    return Failure{FailureKind::Commit,
-                   {},
-                   0,
-                   {},
-                   committed.ok() ? std::string("commit failed") : committed.error().message};
+    return Failure::commit(committed.ok() ? std::string("commit failed")
+                                          : committed.error().message)
+        .onRank(0, {});
   if (commitResult.staleRemoved)
     run.log("removed " + std::to_string(commitResult.staleRemoved) +
             " earlier output files this run did not write (traceFile_*, analysis files) from " +

@@ -20,7 +20,8 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
   nlohmann::json arr = nlohmann::json::array();
   for (const InputSummary& s : all) {
     nlohmann::json w = nlohmann::json::object();
-    for (const auto& [k, e] : s.warnings.entries()) w[k] = {e.count, e.examples};
+    for (const auto& [k, e] : s.warnings.entries())
+      w[std::string(warnName(k))] = {e.count, e.examples};
     nlohmann::json rows = nlohmann::json::array();
     for (const RowKey& r : s.rows) rows.push_back({static_cast<int>(r.kind), r.device});
     nlohmann::json counters = nlohmann::json::array();
@@ -33,9 +34,14 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
   return std::string(bytes.begin(), bytes.end());
 }
 
-std::vector<InputSummary> decodeSummaries(const std::string& bytes) {
+Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes) {
   std::vector<InputSummary> out;
-  auto arr = nlohmann::json::from_msgpack(bytes);
+  nlohmann::json arr;
+  try {
+    arr = nlohmann::json::from_msgpack(bytes);
+  } catch (const nlohmann::json::exception& e) {
+    return Error{std::string("gathered summaries: ") + e.what()};
+  }
   for (const auto& a : arr) {
     InputSummary s;
     s.file.kind = static_cast<InputKind>(a[0].get<int>());
@@ -50,9 +56,11 @@ std::vector<InputSummary> decodeSummaries(const std::string& bytes) {
     s.minTs = a[9].get<uint64_t>();
     s.events = a[10].get<uint64_t>();
     s.memEvents = a[11].get<uint64_t>();
-    for (const auto& [k, v] : a[12].items()) {
-      s.warnings.add(k, v[0].get<uint64_t>());
-      for (const auto& x : v[1]) s.warnings.addExample(k, x.get<std::string>());
+    for (const auto& [name, v] : a[12].items()) {
+      const Expected<Warn> k = warnByName(name);
+      if (!k) return Error{"gathered summary of " + s.file.path + ": " + k.error().message};
+      s.warnings.add(*k, v[0].get<uint64_t>());
+      for (const auto& x : v[1]) s.warnings.addExample(*k, x.get<std::string>());
     }
     for (const auto& r : a[13])
       s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});

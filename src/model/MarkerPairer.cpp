@@ -24,20 +24,20 @@ std::vector<Span> MarkerPairer::pair(Warnings& warnings, const std::string& wher
     auto& slot = open[static_cast<int>(m.phase)];
     if (m.begin) {
       if (slot)
-        warnings.add("marker_replaced_begin", 1,
+        warnings.add(Warn::MarkerReplacedBegin, 1,
                      markerExample(where, *slot, "replaced by a later begin"));
       slot = m;
       continue;
     }
     if (!slot) {
-      warnings.add("marker_unmatched_end", 1, markerExample(where, m, "no begin"));
+      warnings.add(Warn::MarkerUnmatchedEnd, 1, markerExample(where, m, "no begin"));
       continue;
     }
     spans.push_back(Span{m.phase, 0, slot->ts, m.ts});
     slot.reset();
   }
   for (const auto& s : open)
-    if (s) warnings.add("marker_unmatched_begin", 1, markerExample(where, *s, "no end"));
+    if (s) warnings.add(Warn::MarkerUnmatchedBegin, 1, markerExample(where, *s, "no end"));
   std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
     if (a.startNs != b.startNs) return a.startNs < b.startNs;
     return a.phase < b.phase;

@@ -34,10 +34,10 @@ void MemoryWarningCounter::add(const MemoryEvent& e) {
 }
 
 void MemoryWarningCounter::addTo(Warnings& warnings, const std::string& where) const {
-  warnings.add("memory_never_freed", neverFreed_);
+  warnings.add(Warn::MemoryNeverFreed, neverFreed_);
   if (where.empty()) return;
   for (const MemoryEvent& e : firstNeverFreed_)
-    warnings.addExample("memory_never_freed", memExample(where, e));
+    warnings.addExample(Warn::MemoryNeverFreed, memExample(where, e));
 }
 
 void countMemoryWarnings(const std::vector<MemoryEvent>& events, Warnings& warnings) {
@@ -74,7 +74,7 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& event
       for (; i < c.size() && c[i].ns == ns; ++i) {
         if (__builtin_add_overflow(sum, c[i].delta, &sum)) {
           sum = c[i].delta > 0 ? INT64_MAX : INT64_MIN;
-          warnings.add("memory_sum_overflow");
+          warnings.add(Warn::MemorySumOverflow);
         }
       }
       t.samples.push_back({ns, sum});

@@ -9,7 +9,7 @@ namespace xstack {
 uint64_t ChunkWalk::tsOf(uint64_t ns) {
   bool clamped = false;
   const uint64_t t = origin_.since(ns, &clamped);
-  if (clamped) warnings_.add(ns == 0 ? "timestamp_zero" : "timestamp_before_origin");
+  if (clamped) warnings_.add(ns == 0 ? Warn::TimestampZero : Warn::TimestampBeforeOrigin);
   return t;
 }
 
@@ -33,7 +33,7 @@ void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
       OpView& v = batch_[i];
       v.tsNs = tsOf(op.startNs);
       if (op.endNs < op.startNs) {
-        warnings_.add("event_end_before_start");
+        warnings_.add(Warn::EventEndBeforeStart);
         v.durNs = 0;
       } else {
         v.durNs = op.endNs - op.startNs;
@@ -49,7 +49,7 @@ void ChunkWalk::memoryRow(int64_t pid, const RowKey& row, RowBuckets& b) {
   if (!tracksBuilt_) {
     Warnings counted;  // unknown place and never freed were counted in the summary
     tracks_ = buildMemoryTracks(b.memEvents(), counted);
-    warnings_.add("memory_sum_overflow", counted.count("memory_sum_overflow"));
+    warnings_.add(Warn::MemorySumOverflow, counted.count(Warn::MemorySumOverflow));
     tracksBuilt_ = true;
   }
   const auto place =

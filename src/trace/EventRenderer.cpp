@@ -33,8 +33,8 @@ void JsonTraceSink::flush() {
 
 Warnings JsonTraceSink::takeWarnings() {
   Warnings warnings;
-  warnings.add("string_invalid_utf8", text_.invalidUtf8);
-  warnings.add("string_control_char", text_.controlChars);
+  warnings.add(Warn::StringInvalidUtf8, text_.invalidUtf8);
+  warnings.add(Warn::StringControlChar, text_.controlChars);
   text_ = {};
   return warnings;
 }

@@ -124,7 +124,7 @@ void PerfettoTraceSink::flush() {
 
 Warnings PerfettoTraceSink::takeWarnings() {
   Warnings warnings;
-  warnings.add("string_invalid_utf8", enc_.textStats().invalidUtf8);
+  warnings.add(Warn::StringInvalidUtf8, enc_.textStats().invalidUtf8);
   return warnings;
 }
 

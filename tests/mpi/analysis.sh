@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Analysis (SPEC.md section 6) on synchronous jobs from `xstack synth --sync`:
+# Analysis (docs/ANALYSIS.md) on synchronous jobs from `xstack synth --sync`:
 # findings.json names exactly the injected slow ranks/steps (nothing on a
 # healthy job), steps.csv matches the generator's truth within 1 %, and the
 # analysis files are byte-identical for np 1 / 3 and --display-size 1 / 4.

@@ -1,7 +1,7 @@
 // Reads .pftrace bytes back with real protobuf (the test-only schema
 // subset tests/perfetto/perfetto_subset.proto) and applies the rules of
-// SPEC section 7; every broken rule is one entry of Decoded::errors. Used by
-// the unit test and by pftrace_check. Test code only.
+// docs/FORMAT.md section 7; every broken rule is one entry of
+// Decoded::errors. Used by the unit test and by pftrace_check. Test code only.
 #pragma once
 
 #include <cstdint>

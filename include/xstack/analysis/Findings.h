@@ -1,4 +1,4 @@
-// Findings over the gathered step tables of every rank (SPEC.md section 6).
+// Findings over the gathered step tables of every rank (docs/ANALYSIS.md).
 //
 // Straggler (kind "straggler"): in step n, rank r is slow when
 //   compute(r, n) / median_n >= threshold_n, threshold_n = max(1.05, 1 + 5 * sigma_n / median_n),

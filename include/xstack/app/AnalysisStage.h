@@ -1,4 +1,4 @@
-// The analysis stage of `xstack report` (SPEC.md section 6): every MPI rank
+// The analysis stage of `xstack report` (docs/ANALYSIS.md): every MPI rank
 // has built the step table of each profile it read (ReadStage, for every rank
 // of the job, displayed or not). gatherAnalysis sends the encoded tables to
 // rank 0 (point to point, O(ranks x steps) bytes), which computes the

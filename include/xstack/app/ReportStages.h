@@ -18,7 +18,8 @@
 //
 // Every stage takes the run (comm, options, clock, progress) and typed
 // values, and returns typed values; a stage that ends the run returns a
-// Failure, which the driver prints and maps to the exit code.
+// Failure (core/Failure.h) in an Expected, which the driver prints and maps
+// to the exit code.
 #pragma once
 
 #include <chrono>
@@ -30,7 +31,7 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/WriteStage.h"
-#include "xstack/core/Failure.h"
+#include "xstack/core/Status.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/plan/Plan.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -76,9 +77,12 @@ struct RenderPlan {
 // run.options.timings to rank 0's (display-only).
 Status agreeOptionsStage(ReportRun& run);
 ListedInputs listInputsStage(ReportRun& run);
-Outcome<Plan> planStage(ReportRun& run, const ListedInputs& listed);
-Outcome<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
-GatheredSummaries gatherSummariesStage(ReportRun& run, const std::vector<LocalInput>& local);
+Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed);
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
+// collective; a summary that does not decode fails the run on every rank alike
+// (each rank decodes every rank's bytes).
+Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
+                                                 const std::vector<LocalInput>& local);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
 // collective: null (and no findings in the traces) with --no-analysis; sets
@@ -91,8 +95,8 @@ AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analys
                                   const RenderPlan& render, std::vector<TraceFileWriter>& files);
 // collective: writes the traces, then commits them together with `extraFiles`
 // (rank 0: the analysis files; removed, never committed, if a trace fails).
-Outcome<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
-                                      std::vector<TraceFileWriter>& extraFiles);
+Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
+                                       std::vector<TraceFileWriter>& extraFiles);
 // Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
 // had a problem (on any rank).
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,

@@ -1,16 +1,18 @@
-// Error values. Recoverable problems travel as `Error` inside `Expected<T>`;
-// the message names the file (and byte offset or line where it applies).
+// The carriers of the one error value (core/Failure.h): `Expected<T>` holds a
+// T or an Error, `Status` holds nothing or an Error. A reader's recoverable
+// problem and a stage's fatal one are the same type; the message names the
+// file (and byte offset or line where it applies).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <variant>
 
+#include "xstack/core/Failure.h"
+
 namespace xstack {
 
-struct Error {
-  std::string message;
-};
+using Error = Failure;
 
 template <class T>
 class Expected {

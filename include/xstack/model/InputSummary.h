@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "xstack/core/Status.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/InputFile.h"
 #include "xstack/model/RankRows.h"
@@ -43,7 +44,9 @@ struct InputSummary {
 };
 
 // Compact binary (msgpack) encoding for the gather; warnings keep counts only.
+// Decoding bytes that are not such an encoding (or name a warning kind not in
+// core/WarningKinds.h) gives an Error, never a partial vector.
 std::string encodeSummaries(const std::vector<InputSummary>& s);
-std::vector<InputSummary> decodeSummaries(const std::string& bytes);
+Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes);
 
 }  // namespace xstack

@@ -126,7 +126,7 @@ void fillValues(const std::vector<std::string_view>& tok, const std::vector<int>
     if (id == kColUnknown || id == kColTimestamp || text == "N/A") continue;
     std::optional<double> v = parseValue(text);
     if (!v) {
-      warnings.add("dcgm_bad_value", 1, where() + "bad value " + excerpt(text));
+      warnings.add(Warn::DcgmBadValue, 1, where() + "bad value " + excerpt(text));
     } else if (id == kColFbTotal) {
       fbTotal = v;
     } else if (id == kColFbUsed) {
@@ -157,22 +157,22 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
   // dcgmi prints a second header line holding only "ID" under "Entity".
   if (tok.size() == 1 && equalsNoCase(tok[0], "ID")) return;
   if (!equalsNoCase(tok[0], "GPU")) {
-    warnings_.add("dcgm_noise_line", 1, where() + "not a header or GPU row: " + excerpt(line));
+    warnings_.add(Warn::DcgmNoiseLine, 1, where() + "not a header or GPU row: " + excerpt(line));
     return;
   }
   if (!haveHeader_) {
-    warnings_.add("dcgm_row_before_header", 1, where() + "GPU row before any header");
+    warnings_.add(Warn::DcgmRowBeforeHeader, 1, where() + "GPU row before any header");
     return;
   }
   const int64_t gpu = gpuIdOf(tok);
   if (gpu < 0) {
-    warnings_.add("dcgm_bad_row", 1,
+    warnings_.add(Warn::DcgmBadRow, 1,
                   where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : ""));
     return;
   }
   const size_t nValues = tok.size() - 2;
   if (nValues != columns_.size()) {
-    warnings_.add("dcgm_bad_row", 1,
+    warnings_.add(Warn::DcgmBadRow, 1,
                   where() + std::to_string(nValues) + " values, header has " +
                       std::to_string(columns_.size()) + " columns");
     return;
@@ -181,7 +181,7 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
   for (size_t c = 0; c < nValues; ++c)
     if (columns_[c] == kColTimestamp) ts = parseSecondsToNs(tok[c + 2]);
   if (!ts) {
-    warnings_.add("dcgm_bad_row", 1, where() + "no usable TIMESTAMP");
+    warnings_.add(Warn::DcgmBadRow, 1, where() + "no usable TIMESTAMP");
     return;
   }
   GpuTelemetrySample s;
@@ -192,7 +192,7 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
 }
 
 void DcgmParser::overlongLine(const LineInfo& info, uint64_t length) {
-  warnings_.add("dcgm_noise_line", 1,
+  warnings_.add(Warn::DcgmNoiseLine, 1,
                 path_ + ":" + std::to_string(info.number) + ": line of " + std::to_string(length) +
                     " bytes skipped");
 }

@@ -146,7 +146,7 @@ void NetParser::feedLine(std::string_view line, const LineInfo& info) {
   // nlohmann's lexer takes a NUL byte for the end of input; JSON has no
   // place for a raw NUL, so such a line is bad as a whole.
   if (line.find('\0') != std::string_view::npos) {
-    warnings_.add("net_bad_line", 1, where() + "NUL byte in line");
+    warnings_.add(Warn::NetBadLine, 1, where() + "NUL byte in line");
     return;
   }
   NetLineHandler h;
@@ -167,16 +167,16 @@ void NetParser::feedLine(std::string_view line, const LineInfo& info) {
     why = "no \"ts\"";
   }
   if (!why.empty()) {
-    warnings_.add("net_bad_line", 1, where() + why);
+    warnings_.add(Warn::NetBadLine, 1, where() + why);
     return;
   }
-  if (h.droppedArgs) warnings_.add("net_non_numeric_arg", h.droppedArgs, where() + h.firstDropped);
+  if (h.droppedArgs) warnings_.add(Warn::NetNonNumericArg, h.droppedArgs, where() + h.firstDropped);
   dedupeArgs(h.args);
   samples_.push_back(NetCounterSample{*h.tsNs, h.tx, std::move(h.args)});
 }
 
 void NetParser::overlongLine(const LineInfo& info, uint64_t length) {
-  warnings_.add("net_bad_line", 1,
+  warnings_.add(Warn::NetBadLine, 1,
                 path_ + ":" + std::to_string(info.number) + ": line of " + std::to_string(length) +
                     " bytes skipped");
 }

@@ -23,27 +23,27 @@ void TimeFileParser::feedLine(std::string_view line, const LineInfo& info) {
   const bool isStart = text.substr(0, kStart.size()) == kStart;
   const bool isEnd = !isStart && text.substr(0, kEnd.size()) == kEnd;
   if (!isStart && !isEnd) {
-    warnings_.add("time_noise_line", 1, where() + "not a \"start time:\" or \"end time:\" line");
+    warnings_.add(Warn::TimeNoiseLine, 1, where() + "not a \"start time:\" or \"end time:\" line");
     return;
   }
   const std::string_view value = trim(text.substr(isStart ? kStart.size() : kEnd.size()));
   const std::optional<uint64_t> ns = parseSecondsToNs(value);
   const char* what = isStart ? "start time" : "end time";
   if (!ns) {
-    warnings_.add("time_noise_line", 1,
+    warnings_.add(Warn::TimeNoiseLine, 1,
                   where() + what + " is not a non-negative number of seconds");
     return;
   }
   std::optional<uint64_t>& slot = isStart ? startNs : endNs;
   if (slot) {
-    warnings_.add("time_repeated_line", 1, where() + "repeated " + what + ", first one kept");
+    warnings_.add(Warn::TimeRepeatedLine, 1, where() + "repeated " + what + ", first one kept");
     return;
   }
   slot = ns;
 }
 
 void TimeFileParser::overlongLine(const LineInfo& info, uint64_t length) {
-  warnings_.add("time_noise_line", 1,
+  warnings_.add(Warn::TimeNoiseLine, 1,
                 path_ + ":" + std::to_string(info.number) + ": line of " + std::to_string(length) +
                     " bytes skipped");
 }

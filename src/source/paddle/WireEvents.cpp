@@ -14,14 +14,14 @@ bool rowOfWireEvent(const ProfileEvent& e, RowKey& out, Warnings& warnings) {
       out = {RowKind::CpuBlock, e.deviceId};
       return true;
     }
-    warnings.add("event_bad_device");
+    warnings.add(Warn::EventBadDevice);
     return false;
   }
   if (e.type == 1) {
     out = {RowKind::Gpu, e.deviceId};
     return true;
   }
-  warnings.add("event_unknown_type");
+  warnings.add(Warn::EventUnknownType);
   return false;
 }
 
@@ -88,10 +88,10 @@ void WireEventMapper::onMemEvent(const ProfileMemEvent& m) {
 void WireEventMapper::finish() {
   if (!options_.dropWarnings) return;
   Warnings& warnings = *options_.dropWarnings;
-  warnings.add("memory_unknown_place", unknownPlaces_);
+  warnings.add(Warn::MemoryUnknownPlace, unknownPlaces_);
   if (options_.where.empty()) return;
   for (const ProfileMemEvent& e : firstUnknown_)
-    warnings.addExample("memory_unknown_place",
+    warnings.addExample(Warn::MemoryUnknownPlace,
                  options_.where + ": ts " + std::to_string(e.startNs) +
                      " ns: " + std::to_string(e.bytes) + " bytes, place " +
                      std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +

@@ -90,9 +90,9 @@ TEST_F(ReadStageTest, SummaryOfADisplayedProfile) {
   EXPECT_EQ(spans[0].endNs, 6000u);
   EXPECT_EQ(s.rows,
             (std::vector<RowKey>{{RowKind::CpuBlock, 0}, {RowKind::Gpu, 2}, {RowKind::MemCpu, 0}}));
-  EXPECT_EQ(s.warnings.count("marker_unmatched_end"), 1u);
-  EXPECT_EQ(s.warnings.count("event_bad_device"), 1u);
-  EXPECT_EQ(s.warnings.count("memory_never_freed"), 1u);
+  EXPECT_EQ(s.warnings.count(Warn::MarkerUnmatchedEnd), 1u);
+  EXPECT_EQ(s.warnings.count(Warn::EventBadDevice), 1u);
+  EXPECT_EQ(s.warnings.count(Warn::MemoryNeverFreed), 1u);
 }
 
 TEST_F(ReadStageTest, HiddenProfilesHaveSpansButNoRows) {
@@ -103,7 +103,7 @@ TEST_F(ReadStageTest, HiddenProfilesHaveSpansButNoRows) {
   ASSERT_TRUE(summarizeProfile(defaultSource(), false, s, spans, buffer).ok());
   EXPECT_EQ(spans.size(), 1u);
   EXPECT_TRUE(s.rows.empty());
-  EXPECT_EQ(s.warnings.count("marker_unmatched_end"), 1u);
+  EXPECT_EQ(s.warnings.count(Warn::MarkerUnmatchedEnd), 1u);
   EXPECT_EQ(s.minTs, 4000u);  // the origin still sees every file
 }
 

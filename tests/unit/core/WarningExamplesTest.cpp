@@ -25,9 +25,9 @@ TEST(WarningExamples, KeepsTheSmallestWhateverTheOrderOfAdds) {
   std::sort(xs.begin(), xs.end());
   do {
     Warnings w;
-    for (const auto& x : xs) w.add("k", 1, x);
-    EXPECT_EQ(w.count("k"), xs.size());
-    EXPECT_EQ(w.entries().at("k").examples,
+    for (const auto& x : xs) w.add(Warn::NetBadLine, 1, x);
+    EXPECT_EQ(w.count(Warn::NetBadLine), xs.size());
+    EXPECT_EQ(w.entries().at(Warn::NetBadLine).examples,
               (std::vector<std::string>{"p.1: ts 4 ns", "p.1: ts 30 ns", "p.1: ts 100 ns"}));
   } while (std::next_permutation(xs.begin(), xs.end()));
 }
@@ -35,24 +35,24 @@ TEST(WarningExamples, KeepsTheSmallestWhateverTheOrderOfAdds) {
 TEST(WarningExamples, MergeOrderDoesNotMatter) {
   // Three "ranks", each with the warnings of the files it read.
   Warnings a, b, c;
-  a.add("marker_unmatched_end", 2, "profile_rank.7 (training rank 7): ts 90 ns: x");
-  a.add("marker_unmatched_end", 0, "never: zero count adds nothing");
-  b.add("marker_unmatched_end", 1, "profile_rank.2 (training rank 2): ts 500 ns: x");
-  b.add("dcgm_noise_line", 4, "dcgm.1:3: y");
-  c.add("marker_unmatched_end", 1, "profile_rank.12 (training rank 12): ts 1 ns: x");
-  c.add("marker_unmatched_end", 1, "profile_rank.2 (training rank 2): ts 20 ns: x");
+  a.add(Warn::MarkerUnmatchedEnd, 2, "profile_rank.7 (training rank 7): ts 90 ns: x");
+  a.add(Warn::MarkerUnmatchedEnd, 0, "never: zero count adds nothing");
+  b.add(Warn::MarkerUnmatchedEnd, 1, "profile_rank.2 (training rank 2): ts 500 ns: x");
+  b.add(Warn::DcgmNoiseLine, 4, "dcgm.1:3: y");
+  c.add(Warn::MarkerUnmatchedEnd, 1, "profile_rank.12 (training rank 12): ts 1 ns: x");
+  c.add(Warn::MarkerUnmatchedEnd, 1, "profile_rank.2 (training rank 2): ts 20 ns: x");
   std::vector<Warnings*> parts = {&a, &b, &c};
   std::sort(parts.begin(), parts.end());
   std::vector<std::string> first;
   do {
     Warnings all;
     for (const Warnings* p : parts) all.merge(*p);
-    EXPECT_EQ(all.count("marker_unmatched_end"), 5u);
-    const auto& ex = all.entries().at("marker_unmatched_end").examples;
+    EXPECT_EQ(all.count(Warn::MarkerUnmatchedEnd), 5u);
+    const auto& ex = all.entries().at(Warn::MarkerUnmatchedEnd).examples;
     EXPECT_EQ(ex, (std::vector<std::string>{"profile_rank.2 (training rank 2): ts 20 ns: x",
                                             "profile_rank.2 (training rank 2): ts 500 ns: x",
                                             "profile_rank.7 (training rank 7): ts 90 ns: x"}));
-    EXPECT_EQ(all.entries().at("dcgm_noise_line").examples.size(), 1u);
+    EXPECT_EQ(all.entries().at(Warn::DcgmNoiseLine).examples.size(), 1u);
   } while (std::next_permutation(parts.begin(), parts.end()));
 }
 
@@ -64,12 +64,12 @@ TEST(WarningExamples, MarkerWarningsNameFileRankEventAndTimestamp) {
   p.add({400, Phase::Forward, true});   // never ended
   Warnings w;
   p.pair(w, "profile_rank.3 (training rank 3)");
-  EXPECT_EQ(w.entries().at("marker_unmatched_end").examples.at(0),
+  EXPECT_EQ(w.entries().at(Warn::MarkerUnmatchedEnd).examples.at(0),
             "profile_rank.3 (training rank 3): ts 100 ns: marker_forward_E, no begin");
-  EXPECT_EQ(w.entries().at("marker_replaced_begin").examples.at(0),
+  EXPECT_EQ(w.entries().at(Warn::MarkerReplacedBegin).examples.at(0),
             "profile_rank.3 (training rank 3): ts 200 ns: marker_backward_B, replaced by a later "
             "begin");
-  EXPECT_EQ(w.entries().at("marker_unmatched_begin").examples,
+  EXPECT_EQ(w.entries().at(Warn::MarkerUnmatchedBegin).examples,
             (std::vector<std::string>{
                 "profile_rank.3 (training rank 3): ts 300 ns: marker_backward_B, no end",
                 "profile_rank.3 (training rank 3): ts 400 ns: marker_forward_B, no end"}));
@@ -80,15 +80,15 @@ TEST(WarningExamples, MemoryWarningsNameTheEarliestEvents) {
   for (uint64_t ts : {500, 100, 900, 300, 700}) c.add({ts, 0, 64, MemPlace::Gpu, 1, 0});  // never freed
   Warnings w;
   c.addTo(w, "p.4 (training rank 4)");
-  EXPECT_EQ(w.count("memory_never_freed"), 5u);
-  EXPECT_EQ(w.entries().at("memory_never_freed").examples,
+  EXPECT_EQ(w.count(Warn::MemoryNeverFreed), 5u);
+  EXPECT_EQ(w.entries().at(Warn::MemoryNeverFreed).examples,
             (std::vector<std::string>{
                 "p.4 (training rank 4): ts 100 ns: 64 bytes, place 0, device 1, end_ns 0",
                 "p.4 (training rank 4): ts 300 ns: 64 bytes, place 0, device 1, end_ns 0",
                 "p.4 (training rank 4): ts 500 ns: 64 bytes, place 0, device 1, end_ns 0"}));
   Warnings countsOnly;
   c.addTo(countsOnly);
-  EXPECT_TRUE(countsOnly.entries().at("memory_never_freed").examples.empty());
+  EXPECT_TRUE(countsOnly.entries().at(Warn::MemoryNeverFreed).examples.empty());
 }
 
 }  // namespace

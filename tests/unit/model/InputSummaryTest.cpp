@@ -1,6 +1,8 @@
 // The summaries gathered on every rank survive their binary encoding.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "xstack/model/InputSummary.h"
 
 namespace xstack {
@@ -16,15 +18,15 @@ TEST(InputSummary, EncodeDecodeRoundTrip) {
   a.minTs = 1700000000002464134u;
   a.events = 10;
   a.memEvents = 4;
-  a.warnings.add("marker_unmatched_end", 2, "example dropped");
-  a.warnings.add("memory_never_freed", 1);
+  a.warnings.add(Warn::MarkerUnmatchedEnd, 2, "example dropped");
+  a.warnings.add(Warn::MemoryNeverFreed, 1);
   a.rows = {{RowKind::CpuBlock, 0}, {RowKind::CudaApi, -1}, {RowKind::MemPinned, 1}};
   a.spanCount = 8;
   a.counterEvents[{3, 1}] = 99;
   a.counterEvents[{6, 0}] = UINT64_MAX;
   InputSummary b;
   b.file = {InputKind::Profile, 0, 0, "p.0", 0};
-  auto back = decodeSummaries(encodeSummaries({a, b}));
+  auto back = decodeSummaries(encodeSummaries({a, b})).value();
   ASSERT_EQ(back.size(), 2u);
   const InputSummary& x = back[0];
   EXPECT_EQ(x.file.kind, InputKind::Time);
@@ -39,8 +41,8 @@ TEST(InputSummary, EncodeDecodeRoundTrip) {
   EXPECT_EQ(x.minTs, a.minTs);
   EXPECT_EQ(x.events, 10u);
   EXPECT_EQ(x.memEvents, 4u);
-  EXPECT_EQ(x.warnings.count("marker_unmatched_end"), 2u);
-  EXPECT_EQ(x.warnings.count("memory_never_freed"), 1u);
+  EXPECT_EQ(x.warnings.count(Warn::MarkerUnmatchedEnd), 2u);
+  EXPECT_EQ(x.warnings.count(Warn::MemoryNeverFreed), 1u);
   EXPECT_EQ(x.warnings.total(), 3u);
   EXPECT_EQ(x.rows, a.rows);
   EXPECT_EQ(x.spanCount, 8u);
@@ -49,7 +51,7 @@ TEST(InputSummary, EncodeDecodeRoundTrip) {
   EXPECT_EQ(x.counters(1, 1), 0u);
   EXPECT_EQ(back[1].file.path, "p.0");
   EXPECT_TRUE(back[1].warnings.empty());
-  EXPECT_TRUE(decodeSummaries(encodeSummaries({})).empty());
+  EXPECT_TRUE(decodeSummaries(encodeSummaries({})).value().empty());
 }
 
 TEST(InputSummary, StatusNames) {
@@ -62,10 +64,26 @@ TEST(InputSummary, InvalidUtf8PathSurvives) {
   InputSummary a;
   a.file.path = "/data/prof\xC0ile.1";
   a.problem = "\xFF";
-  auto back = decodeSummaries(encodeSummaries({a}));
+  auto back = decodeSummaries(encodeSummaries({a})).value();
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].file.path, a.file.path);
   EXPECT_EQ(back[0].problem, a.problem);
+}
+
+// A summary naming a warning kind this build does not know (or bytes that are
+// not msgpack) decodes to an Error, not to a Warn out of range.
+TEST(InputSummary, UnknownWarningKindIsAnError) {
+  InputSummary a;
+  a.file.path = "p.3";
+  a.warnings.add(Warn::TimestampZero, 2);
+  const std::string bytes = encodeSummaries({a});
+  nlohmann::json j = nlohmann::json::from_msgpack(bytes);
+  j[0][12]["no_such_kind"] = j[0][12]["timestamp_zero"];
+  const std::vector<uint8_t> changed = nlohmann::json::to_msgpack(j);
+  const auto back = decodeSummaries(std::string(changed.begin(), changed.end()));
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.error().message, "gathered summary of p.3: unknown warning kind \"no_such_kind\"");
+  EXPECT_FALSE(decodeSummaries("\xc1").ok());  // 0xc1: never used in msgpack
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(MarkerPairer, UnmatchedEndIsDroppedAndCounted) {
   auto spans = pairAll({fE(5), bE(6), fB(10), fE(20), fE(30)}, w);
   ASSERT_EQ(spans.size(), 1u);
   expectSpan(spans[0], Phase::Forward, 0, 10, 20);
-  EXPECT_EQ(w.count("marker_unmatched_end"), 3u);
+  EXPECT_EQ(w.count(Warn::MarkerUnmatchedEnd), 3u);
   EXPECT_EQ(w.total(), 3u);
 }
 
@@ -66,7 +66,7 @@ TEST(MarkerPairer, RepeatedBeginReplacesTheOpenOne) {
   ASSERT_EQ(spans.size(), 2u);
   expectSpan(spans[0], Phase::Forward, 0, 15, 20);
   expectSpan(spans[1], Phase::Backward, 0, 32, 40);
-  EXPECT_EQ(w.count("marker_replaced_begin"), 3u);
+  EXPECT_EQ(w.count(Warn::MarkerReplacedBegin), 3u);
   EXPECT_EQ(w.total(), 3u);
 }
 
@@ -75,7 +75,7 @@ TEST(MarkerPairer, BeginStillOpenAtTheEndIsDroppedAndCounted) {
   auto spans = pairAll({fB(10), fE(20), bB(30), fB(40)}, w);
   ASSERT_EQ(spans.size(), 1u);
   expectSpan(spans[0], Phase::Forward, 0, 10, 20);
-  EXPECT_EQ(w.count("marker_unmatched_begin"), 2u);
+  EXPECT_EQ(w.count(Warn::MarkerUnmatchedBegin), 2u);
   EXPECT_EQ(w.total(), 2u);
 }
 
@@ -147,8 +147,8 @@ TEST(MarkerPairer, StepsCountOnlyCompletedForwardSpans) {
   expectSpan(spans[0], Phase::Forward, 0, 5, 10);
   expectSpan(spans[1], Phase::Backward, 0, 15, 18);
   expectSpan(spans[2], Phase::Forward, 1, 20, 30);
-  EXPECT_EQ(w.count("marker_replaced_begin"), 1u);
-  EXPECT_EQ(w.count("marker_unmatched_end"), 1u);
+  EXPECT_EQ(w.count(Warn::MarkerReplacedBegin), 1u);
+  EXPECT_EQ(w.count(Warn::MarkerUnmatchedEnd), 1u);
 }
 
 TEST(MarkerPairer, SpansAreOrderedByStartForwardFirstOnTies) {

@@ -123,7 +123,7 @@ TEST(MemoryTrack, BlockNeverFreedStaysAllocatedAndIsCounted) {
       buildMemoryTracks({mem(0, 0, 10, 0, 100), mem(0, 0, 20, 15, 50), mem(0, 0, 30, 40, 1)}, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(samplesOf(tracks[0]), (Samples{{10, 100}, {20, 150}, {30, 151}, {40, 150}}));
-  EXPECT_EQ(w.count("memory_never_freed"), 2u);
+  EXPECT_EQ(w.count(Warn::MemoryNeverFreed), 2u);
   EXPECT_EQ(w.total(), 2u);
 }
 

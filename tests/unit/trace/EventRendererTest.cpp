@@ -158,8 +158,8 @@ TEST(EventRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
       EXPECT_GE(e["ts"].get<double>(), 0);
       EXPECT_GE(e["dur"].get<double>(), 0);
     }
-  EXPECT_EQ(r.warnings.count("timestamp_before_origin"), 1u);
-  EXPECT_EQ(r.warnings.count("timestamp_zero"), 1u);
+  EXPECT_EQ(r.warnings.count(Warn::TimestampBeforeOrigin), 1u);
+  EXPECT_EQ(r.warnings.count(Warn::TimestampZero), 1u);
 }
 
 TEST(EventRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
@@ -170,7 +170,7 @@ TEST(EventRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
   ASSERT_EQ(ev.size(), 3u);
   EXPECT_EQ(ev[2]["dur"], 0);
   EXPECT_NE(r.text.find("\"dur\":0,"), std::string::npos);
-  EXPECT_EQ(r.warnings.count("event_end_before_start"), 1u);
+  EXPECT_EQ(r.warnings.count(Warn::EventEndBeforeStart), 1u);
 }
 
 TEST(EventRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
@@ -219,7 +219,7 @@ TEST(EventRenderer, RepeatedOddNameIsCountedForEveryEvent) {
   d.slices = {op(a, 1, 2, 0, 1), op(b, 3, 4, 0, 1), op(a, 5, 6, 0, 2)};
   auto r = render([&](EventRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
   EXPECT_EQ(r.events().size(), 5u);
-  EXPECT_EQ(r.warnings.count("string_invalid_utf8"), 3u);
+  EXPECT_EQ(r.warnings.count(Warn::StringInvalidUtf8), 3u);
 }
 
 TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
@@ -308,7 +308,7 @@ TEST(EventRenderer, SpanBeforeOriginIsClamped) {
   EXPECT_EQ(ev[0]["ts"], 0);
   EXPECT_GE(ev[0]["dur"].get<double>(), 0);
   EXPECT_EQ(ev[0]["args"]["step"], 3);
-  EXPECT_EQ(r.warnings.count("timestamp_before_origin"), 1u);
+  EXPECT_EQ(r.warnings.count(Warn::TimestampBeforeOrigin), 1u);
 }
 
 GpuTelemetrySample dcgm(uint64_t ts, int64_t gpu, std::initializer_list<std::pair<int, double>> values) {
@@ -429,8 +429,8 @@ TEST(EventRenderer, OddNamesGiveValidJsonAndAreCounted) {
   EXPECT_EQ(ev[4]["name"], "bad\xEF\xBF\xBD\xEF\xBF\xBDutf8");
   // Counted once per string of the input (args.name repeats the escaped name): 2 invalid
   // sequences, 2 control chars in the name plus the tab in detail_info.
-  EXPECT_EQ(r.warnings.count("string_invalid_utf8"), 2u);
-  EXPECT_EQ(r.warnings.count("string_control_char"), 3u);
+  EXPECT_EQ(r.warnings.count(Warn::StringInvalidUtf8), 2u);
+  EXPECT_EQ(r.warnings.count(Warn::StringControlChar), 3u);
 }
 
 TEST(EventRenderer, SmallPiecesEndAtEventBoundariesAndConcatenateToTheSameText) {

@@ -93,7 +93,7 @@ TEST(DcgmParser, HeaderChangingHalfWayRemapsColumns) {
   EXPECT_EQ(p.samples()[1].tsNs, 2000000000u);
   EXPECT_DOUBLE_EQ(p.samples()[1].values[kSMOCC], 0.5);
   EXPECT_DOUBLE_EQ(p.samples()[1].values[kGPUTL], 0.2);
-  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 1u);  // old width after the new header
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadRow), 1u);  // old width after the new header
 }
 
 TEST(DcgmParser, NoiseAndRowsBeforeHeaderAreCounted) {
@@ -106,11 +106,11 @@ TEST(DcgmParser, NoiseAndRowsBeforeHeaderAreCounted) {
       "#Entity GPUTL TIMESTAMP\n"
       "Switch 3 1 1\n"
       "GPU 0 1 5\n");
-  EXPECT_EQ(p.warnings().count("dcgm_row_before_header"), 1u);
-  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 3u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmRowBeforeHeader), 1u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmNoiseLine), 3u);
   EXPECT_EQ(p.warnings().total(), 4u);
   ASSERT_EQ(p.samples().size(), 1u);
-  const auto& ex = p.warnings().entries().at("dcgm_noise_line").examples;
+  const auto& ex = p.warnings().entries().at(Warn::DcgmNoiseLine).examples;
   ASSERT_FALSE(ex.empty());
   EXPECT_EQ(ex[0].rfind("dcgm.0:2: ", 0), 0u) << ex[0];
 }
@@ -127,14 +127,14 @@ TEST(DcgmParser, BadRows) {
       "GPU 0 1 yesterday\n"
       "GPU 0 1 -5\n"
       "GPU 0 1 1e400\n");
-  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 9u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadRow), 9u);
   EXPECT_EQ(p.warnings().total(), 9u);
   EXPECT_TRUE(p.samples().empty());
 }
 
 TEST(DcgmParser, NoTimestampColumnMakesEveryRowBad) {
   auto p = parse("#Entity GPUTL\nGPU 0 1\n");
-  EXPECT_EQ(p.warnings().count("dcgm_bad_row"), 1u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadRow), 1u);
   EXPECT_TRUE(p.samples().empty());
 }
 
@@ -142,7 +142,7 @@ TEST(DcgmParser, BadValuesAreSkippedAndCounted) {
   auto p = parse(
       "#Entity GPUTL GRACT SMACT SMOCC DRAMA NVLTX FBTTL FBUSD TIMESTAMP\n"
       "GPU 0 abc inf nan 1e999 -0.5 +1 0x10 5 7\n");
-  EXPECT_EQ(p.warnings().count("dcgm_bad_value"), 7u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadValue), 7u);
   EXPECT_EQ(p.warnings().total(), 7u);
   ASSERT_EQ(p.samples().size(), 1u);
   EXPECT_EQ(p.samples()[0].present, 0u);  // FBTTL was bad: no ratio either
@@ -166,8 +166,8 @@ TEST(DcgmParser, CrlfBomAndTabs) {
 TEST(DcgmParser, OverlongLineIsNoise) {
   DcgmParser p("d.1");
   p.overlongLine(LineInfo{4, 100, false}, 5000000);
-  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 1u);
-  EXPECT_EQ(p.warnings().entries().at("dcgm_noise_line").examples.at(0),
+  EXPECT_EQ(p.warnings().count(Warn::DcgmNoiseLine), 1u);
+  EXPECT_EQ(p.warnings().entries().at(Warn::DcgmNoiseLine).examples.at(0),
             "d.1:4: line of 5000000 bytes skipped");
 }
 
@@ -176,7 +176,7 @@ TEST(DcgmParser, BinaryGarbageDoesNotBreakLaterRows) {
   text += std::string("\0\xff\x01GPU 0\0\n", 10);
   text += "GPU 3 1 1 1 1 1 1 1 1 1 1 1 1 1 1 9\n";
   auto p = parse(text);
-  EXPECT_EQ(p.warnings().count("dcgm_noise_line"), 1u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmNoiseLine), 1u);
   ASSERT_EQ(p.samples().size(), 1u);
   EXPECT_EQ(p.samples()[0].gpu, 3);
 }

@@ -46,7 +46,7 @@ TEST(NetParser, TimestampForms) {
   EXPECT_EQ(p.samples()[0].tsNs, 1500000000u);
   EXPECT_TRUE(p.samples()[0].args.empty());  // "args" is optional
   EXPECT_EQ(p.samples()[1].tsNs, 0u);
-  EXPECT_EQ(p.warnings().count("net_bad_line"), 1u);  // too large for 63-bit ns
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), 1u);  // too large for 63-bit ns
 }
 
 TEST(NetParser, BadLinesAreCounted) {
@@ -73,9 +73,9 @@ TEST(NetParser, BadLinesAreCounted) {
   for (const char* b : bad) text += std::string(b) + "\n";
   auto p = parse(text);
   EXPECT_TRUE(p.samples().empty());
-  EXPECT_EQ(p.warnings().count("net_bad_line"), std::size(bad));
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), std::size(bad));
   EXPECT_EQ(p.warnings().total(), std::size(bad));
-  const auto& ex = p.warnings().entries().at("net_bad_line").examples;
+  const auto& ex = p.warnings().entries().at(Warn::NetBadLine).examples;
   ASSERT_EQ(ex.size(), Warnings::kMaxExamples);
   EXPECT_EQ(ex[0].rfind("net.3:1: ", 0), 0u) << ex[0];
 }
@@ -86,8 +86,8 @@ TEST(NetParser, NonNumericArgsAreDroppedAndCounted) {
                  "\n");
   ASSERT_EQ(p.samples().size(), 1u);
   EXPECT_EQ(p.samples()[0].args, (Args{{"a", "1"}, {"z", "2.5"}}));
-  EXPECT_EQ(p.warnings().count("net_non_numeric_arg"), 5u);
-  EXPECT_EQ(p.warnings().entries().at("net_non_numeric_arg").examples.at(0),
+  EXPECT_EQ(p.warnings().count(Warn::NetNonNumericArg), 5u);
+  EXPECT_EQ(p.warnings().entries().at(Warn::NetNonNumericArg).examples.at(0),
             "net.3:1: arg \"s\" is a string, dropped");
 }
 
@@ -111,8 +111,8 @@ TEST(NetParser, TruncatedLastLine) {
                  "\n"
                  R"({"name":"tx","ts":2,"ar)");
   ASSERT_EQ(p.samples().size(), 1u);
-  EXPECT_EQ(p.warnings().count("net_bad_line"), 1u);
-  const auto& ex = p.warnings().entries().at("net_bad_line").examples.at(0);
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), 1u);
+  const auto& ex = p.warnings().entries().at(Warn::NetBadLine).examples.at(0);
   EXPECT_NE(ex.find("net.3:2: last line (no newline) is cut"), std::string::npos) << ex;
 }
 
@@ -128,15 +128,15 @@ TEST(NetParser, CrlfBomBlankLinesAndNul) {
   text += std::string("{\"name\":\"tx\",\"ts\":1}\0\n", 22);
   auto p = parse(text);
   EXPECT_EQ(p.samples().size(), 1u);
-  EXPECT_EQ(p.warnings().count("net_bad_line"), 2u);
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), 2u);
   EXPECT_EQ(p.warnings().total(), 2u);
 }
 
 TEST(NetParser, OverlongLineIsBad) {
   NetParser p("n.0");
   p.overlongLine(LineInfo{9, 0, true}, 104857600);
-  EXPECT_EQ(p.warnings().count("net_bad_line"), 1u);
-  EXPECT_EQ(p.warnings().entries().at("net_bad_line").examples.at(0),
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), 1u);
+  EXPECT_EQ(p.warnings().entries().at(Warn::NetBadLine).examples.at(0),
             "n.0:9: line of 104857600 bytes skipped");
 }
 
@@ -166,8 +166,8 @@ TEST(NetParser, AnOverflowingNumberIsACountedBadLine) {
   auto p = parse(R"({"name":"tx","ts":1,"args":{"a":1e999}})"
                  "\n");
   EXPECT_TRUE(p.samples().empty());
-  EXPECT_EQ(p.warnings().count("net_bad_line"), 1u);
-  EXPECT_EQ(p.warnings().entries().at("net_bad_line").examples.at(0).rfind("net.3:1: ", 0), 0u);
+  EXPECT_EQ(p.warnings().count(Warn::NetBadLine), 1u);
+  EXPECT_EQ(p.warnings().entries().at(Warn::NetBadLine).examples.at(0).rfind("net.3:1: ", 0), 0u);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ TEST(TimeFileParser, RepeatedLineKeepsFirst) {
   auto p = parse("start time: 1\nstart time: 2\nend time: 3\nend time: 4\n");
   EXPECT_EQ(p.startNs, 1000000000u);
   EXPECT_EQ(p.endNs, 3000000000u);
-  EXPECT_EQ(p.warnings().count("time_repeated_line"), 2u);
-  EXPECT_EQ(p.warnings().entries().at("time_repeated_line").examples.at(0),
+  EXPECT_EQ(p.warnings().count(Warn::TimeRepeatedLine), 2u);
+  EXPECT_EQ(p.warnings().entries().at(Warn::TimeRepeatedLine).examples.at(0),
             "time.txt.0.0:2: repeated start time, first one kept");
 }
 
@@ -46,7 +46,7 @@ TEST(TimeFileParser, NoiseAndBadValues) {
   auto p = parse(
       "hello\nStart Time: 5\nstart time:\nstart time: -1\nstart time: 1 2\nend time: soon\n"
       "start time: 7\n");
-  EXPECT_EQ(p.warnings().count("time_noise_line"), 6u);
+  EXPECT_EQ(p.warnings().count(Warn::TimeNoiseLine), 6u);
   EXPECT_EQ(p.warnings().total(), 6u);
   EXPECT_EQ(p.startNs, 7000000000u);
   EXPECT_FALSE(p.endNs);
@@ -55,7 +55,7 @@ TEST(TimeFileParser, NoiseAndBadValues) {
 TEST(TimeFileParser, OverlongLineIsNoise) {
   TimeFileParser p("t");
   p.overlongLine(LineInfo{1, 0, false}, 2000000);
-  EXPECT_EQ(p.warnings().count("time_noise_line"), 1u);
+  EXPECT_EQ(p.warnings().count(Warn::TimeNoiseLine), 1u);
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ TEST(RankRows, CpuEventWithBadDeviceHasNoRow) {
   RowKey k;
   EXPECT_FALSE(rowOfEvent(ev(0, -5), k, w));
   EXPECT_FALSE(rowOfEvent(ev(0, -2), k, w));
-  EXPECT_EQ(w.count("event_bad_device"), 2u);
+  EXPECT_EQ(w.count(Warn::EventBadDevice), 2u);
   EXPECT_EQ(w.total(), 2u);
 }
 
@@ -78,7 +78,7 @@ TEST(RankRows, UnknownTypeHasNoRow) {
   EXPECT_FALSE(rowOfEvent(ev(2, 0), k, w));
   EXPECT_FALSE(rowOfEvent(ev(-1, 0), k, w));
   EXPECT_FALSE(rowOfEvent(ev(7, 0), k, w));
-  EXPECT_EQ(w.count("event_unknown_type"), 3u);
+  EXPECT_EQ(w.count(Warn::EventUnknownType), 3u);
   EXPECT_EQ(w.total(), 3u);
 }
 
@@ -87,10 +87,10 @@ TEST(RankRows, BadEventsAndUnknownPlacesMakeNoRows) {
   EventList d = mapped({ev(0, -5), ev(3, 0), ev(0, 2)}, {mem(9, 0)}, w);
   auto rows = rankRows(d);
   EXPECT_EQ(rows, (std::vector<RowKey>{{RowKind::CpuBlock, 2}}));
-  EXPECT_EQ(w.count("event_bad_device"), 1u);
-  EXPECT_EQ(w.count("event_unknown_type"), 1u);
+  EXPECT_EQ(w.count(Warn::EventBadDevice), 1u);
+  EXPECT_EQ(w.count(Warn::EventUnknownType), 1u);
   // Unknown places are counted once, by the source (memory tracks never see them).
-  EXPECT_EQ(w.count("memory_unknown_place"), 1u);
+  EXPECT_EQ(w.count(Warn::MemoryUnknownPlace), 1u);
   // Events without a row still count as events.
   EXPECT_EQ(d.slices.size() + d.unplaced.size(), 4u);
 }
@@ -114,7 +114,7 @@ TEST(MemoryTrack, UnknownPlaceIsSkippedAndCounted) {
   auto tracks = buildMemoryTracks(d.memory, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(tracks[0].place, MemPlace::Gpu);
-  EXPECT_EQ(w.count("memory_unknown_place"), 2u);
+  EXPECT_EQ(w.count(Warn::MemoryUnknownPlace), 2u);
   EXPECT_EQ(w.total(), 2u);
 }
 
@@ -170,7 +170,7 @@ TEST(WarningExamples, UnknownMemoryPlacesNameTheEarliestEvents) {
   for (uint64_t ts : {500, 100, 900, 300, 700}) m.onMemEvent({ts, 0, 64, 0, 0, 1});  // never freed
   m.onMemEvent({50, 60, 8, 7, 0, 0});                                                // unknown place
   m.finish();
-  EXPECT_EQ(w.entries().at("memory_unknown_place").examples.at(0),
+  EXPECT_EQ(w.entries().at(Warn::MemoryUnknownPlace).examples.at(0),
             "p.4 (training rank 4): ts 50 ns: 8 bytes, place 7, device 0, end_ns 60");
   EXPECT_EQ(out.memory.size(), 5u);
 }

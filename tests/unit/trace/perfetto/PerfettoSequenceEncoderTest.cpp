@@ -1,5 +1,5 @@
 // Reads the encoder's bytes back with real protobuf (test-only schema subset
-// tests/perfetto/perfetto_subset.proto) and checks the rules of SPEC
+// tests/perfetto/perfetto_subset.proto) and checks the rules of docs/FORMAT.md
 // section 7: tracks defined before use, iids resolve per sequence, BEGIN/END
 // balanced and nested per track, counter values only on counter tracks,
 // zero ts and zero values present, names byte-equal, bytes independent of
