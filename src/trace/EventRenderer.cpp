@@ -244,7 +244,8 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
   }
 }
 
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples) {
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu,
+                          const std::vector<GpuTelemetrySample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);
   uint32_t mask = ((1u << r.count) - 1) << r.first;
   uint64_t n = 0;
@@ -285,11 +286,12 @@ void EventRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
 
 uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
   bool tx = pid == kNetTxPid;
-  return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
-                                             [&](const NetCounterSample& s) { return s.tx == tx; }));
+  return static_cast<uint64_t>(std::count_if(
+      samples.begin(), samples.end(), [&](const NetCounterSample& s) { return s.tx == tx; }));
 }
 
-void EventRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
+void EventRenderer::netCounters(int64_t pid, int64_t id,
+                                const std::vector<NetCounterSample>& samples) {
   const char* name = fixedProcessName(pid);
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
     const NetCounterSample& s = samples[i];

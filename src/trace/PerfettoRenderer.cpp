@@ -133,7 +133,8 @@ void PerfettoRenderer::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
   }
 }
 
-void PerfettoRenderer::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
+void PerfettoRenderer::netCounters(int64_t pid, int64_t id,
+                                   const std::vector<NetCounterSample>& samples) {
   const char* name = fixedProcessName(pid);
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_)) {
     const NetCounterSample& s = samples[i];

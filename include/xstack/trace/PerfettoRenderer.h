@@ -45,7 +45,8 @@ class PerfettoRenderer {
   void spans(int64_t rank, const std::vector<Span>& spans);
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                 RowBuckets& buckets);
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples);
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+                    const std::vector<GpuTelemetrySample>& samples);
   void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples);
   void extraRows(const TraceExtraRows& rows);
   // The run's metadata packet: tool, time_origin_ns and `otherDataJson`
