@@ -22,8 +22,8 @@ void keepEarliest(std::vector<MemoryEvent>& first, const MemoryEvent& e) {
 
 std::string memExample(const std::string& where, const MemoryEvent& e) {
   return where + ": ts " + std::to_string(e.startNs) + " ns: " + std::to_string(e.bytes) +
-         " bytes, place " + std::to_string(static_cast<int>(e.place)) + ", device " + std::to_string(e.device) +
-         ", end_ns " + std::to_string(e.endNs);
+         " bytes, place " + std::to_string(static_cast<int>(e.place)) + ", device " +
+         std::to_string(e.device) + ", end_ns " + std::to_string(e.endNs);
 }
 }  // namespace
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-
 namespace xstack {
 
 std::string rankLabel(int64_t rank) {

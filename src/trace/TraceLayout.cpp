@@ -28,8 +28,8 @@ SeriesRange dcgmSeriesOfPid(int64_t pid) {
   return {0, 0};
 }
 
-std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples, int64_t gpu,
-                                         int64_t pid, const TimeOrigin& origin) {
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples,
+                                         int64_t gpu, int64_t pid, const TimeOrigin& origin) {
   const SeriesRange r = dcgmSeriesOfPid(pid);
   const uint32_t mask = ((1u << r.count) - 1) << r.first;
   std::vector<uint32_t> idx;

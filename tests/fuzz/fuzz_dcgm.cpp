@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "xstack/source/paddle/DcgmParser.h"
 #include "xstack/io/LineReader.h"
+#include "xstack/source/paddle/DcgmParser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;

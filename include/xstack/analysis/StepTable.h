@@ -60,7 +60,7 @@ constexpr size_t kKernelsPerRank = 48;
 
 class StepTableBuilder {
  public:
-  void addSlice(const SliceEvent& e);  // any slice; keeps those on a GPU row (kernels)
+  void addSlice(const SliceEvent& e);    // any slice; keeps those on a GPU row (kernels)
   void addMemory(const MemoryEvent& m);  // any block; keeps GPU memory
 
   // The table of `rank` from its forward/backward spans; the builder is left empty.

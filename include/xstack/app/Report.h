@@ -11,8 +11,8 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
-#include "xstack/source/InputListing.h"
 #include "xstack/plan/OutputPlan.h"
+#include "xstack/source/InputListing.h"
 
 namespace xstack {
 

@@ -77,7 +77,7 @@ class EventSink {
 };
 
 // A whole input's events kept in memory (tests, `xstack inspect`, fuzz
-// targets); replay() feeds them to another sink, slices before memory.
+// targets), each kind in input order.
 struct EventList final : EventSink {
   std::vector<SliceEvent> slices;
   std::vector<MemoryEvent> memory;
@@ -98,7 +98,6 @@ struct EventList final : EventSink {
     traceEndNs = ns;
     hasTraceEnd = true;
   }
-  void replay(EventSink& out) const;
 };
 
 }  // namespace xstack

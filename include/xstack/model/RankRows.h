@@ -26,7 +26,9 @@ std::vector<RowKey> rankRows(const EventList& events);
 class RowCollector {
  public:
   void add(const SliceEvent& e) { insert(e.row); }
-  void add(const MemoryEvent& m) { insert({memoryRowKind(m.place), static_cast<int64_t>(m.device)}); }
+  void add(const MemoryEvent& m) {
+    insert({memoryRowKind(m.place), static_cast<int64_t>(m.device)});
+  }
   std::vector<RowKey> rows() const;  // sorted
 
  private:

@@ -39,10 +39,10 @@ struct TraceDecodeInfo {
 
 // What a counter or time file (InputKind Dcgm, Net, Time) holds.
 struct CounterFileData {
-  std::vector<GpuTelemetrySample> gpu;  // Dcgm
-  std::vector<NetCounterSample> net;    // Net
+  std::vector<GpuTelemetrySample> gpu;     // Dcgm
+  std::vector<NetCounterSample> net;       // Net
   std::optional<uint64_t> startNs, endNs;  // Time: the job's declared start/end (Unix ns)
-  Warnings warnings;                    // noise lines, bad values
+  Warnings warnings;                       // noise lines, bad values
   // False when the file held no usable line (a bad input).
   bool usable() const { return !gpu.empty() || !net.empty() || startNs || endNs; }
 };

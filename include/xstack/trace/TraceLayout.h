@@ -30,8 +30,8 @@ SeriesRange dcgmSeriesOfPid(int64_t pid);
 // The indexes of the samples of GPU `gpu` that have a series of DCGM process
 // `pid`, in time order (ts from `origin`, then input order): the order both
 // trace formats write a DCGM process's counters in.
-std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples, int64_t gpu,
-                                         int64_t pid, const TimeOrigin& origin);
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples,
+                                         int64_t gpu, int64_t pid, const TimeOrigin& origin);
 // The indexes of the net samples of process `pid` (kNetTxPid: tx, kNetRxPid:
 // rx), in time order (ts from `origin`, then input order).
 std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,

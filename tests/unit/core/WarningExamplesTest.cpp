@@ -77,7 +77,8 @@ TEST(WarningExamples, MarkerWarningsNameFileRankEventAndTimestamp) {
 
 TEST(WarningExamples, MemoryWarningsNameTheEarliestEvents) {
   MemoryWarningCounter c;
-  for (uint64_t ts : {500, 100, 900, 300, 700}) c.add({ts, 0, 64, MemPlace::Gpu, 1, 0});  // never freed
+  for (uint64_t ts : {500, 100, 900, 300, 700})
+    c.add({ts, 0, 64, MemPlace::Gpu, 1, 0});  // never freed
   Warnings w;
   c.addTo(w, "p.4 (training rank 4)");
   EXPECT_EQ(w.count(Warn::MemoryNeverFreed), 5u);

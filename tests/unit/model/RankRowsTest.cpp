@@ -57,9 +57,11 @@ TEST(RankRows, ProcessNamesAreExact) {
 TEST(RankRows, RowOrderCpuBlocksCudaApiGpusThenMemory) {
   EventList d;
   // Listed in a scrambled order, with a kernel on another device (a peer copy).
-  d.slices = {ev(RowKind::Gpu, 3), ev(RowKind::CpuBlock, 1), ev(RowKind::CudaApi, -1), ev(RowKind::Gpu, 4), ev(RowKind::CpuBlock, 0),
-              ev(RowKind::CpuBlock, 1), ev(RowKind::Gpu, 3), ev(RowKind::CudaApi, -1), ev(RowKind::CpuBlock, 10)};
-  d.memory = {mem(MemPlace::Pinned, 0), mem(MemPlace::Cpu, 0), mem(MemPlace::Gpu, 3), mem(MemPlace::Gpu, 3), mem(MemPlace::Gpu, 0)};
+  d.slices = {ev(RowKind::Gpu, 3), ev(RowKind::CpuBlock, 1), ev(RowKind::CudaApi, -1),
+              ev(RowKind::Gpu, 4), ev(RowKind::CpuBlock, 0), ev(RowKind::CpuBlock, 1),
+              ev(RowKind::Gpu, 3), ev(RowKind::CudaApi, -1), ev(RowKind::CpuBlock, 10)};
+  d.memory = {mem(MemPlace::Pinned, 0), mem(MemPlace::Cpu, 0), mem(MemPlace::Gpu, 3),
+              mem(MemPlace::Gpu, 3), mem(MemPlace::Gpu, 0)};
   auto rows = rankRows(d);
   std::vector<RowKey> want = {{RowKind::CpuBlock, 0},  {RowKind::CpuBlock, 1},
                               {RowKind::CpuBlock, 10}, {RowKind::CudaApi, -1},
@@ -89,7 +91,8 @@ TEST(RankRows, ManyDistinctDevicesGiveTheSameRowsAsASet) {
     d.slices.push_back(ev(RowKind::Gpu, dev));
     d.slices.push_back(ev(RowKind::CpuBlock, dev * 7 % kDevices));
     if (dev % 3 == 0) d.slices.push_back(ev(RowKind::Gpu, dev));  // repeats
-    if (dev % 5 == 0) d.memory.push_back(mem(static_cast<MemPlace>(dev % 3), static_cast<uint64_t>(dev)));
+    if (dev % 5 == 0)
+      d.memory.push_back(mem(static_cast<MemPlace>(dev % 3), static_cast<uint64_t>(dev)));
   }
   d.slices.push_back(ev(RowKind::CudaApi, -1));
   std::shuffle(d.slices.begin(), d.slices.end(), rng);
@@ -97,7 +100,8 @@ TEST(RankRows, ManyDistinctDevicesGiveTheSameRowsAsASet) {
   std::set<RowKey> reference;
   for (const SliceEvent& e : d.slices) reference.insert(e.row);
   for (const MemoryEvent& m : d.memory)
-    reference.insert({static_cast<RowKind>(3 + static_cast<int>(m.place)), static_cast<int64_t>(m.device)});
+    reference.insert(
+        {static_cast<RowKind>(3 + static_cast<int>(m.place)), static_cast<int64_t>(m.device)});
   std::vector<RowKey> rows = rankRows(d);
   ASSERT_EQ(rows.size(), reference.size());
   EXPECT_TRUE(std::equal(rows.begin(), rows.end(), reference.begin()));

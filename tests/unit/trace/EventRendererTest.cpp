@@ -224,8 +224,9 @@ TEST(EventRenderer, RepeatedOddNameIsCountedForEveryEvent) {
 
 TEST(EventRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
   EventList d;
-  d.slices = {op("kernel", 50, 60, 3, 7, RowKind::Gpu), op("api", 40, 45, -1, 11, RowKind::CudaApi), op("cpu1", 30, 35, 1, 11),
-              op("cpu0", 20, 25, 0, 11), op("peer", 55, 58, 4, 7, RowKind::Gpu)};
+  d.slices = {op("kernel", 50, 60, 3, 7, RowKind::Gpu), op("api", 40, 45, -1, 11, RowKind::CudaApi),
+              op("cpu1", 30, 35, 1, 11), op("cpu0", 20, 25, 0, 11),
+              op("peer", 55, 58, 4, 7, RowKind::Gpu)};
   MemoryEvent m;
   m.place = MemPlace::Pinned;
   m.device = 1;
@@ -311,7 +312,8 @@ TEST(EventRenderer, SpanBeforeOriginIsClamped) {
   EXPECT_EQ(r.warnings.count(Warn::TimestampBeforeOrigin), 1u);
 }
 
-GpuTelemetrySample dcgm(uint64_t ts, int64_t gpu, std::initializer_list<std::pair<int, double>> values) {
+GpuTelemetrySample dcgm(uint64_t ts, int64_t gpu,
+                        std::initializer_list<std::pair<int, double>> values) {
   GpuTelemetrySample s;
   s.tsNs = ts;
   s.gpu = gpu;

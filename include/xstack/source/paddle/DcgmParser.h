@@ -18,7 +18,8 @@
 
 namespace xstack {
 
-// Line-at-a-time parser into GPU telemetry samples (event/CounterSamples.h). Warnings use the kinds:
+// Line-at-a-time parser into GPU telemetry samples (event/CounterSamples.h). Warnings use the
+// kinds:
 //   dcgm_noise_line      a line that is neither a header nor a GPU row
 //   dcgm_bad_row         a GPU row with the wrong number of values, a bad GPU
 //                        id, or no usable TIMESTAMP

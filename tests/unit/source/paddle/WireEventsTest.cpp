@@ -39,8 +39,8 @@ ProfileMemEvent mem(int64_t place, uint64_t device, uint64_t start = 1, uint64_t
 bool rowOfEvent(const ProfileEvent& e, RowKey& k, Warnings& w) { return rowOfWireEvent(e, k, w); }
 
 // Wire events through the mapper, as a decode delivers them.
-EventList mapped(const std::vector<ProfileEvent>& events, const std::vector<ProfileMemEvent>& memory,
-                 Warnings& w) {
+EventList mapped(const std::vector<ProfileEvent>& events,
+                 const std::vector<ProfileMemEvent>& memory, Warnings& w) {
   EventList out;
   WireEventMapper m(out, {&w, ""});
   for (const ProfileEvent& e : events) m.onEvent(e);
@@ -109,8 +109,7 @@ TEST(MemoryTrack, PlacesFromWire) {
 
 TEST(MemoryTrack, UnknownPlaceIsSkippedAndCounted) {
   Warnings w;
-  EventList d =
-      mapped({}, {mem(3, 0, 1, 2, 10), mem(-1, 0, 1, 2, 10), mem(0, 0, 5, 6, 1)}, w);
+  EventList d = mapped({}, {mem(3, 0, 1, 2, 10), mem(-1, 0, 1, 2, 10), mem(0, 0, 5, 6, 1)}, w);
   auto tracks = buildMemoryTracks(d.memory, w);
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_EQ(tracks[0].place, MemPlace::Gpu);
@@ -168,7 +167,7 @@ TEST(WarningExamples, UnknownMemoryPlacesNameTheEarliestEvents) {
   EventList out;
   WireEventMapper m(out, {&w, "p.4 (training rank 4)"});
   for (uint64_t ts : {500, 100, 900, 300, 700}) m.onMemEvent({ts, 0, 64, 0, 0, 1});  // never freed
-  m.onMemEvent({50, 60, 8, 7, 0, 0});                                                // unknown place
+  m.onMemEvent({50, 60, 8, 7, 0, 0});  // unknown place
   m.finish();
   EXPECT_EQ(w.entries().at(Warn::MemoryUnknownPlace).examples.at(0),
             "p.4 (training rank 4): ts 50 ns: 8 bytes, place 7, device 0, end_ns 60");
