@@ -155,8 +155,9 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       std::map<int64_t, bool> gpus;
       for (const DcgmSample& d : in.dcgm) gpus[d.gpu] = true;
       for (const auto& [gpu, _] : gpus)
-        for (int64_t pid = kFirstDcgmPid; pid < kFirstDcgmPid + kDcgmPidCount; ++pid)
-          if (uint64_t n = dcgmCounterCount(pid, gpu, in.dcgm)) s.counterEvents[{pid, gpu}] = n;
+        for (int64_t series = 0; series < kDcgmPidCount; ++series)
+          if (uint64_t n = dcgmCounterCount(dcgmPid(series), gpu, in.dcgm))
+            s.counterEvents[{dcgmPid(series), gpu}] = n;
       return;
     }
     case InputKind::Net: {
@@ -169,7 +170,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       for (const NetSample& n : in.net) minTs.add(n.tsNs);
       s.minTs = minTs.value;
       s.events = in.net.size();
-      for (int64_t pid : {kNetTxPid, kNetRxPid})
+      for (int64_t pid : {netPid(true), netPid(false)})
         if (uint64_t n = netCounterCount(pid, in.net)) s.counterEvents[{pid, 0}] = n;
       return;
     }

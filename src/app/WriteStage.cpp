@@ -15,12 +15,10 @@
 #include "xstack/trace/PerfettoRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
 #include "xstack/trace/TraceLayout.h"
+#include "xstack/transport/ChunkPieces.h"
 
 namespace xstack {
 namespace {
-
-constexpr int kChunkTag = 77;
-enum : uint64_t { kPiece = 1, kEnd = 2 };
 
 // A displayed rank's rows, from the profile file read again by the rank
 // that renders them (any rank that sees the file).
@@ -101,21 +99,6 @@ Warnings renderChunk(const OutputFile& o, size_t index, WriteContext& ctx, int r
   }
 }
 
-std::string encodeEnd(const Warnings& w, const std::string& problem) {
-  nlohmann::json j;
-  for (const auto& [k, e] : w.entries()) j["w"][k] = e.count;
-  j["p"] = problem;
-  auto b = nlohmann::json::to_msgpack(j);
-  return std::string(b.begin(), b.end());
-}
-
-void decodeEnd(const std::string& bytes, Warnings& w, std::string& problem) {
-  auto j = nlohmann::json::from_msgpack(bytes);
-  if (j.contains("w"))
-    for (const auto& [k, v] : j["w"].items()) w.add(k, v.get<uint64_t>());
-  problem = j["p"].get<std::string>();
-}
-
 }  // namespace
 
 std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Warnings& warnings,
@@ -174,29 +157,21 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
 namespace {
 
 // Ranks other than 0: render every chunk this rank owns, in output order, and
-// post its pieces to rank 0, then the chunk's end (warnings, problem).
+// send its pieces to rank 0, then the chunk's end (transport/ChunkPieces.h).
 void sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                    BufferPool& pool) {
   const int me = comm.rank();
-  std::vector<std::string> sentBack;
-  auto postPiece = [&](std::string& text) {
-    sentBack.clear();
-    comm.waitPosted(ctx.piecesAhead, &sentBack);
-    for (auto& b : sentBack) pool.give(std::move(b));
-    std::string piece = pool.take();
-    piece.swap(text);
-    comm.post(0, kChunkTag, kPiece, std::move(piece));
-  };
+  ChunkSender sender(comm, pool, ctx.piecesAhead);
+  auto postPiece = [&sender](std::string& text) { sender.postPiece(text); };
   for (const OutputFile& o : outputs) {
     for (size_t i = 0; i < o.chunks.size(); ++i) {
       if (o.chunks[i].owner != me) continue;
       std::string problem;
       Warnings w = renderChunk(o, i, ctx, me, postPiece, problem);
-      comm.waitPosted(ctx.piecesAhead);
-      comm.post(0, kChunkTag, kEnd, encodeEnd(w, problem));
+      sender.endChunk(w, problem);
     }
   }
-  comm.waitPosted(0);
+  sender.drain();
 }
 
 // One piece of rank 0's own rendering, or the end of a chunk.
@@ -263,29 +238,18 @@ class OwnRenderer {
   std::thread thread_;
 };
 
-// Receives one chunk from rank `owner`: pieces to `write`, then its end.
-void receiveChunk(Comm& comm, int owner, Message& m,
-                  const std::function<void(std::string_view)>& write, Warnings& warnings,
-                  std::string& problem) {
-  for (;;) {
-    comm.recvInto(owner, kChunkTag, m);
-    if (m.kind != kPiece) break;
-    write(m.data);
+// The findings' process of `o`: the first pid after every row of `o` (a
+// RankRows chunk spans one pid per row).
+int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
+  int64_t lastPid = kPipelinePid;
+  for (const Chunk& c : o.chunks) {
+    const size_t rows = c.kind == ChunkKind::RankRows ? (*ctx.all)[c.input].rows.size() : 1;
+    lastPid = std::max(lastPid, lastPidOfChunk(c.pid, rows));
   }
-  decodeEnd(m.data, warnings, problem);
+  return findingsPid(lastPid);
 }
 
 // Rank 0's writing of one output file, chunk after chunk.
-// The first pid after every row of `o` (a RankRows chunk spans one pid per row).
-int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
-  int64_t lastPid = 0;
-  for (const Chunk& c : o.chunks) {
-    const int64_t rows =
-        c.kind == ChunkKind::RankRows ? static_cast<int64_t>((*ctx.all)[c.input].rows.size()) : 1;
-    lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
-  }
-  return lastPid + 1;
-}
 
 struct FileWrite {
   const OutputFile& output;
@@ -394,8 +358,11 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
         chunkWarnings = renderChunk(outputs[f], i, ctx, 0, write, problem);
       else if (c.owner == 0)
         own.takeChunk(write, pool, chunkWarnings, problem);
-      else
-        receiveChunk(comm, c.owner, m, write, chunkWarnings, problem);
+      else {
+        ChunkEnd end = receiveChunk(comm, c.owner, m, write);
+        chunkWarnings = std::move(end.warnings);
+        problem = std::move(end.problem);
+      }
       fw.chunkDone(c, ctx, chunkWarnings, problem);
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }

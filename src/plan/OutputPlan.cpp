@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/trace/TracePids.h"
 
 namespace xstack {
 
@@ -103,14 +103,14 @@ void addPipelineChunks(OutputFile& o, const InputIndex& in, const std::vector<In
   }
 }
 
-// Processes kFirstDcgmPid..kNetRxPid: the displayed trainers of this group
+// The counter processes (kCounterPids): the displayed trainers of this group
 // that have a DCGM / net file with counters for that process.
 void addCounterChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all,
                       const Topology& topo) {
   const int64_t firstTrainer = o.group * topo.groupSize;
   const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
-  for (int64_t pid = kFirstDcgmPid; pid <= kNetRxPid; ++pid) {
-    const bool net = pid >= kNetTxPid;
+  for (const int64_t pid : kCounterPids) {
+    const bool net = isNetPid(pid);
     const auto& files = net ? in.netOf : in.dcgmOf;
     bool metaDone = false;
     for (int64_t i = 0; i < shown; ++i) {
@@ -141,7 +141,7 @@ void addRankRowChunks(OutputFile& o, const InputIndex& in, const std::vector<Inp
     const InputSummary& s = all[idx];
     if (!topo.rankDisplayed(r) || s.rows.empty()) continue;
     o.chunks.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
-    pid += static_cast<int64_t>(s.rows.size());
+    pid = nextRankFirstPid(pid, s.rows.size());
   }
 }
 

@@ -202,7 +202,7 @@ void EventRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<Ro
   bool tracksBuilt = false;
   const EscapedNameTable& names = b.names();
   for (size_t r = 0; r < rows.size(); ++r) {
-    const int64_t pid = pidBase + static_cast<int64_t>(r);
+    const int64_t pid = rankRowPid(pidBase, r);
     const RowKey& row = rows[r];
     processMeta(pid, rowProcessName(pid, rank, row));
     if (row.kind <= RowKind::Gpu) {

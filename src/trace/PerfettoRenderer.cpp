@@ -76,7 +76,7 @@ void PerfettoRenderer::memoryRows(int64_t rank, int64_t pidBase, const std::vect
   for (size_t r = 0; r < rows.size(); ++r) {
     const RowKey& row = rows[r];
     if (row.kind <= RowKind::Gpu) continue;
-    const int64_t pid = pidBase + static_cast<int64_t>(r);
+    const int64_t pid = rankRowPid(pidBase, r);
     const auto place =
         static_cast<MemPlace>(static_cast<int>(row.kind) - static_cast<int>(RowKind::MemGpu));
     for (const MemoryTrack& t : tracks) {
@@ -96,7 +96,7 @@ void PerfettoRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector
   // in a second pass keeps the JSON's order.
   bool anyMemory = false;
   for (size_t r = 0; r < rows.size(); ++r) {
-    const int64_t pid = pidBase + static_cast<int64_t>(r);
+    const int64_t pid = rankRowPid(pidBase, r);
     enc_.process(pid, rowProcessName(pid, rank, rows[r]), pid);
     if (rows[r].kind <= RowKind::Gpu)
       opRows(pid, rows[r].kind, r, b);

@@ -14,15 +14,15 @@ const char* fixedProcessName(int64_t pid) {
 
 SeriesRange dcgmSeriesOfPid(int64_t pid) {
   switch (pid) {
-    case kFirstDcgmPid:
+    case dcgmPid(0):
       return {kGPUTL, 2};
-    case kFirstDcgmPid + 1:
+    case dcgmPid(1):
       return {kSMACT, 2};
-    case kFirstDcgmPid + 2:
+    case dcgmPid(2):
       return {kFB_USED_RATIO, 2};
-    case kFirstDcgmPid + 3:
+    case dcgmPid(3):
       return {kNVLTX, 4};
-    case kFirstDcgmPid + 4:
+    case dcgmPid(4):
       return {kFP32A, 3};
   }
   return {0, 0};

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "xstack/app/PlanGather.h"
 #include "xstack/plan/Plan.h"
 
 namespace xstack {
