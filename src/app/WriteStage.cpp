@@ -198,20 +198,13 @@ class OwnRenderer {
     queue_.close();
     if (thread_.joinable()) thread_.join();
   }
-  // The next chunk's pieces go to `write` (their buffers back to `pool`).
-  void takeChunk(const std::function<void(std::string_view)>& write, BufferPool& pool,
-                 Warnings& warnings, std::string& problem) {
+  // The next chunk's pieces go to `write` (their buffers back to `pool`);
+  // returns its end.
+  ChunkEnd takeChunk(const std::function<void(std::string_view)>& write, BufferPool& pool) {
     for (;;) {
       std::optional<OwnItem> item = queue_.pop();
-      if (!item) {  // cannot happen: the renderer ends every chunk
-        problem = "rendering stopped";
-        return;
-      }
-      if (item->end) {
-        warnings = std::move(item->warnings);
-        problem = std::move(item->problem);
-        return;
-      }
+      if (!item) return {{}, "rendering stopped"};  // cannot happen: every chunk is ended
+      if (item->end) return {std::move(item->warnings), std::move(item->problem)};
       write(item->text);
       pool.give(std::move(item->text));
     }
@@ -352,18 +345,14 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     const std::function<void(std::string_view)> write = [&fw](std::string_view t) { fw.append(t); };
     for (size_t i = 0; i < outputs[f].chunks.size(); ++i) {
       const Chunk& c = outputs[f].chunks[i];
-      std::string problem;
-      Warnings chunkWarnings;
-      if (c.owner == 0 && !renderThread)
-        chunkWarnings = renderChunk(outputs[f], i, ctx, 0, write, problem);
-      else if (c.owner == 0)
-        own.takeChunk(write, pool, chunkWarnings, problem);
-      else {
-        ChunkEnd end = receiveChunk(comm, c.owner, m, write);
-        chunkWarnings = std::move(end.warnings);
-        problem = std::move(end.problem);
-      }
-      fw.chunkDone(c, ctx, chunkWarnings, problem);
+      ChunkEnd end;
+      if (c.owner != 0)
+        end = receiveChunk(comm, c.owner, m, write);
+      else if (renderThread)
+        end = own.takeChunk(write, pool);
+      else
+        end.warnings = renderChunk(outputs[f], i, ctx, 0, write, end.problem);
+      fw.chunkDone(c, ctx, end.warnings, end.problem);
       if (ctx.onProgress) ctx.onProgress(++done, total);
     }
     fw.finish(ctx);
