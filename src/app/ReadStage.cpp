@@ -155,9 +155,11 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       std::map<int64_t, bool> gpus;
       for (const DcgmSample& d : in.dcgm) gpus[d.gpu] = true;
       for (const auto& [gpu, _] : gpus)
-        for (int64_t series = 0; series < kDcgmPidCount; ++series)
-          if (uint64_t n = dcgmCounterCount(dcgmPid(series), gpu, in.dcgm))
-            s.counterEvents[{dcgmPid(series), gpu}] = n;
+        for (CounterGroup g : kCounterGroups) {
+          if (isNetGroup(g)) continue;
+          if (uint64_t n = dcgmCounterCount(counterPid(g), gpu, in.dcgm))
+            s.counterEvents[{g, gpu}] = n;
+        }
       return;
     }
     case InputKind::Net: {
@@ -170,8 +172,8 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       for (const NetSample& n : in.net) minTs.add(n.tsNs);
       s.minTs = minTs.value;
       s.events = in.net.size();
-      for (int64_t pid : {netPid(true), netPid(false)})
-        if (uint64_t n = netCounterCount(pid, in.net)) s.counterEvents[{pid, 0}] = n;
+      for (CounterGroup g : {CounterGroup::NetTx, CounterGroup::NetRx})
+        if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
       return;
     }
     case InputKind::Time: {

@@ -9,9 +9,10 @@
 // Processes other than 0 exist only when they have events.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
+
+#include "xstack/model/CounterGroup.h"
 
 namespace xstack {
 
@@ -22,18 +23,12 @@ inline constexpr int64_t kNetTxPid = 6;
 inline constexpr int64_t kNetRxPid = 7;
 inline constexpr int64_t kFirstRankPid = 8;
 
-// The DCGM process of series group n (0 <= n < kDcgmPidCount).
-constexpr int64_t dcgmPid(int64_t n) { return kFirstDcgmPid + n; }
-constexpr bool isDcgmPid(int64_t pid) {
-  return pid >= kFirstDcgmPid && pid < kFirstDcgmPid + kDcgmPidCount;
-}
-// The net process of the tx (true) or rx samples.
-constexpr int64_t netPid(bool tx) { return tx ? kNetTxPid : kNetRxPid; }
-constexpr bool isNetPid(int64_t pid) { return pid == kNetTxPid || pid == kNetRxPid; }
-
-// Every counter process (DCGM, then net), in output order.
-inline constexpr std::array<int64_t, 7> kCounterPids = {
-    dcgmPid(0), dcgmPid(1), dcgmPid(2), dcgmPid(3), dcgmPid(4), kNetTxPid, kNetRxPid};
+// The process of a counter group (DCGM, then net, in output order).
+constexpr int64_t counterPid(CounterGroup g) { return kFirstDcgmPid + static_cast<int64_t>(g); }
+static_assert(counterPid(CounterGroup::GpuUtility) == kFirstDcgmPid);
+static_assert(counterPid(CounterGroup::CalUtility) == kFirstDcgmPid + kDcgmPidCount - 1);
+static_assert(counterPid(CounterGroup::NetTx) == kNetTxPid);
+static_assert(counterPid(CounterGroup::NetRx) == kNetRxPid);
 
 // Row `row` of a displayed rank whose first row is process `firstRowPid`.
 constexpr int64_t rankRowPid(int64_t firstRowPid, size_t row) {
