@@ -121,6 +121,23 @@ void failIfUnusable(InputSummary& s, bool usable) {
               std::to_string(s.warnings.total()) + " lines skipped)";
 }
 
+// The summary's counter events of a DCGM file: per (group, GPU) with any.
+void countDcgmCounters(InputSummary& s, const std::vector<DcgmSample>& dcgm) {
+  std::map<int64_t, bool> gpus;
+  for (const DcgmSample& d : dcgm) gpus[d.gpu] = true;
+  for (const auto& [gpu, _] : gpus)
+    for (CounterGroup g : kCounterGroups) {
+      if (isNetGroup(g)) continue;
+      if (uint64_t n = dcgmCounterCount(counterPid(g), gpu, dcgm)) s.counterEvents[{g, gpu}] = n;
+    }
+}
+
+// The summary's counter events of a net file: tx and rx, GPU 0.
+void countNetCounters(InputSummary& s, const std::vector<NetSample>& net) {
+  for (CounterGroup g : {CounterGroup::NetTx, CounterGroup::NetRx})
+    if (uint64_t n = netCounterCount(counterPid(g), net)) s.counterEvents[{g, 0}] = n;
+}
+
 // `spare`: the file buffer of the last profile read, reused for the next.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
              std::unique_ptr<FileBuffer>& spare) {
@@ -152,14 +169,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       for (const DcgmSample& d : in.dcgm) minTs.add(d.tsNs);
       s.minTs = minTs.value;
       s.events = in.dcgm.size();
-      std::map<int64_t, bool> gpus;
-      for (const DcgmSample& d : in.dcgm) gpus[d.gpu] = true;
-      for (const auto& [gpu, _] : gpus)
-        for (CounterGroup g : kCounterGroups) {
-          if (isNetGroup(g)) continue;
-          if (uint64_t n = dcgmCounterCount(counterPid(g), gpu, in.dcgm))
-            s.counterEvents[{g, gpu}] = n;
-        }
+      countDcgmCounters(s, in.dcgm);
       return;
     }
     case InputKind::Net: {
@@ -172,8 +182,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       for (const NetSample& n : in.net) minTs.add(n.tsNs);
       s.minTs = minTs.value;
       s.events = in.net.size();
-      for (CounterGroup g : {CounterGroup::NetTx, CounterGroup::NetRx})
-        if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
+      countNetCounters(s, in.net);
       return;
     }
     case InputKind::Time: {
