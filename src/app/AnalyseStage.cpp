@@ -20,7 +20,7 @@ GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& 
 }
 
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render, std::vector<TraceFileWriter>& files) {
+                                  const RenderPlan& render, std::vector<AtomicFile>& files) {
   if (!run.options.analysis) return {};
   AnalysisResult r = writeAnalysis(analysed, render.context.origin.ns, run.options.outDir,
                                    run.options.fsync, files);

@@ -13,7 +13,7 @@
 #include "xstack/core/TimeUnits.h"
 #include "xstack/trace/AnalysisFiles.h"
 #include "xstack/trace/JsonText.h"
-#include "xstack/trace/TraceFileWriter.h"
+#include "xstack/transport/MessageTags.h"
 
 namespace fs = std::filesystem;
 
@@ -30,23 +30,18 @@ void GatheredAnalysisDeleter::operator()(GatheredAnalysis* g) const { delete g; 
 
 namespace {
 
-constexpr int kAnalysisTag = 91;  // distinct from the write stage's
-
-// Writes `text` to the temporary of dir/name (TraceFileWriter, raw: created
-// like a trace's, O_EXCL, so a later run recognises it) and appends the
-// finished writer to `writers`: the file is renamed into place with the
-// traces by OutputCommit, never alone.
+// Writes `text` to the temporary of dir/name (an AtomicFile, created like a
+// trace's, O_EXCL, so a later run recognises it) and appends the finished
+// file to `files`: it is renamed into place with the traces by
+// OutputCommit, never alone.
 Status writeForCommit(const std::string& dir, const std::string& name, const std::string& text,
-                      bool fsync, std::vector<TraceFileWriter>& writers) {
-  TraceFileWriter w;
-  TraceFileWriter::Options o;
-  o.raw = true;
-  o.fsync = fsync;
-  Status st = w.open((fs::path(dir) / name).string(), o);
-  if (st) st = w.appendRaw(text);
-  if (st) st = w.finish("");
+                      bool fsync, std::vector<AtomicFile>& files) {
+  AtomicFile f;
+  Status st = f.open((fs::path(dir) / name).string());
+  if (st) st = f.write(text);
+  if (st) st = f.finish(fsync);
   if (!st) return Error{"cannot write " + name + ": " + st.error().message};
-  writers.push_back(std::move(w));
+  files.push_back(std::move(f));
   return {};
 }
 
@@ -57,13 +52,13 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
   std::string mine;
   for (const LocalInput& in : local) mine += in.stepTable;
   if (comm.rank() != 0) {
-    comm.send(0, kAnalysisTag, 0, mine);
+    sendMessage(comm, 0, MessageTag::StepTables, mine);
     return nullptr;
   }
   GatheredAnalysisPtr g(new GatheredAnalysis);
   g->topology = topology;
   for (int r = 0; r < comm.size(); ++r) {
-    std::string blob = r == 0 ? std::move(mine) : comm.recv(r, kAnalysisTag).data;
+    std::string blob = r == 0 ? std::move(mine) : receiveMessage(comm, r, MessageTag::StepTables);
     try {
       for (RankTable& t : decodeRankTables(blob)) g->tables.push_back(std::move(t));
     } catch (const std::exception& e) {
@@ -129,7 +124,7 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
 
 AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
                              const std::string& outDir, bool fsync,
-                             std::vector<TraceFileWriter>& writers) {
+                             std::vector<AtomicFile>& files) {
   AnalysisResult res;
   if (!g) return res;
   if (!g->status.ok()) {
@@ -139,16 +134,16 @@ AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
   try {
     const Topology& topo = g->topology;
     res.lines = terminalSummary(g->analysis, topo);
-    std::vector<TraceFileWriter> files;  // all three or none
+    std::vector<AtomicFile> written;  // all three or none
     Status st =
-        writeForCommit(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs), fsync, files);
+        writeForCommit(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs), fsync, written);
     if (st.ok())
-      st = writeForCommit(outDir, "findings.json", findingsJson(g->analysis, topo), fsync, files);
+      st = writeForCommit(outDir, "findings.json", findingsJson(g->analysis, topo), fsync, written);
     if (st.ok())
       st = writeForCommit(outDir, "report.html", reportHtml(g->tables, g->analysis, topo), fsync,
-                          files);
+                          written);
     if (st.ok())
-      for (auto& w : files) writers.push_back(std::move(w));
+      for (auto& f : written) files.push_back(std::move(f));
     res.written = st;
   } catch (const std::exception& e) {
     res.written = Error{std::string("analysis failed: ") + e.what()};

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "xstack/app/PlanGather.h"
 #include "xstack/app/ReportStages.h"
-#include "xstack/plan/TopologyEvidence.h"
 
 namespace fs = std::filesystem;
 

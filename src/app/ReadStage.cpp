@@ -142,11 +142,13 @@ void countCounterEvents(LocalInput& in) {
   std::map<int64_t, bool> gpus;
   for (const GpuTelemetrySample& d : in.dcgm) gpus[d.gpu] = true;
   for (const auto& [gpu, _] : gpus)
-    for (int64_t pid = kFirstDcgmPid; pid < kFirstDcgmPid + kDcgmPidCount; ++pid)
-      if (uint64_t n = dcgmCounterCount(pid, gpu, in.dcgm)) s.counterEvents[{pid, gpu}] = n;
+    for (CounterGroup g : kCounterGroups) {
+      if (isNetGroup(g)) continue;
+      if (uint64_t n = dcgmCounterCount(counterPid(g), gpu, in.dcgm)) s.counterEvents[{g, gpu}] = n;
+    }
   if (s.file.kind == InputKind::Net)
-    for (int64_t pid : {kNetTxPid, kNetRxPid})
-      if (uint64_t n = netCounterCount(pid, in.net)) s.counterEvents[{pid, 0}] = n;
+    for (CounterGroup g : {CounterGroup::NetTx, CounterGroup::NetRx})
+      if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
 }
 
 // `spare`: the file buffer of the last profile read, reused for the next.

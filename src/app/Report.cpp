@@ -65,7 +65,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!gathered.ok()) return fail(run, gathered.error());
   RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
   GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
-  std::vector<TraceFileWriter> analysisFiles;  // rank 0: committed with the traces
+  std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
   AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render, analysisFiles);
   Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
   if (!written.ok()) return fail(run, written.error());

@@ -17,18 +17,10 @@
 #include "xstack/trace/PerfettoRenderer.h"
 #include "xstack/trace/TraceFileWriter.h"
 #include "xstack/trace/TraceLayout.h"
+#include "xstack/transport/ChunkPieces.h"
 
 namespace xstack {
 namespace {
-
-constexpr int kChunkTag = 77;
-// Message kinds of the chunk protocol: a piece or the end of a chunk, of the
-// format at index f of its file set (kind = base + 4 f).
-enum : uint64_t { kPiece = 1, kEnd = 2 };
-uint64_t pieceKind(size_t f) { return kPiece + 4 * f; }
-uint64_t endKind(size_t f) { return kEnd + 4 * f; }
-size_t formatOfKind(uint64_t kind) { return static_cast<size_t>(kind / 4); }
-bool isEndKind(uint64_t kind) { return kind % 4 == kEnd; }
 
 // The output files that show one (group, gpu) in several formats: adjacent
 // in the plan (withFormats), the same chunks and owners. Rendered from one
@@ -166,28 +158,6 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
   }
 }
 
-std::string encodeEnd(const Warnings& w, const std::string& problem) {
-  nlohmann::json j;
-  for (const auto& [k, e] : w.entries()) j["w"][std::string(warnName(k))] = e.count;
-  j["p"] = problem;
-  auto b = nlohmann::json::to_msgpack(j);
-  return std::string(b.begin(), b.end());
-}
-
-void decodeEnd(const std::string& bytes, Warnings& w, std::string& problem) {
-  auto j = nlohmann::json::from_msgpack(bytes);
-  std::string unknownKind;  // a kind this build does not know: the chunk counts as failed
-  if (j.contains("w"))
-    for (const auto& [name, v] : j["w"].items()) {
-      const Expected<Warn> k = warnByName(name);
-      if (k)
-        w.add(*k, v.get<uint64_t>());
-      else
-        unknownKind = k.error().message;
-    }
-  problem = j["p"].get<std::string>();
-  if (problem.empty()) problem = unknownKind;
-}
 
 }  // namespace
 
@@ -252,15 +222,8 @@ namespace {
 uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                        BufferPool& pool) {
   const int me = comm.rank();
-  std::vector<std::string> sentBack;
-  auto postPiece = [&](size_t f, std::string& text) {
-    sentBack.clear();
-    comm.waitPosted(ctx.piecesAhead, &sentBack);
-    for (auto& b : sentBack) pool.give(std::move(b));
-    std::string piece = pool.take();
-    piece.swap(text);
-    comm.post(0, kChunkTag, pieceKind(f), std::move(piece));
-  };
+  ChunkSender sender(comm, pool, ctx.piecesAhead);
+  auto postPiece = [&sender](size_t f, std::string& text) { sender.postPiece(f, text); };
   RenderScratch scratch;
   for (const FileSet& set : fileSets(outputs)) {
     const OutputFile& o = outputs[set.first];
@@ -269,13 +232,10 @@ uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, Write
       std::string problem;
       std::vector<Warnings> w =
           renderChunkSet(outputs, set, i, ctx, me, scratch, postPiece, problem);
-      for (size_t f = 0; f < set.count; ++f) {
-        comm.waitPosted(ctx.piecesAhead);
-        comm.post(0, kChunkTag, endKind(f), encodeEnd(w[f], problem));
-      }
+      for (size_t f = 0; f < set.count; ++f) sender.endChunk(f, w[f], problem);
     }
   }
-  comm.waitPosted(0);
+  sender.drain();
   return scratch.decodes;
 }
 
@@ -362,31 +322,24 @@ class OwnRenderer {
 
 // Receives one chunk of a file set from rank `owner`: pieces to `in`, then
 // every format's end.
-void receiveChunk(Comm& comm, int owner, Message& m, ChunkIntake& in) {
-  size_t ends = 0;
-  while (ends < in.warnings.size()) {
-    comm.recvInto(owner, kChunkTag, m);
-    const size_t f = formatOfKind(m.kind);
-    if (f >= in.warnings.size()) throw std::runtime_error("chunk message of an unknown format");
-    if (!isEndKind(m.kind)) {
-      in.write(f, m.data);
-      continue;
-    }
-    decodeEnd(m.data, in.warnings[f], in.problem);
-    ++ends;
+void receiveChunkInto(Comm& comm, int owner, Message& m, ChunkIntake& in) {
+  std::vector<ChunkEnd> ends = receiveChunk(comm, owner, m, in.warnings.size(), in.write);
+  for (size_t f = 0; f < ends.size(); ++f) {
+    in.warnings[f] = std::move(ends[f].warnings);
+    if (!ends[f].problem.empty()) in.problem = std::move(ends[f].problem);
   }
 }
 
 // Rank 0's writing of one output file, chunk after chunk.
+
 // The first pid after every row of `o` (a RankRows chunk spans one pid per row).
 int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
-  int64_t lastPid = 0;
+  int64_t lastPid = kPipelinePid;
   for (const Chunk& c : o.chunks) {
-    const int64_t rows =
-        c.kind == ChunkKind::RankRows ? static_cast<int64_t>((*ctx.all)[c.input].rows.size()) : 1;
-    lastPid = std::max(lastPid, c.pid + std::max<int64_t>(rows, 1) - 1);
+    const size_t rows = c.kind == ChunkKind::RankRows ? (*ctx.all)[c.input].rows.size() : 1;
+    lastPid = std::max(lastPid, lastPidOfChunk(c.pid, rows));
   }
-  return lastPid + 1;
+  return findingsPid(lastPid);
 }
 
 struct FileWrite {
@@ -505,7 +458,7 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
         } else if (chunks[i].owner == 0) {
           own.takeChunk(in, pool);
         } else {
-          receiveChunk(comm, chunks[i].owner, m, in);
+          receiveChunkInto(comm, chunks[i].owner, m, in);
         }
         for (size_t f = 0; f < set.count; ++f)
           files[f].chunkDone(chunks[i], ctx, in.warnings[f], in.problem);

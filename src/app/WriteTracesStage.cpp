@@ -4,7 +4,7 @@
 namespace xstack {
 
 Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
-                                       std::vector<TraceFileWriter>& extraFiles) {
+                                       std::vector<AtomicFile>& extraFiles) {
   std::vector<TraceFileWriter> writers;  // rank 0: one per output, temporary until committed
   WriteResult res = writeOutputs(run.comm, render.outputs, render.context, writers);
   run.progress.finish();
@@ -17,11 +17,13 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
                           "; no trace file written, earlier files at these paths untouched")
         .onRank(0, {});
   }
-  for (auto& f : extraFiles) writers.push_back(std::move(f));
-  extraFiles.clear();
+  std::vector<AtomicFile*> commitSet;  // rank 0: the traces, then the analysis files
+  for (auto& w : writers) commitSet.push_back(&w.file());
+  for (auto& f : extraFiles) commitSet.push_back(&f);
   Status committed;
   OutputCommit::Result commitResult;
-  if (run.root()) committed = run.outCommit.commit(writers, commitResult);
+  if (run.root()) committed = run.outCommit.commit(commitSet, commitResult);
+  extraFiles.clear();
   if (!run.comm.allTrue(committed.ok()))
     return Failure::commit(committed.ok() ? std::string("commit failed")
                                           : committed.error().message)

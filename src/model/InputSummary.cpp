@@ -25,7 +25,8 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
     nlohmann::json rows = nlohmann::json::array();
     for (const RowKey& r : s.rows) rows.push_back({static_cast<int>(r.kind), r.device});
     nlohmann::json counters = nlohmann::json::array();
-    for (const auto& [k, n] : s.counterEvents) counters.push_back({k.first, k.second, n});
+    for (const auto& [k, n] : s.counterEvents)
+      counters.push_back({static_cast<int>(k.first), k.second, n});
     arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
                    s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs, s.events,
                    s.memEvents, w, rows, s.spanCount, counters});
@@ -66,7 +67,8 @@ Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes) {
       s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
     s.spanCount = a[14].get<uint64_t>();
     for (const auto& c : a[15])
-      s.counterEvents[{c[0].get<int64_t>(), c[1].get<int64_t>()}] = c[2].get<uint64_t>();
+      s.counterEvents[{static_cast<CounterGroup>(c[0].get<int>()), c[1].get<int64_t>()}] =
+          c[2].get<uint64_t>();
     out.push_back(std::move(s));
   }
   return out;

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/trace/TracePids.h"
 
 namespace xstack {
 
@@ -103,21 +103,22 @@ void addPipelineChunks(OutputFile& o, const InputIndex& in, const std::vector<In
   }
 }
 
-// Processes kFirstDcgmPid..kNetRxPid: the displayed trainers of this group
+// The counter processes (kCounterGroups, in output order): the displayed trainers of this group
 // that have a DCGM / net file with counters for that process.
 void addCounterChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all,
                       const Topology& topo) {
   const int64_t firstTrainer = o.group * topo.groupSize;
   const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
-  for (int64_t pid = kFirstDcgmPid; pid <= kNetRxPid; ++pid) {
-    const bool net = pid >= kNetTxPid;
+  for (const CounterGroup group : kCounterGroups) {
+    const int64_t pid = counterPid(group);
+    const bool net = isNetGroup(group);
     const auto& files = net ? in.netOf : in.dcgmOf;
     bool metaDone = false;
     for (int64_t i = 0; i < shown; ++i) {
       auto it = files.find(firstTrainer + i);
       if (it == files.end()) continue;
       const InputSummary& s = all[it->second];
-      if (!s.counters(pid, net ? 0 : o.gpu)) continue;
+      if (!s.counters(group, net ? 0 : o.gpu)) continue;
       if (!metaDone) o.chunks.push_back({ChunkKind::ProcessMeta, 0, pid, 0, 0, 0});
       metaDone = true;
       o.chunks.push_back(
@@ -141,7 +142,7 @@ void addRankRowChunks(OutputFile& o, const InputIndex& in, const std::vector<Inp
     const InputSummary& s = all[idx];
     if (!topo.rankDisplayed(r) || s.rows.empty()) continue;
     o.chunks.push_back({ChunkKind::RankRows, s.reader, pid, r, 0, idx});
-    pid += static_cast<int64_t>(s.rows.size());
+    pid = nextRankFirstPid(pid, s.rows.size());
   }
 }
 

@@ -84,9 +84,9 @@ Plan makePlan(const std::vector<RankListing>& listings) {
   return plan;
 }
 
-Plan gatherPlan(Comm& comm, const InputListing& mine) {
+std::string encodeListing(const std::string& host, const InputListing& mine) {
   nlohmann::json j;
-  j["host"] = comm.host();
+  j["host"] = host;
   j["profileDir"] = mine.profileDirFound;
   j["skipped"] = mine.skipped;
   j["notFolders"] = mine.notFolders;
@@ -94,28 +94,27 @@ Plan gatherPlan(Comm& comm, const InputListing& mine) {
   for (const InputFile& f : mine.files)
     files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes});
   auto bytes = nlohmann::json::to_msgpack(j);
-  std::string blob(bytes.begin(), bytes.end());
-  std::vector<std::string> all = comm.allgather(blob);
-  std::vector<RankListing> listings(all.size());
-  for (size_t r = 0; r < all.size(); ++r) {
-    auto o = nlohmann::json::from_msgpack(all[r]);
-    RankListing& l = listings[r];
-    l.rank = static_cast<int>(r);
-    l.host = o["host"].get<std::string>();
-    l.listing.profileDirFound = o["profileDir"].get<bool>();
-    l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
-    l.listing.notFolders = o["notFolders"].get<std::vector<std::string>>();
-    for (const auto& f : o["files"]) {
-      InputFile x;
-      x.kind = static_cast<InputKind>(f[0].get<int>());
-      x.id = f[1].get<int64_t>();
-      x.gpu = f[2].get<int64_t>();
-      x.path = f[3].get<std::string>();
-      x.bytes = f[4].get<uint64_t>();
-      l.listing.files.push_back(std::move(x));
-    }
+  return std::string(bytes.begin(), bytes.end());
+}
+
+RankListing decodeListing(int rank, const std::string& bytes) {
+  auto o = nlohmann::json::from_msgpack(bytes);
+  RankListing l;
+  l.rank = rank;
+  l.host = o["host"].get<std::string>();
+  l.listing.profileDirFound = o["profileDir"].get<bool>();
+  l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
+  l.listing.notFolders = o["notFolders"].get<std::vector<std::string>>();
+  for (const auto& f : o["files"]) {
+    InputFile x;
+    x.kind = static_cast<InputKind>(f[0].get<int>());
+    x.id = f[1].get<int64_t>();
+    x.gpu = f[2].get<int64_t>();
+    x.path = f[3].get<std::string>();
+    x.bytes = f[4].get<uint64_t>();
+    l.listing.files.push_back(std::move(x));
   }
-  return makePlan(listings);
+  return l;
 }
 
 }  // namespace xstack

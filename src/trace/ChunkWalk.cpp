@@ -65,7 +65,7 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
   tracksBuilt_ = false;
   sink_.rankRowsBegin(b);
   for (size_t r = 0; r < rows.size(); ++r) {
-    const int64_t pid = pidBase + static_cast<int64_t>(r);
+    const int64_t pid = rankRowPid(pidBase, r);
     sink_.process(pid, rowProcessName(pid, rank, rows[r]));
     if (rows[r].kind <= RowKind::Gpu)
       opRow(pid, rows[r].kind, r, b);

@@ -14,15 +14,15 @@ const char* fixedProcessName(int64_t pid) {
 
 SeriesRange dcgmSeriesOfPid(int64_t pid) {
   switch (pid) {
-    case kFirstDcgmPid:
+    case counterPid(CounterGroup::GpuUtility):
       return {kGPUTL, 2};
-    case kFirstDcgmPid + 1:
+    case counterPid(CounterGroup::SmUtility):
       return {kSMACT, 2};
-    case kFirstDcgmPid + 2:
+    case counterPid(CounterGroup::MemUtility):
       return {kFB_USED_RATIO, 2};
-    case kFirstDcgmPid + 3:
+    case counterPid(CounterGroup::TxUtility):
       return {kNVLTX, 4};
-    case kFirstDcgmPid + 4:
+    case counterPid(CounterGroup::CalUtility):
       return {kFP32A, 3};
   }
   return {0, 0};

@@ -15,8 +15,8 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
+#include "xstack/io/AtomicFile.h"
 #include "xstack/trace/TraceEvents.h"
-#include "xstack/trace/TraceFileWriter.h"
 
 namespace xstack {
 
@@ -45,11 +45,10 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
                                 uint64_t originNs);
 
 // Rank 0 (no-op elsewhere): writes the three files to temporaries and
-// appends their finished writers to `writers` (all three, or none and an
-// error in `written`), for OutputCommit; returns the summary. `originNs`:
+// appends them, finished, to `files` (all three, or none and an error in
+// `written`), for OutputCommit; returns the summary. `originNs`:
 // steps.csv start_ns is relative to it.
 AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
-                             const std::string& outDir, bool fsync,
-                             std::vector<TraceFileWriter>& writers);
+                             const std::string& outDir, bool fsync, std::vector<AtomicFile>& files);
 
 }  // namespace xstack

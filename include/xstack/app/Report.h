@@ -12,7 +12,7 @@
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
 #include "xstack/plan/OutputPlan.h"
-#include "xstack/source/InputListing.h"
+#include "xstack/event/InputListing.h"
 
 namespace xstack {
 

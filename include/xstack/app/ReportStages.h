@@ -32,6 +32,8 @@
 #include "xstack/app/Report.h"
 #include "xstack/app/WriteStage.h"
 #include "xstack/core/Status.h"
+#include "xstack/core/Failure.h"
+#include "xstack/io/OutputCommit.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/plan/Plan.h"
 #include "xstack/trace/TraceFileWriter.h"
@@ -92,11 +94,11 @@ GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& 
 // Rank 0: the analysis files' temporaries (appended to `files`) and the
 // terminal summary (no-op without analysis).
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render, std::vector<TraceFileWriter>& files);
+                                  const RenderPlan& render, std::vector<AtomicFile>& files);
 // collective: writes the traces, then commits them together with `extraFiles`
 // (rank 0: the analysis files; removed, never committed, if a trace fails).
 Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
-                                       std::vector<TraceFileWriter>& extraFiles);
+                                       std::vector<AtomicFile>& extraFiles);
 // Returns the exit code: kExitOk, or kExitPartial when an input or a chunk
 // had a problem (on any rank).
 int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteResult& written,

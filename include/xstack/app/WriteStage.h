@@ -3,9 +3,9 @@
 // that sees the profile file, which reads it again); rank 0 receives the chunks of one trace file
 // after another, in order, and appends them to that file, so it holds at most one piece
 // (pieceBytes) of rendered text at a time, whatever the job's size. Senders post their pieces
-// (Comm::post) and keep rendering while rank 0 is busy elsewhere (writing, rendering its own
-// chunks, receiving from another rank), with at most piecesAhead pieces in flight: a sender holds
-// at most (piecesAhead + 1) x pieceBytes of rendered text.
+// (transport/ChunkPieces.h) and keep rendering while rank 0 is busy elsewhere (writing, rendering
+// its own chunks on a thread of its own, receiving from another rank), with at most piecesAhead
+// pieces in flight: a sender holds at most (piecesAhead + 1) x pieceBytes of rendered text.
 #pragma once
 
 #include <cstdint>
@@ -58,9 +58,10 @@ struct WriteResult {
   uint64_t renderDecodes = 0;
 };
 
-// collective (point to point with rank 0): renders this rank's chunks and,
-// on rank 0, writes every output file to a temporary name. Files are
-// committed (renamed) by commitOutputs only after all ranks agreed.
+// collective (every rank calls it; point to point with rank 0 only): renders this
+// rank's chunks and, on rank 0, writes every output file to a temporary name.
+// The files are committed (renamed, io/OutputCommit.h) by writeTracesStage
+// only after all ranks agreed that every write succeeded.
 WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                          std::vector<class TraceFileWriter>& writers);
 

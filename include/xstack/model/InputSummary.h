@@ -14,6 +14,7 @@
 #include "xstack/core/Status.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/InputFile.h"
+#include "xstack/model/CounterGroup.h"
 #include "xstack/model/RankRows.h"
 
 namespace xstack {
@@ -34,11 +35,11 @@ struct InputSummary {
   // profiles
   std::vector<RowKey> rows;  // displayed ranks only
   uint64_t spanCount = 0;
-  // dcgm: (pid, gpu) -> counter events; net: pid -> counter events
-  std::map<std::pair<int64_t, int64_t>, uint64_t> counterEvents;
+  // dcgm: (group, gpu) -> counter events; net: (NetTx or NetRx, 0) -> counter events
+  std::map<std::pair<CounterGroup, int64_t>, uint64_t> counterEvents;
 
-  uint64_t counters(int64_t pid, int64_t gpu = 0) const {
-    auto it = counterEvents.find({pid, gpu});
+  uint64_t counters(CounterGroup group, int64_t gpu = 0) const {
+    auto it = counterEvents.find({group, gpu});
     return it == counterEvents.end() ? 0 : it->second;
   }
 };

@@ -1,7 +1,7 @@
 // What goes into each trace file, and in which order (docs/FORMAT.md sections 3-4),
 // computed identically on every rank from the gathered summaries. A trace
 // file is a sequence of chunks; each chunk is rendered by one rank (its
-// owner) and written by rank 0 in sequence:
+// owner) and written by rank 0 in sequence (pids: trace/TracePids.h):
 //   pid 0: process metadata; per rank R ascending: thread metadata (rank 0),
 //          then R's spans (owner of R's profile)
 //   pids 1..5, 6, 7: process metadata, then per displayed trainer i

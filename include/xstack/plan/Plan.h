@@ -1,6 +1,7 @@
 // Stage 2 (plan): which rank reads which file. Every rank lists what its node
-// sees; the listings are gathered (collective) and every rank computes the
-// same plan from them: each distinct file is read by exactly one rank that
+// sees; the app's plan stage gathers the encoded listings (encodeListing on
+// each rank, decodeListing of each gathered one) and every rank computes the
+// same plan from them (makePlan): each distinct file is read by exactly one rank that
 // can see it, balanced by bytes (largest files first, each to the candidate
 // with the least bytes so far, ties to the lower rank). A file seen by several
 // ranks (ranks on one node, or a shared file system) is one file: same
@@ -11,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "xstack/comm/Comm.h"
-#include "xstack/source/InputListing.h"
+#include "xstack/event/InputListing.h"
 
 namespace xstack {
 
@@ -41,7 +41,10 @@ struct Plan {
 // Pure: the plan from all ranks' listings (indexed by rank).
 Plan makePlan(const std::vector<RankListing>& listings);
 
-// collective: gathers every rank's listing and returns the same plan on all.
-Plan gatherPlan(Comm& comm, const InputListing& mine);
+// Pure: this rank's listing and host as bytes (msgpack) for the gather.
+std::string encodeListing(const std::string& host, const InputListing& mine);
+// Pure: the listing of rank `rank` from the bytes encodeListing gave there.
+// Throws nlohmann::json's exceptions on bytes that are not such a listing.
+RankListing decodeListing(int rank, const std::string& bytes);
 
 }  // namespace xstack

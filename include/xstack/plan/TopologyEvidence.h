@@ -1,22 +1,35 @@
-// What the inputs say about the topology, gathered for inferGpusPerTrainer:
-// the planned files, and, only when they cannot tell P by their names (no
-// time files, no --gpus-per-trainer), the GPU ids of the DCGM rows.
+// What the inputs say about the topology, for inferGpusPerTrainer: the
+// planned files, and, only when they cannot tell P by their names (no time
+// files, no --gpus-per-trainer), the GPU ids of the DCGM rows. The pure parts
+// of gathering it; the app's plan stage reads the DCGM files and gathers the
+// ids (app/PlanGather.h).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
-#include "xstack/comm/Comm.h"
 #include "xstack/plan/Plan.h"
 #include "xstack/plan/TopologyInference.h"
 
 namespace xstack {
 
-// collective: every rank calls it with the same plan and option; each rank
-// parses the DCGM files it is the planned reader of (only if needed: no time
-// files and no explicitP), and the GPU ids are gathered. The same evidence on
-// every rank. A DCGM file that cannot be read adds nothing here (the read
-// stage reports it).
-TopologyEvidence gatherTopologyEvidence(Comm& comm, const Plan& plan,
-                                        std::optional<int64_t> explicitP);
+// Pure: the evidence the plan alone gives (every planned file, the option),
+// without DCGM GPU ids.
+TopologyEvidence evidenceOfPlan(const Plan& plan, std::optional<int64_t> explicitP);
+
+// Pure: whether the DCGM GPU ids are needed (no explicitP and no time file).
+// The same answer on every rank for the same plan and option.
+bool needsDcgmGpuIds(const TopologyEvidence& evidence);
+
+// Pure: the paths of the DCGM files of the plan whose planned reader is `rank`.
+std::vector<std::string> dcgmFilesReadBy(const Plan& plan, int rank);
+
+// Pure: one rank's GPU ids as text for the gather ("0 1 3 "), and the union
+// of every rank's, ascending.
+std::string encodeGpuIds(const std::set<int64_t>& ids);
+std::vector<int64_t> mergeGpuIds(const std::vector<std::string>& encoded);
 
 }  // namespace xstack

@@ -18,7 +18,7 @@
 #include "xstack/event/Events.h"
 #include "xstack/event/InputFile.h"
 #include "xstack/io/FileBytes.h"
-#include "xstack/source/InputListing.h"
+#include "xstack/event/InputListing.h"
 
 namespace xstack {
 

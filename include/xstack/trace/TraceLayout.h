@@ -1,5 +1,5 @@
-// Fixed processes of a trace file (docs/FORMAT.md section 3). Rows of displayed
-// ranks start at kFirstRankPid, numbered in rank order.
+// Names and contents of the fixed processes of a trace file (docs/FORMAT.md
+// section 3); the pids themselves are in trace/TracePids.h.
 #pragma once
 
 #include <cstdint>
@@ -7,15 +7,9 @@
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/event/CounterSamples.h"
+#include "xstack/trace/TracePids.h"
 
 namespace xstack {
-
-inline constexpr int64_t kPipelinePid = 0;
-inline constexpr int64_t kFirstDcgmPid = 1;  // 1..5
-inline constexpr int64_t kDcgmPidCount = 5;
-inline constexpr int64_t kNetTxPid = 6;
-inline constexpr int64_t kNetRxPid = 7;
-inline constexpr int64_t kFirstRankPid = 8;
 
 // "00_pipeline", "01_gpuUtility", ..., "07_net_rx"; nullptr past 7.
 const char* fixedProcessName(int64_t pid);

@@ -155,17 +155,17 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   EXPECT_EQ(by["gone.4"]->summary.status, InputStatus::Failed);
   EXPECT_EQ(by["gone.4"]->summary.problem.find(dir_.string()), std::string::npos);
   EXPECT_EQ(by["gone.4"]->summary.minTs, 0u);
-  // DCGM: counters per (pid, GPU); the earliest TIMESTAMP.
+  // DCGM: counters per (counter group, GPU); the earliest TIMESTAMP.
   const InputSummary& d = by["d.0"]->summary;
   EXPECT_EQ(d.minTs, 1250000000u);
-  EXPECT_EQ(d.counters(1, 0), 1u);
-  EXPECT_EQ(d.counters(1, 1), 1u);
-  EXPECT_EQ(d.counters(2, 0), 0u);
-  EXPECT_EQ(d.counters(2, 1), 2u);
+  EXPECT_EQ(d.counters(CounterGroup::GpuUtility, 0), 1u);
+  EXPECT_EQ(d.counters(CounterGroup::GpuUtility, 1), 1u);
+  EXPECT_EQ(d.counters(CounterGroup::SmUtility, 0), 0u);
+  EXPECT_EQ(d.counters(CounterGroup::SmUtility, 1), 2u);
   EXPECT_EQ(by["d.0"]->dcgm.size(), 3u);
   // Net: rx only; the earliest ts in ms.
-  EXPECT_EQ(by["n.0"]->summary.counters(kNetTxPid), 0u);
-  EXPECT_EQ(by["n.0"]->summary.counters(kNetRxPid), 2u);
+  EXPECT_EQ(by["n.0"]->summary.counters(CounterGroup::NetTx), 0u);
+  EXPECT_EQ(by["n.0"]->summary.counters(CounterGroup::NetRx), 2u);
   EXPECT_EQ(by["n.0"]->summary.minTs, 2000000u);
   // Time: start and end contribute to the origin.
   EXPECT_EQ(by["time.txt.1.0"]->summary.minTs, 500000000u);

@@ -22,8 +22,8 @@ TEST(InputSummary, EncodeDecodeRoundTrip) {
   a.warnings.add(Warn::MemoryNeverFreed, 1);
   a.rows = {{RowKind::CpuBlock, 0}, {RowKind::CudaApi, -1}, {RowKind::MemPinned, 1}};
   a.spanCount = 8;
-  a.counterEvents[{3, 1}] = 99;
-  a.counterEvents[{6, 0}] = UINT64_MAX;
+  a.counterEvents[{CounterGroup::MemUtility, 1}] = 99;
+  a.counterEvents[{CounterGroup::NetTx, 0}] = UINT64_MAX;
   InputSummary b;
   b.file = {InputKind::Profile, 0, 0, "p.0", 0};
   auto back = decodeSummaries(encodeSummaries({a, b})).value();
@@ -46,9 +46,9 @@ TEST(InputSummary, EncodeDecodeRoundTrip) {
   EXPECT_EQ(x.warnings.total(), 3u);
   EXPECT_EQ(x.rows, a.rows);
   EXPECT_EQ(x.spanCount, 8u);
-  EXPECT_EQ(x.counters(3, 1), 99u);
-  EXPECT_EQ(x.counters(6), UINT64_MAX);
-  EXPECT_EQ(x.counters(1, 1), 0u);
+  EXPECT_EQ(x.counters(CounterGroup::MemUtility, 1), 99u);
+  EXPECT_EQ(x.counters(CounterGroup::NetTx), UINT64_MAX);
+  EXPECT_EQ(x.counters(CounterGroup::GpuUtility, 1), 0u);
   EXPECT_EQ(back[1].file.path, "p.0");
   EXPECT_TRUE(back[1].warnings.empty());
   EXPECT_TRUE(decodeSummaries(encodeSummaries({})).value().empty());

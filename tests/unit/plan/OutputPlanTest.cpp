@@ -41,11 +41,12 @@ std::vector<InputSummary> job(const Topology& topo, int64_t trainers, size_t row
     }
     InputSummary d = summary(InputKind::Dcgm, t, static_cast<int>(t % 3));
     for (int64_t g = 0; g < topo.gpusPerTrainer; ++g)
-      for (int64_t pid = 1; pid <= 5; ++pid) d.counterEvents[{pid, g}] = 10;
+      for (CounterGroup c : kCounterGroups)
+        if (!isNetGroup(c)) d.counterEvents[{c, g}] = 10;
     all.push_back(d);
     InputSummary n = summary(InputKind::Net, t, static_cast<int>((t + 1) % 3));
-    n.counterEvents[{6, 0}] = 5;
-    n.counterEvents[{7, 0}] = 5;
+    n.counterEvents[{CounterGroup::NetTx, 0}] = 5;
+    n.counterEvents[{CounterGroup::NetRx, 0}] = 5;
     all.push_back(n);
   }
   return all;
@@ -232,9 +233,9 @@ TEST(OutputPlan, ProcessesAndRowsOnlyWithEvents) {
                                    summary(InputKind::Profile, 1, 1),
                                    summary(InputKind::Dcgm, 0, 0), summary(InputKind::Net, 1, 1)};
   all[0].rows = {{RowKind::Gpu, 0}};  // rank 0 has rows but no spans; rank 1 has neither
-  all[2].counterEvents[{2, 0}] = 3;   // DCGM: only pid 2, GPU 0
-  all[2].counterEvents[{1, 5}] = 3;   // pid 1 for another GPU: not this file's
-  all[3].counterEvents[{7, 0}] = 1;   // net: rx only
+  all[2].counterEvents[{CounterGroup::SmUtility, 0}] = 3;   // DCGM: only pid 2, GPU 0
+  all[2].counterEvents[{CounterGroup::GpuUtility, 5}] = 3;  // pid 1, another GPU: not this file's
+  all[3].counterEvents[{CounterGroup::NetRx, 0}] = 1;       // net: rx only
   auto outs = planOutputs(all, topo);
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(chunks(outs[0]),

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "xstack/app/PlanGather.h"
 #include "xstack/plan/Plan.h"
 
 namespace xstack {
@@ -255,6 +256,25 @@ TEST(Plan, GatherPlanOnOneRank) {
   EXPECT_EQ(p.files[0].file.bytes, 7u);
   EXPECT_EQ(p.files[1].file.gpu, 0);
   EXPECT_EQ(p.skipped, std::vector<std::string>{"/x/junk (on " + comm.host() + ")"});
+}
+
+TEST(Plan, ListingRoundTrip) {
+  InputListing mine;
+  mine.profileDirFound = true;
+  mine.files = {prof(3, "/x/p.3", 9), file(InputKind::Time, 1, "/x/time.txt.0.1", 4)};
+  mine.skipped = {"/x/junk"};
+  mine.notFolders = {"/x/dcgm"};
+  RankListing l = decodeListing(5, encodeListing("h5", mine));
+  EXPECT_EQ(l.rank, 5);
+  EXPECT_EQ(l.host, "h5");
+  EXPECT_TRUE(l.listing.profileDirFound);
+  EXPECT_EQ(l.listing.skipped, mine.skipped);
+  EXPECT_EQ(l.listing.notFolders, mine.notFolders);
+  ASSERT_EQ(l.listing.files.size(), 2u);
+  EXPECT_EQ(l.listing.files[0].path, "/x/p.3");
+  EXPECT_EQ(l.listing.files[0].id, 3);
+  EXPECT_EQ(l.listing.files[0].bytes, 9u);
+  EXPECT_EQ(l.listing.files[1].kind, InputKind::Time);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // value; dcgm/net files of trainers without profiles are warnings.
 #include <gtest/gtest.h>
 
+#include "xstack/plan/TopologyEvidence.h"
 #include "xstack/plan/TopologyInference.h"
 
 namespace xstack {
@@ -132,6 +133,25 @@ TEST(TopologyInference, DcgmAndNetOfATrainerWithoutProfilesAreNamed) {
 TEST(TopologyInference, TimeFilesImplyLargestGpuPlusOne) {
   EXPECT_EQ(gpusPerTrainerFromTimeFiles(job(1, 3)), 3);
   EXPECT_EQ(gpusPerTrainerFromTimeFiles(job(1, 3, false)), std::nullopt);
+}
+
+// The pure parts of the evidence: DCGM ids are needed only without the
+// option and without time files; each rank reads the DCGM files it is the
+// reader of; the gathered ids are merged ascending without repeats.
+TEST(TopologyEvidence, WhenDcgmIdsAreNeededAndHowTheyMerge) {
+  Plan plan;
+  for (const InputFile& f : job(2, 2, false)) plan.files.push_back({f, f.id == 0 ? 0 : 1, "h", {}});
+  TopologyEvidence ev = evidenceOfPlan(plan, std::nullopt);
+  EXPECT_EQ(ev.files.size(), plan.files.size());
+  EXPECT_TRUE(ev.dcgmGpuIds.empty());
+  EXPECT_TRUE(needsDcgmGpuIds(ev));
+  EXPECT_FALSE(needsDcgmGpuIds(evidenceOfPlan(plan, 4)));
+  EXPECT_EQ(dcgmFilesReadBy(plan, 1), std::vector<std::string>{"/d/dcgm/dcgm.1"});
+  EXPECT_EQ(mergeGpuIds({encodeGpuIds({3, 0}), encodeGpuIds({}), encodeGpuIds({1, 3})}),
+            (std::vector<int64_t>{0, 1, 3}));
+  Plan timed;
+  for (const InputFile& f : job(1, 2)) timed.files.push_back({f, 0, "h", {}});
+  EXPECT_FALSE(needsDcgmGpuIds(evidenceOfPlan(timed, std::nullopt)));
 }
 
 }  // namespace

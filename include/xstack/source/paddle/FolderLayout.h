@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "xstack/source/InputListing.h"
+#include "xstack/event/InputListing.h"
 
 namespace xstack {
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "../TempDirTest.h"
+#include "xstack/io/OutputCommit.h"
 #include "xstack/trace/TraceFileWriter.h"
 
 namespace xstack {
@@ -44,6 +45,12 @@ class OutputCommitTest : public TempDirTest {
       EXPECT_TRUE(w[i].finish("{\"run\":\"" + tag + "\"}").ok());
     }
     return w;
+  }
+  // The files of `writers`, for OutputCommit::commit.
+  static std::vector<AtomicFile*> filesOf(std::vector<TraceFileWriter>& writers) {
+    std::vector<AtomicFile*> files;
+    for (auto& w : writers) files.push_back(&w.file());
+    return files;
   }
 };
 
@@ -94,7 +101,7 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   auto w = writersFor({"traceFile_0_0.json", "traceFile_1_0.json"}, "new");
   OutputCommit::Result r;
-  ASSERT_TRUE(c.commit(w, r).ok());
+  ASSERT_TRUE(c.commit(filesOf(w), r).ok());
   EXPECT_EQ(r.committed, 2u);
   EXPECT_EQ(r.staleRemoved, 3u);
   EXPECT_EQ(names(), (std::vector<std::string>{"notes.txt", "traceFile_0_0.json",
@@ -112,7 +119,7 @@ TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
   {
     auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json"}, "new");
     OutputCommit::Result r;
-    Status s = c.commit(w, r);
+    Status s = c.commit(filesOf(w), r);
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.error().message.find("traceFile_0_1.json: is a folder"), std::string::npos)
         << s.error().message;
@@ -166,7 +173,7 @@ TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
   auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
   ::setenv("XSTACK_INJECT_FAULT", "commit-rename:0", 1);
   OutputCommit::Result r;
-  Status s = c.commit(w, r);
+  Status s = c.commit(filesOf(w), r);
   ::unsetenv("XSTACK_INJECT_FAULT");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("new (this run): traceFile_0_0.json; old or absent (not "

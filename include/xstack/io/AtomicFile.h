@@ -1,0 +1,65 @@
+// One output file that no reader ever sees half-written: the bytes go to a
+// hidden temporary file in the same folder (".<name>.xstack-<token>.tmp",
+// created with O_EXCL; <token> is 64 random bits drawn once per process, so
+// two runs never share a temporary file even with the same pid on another
+// host or pid namespace), and commit() renames it over the final path only
+// after everything was written (and, if asked, synced). Until then an older
+// file at the final path stays untouched; abandon() (or the destructor)
+// removes the temporary file. A run's set of files is committed by
+// OutputCommit (io/OutputCommit.h), not one by one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "xstack/core/Status.h"
+
+namespace xstack {
+
+class AtomicFile {
+ public:
+  AtomicFile() = default;
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  AtomicFile(AtomicFile&& o) noexcept;
+  AtomicFile& operator=(AtomicFile&& o) noexcept;
+
+  // Creates the temporary file of `finalPath`.
+  Status open(const std::string& finalPath);
+  // Appends bytes (retries short writes and EINTR).
+  Status write(std::string_view bytes);
+  // Syncs the file when `fsync` (a file system without fsync is not an
+  // error), then closes it: ready for commit().
+  Status finish(bool fsync);
+  // Renames the finished temporary file to the final path.
+  Status commit();
+  void abandon();
+
+  uint64_t bytesWritten() const { return bytes_; }
+  const std::string& finalPath() const { return final_; }
+  const std::string& tempPath() const { return temp_; }
+  bool finished() const { return finished_; }
+
+ private:
+  std::string final_, temp_;
+  int fd_ = -1;
+  bool finished_ = false;
+  uint64_t bytes_ = 0;
+};
+
+// The 16 hex digits of this process's random token (getrandom), as used in
+// temporary names.
+const std::string& processToken();
+// True for a name this tool creates as a temporary in an output folder:
+// ".<anything>.xstack-<16 hex>.tmp", and the older ".traceFile_*.tmp.<pid>".
+bool isXstackTempName(const std::string& name);
+
+// A small file dir/name written whole to "<name>.xstack-<token>.tmp", synced,
+// then renamed into place.
+Status writeFileAtomically(const std::string& dir, const std::string& name,
+                           const std::string& text);
+
+}  // namespace xstack

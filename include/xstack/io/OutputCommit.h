@@ -1,0 +1,67 @@
+// The commit protocol of one run's output files into an output folder (rank 0
+// only; docs/RELIABILITY.md):
+//  1. lock(): an exclusive flock on the folder itself, held until the object
+//     dies. Another run into the same folder fails at once (rc 1) instead of
+//     waiting: no two runs ever write or commit into one folder together.
+//     Under the lock, leftovers of dead runs are cleaned: an interrupted
+//     commit (journal .xstack-commit) is rolled forward, then every
+//     temporary of this tool is removed.
+//  2. commit(): checks every target first (a folder of that name, a target
+//     the run may not replace, a lost temporary: nothing replaced, rc 1);
+//     writes the journal listing the new files and the stale ones (earlier
+//     trace and analysis files not in this run's set); renames; removes the
+//     stale files; removes the journal. Killed at any point, the folder holds
+//     the old set (no journal) or, with the journal, what is needed to finish
+//     the new set: the next run rolls it forward. Other files are never touched.
+//  While locked, SIGTERM/SIGINT/SIGHUP remove this process's temporaries
+//  (unless the journal is being written or applied) before dying.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "xstack/core/Status.h"
+#include "xstack/io/AtomicFile.h"
+
+namespace xstack {
+
+// True for traceFile_<k>_<g>.json, .json.gz, .pftrace, .pftrace.gz.
+bool isTraceFileName(const std::string& name);
+// True for the analysis files a run commits with its traces: steps.csv,
+// findings.json, report.html.
+bool isAnalysisFileName(const std::string& name);
+// The files of a run's commit set: trace or analysis files. Those of an
+// earlier run that this run did not write are stale and removed on commit.
+bool isCommittedOutputName(const std::string& name);
+
+class OutputCommit {
+ public:
+  OutputCommit() = default;
+  ~OutputCommit();
+  OutputCommit(const OutputCommit&) = delete;
+  OutputCommit& operator=(const OutputCommit&) = delete;
+
+  // `notes` gets one line per leftover cleaned up.
+  Status lock(const std::string& outDir, std::vector<std::string>& notes);
+  struct Result {
+    size_t committed = 0;
+    size_t staleRemoved = 0;
+    std::vector<std::string> notes;  // stale files that could not be removed
+  };
+  // `files`: the run's finished files, all in the locked folder; after a
+  // failed rename the ones not renamed are abandoned.
+  Status commit(const std::vector<AtomicFile*>& files, Result& result);
+
+ private:
+  Status checkTargets(const std::vector<AtomicFile*>& files) const;
+  std::string dir_;
+  int dirFd_ = -1;
+};
+
+// Applies a journal left by an interrupted commit in `dir` (renames the
+// temporaries still there, removes the stale files) and removes it. Returns
+// what it did, empty if there was no journal.
+std::string rollForwardJournal(const std::string& dir);
+
+}  // namespace xstack
