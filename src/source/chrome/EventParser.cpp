@@ -138,13 +138,16 @@ std::string_view stripDurationSuffix(std::string_view name) {
 
 std::string_view EventParser::decoded(std::string_view raw, bool escaped) {
   if (!escaped) return raw;
-  size_t from = arena_.size();
-  if (!decodeJsonString(raw, arena_)) badEscape_ = true;
-  return std::string_view(arena_).substr(from);
+  if (arenaUsed_ == arena_.size()) arena_.emplace_back();
+  std::string& slot = arena_[arenaUsed_++];
+  slot.clear();
+  if (!decodeJsonString(raw, slot)) badEscape_ = true;
+  return slot;
 }
 
 bool EventParser::failAt(const JsonCursor& in, const char* what) {
   failure_ = in.ok() ? what : in.failure();
+  if (*failure_ == '\0') failure_ = what;
   failureOffset_ = in.position();
   return false;
 }
@@ -256,27 +259,51 @@ bool EventParser::member(std::string_view key, JsonCursor& in, TraceEvent& event
   return in.readValue(text, kind);
 }
 
-bool EventParser::parse(std::string_view objectText, TraceEvent& event) {
+ParseOutcome EventParser::parsePrefix(std::string_view text, TraceEvent& event, uint64_t& used) {
   const uint64_t offset = event.offset;
   event = TraceEvent{};
   event.offset = offset;
   event.known.fill(-1);
-  arena_.clear();
-  arena_.reserve(objectText.size());  // decoded text is never longer than its source
+  arenaUsed_ = 0;
   args_.clear();
   badEscape_ = false;
-  JsonCursor in(objectText);
-  if (!in.beginObject()) return failAt(in, "expected an object");
+  members_ = 0;
+  failure_ = "";
+  JsonCursor in(text);
+  bool ok = in.beginObject();
   std::string_view rawKey;
-  bool escapedKey;
-  while (in.nextMember(rawKey, escapedKey)) {
-    if (!member(decoded(rawKey, escapedKey), in, event)) return failAt(in, "bad event member");
+  bool escapedKey = false;
+  while (ok && in.nextMember(rawKey, escapedKey)) {
+    ++members_;
+    ok = member(decoded(rawKey, escapedKey), in, event);
   }
-  if (!in.ok()) return failAt(in, "bad event");
-  if (!in.atEnd()) return failAt(in, "bytes after the event object");
-  if (badEscape_) return failAt(in, "bad string escape");
+  if (!ok || !in.ok()) {
+    if (in.hitEnd()) return ParseOutcome::NeedMore;
+    if (!in.ok() || *failure_ == '\0') failAt(in, "bad event");
+    return ParseOutcome::Malformed;
+  }
+  if (badEscape_) {
+    failAt(in, "bad string escape");
+    return ParseOutcome::Malformed;
+  }
+  used = in.position();
   event.args = std::span<const Arg>(args_.data(), args_.size());
-  return true;
+  return ParseOutcome::Parsed;
+}
+
+bool EventParser::parse(std::string_view objectText, TraceEvent& event) {
+  uint64_t used = 0;
+  ParseOutcome outcome = parsePrefix(objectText, event, used);
+  if (outcome == ParseOutcome::NeedMore) {
+    failure_ = "the object is cut short";
+    failureOffset_ = objectText.size();
+  }
+  if (outcome != ParseOutcome::Parsed) return false;
+  JsonCursor rest(objectText.substr(used));
+  if (rest.atEnd()) return true;
+  failure_ = "bytes after the event object";
+  failureOffset_ = used;
+  return false;
 }
 
 }  // namespace xstack::chrome

@@ -125,7 +125,9 @@ bool JsonCursor::fail(const char* what) {
 
 char JsonCursor::peek() {
   skipWs();
-  return pos_ < text_.size() ? text_[pos_] : '\0';
+  if (pos_ < text_.size()) return text_[pos_];
+  hitEnd_ = true;
+  return '\0';
 }
 
 bool JsonCursor::consume(char c) {
@@ -145,7 +147,10 @@ bool JsonCursor::readString(std::string_view& raw, bool& escaped) {
   escaped = false;
   for (;;) {
     const void* q = std::memchr(text_.data() + pos_, '"', text_.size() - pos_);
-    if (!q) return fail("unterminated string");
+    if (!q) {
+      hitEnd_ = true;
+      return fail("unterminated string");
+    }
     uint64_t quote = static_cast<uint64_t>(static_cast<const char*>(q) - text_.data());
     uint64_t slashes = 0;
     while (quote - slashes > start && text_[quote - slashes - 1] == '\\') ++slashes;
@@ -162,6 +167,7 @@ bool JsonCursor::readNumber() {
   auto digits = [&] {
     uint64_t from = p;
     while (p < text_.size() && isDigit(text_[p])) ++p;
+    if (p == text_.size()) hitEnd_ = true;
     return p > from;
   };
   if (p < text_.size() && text_[p] == '-') ++p;
@@ -176,12 +182,17 @@ bool JsonCursor::readNumber() {
     if (p < text_.size() && (text_[p] == '+' || text_[p] == '-')) ++p;
     if (!digits()) return fail("bad number exponent");
   }
+  if (p == text_.size()) hitEnd_ = true;  // more digits may follow in more text
   pos_ = p;
   return true;
 }
 
 bool JsonCursor::readLiteral(std::string_view word) {
-  if (text_.substr(pos_, word.size()) != word) return fail("bad literal");
+  std::string_view have = text_.substr(pos_, word.size());
+  if (have != word) {
+    if (have.size() < word.size() && word.substr(0, have.size()) == have) hitEnd_ = true;
+    return fail("bad literal");
+  }
   pos_ += word.size();
   return true;
 }

@@ -1,6 +1,7 @@
 #include "xstack/source/chrome/JsonStream.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace xstack::chrome {
@@ -99,11 +100,65 @@ uint64_t JsonStream::scanLimit(bool keep) const {
   return keep ? std::min(end_, keepFrom_ + maxValue_) : end_;
 }
 
+bool JsonStream::tooLarge(uint64_t start) {
+  return fail(ReadErrorKind::EventTooLarge, start,
+              "a value longer than the " + std::to_string(maxValue_) +
+                  "-byte limit (ReadOptions::maxEventBytes) starts here");
+}
+
 bool JsonStream::overCap(uint64_t start, uint64_t i, bool keep) {
   if (!keep || i < keepFrom_ + maxValue_) return false;
-  fail(ReadErrorKind::EventTooLarge, start,
-       "a value longer than the " + std::to_string(maxValue_) +
-           "-byte limit (ReadOptions::maxEventBytes) starts here");
+  tooLarge(start);
+  return true;
+}
+
+namespace {
+
+// Where a string body that starts at b[i] ends, within [i, limit): the index
+// after its closing quote (closed set), or limit (escape set when the last
+// byte was a backslash). memchr finds the quotes and backslashes.
+uint64_t stringEnd(const char* b, uint64_t i, uint64_t limit, bool& escape, bool& closed) {
+  if (escape) {
+    if (i == limit) return i;
+    escape = false;
+    ++i;
+  }
+  const char* quote = nullptr;
+  for (;;) {
+    if (!quote || quote < b + i)
+      quote = static_cast<const char*>(std::memchr(b + i, '"', limit - i));
+    const uint64_t q = quote ? static_cast<uint64_t>(quote - b) : limit;
+    const void* slash = std::memchr(b + i, '\\', q - i);
+    if (!slash) {
+      closed = quote != nullptr;
+      return quote ? q + 1 : limit;
+    }
+    i = static_cast<uint64_t>(static_cast<const char*>(slash) - b) + 1;  // the escaped byte
+    if (i == limit) {
+      escape = true;
+      return limit;
+    }
+    ++i;
+  }
+}
+
+// The bytes that matter to a bracket scan outside strings.
+constexpr std::array<bool, 256> kStructural = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view("\"{}[]")) t[c] = true;
+  return t;
+}();
+
+}  // namespace
+
+// One bracket (at b[i]) of a nested value: false on a mismatch.
+bool JsonStream::bracket(char c, uint64_t at) {
+  if (c == '{' || c == '[') {
+    nest_.push_back(c == '{' ? '}' : ']');
+    return nest_.size() <= kMaxSkipDepth || fail(ReadErrorKind::NotJson, at, "nesting too deep");
+  }
+  if (nest_.back() != c) return fail(ReadErrorKind::NotJson, at, "mismatched bracket");
+  nest_.pop_back();
   return true;
 }
 
@@ -115,31 +170,24 @@ bool JsonStream::scanNested(uint64_t start, bool keep) {
   uint64_t i = pos_;
   for (;;) {
     const char* b = buf_.data();
-    for (const uint64_t limit = scanLimit(keep); i < limit; ++i) {
-      const char c = b[i];
+    const uint64_t limit = scanLimit(keep);
+    while (i < limit) {
       if (inString) {
-        if (escape) {
-          escape = false;
-        } else if (c == '\\') {
-          escape = true;
-        } else if (c == '"') {
-          inString = false;
-        }
+        bool closed = false;
+        i = stringEnd(b, i, limit, escape, closed);
+        inString = !closed;
         continue;
       }
+      while (i < limit && !kStructural[static_cast<unsigned char>(b[i])]) ++i;
+      if (i == limit) break;
+      const char c = b[i++];
       if (c == '"') {
         inString = true;
-      } else if (c == '{' || c == '[') {
-        nest_.push_back(c == '{' ? '}' : ']');
-        if (nest_.size() > kMaxSkipDepth)
-          return fail(ReadErrorKind::NotJson, base_ + i, "nesting too deep");
-      } else if (c == '}' || c == ']') {
-        if (nest_.back() != c) return fail(ReadErrorKind::NotJson, base_ + i, "mismatched bracket");
-        nest_.pop_back();
-        if (nest_.empty()) {
-          pos_ = i + 1;
-          return true;
-        }
+      } else if (!bracket(c, base_ + i - 1)) {
+        return false;
+      } else if (nest_.empty()) {
+        pos_ = i;
+        return true;
       }
     }
     pos_ = i;
@@ -154,19 +202,10 @@ bool JsonStream::scanString(uint64_t start, bool keep) {
   bool escape = false;
   uint64_t i = pos_ + 1;
   for (;;) {
-    const char* b = buf_.data();
-    for (const uint64_t limit = scanLimit(keep); i < limit; ++i) {
-      const char c = b[i];
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        pos_ = i + 1;
-        return true;
-      }
-    }
+    bool closed = false;
+    i = stringEnd(buf_.data(), i, scanLimit(keep), escape, closed);
     pos_ = i;
+    if (closed) return true;
     if (overCap(start, i, keep)) return false;
     if (!fill()) return truncated("inside a string");
     i = pos_;
@@ -203,6 +242,32 @@ bool JsonStream::captureValue(std::string_view& text, uint64_t& offset) {
   if (ok) text = std::string_view(buf_.data() + keepFrom_, pos_ - keepFrom_);
   keepFrom_ = kNoKeep;
   return ok;
+}
+
+bool JsonStream::parseInPlace(InPlaceParser& parser) {
+  if (peek() < 0) return truncated("where a value should start");
+  const uint64_t start = offset();
+  keepFrom_ = pos_;
+  for (;;) {
+    const uint64_t avail = std::min(end_ - keepFrom_, maxValue_);
+    uint64_t used = 0;
+    ParseOutcome outcome =
+        parser.parse(std::string_view(buf_.data() + keepFrom_, avail), start, used);
+    if (outcome != ParseOutcome::NeedMore) {
+      pos_ = outcome == ParseOutcome::Parsed ? keepFrom_ + used : pos_;
+      keepFrom_ = kNoKeep;
+      return outcome == ParseOutcome::Parsed;
+    }
+    pos_ = end_;
+    if (avail >= maxValue_) {
+      keepFrom_ = kNoKeep;
+      return tooLarge(start);
+    }
+    if (!fill()) {
+      keepFrom_ = kNoKeep;
+      return truncated("inside a value");
+    }
+  }
 }
 
 bool JsonStream::skipValue() {

@@ -15,7 +15,7 @@ enum class WalkMode : uint8_t {
 };
 
 // The top-level object of one document, walked key by key.
-class Walker {
+class Walker : public InPlaceParser {
  public:
   Walker(JsonStream& in, const ReadOptions& options, const EventCallback* onEvent, WalkMode mode)
       : in_(in), parser_(options.stripDurationSuffix), onEvent_(onEvent), mode_(mode) {}
@@ -23,6 +23,8 @@ class Walker {
   // false: an error (in the stream) or, in Sniff mode, traceEvents reached.
   bool run(TraceInfo& info);
   bool reachedEvents() const { return reachedEvents_; }
+  // One event, parsed where it lies in the stream's buffer.
+  ParseOutcome parse(std::string_view text, uint64_t offset, uint64_t& used) override;
 
  private:
   bool root();
@@ -96,20 +98,21 @@ bool Walker::distributedInfo() {
   return true;
 }
 
+ParseOutcome Walker::parse(std::string_view text, uint64_t offset, uint64_t& used) {
+  event_.offset = offset;
+  ParseOutcome outcome = parser_.parsePrefix(text, event_, used);
+  if (outcome == ParseOutcome::Malformed) {
+    in_.fail(ReadErrorKind::NotJson, offset + parser_.failureOffset(),
+             std::string("bad event: ") + parser_.failure());
+  }
+  return outcome;
+}
+
 bool Walker::oneEvent() {
-  std::string_view text;
-  uint64_t offset = 0;
-  if (!in_.captureValue(text, offset)) return false;
-  JsonCursor probe(text);
-  probe.consume('{');
-  if (probe.consume('}') && probe.atEnd()) {
+  if (!in_.parseInPlace(*this)) return false;
+  if (parser_.empty()) {
     ++info_->emptyObjects;
     return true;
-  }
-  event_.offset = offset;
-  if (!parser_.parse(text, event_)) {
-    return in_.fail(ReadErrorKind::NotJson, offset + parser_.failureOffset(),
-                    std::string("bad event: ") + parser_.failure());
   }
   ++info_->events;
   (*onEvent_)(event_);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,11 +16,13 @@ class EventParser {
  public:
   explicit EventParser(bool stripDurationSuffix = true) : stripSuffix_(stripDurationSuffix) {}
 
-  // Parses `objectText` (one complete JSON object). The event's views point
-  // into objectText and this parser's arena: valid until the next parse.
-  // false: malformed JSON; failure() says what, failureOffset() where
-  // (relative to objectText).
+  // Parses the JSON object at the start of `text` (more may follow it). The
+  // event's views point into text and this parser's arena: valid until the
+  // next parse. empty(): the object was `{}`.
+  ParseOutcome parsePrefix(std::string_view text, TraceEvent& event, uint64_t& used);
+  // The same for a text holding exactly one object (whitespace around it).
   bool parse(std::string_view objectText, TraceEvent& event);
+  bool empty() const { return members_ == 0; }
   const char* failure() const { return failure_; }
   uint64_t failureOffset() const { return failureOffset_; }
 
@@ -34,7 +37,11 @@ class EventParser {
   bool failAt(const JsonCursor& in, const char* what);
 
   bool stripSuffix_;
-  std::string arena_;  // decoded strings; reserved to the object size, so never moves
+  // Decoded strings of the current event, one slot each: a deque never moves
+  // its elements, and slots keep their capacity from event to event.
+  std::deque<std::string> arena_;
+  size_t arenaUsed_ = 0;
+  uint64_t members_ = 0;
   std::vector<Arg> args_;
   bool badEscape_ = false;
   const char* failure_ = "";

@@ -12,6 +12,13 @@ namespace xstack::chrome {
 
 enum class JsonKind : uint8_t { String, Number, Object, Array, True, False, Null };
 
+// Of parsing a value at the start of a text that may stop inside it.
+enum class ParseOutcome : uint8_t {
+  Parsed,    // the value parsed; its length is known
+  NeedMore,  // the text ends inside the value: try again with more of it
+  Malformed  // not JSON (the parser says what and where)
+};
+
 class JsonCursor {
  public:
   explicit JsonCursor(std::string_view text) : text_(text) {}
@@ -30,6 +37,9 @@ class JsonCursor {
   bool beginObject();
   bool nextMember(std::string_view& rawKey, bool& escapedKey);
   bool ok() const { return ok_; }
+  // The text ended where more was needed: a failure may only mean the value
+  // continues in text not given yet.
+  bool hitEnd() const { return hitEnd_; }
   bool atEnd();
   uint64_t position() const { return pos_; }
   const char* failure() const { return failure_; }
@@ -46,6 +56,7 @@ class JsonCursor {
   uint64_t pos_ = 0;
   bool ok_ = true;
   bool firstMember_ = true;
+  bool hitEnd_ = false;
   const char* failure_ = "";
 };
 

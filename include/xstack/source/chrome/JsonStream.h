@@ -12,8 +12,18 @@
 #include <vector>
 
 #include "xstack/source/chrome/ByteStream.h"
+#include "xstack/source/chrome/JsonCursor.h"
 
 namespace xstack::chrome {
+
+// Parses one value in place for JsonStream::parseInPlace.
+class InPlaceParser {
+ public:
+  virtual ~InPlaceParser() = default;
+  // Parses the value at the start of `text` (text offset `offset`); Parsed
+  // sets `used` to its length.
+  virtual ParseOutcome parse(std::string_view text, uint64_t offset, uint64_t& used) = 0;
+};
 
 class JsonStream {
  public:
@@ -29,6 +39,12 @@ class JsonStream {
   // call on this stream. offset = its first byte's offset.
   bool captureValue(std::string_view& text, uint64_t& offset);
   bool skipValue();
+  // Hands the buffered text from the next value on to `parser`; NeedMore
+  // reads more (keeping the value's start) and asks again, up to
+  // maxValueBytes. One pass over the bytes in the usual case (the value is
+  // in the buffer); a value across a refill is parsed again from its start.
+  // false: Malformed (the parser's to report), truncated or too large.
+  bool parseInPlace(InPlaceParser& parser);
   uint64_t offset() const { return base_ + pos_; }
   const std::optional<ReadError>& error() const { return error_; }
   bool fail(ReadErrorKind kind, uint64_t offset, std::string message);
@@ -39,9 +55,11 @@ class JsonStream {
   bool scanValue(bool keep, uint64_t start);
   bool scanNested(uint64_t start, bool keep);
   bool scanString(uint64_t start, bool keep);
+  bool bracket(char c, uint64_t at);
   bool scanScalar(uint64_t start, bool keep);
   uint64_t scanLimit(bool keep) const;
   bool overCap(uint64_t start, uint64_t i, bool keep);
+  bool tooLarge(uint64_t start);
   bool truncated(const char* inside);
 
   ByteStream& source_;
