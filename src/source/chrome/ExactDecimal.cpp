@@ -103,7 +103,35 @@ std::optional<int64_t> toSigned(const Scaled& s, bool negative) {
   return static_cast<int64_t>(s.magnitude);
 }
 
+// The usual ts/dur text: [-]d{1,15}[.d+], no exponent, scale 0..3. Exact
+// arithmetic within uint64 (10^15 x 10^3 < 2^63). nullopt: take the general path.
+std::optional<int64_t> scaledFast(std::string_view text, int scale, bool requireExact) {
+  const bool negative = !text.empty() && text[0] == '-';
+  uint64_t i = negative ? 1 : 0;
+  const uint64_t intStart = i;
+  uint64_t v = 0;
+  while (i < text.size() && isDigit(text[i]) && i - intStart < 15) v = v * 10 + (text[i++] - '0');
+  if (i == intStart || scale > 3) return std::nullopt;
+  int fracTaken = 0;
+  if (i < text.size() && text[i] == '.') {
+    const uint64_t fracStart = ++i;
+    for (; i < text.size() && isDigit(text[i]); ++i) {
+      if (fracTaken < scale) {
+        v = v * 10 + (text[i] - '0');
+        ++fracTaken;
+      } else if (text[i] != '0' && requireExact) {
+        return std::nullopt;
+      }
+    }
+    if (i == fracStart) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;  // an exponent, 16+ digits or junk
+  for (; fracTaken < scale; ++fracTaken) v *= 10;
+  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
 std::optional<int64_t> scaled(std::string_view text, int scale, bool requireExact) {
+  if (std::optional<int64_t> fast = scaledFast(text, scale, requireExact)) return fast;
   DecimalText d;
   if (!splitDecimal(text, d)) return std::nullopt;
   int64_t point = static_cast<int64_t>(d.intDigits.size()) + d.exponent + scale;

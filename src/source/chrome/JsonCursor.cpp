@@ -114,7 +114,17 @@ bool decodeJsonString(std::string_view raw, std::string& out) {
 }
 
 void JsonCursor::skipWs() {
-  while (pos_ < text_.size() && isWs(text_[pos_])) ++pos_;
+  if (pos_ < text_.size() && !isWs(text_[pos_])) return;
+  // Kineto indents every key: runs of 8 spaces at a time.
+  constexpr uint64_t kSpaces = 0x2020202020202020ull;
+  while (pos_ < text_.size() && isWs(text_[pos_])) {
+    ++pos_;
+    uint64_t word = 0;
+    while (pos_ + 8 <= text_.size() &&
+           (std::memcpy(&word, text_.data() + pos_, 8), word == kSpaces)) {
+      pos_ += 8;
+    }
+  }
 }
 
 bool JsonCursor::fail(const char* what) {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "../../TempDirTest.h"
 #include "ChromeTestUtil.h"
-#include "TempDirTest.h"
 #include "xstack/source/chrome/EventParser.h"
 #include "xstack/source/chrome/TraceReader.h"
 
