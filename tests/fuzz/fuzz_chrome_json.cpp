@@ -1,6 +1,8 @@
 // libFuzzer target: arbitrary bytes as a Chrome-trace JSON file (plain, or
 // gzip when they start with 1f 8b). Must never crash; every arg's raw value
-// text (re-emitted verbatim into traces) must parse back as one JSON value;
+// text (re-emitted verbatim into traces) must parse back as one JSON value
+// (once bytes >= 0x80 and control bytes are masked: the reader keeps string
+// bytes as they are, the writers escape them);
 // reading in 3-byte pieces must give the same events and the same outcome as
 // one big piece (chunk boundaries anywhere); the sniff must not crash.
 #include <cstdint>
@@ -38,7 +40,12 @@ Run readIn(std::string_view bytes, uint64_t piece) {
       bytes, "fuzz.json",
       [&](const TraceEvent& e) {
         for (const Arg& a : e.args) {
-          auto j = nlohmann::json::parse(a.rawValue, nullptr, /*allow_exceptions=*/false);
+          std::string masked(a.rawValue);
+          for (char& c : masked) {
+            if (static_cast<unsigned char>(c) >= 0x80) c = 'a';
+            if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+          }
+          auto j = nlohmann::json::parse(masked, nullptr, /*allow_exceptions=*/false);
           if (j.is_discarded()) std::abort();
         }
         run.events.push_back(fingerprint(e));

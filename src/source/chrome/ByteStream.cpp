@@ -108,27 +108,27 @@ bool ByteStream::refillRaw() {
   return got > 0;
 }
 
+// Inflates into dst. At the end of the input inflate is still called: it may
+// hold decoded bytes that a small dst could not take yet.
 uint64_t ByteStream::readInflated(char* dst, uint64_t n) {
   z_stream& z = z_->z;
   if (!z_->corrupt.empty()) return fail(ReadErrorKind::BadGzip, z_->corrupt);
   for (;;) {
-    if (inPos_ == in_.size() && !refillRaw()) {
-      if (error_) return 0;
-      if (z_->memberEnded) return 0;
-      return fail(ReadErrorKind::Truncated, "gzip stream cut short (no end of stream)");
-    }
-    if (z_->memberEnded) {  // another member follows: one more stream
-      inflateReset(&z);
+    if (inPos_ == in_.size() && !refillRaw() && error_) return 0;
+    const bool inputDone = inPos_ == in_.size() && rawEnd_;
+    if (z_->memberEnded) {
+      if (inputDone) return 0;  // the clean end of the last member
+      inflateReset(&z);         // another member follows: one more stream
       z_->memberEnded = false;
     }
     z.next_in = reinterpret_cast<Bytef*>(in_.data() + inPos_);
     z.avail_in = static_cast<uInt>(in_.size() - inPos_);
     z.next_out = reinterpret_cast<Bytef*>(dst);
     z.avail_out = static_cast<uInt>(n);
-    uint64_t before = inPos_;
-    int rc = inflate(&z, Z_NO_FLUSH);
+    const uint64_t before = inPos_;
+    const int rc = inflate(&z, Z_NO_FLUSH);
     inPos_ = in_.size() - z.avail_in;
-    uint64_t produced = n - z.avail_out;
+    const uint64_t produced = n - z.avail_out;
     if (rc == Z_STREAM_END) z_->memberEnded = true;
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
       z_->corrupt = std::string("corrupt gzip data: ") + (z.msg ? z.msg : "inflate failed");
@@ -136,8 +136,12 @@ uint64_t ByteStream::readInflated(char* dst, uint64_t n) {
       return produced > 0 ? produced : fail(ReadErrorKind::BadGzip, z_->corrupt);
     }
     if (produced > 0) return produced;
-    if (rc == Z_BUF_ERROR && inPos_ == before)
-      return fail(ReadErrorKind::BadGzip, "inflate stalled");
+    if (z_->memberEnded) continue;
+    if (inputDone)
+      return fail(ReadErrorKind::Truncated, "gzip stream cut short (no end of stream)");
+    if (rc == Z_BUF_ERROR && inPos_ == before && inPos_ < in_.size()) {
+      return fail(ReadErrorKind::BadGzip, "inflate made no progress");
+    }
   }
 }
 

@@ -89,6 +89,22 @@ char simpleEscape(char c) {
   }
 }
 
+// Every backslash of a string body starts a JSON escape.
+bool validEscapes(std::string_view raw) {
+  for (size_t i = raw.find('\\'); i != std::string_view::npos; i = raw.find('\\', i)) {
+    if (i + 1 >= raw.size()) return false;
+    uint32_t cp = 0;
+    if (raw[i + 1] == 'u') {
+      if (!readHex4(raw, i + 2, cp)) return false;
+      i += 6;
+    } else {
+      if (simpleEscape(raw[i + 1]) == '\0') return false;
+      i += 2;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool decodeJsonString(std::string_view raw, std::string& out) {
@@ -169,7 +185,7 @@ bool JsonCursor::readString(std::string_view& raw, bool& escaped) {
     if (slashes % 2 == 0) break;
   }
   raw = text_.substr(start, pos_ - 1 - start);
-  return true;
+  return !escaped || validEscapes(raw) || fail("bad string escape");
 }
 
 bool JsonCursor::readNumber() {

@@ -36,8 +36,10 @@ TEST(ChromeTraceReaderErrors, KindAndOffset) {
       {R"({"traceEvents": [{"ph": "X"}] )", ReadErrorKind::Truncated, 30},
       {R"({"traceEvents": [{"ph": "X" "ts": 1}]})", ReadErrorKind::NotJson, 28},
       {R"({"traceEvents": [{"ts": 01}]})", ReadErrorKind::NotJson, 25},
-      {R"({"traceEvents": [{"name": "\q"}]})", ReadErrorKind::NotJson, 31},
+      {R"({"traceEvents": [{"name": "\q"}]})", ReadErrorKind::NotJson, 30},
       {R"({"traceEvents": [{"a": [}]})", ReadErrorKind::NotJson, 24},
+      {R"({"traceEvents": [{"args": {"k": "\u0zz"}}]})", ReadErrorKind::NotJson, 39},
+      {R"({"traceEvents": [{"args": {"k": "a\"}}]})", ReadErrorKind::Truncated, 40},
       {R"({"traceEvents": [] "x": 1})", ReadErrorKind::NotJson, 19},
       {R"({"traceEvents": []} x)", ReadErrorKind::NotJson, 20},
       {R"({"traceEvents": [], x: 1})", ReadErrorKind::NotJson, 20},
@@ -84,6 +86,9 @@ TEST(ChromeTraceReaderErrors, GzipCutShortAndCorrupt) {
     ASSERT_FALSE(cut.result.ok());
     EXPECT_EQ(cut.result.error->kind, ReadErrorKind::Truncated) << cut.result.error->text();
     EXPECT_EQ(cut.events.size(), 3u);
+    // Every decoded byte comes out, also through pieces smaller than what inflate holds.
+    EXPECT_EQ(cut.result.info.textBytes, doc.size()) << piece;
+    EXPECT_EQ(cut.result.error->offset, doc.size()) << piece;
     Collected early = readAll(gz.substr(0, gz.size() / 2), piece);
     ASSERT_FALSE(early.result.ok());
     EXPECT_EQ(early.result.error->kind, ReadErrorKind::Truncated);
