@@ -46,6 +46,7 @@ class JsonStream {
   // false: Malformed (the parser's to report), truncated or too large.
   bool parseInPlace(InPlaceParser& parser);
   uint64_t offset() const { return base_ + pos_; }
+  uint64_t bufferBytes() const { return buf_.size(); }  // it never shrinks: the peak
   const std::optional<ReadError>& error() const { return error_; }
   bool fail(ReadErrorKind kind, uint64_t offset, std::string message);
 

@@ -288,6 +288,39 @@ TEST(ChromeTraceReader, TinyReadPiecesGiveTheSameEvents) {
   }
 }
 
+// Memory is bounded by the largest event, not by the document: 200k events
+// (about 20 MB) need the same buffer as a few, and one big event grows it
+// to about twice its size.
+TEST(ChromeTraceReader, BufferBoundedByTheLargestEvent) {
+  const std::string event =
+      R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.5, "dur": 2.250},)";
+  std::string many = R"({"traceEvents": [)";
+  for (int i = 0; i < 200000; ++i) many += event;
+  std::string few = many.substr(0, 17 + 10 * event.size());
+  many.back() = ']';
+  few.back() = ']';
+  many += "}";
+  few += "}";
+  ReadOptions options;
+  options.readBytes = 64 << 10;
+  uint64_t n = 0;
+  ReadResult big = readTraceBytes(
+      many, "many", [&](const TraceEvent&) { ++n; }, options);
+  ReadResult small = readTraceBytes(
+      few, "few", [&](const TraceEvent&) {}, options);
+  ASSERT_TRUE(big.ok() && small.ok());
+  EXPECT_EQ(n, 200000u);
+  EXPECT_GT(many.size(), 15u << 20);
+  EXPECT_EQ(big.info.bufferBytes, small.info.bufferBytes);
+  EXPECT_LE(big.info.bufferBytes, 4 * options.readBytes);
+  const std::string huge = R"({"traceEvents": [{"name": ")" + std::string(1 << 20, 'x') + R"("}]})";
+  ReadResult one = readTraceBytes(
+      huge, "huge", [](const TraceEvent&) {}, options);
+  ASSERT_TRUE(one.ok());
+  EXPECT_GE(one.info.bufferBytes, 1u << 20);
+  EXPECT_LE(one.info.bufferBytes, 3 * ((1u << 20) + options.readBytes));
+}
+
 class ChromeTraceFileTest : public TempDirTest {};
 
 TEST_F(ChromeTraceFileTest, GzipDetectedByContentNotName) {
