@@ -1,5 +1,7 @@
 #include "xstack/source/chrome/TraceReader.h"
 
+#include <fstream>
+
 #include "xstack/source/chrome/ByteStream.h"
 #include "xstack/source/chrome/EventParser.h"
 #include "xstack/source/chrome/ExactDecimal.h"
@@ -262,6 +264,17 @@ SniffResult sniffTrace(std::string_view head) {
   if (walker.reachedEvents()) return SniffResult::Trace;
   if (in.error() && in.error()->kind == ReadErrorKind::Truncated) return SniffResult::Unknown;
   return SniffResult::NotTrace;
+}
+
+SniffResult sniffTraceFile(const std::string& path, uint64_t headBytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(headBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(headBytes));
+  head.resize(static_cast<size_t>(in.gcount()));
+  if (!in && !in.eof()) return SniffResult::NotTrace;
+  SniffResult result = sniffTrace(head);
+  // A whole file that is shorter than the head: Unknown means cut short.
+  return result == SniffResult::Unknown && head.size() < headBytes ? SniffResult::NotTrace : result;
 }
 
 }  // namespace xstack::chrome

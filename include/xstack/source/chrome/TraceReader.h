@@ -67,5 +67,7 @@ enum class SniffResult : uint8_t {
 // From the first bytes of a file (plain or gzip; a few KB suffice for
 // Kineto and Paddle, whose traceEvents follow short headers).
 SniffResult sniffTrace(std::string_view head);
+// sniffTrace on the first headBytes of a file (NotTrace when it cannot be read).
+SniffResult sniffTraceFile(const std::string& path, uint64_t headBytes = 64ull << 10);
 
 }  // namespace xstack::chrome

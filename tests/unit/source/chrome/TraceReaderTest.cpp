@@ -350,6 +350,15 @@ TEST_F(ChromeTraceFileTest, ConcatenatedGzipMembersAreOneText) {
   EXPECT_EQ(n, 4u);
 }
 
+TEST_F(ChromeTraceFileTest, SniffFilesByContent) {
+  EXPECT_EQ(sniffTraceFile(write("a.bin", gzipBytes(kKineto))), SniffResult::Trace);
+  EXPECT_EQ(sniffTraceFile(write("p.json", kPaddle)), SniffResult::Trace);
+  EXPECT_EQ(sniffTraceFile(write("gen_info.json", R"({"a": 1})")), SniffResult::NotTrace);
+  EXPECT_EQ(sniffTraceFile(write("cut.json", R"({"a": [1, 2)")), SniffResult::NotTrace);
+  EXPECT_EQ(sniffTraceFile(write("late.json", kKineto), 40), SniffResult::Unknown);
+  EXPECT_EQ(sniffTraceFile((dir_ / "none").string()), SniffResult::NotTrace);
+}
+
 TEST_F(ChromeTraceFileTest, MissingFileIsAnIoError) {
   ReadResult r = readTrace((dir_ / "none.json").string(), [](const TraceEvent&) {});
   ASSERT_FALSE(r.ok());
