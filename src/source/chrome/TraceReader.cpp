@@ -162,15 +162,16 @@ bool Walker::member(const std::string& key) {
   JsonKind kind;
   uint64_t offset = 0;
   if (!keptScalar(raw, kind, offset)) return false;
-  Arg arg{key, raw, kind};
-  if (key == "schemaVersion") {
+  if (key == "schemaVersion") {  // 1 (Kineto) or "1.0.1" (Paddle): its text
     info_->schemaVersion.clear();
-    if (kind != JsonKind::String) info_->schemaVersion.assign(raw);
-    if (kind == JsonKind::String)
+    if (kind == JsonKind::String) {
       decodeJsonString(raw.substr(1, raw.size() - 2), info_->schemaVersion);
+    } else {
+      info_->schemaVersion.assign(raw);
+    }
     return true;
   }
-  info_->baseTimeNs = argRawToInt(arg);
+  info_->baseTimeNs = argRawToInt(Arg{key, raw, kind});
   if (info_->hasTraceEvents) info_->headerAfterEvents = true;
   return true;
 }
