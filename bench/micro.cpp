@@ -32,8 +32,8 @@
 #include "xstack/source/paddle/ProfileDecoder.h"
 #include "xstack/source/paddle/ProfileReader.h"
 #include "xstack/source/paddle/WireEvents.h"
-#include "xstack/trace/EventRenderer.h"
-#include "xstack/trace/JsonText.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/json/JsonText.h"
 
 namespace fs = std::filesystem;
 using namespace xstack;
@@ -300,7 +300,7 @@ BENCHMARK(BM_RankRowKeys)->Unit(benchmark::kMillisecond);
 
 // ---- rendering ------------------------------------------------------------
 
-// EventRenderer::rankRows: every row of one displayed rank to JSON text, the
+// JsonRenderer::rankRows: every row of one displayed rank to JSON text, the
 // pieces handed to a sink that only counts them.
 void BM_RenderRankRows(benchmark::State& state) {
   const auto& f = fx();
@@ -309,7 +309,7 @@ void BM_RenderRankRows(benchmark::State& state) {
   std::string buffer;  // reused between chunks, as WriteStage's BufferPool does
   for (auto _ : state) {
     out = 0;
-    EventRenderer r(
+    JsonRenderer r(
         f.origin, [&](std::string_view t) { out += t.size(); }, 4 << 20, std::move(buffer));
     r.rankRows(3, 8, rows, f.events);
     r.flush();

@@ -8,8 +8,8 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/source/SourceRegistry.h"
-#include "xstack/trace/EventRenderer.h"
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/TraceLayout.h"
 
 namespace xstack {
 

@@ -13,10 +13,10 @@
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/source/SourceRegistry.h"
-#include "xstack/trace/EventRenderer.h"
-#include "xstack/trace/PerfettoRenderer.h"
-#include "xstack/trace/TraceFileWriter.h"
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/perfetto/PerfettoRenderer.h"
+#include "xstack/sink/TraceFileWriter.h"
+#include "xstack/sink/TraceLayout.h"
 #include "xstack/transport/ChunkPieces.h"
 
 namespace xstack {
@@ -396,7 +396,7 @@ struct FileWrite {
       r.flush();
       return bytes;
     }
-    EventRenderer r(ctx.origin, take);
+    JsonRenderer r(ctx.origin, take);
     r.extraRows(extra);
     r.flush();
     if (Status s = writer.appendEvents(bytes); !s) fail(s);

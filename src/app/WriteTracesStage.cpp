@@ -1,5 +1,5 @@
 #include "xstack/app/ReportStages.h"
-#include "xstack/trace/TraceFileWriter.h"
+#include "xstack/sink/TraceFileWriter.h"
 
 namespace xstack {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "xstack/trace/TracePids.h"
+#include "xstack/sink/TracePids.h"
 
 namespace xstack {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "xstack/trace/JsonText.h"
-#include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
-#include "xstack/trace/perfetto/ProtoWriter.h"
+#include "xstack/sink/json/JsonText.h"
+#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/sink/perfetto/ProtoWriter.h"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/source/paddle/WireEvents.h"
-#include "xstack/trace/EventRenderer.h"
-#include "xstack/trace/RowBuckets.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/RowBuckets.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace xstack;
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text;
   // An origin in the middle of the range exercises clamping.
   TimeOrigin origin{d.slices.empty() ? 0 : d.slices[0].startNs};
-  EventRenderer renderer(
+  JsonRenderer renderer(
       origin, [&](std::string_view t) { text.append(t); }, 1024);
   renderer.spans(3, spans);
   renderer.rankRows(3, 8, rows, d);
@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     buckets.reset(rows);
     DecodeResult r2 = decodeProfileEvents(bytes, buckets);
     if (r2.ok != r.ok || r2.errorOffset != r.errorOffset) std::abort();
-    EventRenderer again(
+    JsonRenderer again(
         origin, [&](std::string_view t) { streamed.append(t); }, 1024);
     again.spans(3, spans);
     again.rankRows(3, 8, rows, buckets);

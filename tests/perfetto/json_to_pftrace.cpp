@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
 
 using xstack::perfetto::CounterUnit;
 using xstack::perfetto::DebugArg;

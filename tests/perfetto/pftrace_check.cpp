@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "PftraceDecoder.h"
-#include "xstack/trace/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
 
 namespace {
 

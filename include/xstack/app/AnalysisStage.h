@@ -16,7 +16,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
 #include "xstack/io/AtomicFile.h"
-#include "xstack/trace/TraceEvents.h"
+#include "xstack/sink/TraceEvents.h"
 
 namespace xstack {
 

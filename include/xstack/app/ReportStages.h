@@ -36,7 +36,7 @@
 #include "xstack/io/OutputCommit.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/plan/Plan.h"
-#include "xstack/trace/TraceFileWriter.h"
+#include "xstack/sink/TraceFileWriter.h"
 
 namespace xstack {
 

@@ -17,7 +17,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/plan/OutputPlan.h"
-#include "xstack/trace/TraceEvents.h"
+#include "xstack/sink/TraceEvents.h"
 
 namespace xstack {
 

@@ -11,7 +11,7 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
 #include "xstack/source/SourceRegistry.h"
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/sink/TraceLayout.h"
 
 namespace xstack {
 namespace {

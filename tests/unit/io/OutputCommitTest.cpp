@@ -12,7 +12,7 @@
 
 #include "../TempDirTest.h"
 #include "xstack/io/OutputCommit.h"
-#include "xstack/trace/TraceFileWriter.h"
+#include "xstack/sink/TraceFileWriter.h"
 
 namespace xstack {
 namespace {

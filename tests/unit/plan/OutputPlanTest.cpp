@@ -7,7 +7,7 @@
 
 #include "xstack/event/CounterSamples.h"
 #include "xstack/plan/OutputPlan.h"
-#include "xstack/trace/TraceLayout.h"
+#include "xstack/sink/TraceLayout.h"
 
 namespace xstack {
 namespace {

@@ -1,0 +1,58 @@
+// The one walk over what a chunk shows (the pipeline spans of a rank, the
+// rows of a displayed rank, DCGM and net counters, the findings rows), in
+// the order every trace format writes it (docs/FORMAT.md section 3, decision
+// 6 of docs/DESIGN.md), handing each event to a TraceSink. It clamps times to
+// the origin (counted: timestamp_zero, timestamp_before_origin), gives events
+// that end before they start duration 0 (event_end_before_start) and builds
+// the memory tracks (memory_sum_overflow): each counted once per event,
+// whatever number of formats the sink feeds.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/TimeUnits.h"
+#include "xstack/core/Warnings.h"
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/sink/TraceSink.h"
+
+namespace xstack {
+
+class ChunkWalk {
+ public:
+  ChunkWalk(TimeOrigin origin, TraceSink& sink) : origin_(origin), sink_(sink) {}
+
+  void processMeta(int64_t pid, std::string_view name) { sink_.process(pid, name); }
+  void threadMeta(int64_t pid, int64_t tid, std::string_view name) { sink_.thread(pid, tid, name); }
+  // One rank's forward/backward spans on pid 0, tid = rank.
+  void spans(int64_t rank, const std::vector<Span>& spans);
+  // All rows of one displayed rank, pids pidBase, pidBase+1, ...: per row its
+  // process, then its threads (by tid) and their ops (by ts, ties in file
+  // order), or its memory samples.
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
+  // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer in group.
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples);
+  // Net counters of pid 6 (tx) or 7 (rx), id = trainer in group.
+  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples);
+  // The findings: a process, per tid a thread "rank <tid>", the instants
+  // (ordered by tid, then ts).
+  void extraRows(const TraceExtraRows& rows);
+
+  // What the walk counted (not the sinks' own warnings).
+  Warnings takeWarnings();
+
+ private:
+  uint64_t tsOf(uint64_t ns);
+  void opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b);
+  void memoryRow(int64_t pid, const RowKey& row, RowBuckets& b);
+
+  TimeOrigin origin_;
+  TraceSink& sink_;
+  Warnings warnings_;
+  std::vector<OpView> batch_;        // one thread's ops, reused
+  std::vector<MemoryTrack> tracks_;  // of the rank being walked
+  bool tracksBuilt_ = false;
+};
+
+}  // namespace xstack

@@ -1,0 +1,34 @@
+// Names and contents of the fixed processes of a trace file (docs/FORMAT.md
+// section 3); the pids themselves are in trace/TracePids.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "xstack/core/TimeUnits.h"
+#include "xstack/event/CounterSamples.h"
+#include "xstack/sink/TracePids.h"
+
+namespace xstack {
+
+// "00_pipeline", "01_gpuUtility", ..., "07_net_rx"; nullptr past 7.
+const char* fixedProcessName(int64_t pid);
+
+// The DCGM series shown in DCGM process `pid` (1..5), as DcgmSeries values.
+struct SeriesRange {
+  int first;
+  int count;
+};
+SeriesRange dcgmSeriesOfPid(int64_t pid);
+
+// The indexes of the samples of GPU `gpu` that have a series of DCGM process
+// `pid`, in time order (ts from `origin`, then input order): the order both
+// trace formats write a DCGM process's counters in.
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples,
+                                         int64_t gpu, int64_t pid, const TimeOrigin& origin);
+// The indexes of the net samples of process `pid` (kNetTxPid: tx, kNetRxPid:
+// rx), in time order (ts from `origin`, then input order).
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
+                                        const TimeOrigin& origin);
+
+}  // namespace xstack

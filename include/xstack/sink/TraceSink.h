@@ -1,0 +1,93 @@
+// What one output format receives from the walk over a chunk (ChunkWalk):
+// every decision the formats share (the order of rows, threads and events,
+// clamping times to the origin, durations of events that end before they
+// start, memory tracks, counter order) is made once by the walk; a sink only
+// encodes. Times are ns since the time origin, already clamped; durations ns.
+// Op slices, the bulk of a trace, come batched: one call per thread.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "xstack/core/Warnings.h"
+#include "xstack/event/CounterSamples.h"
+
+#include "xstack/model/MarkerPairer.h"
+#include "xstack/sink/RowBuckets.h"
+#include "xstack/sink/TraceEvents.h"
+#include "xstack/sink/TraceLayout.h"
+
+namespace xstack {
+
+// One op slice as the walk hands it out: ts clamped, dur 0 when the input's
+// end is before its start; `nameId` and `extra` as in RowBuckets::Op.
+struct OpView {
+  uint64_t tsNs = 0;
+  uint64_t durNs = 0;
+  uint32_t nameId = 0;
+  uint32_t extra = 0;  // 0: none; else 1 + index into RowBuckets::extras()
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  // A process (JSON: process_name and process_sort_index = pid).
+  virtual void process(int64_t pid, std::string_view name) = 0;
+  // A thread with its sort index = tid (JSON: thread_name, thread_sort_index).
+  virtual void thread(int64_t pid, int64_t tid, std::string_view name) = 0;
+  // A forward/backward span of `rank` on the pipeline row (pid kPipelinePid, tid rank).
+  virtual void span(int64_t rank, const Span& s, uint64_t tsNs) = 0;
+  // The op rows of one displayed rank come between rankRowsBegin and
+  // rankRowsEnd; `names` and `extras` of `store` resolve the OpViews.
+  virtual void rankRowsBegin(const RowBuckets& store) = 0;
+  virtual void opRowBegin(int64_t pid) = 0;  // a new op row (process `pid`) starts
+  virtual void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) = 0;
+  // One sample of a memory row (process `pid`): the bytes allocated from tsNs on.
+  virtual void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) = 0;
+  virtual void rankRowsEnd() = 0;
+  // One DCGM sample of process `pid`: the present series of `range`; `id`: trainer in group.
+  virtual void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
+                          SeriesRange range) = 0;
+  // One net sample of process `pid` (tx or rx); `id`: trainer in group.
+  virtual void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) = 0;
+  // The findings rows: a thread of process `pid` named "rank <tid>" (no sort
+  // index), then instants on it (ts already since the origin).
+  virtual void instantThread(int64_t pid, int64_t tid) = 0;
+  virtual void instant(int64_t pid, const TraceInstant& e) = 0;
+  // Hands everything buffered to the format's piece sink (the chunk ends).
+  virtual void flush() = 0;
+  // What encoding fixed (text repairs); the walk counts the rest.
+  virtual Warnings takeWarnings() = 0;
+  // The encode buffer, for reuse by the next chunk (after flush()).
+  virtual std::string takeBuffer() = 0;
+};
+
+// Forwards every call to each of `sinks`, in order: one walk, several formats.
+class TeeSink final : public TraceSink {
+ public:
+  explicit TeeSink(std::span<TraceSink* const> sinks) : sinks_(sinks) {}
+  void process(int64_t pid, std::string_view name) override;
+  void thread(int64_t pid, int64_t tid, std::string_view name) override;
+  void span(int64_t rank, const Span& s, uint64_t tsNs) override;
+  void rankRowsBegin(const RowBuckets& store) override;
+  void opRowBegin(int64_t pid) override;
+  void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
+  void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
+  void rankRowsEnd() override;
+  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
+                  SeriesRange range) override;
+  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
+  void instantThread(int64_t pid, int64_t tid) override;
+  void instant(int64_t pid, const TraceInstant& e) override;
+  void flush() override;
+  // Every sink's warnings, merged (a file's own come from its own sink).
+  Warnings takeWarnings() override;
+  std::string takeBuffer() override { return {}; }  // the sinks keep their own
+
+ private:
+  std::span<TraceSink* const> sinks_;
+};
+
+}  // namespace xstack

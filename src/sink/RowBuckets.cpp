@@ -1,0 +1,78 @@
+#include "xstack/sink/RowBuckets.h"
+
+#include <algorithm>
+
+namespace xstack {
+
+std::span<RowBuckets::Tid> RowBuckets::tidsInOutputOrder(size_t r, const TimeOrigin& origin) {
+  std::span<Tid> used(rows_[r].tids.data(), rows_[r].used);
+  std::sort(used.begin(), used.end(), [](const Tid& x, const Tid& y) { return x.tid < y.tid; });
+  auto byTs = [&origin](const Op& x, const Op& y) {
+    return origin.since(x.startNs) < origin.since(y.startNs);
+  };
+  for (Tid& t : used)
+    if (!std::is_sorted(t.ops.begin(), t.ops.end(), byTs))
+      std::stable_sort(t.ops.begin(), t.ops.end(), byTs);
+  return used;
+}
+
+void RowBuckets::reset(const std::vector<RowKey>& rows) {
+  keys_ = &rows;
+  if (rows_.size() < rows.size()) rows_.resize(rows.size());
+  for (Row& r : rows_) {
+    for (size_t i = 0; i < r.used; ++i) r.tids[i].ops.clear();
+    r.used = 0;
+    r.index.clear();
+    r.lastTid = 0;
+  }
+  lastRow_ = 0;
+  names_.clear();
+  extras_.clear();
+  memEvents_.clear();
+}
+
+void RowBuckets::onSlice(const SliceEvent& e) {
+  const RowKey& key = e.row;
+  const std::vector<RowKey>& keys = *keys_;
+  size_t r = lastRow_;
+  if (r >= keys.size() || keys[r] != key) {
+    auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    if (it == keys.end() || *it != key) return;
+    r = lastRow_ = static_cast<size_t>(it - keys.begin());
+  }
+  Row& row = rows_[r];
+  size_t t = row.lastTid;
+  if (t >= row.used || row.tids[t].tid != e.tid) {
+    constexpr size_t kLinear = 16;  // past this many tids, a hash index
+    if (row.used <= kLinear) {
+      t = 0;
+      while (t < row.used && row.tids[t].tid != e.tid) ++t;
+    } else {
+      if (row.index.empty())
+        for (size_t i = 0; i < row.used; ++i) row.index.emplace(row.tids[i].tid, i);
+      auto it = row.index.find(e.tid);
+      t = it == row.index.end() ? row.used : it->second;
+    }
+    if (t == row.used) {
+      if (!row.index.empty()) row.index.emplace(e.tid, t);
+      if (row.used == row.tids.size()) row.tids.emplace_back();
+      row.tids[row.used].tid = e.tid;
+      row.tids[row.used].ops.clear();
+      ++row.used;
+    }
+    row.lastTid = t;
+  }
+  uint32_t extra = 0;
+  if (e.bytes > 0 || !e.detail.empty()) {
+    extras_.push_back({e.bytes, e.detail});
+    extra = static_cast<uint32_t>(extras_.size());
+  }
+  row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});
+}
+
+void RowBuckets::addAll(const EventList& events) {
+  for (const SliceEvent& e : events.slices) onSlice(e);
+  for (const MemoryEvent& m : events.memory) onMemory(m);
+}
+
+}  // namespace xstack

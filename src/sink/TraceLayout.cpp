@@ -1,0 +1,56 @@
+#include "xstack/sink/TraceLayout.h"
+
+#include <algorithm>
+
+#include "xstack/event/CounterSamples.h"
+
+namespace xstack {
+
+const char* fixedProcessName(int64_t pid) {
+  static const char* kNames[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
+                                 "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
+  return pid >= 0 && pid < kFirstRankPid ? kNames[pid] : nullptr;
+}
+
+SeriesRange dcgmSeriesOfPid(int64_t pid) {
+  switch (pid) {
+    case counterPid(CounterGroup::GpuUtility):
+      return {kGPUTL, 2};
+    case counterPid(CounterGroup::SmUtility):
+      return {kSMACT, 2};
+    case counterPid(CounterGroup::MemUtility):
+      return {kFB_USED_RATIO, 2};
+    case counterPid(CounterGroup::TxUtility):
+      return {kNVLTX, 4};
+    case counterPid(CounterGroup::CalUtility):
+      return {kFP32A, 3};
+  }
+  return {0, 0};
+}
+
+std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples,
+                                         int64_t gpu, int64_t pid, const TimeOrigin& origin) {
+  const SeriesRange r = dcgmSeriesOfPid(pid);
+  const uint32_t mask = ((1u << r.count) - 1) << r.first;
+  std::vector<uint32_t> idx;
+  for (uint32_t i = 0; i < samples.size(); ++i)
+    if (samples[i].gpu == gpu && (samples[i].present & mask)) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return origin.since(samples[a].tsNs) < origin.since(samples[b].tsNs);
+  });
+  return idx;
+}
+
+std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
+                                        const TimeOrigin& origin) {
+  const bool tx = pid == kNetTxPid;
+  std::vector<uint32_t> idx;
+  for (uint32_t i = 0; i < samples.size(); ++i)
+    if (samples[i].tx == tx) idx.push_back(i);
+  std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+    return origin.since(samples[a].tsNs) < origin.since(samples[b].tsNs);
+  });
+  return idx;
+}
+
+}  // namespace xstack

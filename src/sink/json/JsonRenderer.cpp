@@ -1,0 +1,260 @@
+#include "xstack/sink/json/JsonRenderer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <utility>
+
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/RowBuckets.h"
+#include "xstack/sink/TraceLayout.h"
+
+namespace xstack {
+
+JsonTraceSink::JsonTraceSink(PieceSink pieces, size_t pieceBytes, std::string buffer)
+    : pieces_(std::move(pieces)), pieceBytes_(pieceBytes), buf_(std::move(buffer)) {
+  buf_.clear();
+  buf_.reserve(pieceBytes_ + 4096);
+}
+
+void JsonTraceSink::endEvent() {
+  buf_.push_back('}');
+  if (buf_.size() >= pieceBytes_) flush();
+}
+
+void JsonTraceSink::flush() {
+  if (buf_.empty()) return;
+  pieces_(buf_);
+  buf_.clear();
+  if (buf_.capacity() < pieceBytes_) buf_.reserve(pieceBytes_ + 4096);
+}
+
+Warnings JsonTraceSink::takeWarnings() {
+  Warnings warnings;
+  warnings.add(Warn::StringInvalidUtf8, text_.invalidUtf8);
+  warnings.add(Warn::StringControlChar, text_.controlChars);
+  text_ = {};
+  return warnings;
+}
+
+void JsonTraceSink::process(int64_t pid, std::string_view name) {
+  buf_ += ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"args\":{\"name\":";
+  appendJsonString(buf_, name, text_);
+  buf_ += "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"args\":{\"sort_index\":";
+  appendInt(buf_, pid);
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::thread(int64_t pid, int64_t tid, std::string_view name) {
+  buf_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, tid);
+  buf_ += ",\"args\":{\"name\":";
+  appendJsonString(buf_, name, text_);
+  buf_ += "}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, tid);
+  buf_ += ",\"args\":{\"sort_index\":";
+  appendInt(buf_, tid);
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
+  const bool fwd = s.phase == Phase::Forward;
+  buf_ += fwd ? ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\","
+                "\"pid\":"
+              : ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\","
+                "\"pid\":";
+  appendInt(buf_, kPipelinePid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, rank);
+  buf_ += ",\"ts\":";
+  appendMicros(buf_, tsNs);
+  buf_ += ",\"dur\":";
+  appendMicros(buf_, s.endNs - s.startNs);
+  buf_ += ",\"args\":{\"rank\":";
+  appendInt(buf_, rank);
+  buf_ += ",\"step\":";
+  appendInt(buf_, s.step);
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
+  for (const OpView& op : ops) opEvent(pid, tid, op);
+}
+
+void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
+  // The text between the name and args.name, formatted on the stack: five
+  // numbers (at most 21 + 21 + 24 + 24 bytes) and the keys around them.
+  static constexpr std::string_view kHead = ",\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":";
+  auto put = [](char* p, std::string_view lit) {
+    std::memcpy(p, lit.data(), lit.size());
+    return p + lit.size();
+  };
+  const EscapedNameTable& names = store_->names();
+  const std::string_view escapedName = names.escaped(op.nameId);
+  const JsonTextStats& nameStats = names.stats(op.nameId);
+  char mid[192];
+  char* p = put(mid, ",\"pid\":");
+  p = writeInt(p, pid);
+  p = put(p, ",\"tid\":");
+  p = writeInt(p, tid);
+  p = put(p, ",\"ts\":");
+  p = writeMicros(p, op.tsNs);
+  p = put(p, ",\"dur\":");
+  p = writeMicros(p, op.durNs);
+  p = put(p, ",\"args\":{\"name\":");
+  text_.invalidUtf8 += nameStats.invalidUtf8;
+  text_.controlChars += nameStats.controlChars;
+  buf_.append(kHead);
+  buf_.append(escapedName);
+  buf_.append(mid, static_cast<size_t>(p - mid));
+  buf_.append(escapedName);  // args.name repeats the name (docs/FORMAT.md section 3)
+  const RowBuckets::Extra* extra = op.extra ? &store_->extras()[op.extra - 1] : nullptr;
+  if (extra && extra->memcopyBytes > 0) {
+    buf_ += ",\"mem_bytes\":";
+    appendUint(buf_, extra->memcopyBytes);
+  }
+  if (extra && !extra->detail.empty()) {
+    buf_ += ",\"detail_info\":";
+    appendJsonString(buf_, extra->detail, text_);
+  }
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
+  static constexpr std::string_view kHead = ",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":";
+  static constexpr std::string_view kTs = ",\"ts\":", kArgs = ",\"args\":{\"allocated_bytes\":";
+  char text[160];
+  char* p = text;
+  std::memcpy(p, kHead.data(), kHead.size());
+  p = writeInt(p + kHead.size(), pid);
+  std::memcpy(p, kTs.data(), kTs.size());
+  p = writeMicros(p + kTs.size(), tsNs);
+  std::memcpy(p, kArgs.data(), kArgs.size());
+  p = writeInt(p + kArgs.size(), allocatedBytes);
+  *p++ = '}';
+  buf_.append(text, static_cast<size_t>(p - text));
+  endEvent();
+}
+
+void JsonTraceSink::instantThread(int64_t pid, int64_t tid) {
+  buf_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, tid);
+  buf_ += ",\"args\":{\"name\":\"rank ";
+  appendInt(buf_, tid);
+  buf_ += "\"}}";
+}
+
+void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
+  buf_ += ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":";
+  appendJsonString(buf_, e.category, text_);
+  buf_ += ",\"name\":";
+  appendJsonString(buf_, e.name, text_);
+  buf_ += ",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, e.tid);
+  buf_ += ",\"ts\":";
+  appendMicros(buf_, e.tsNs);
+  char score[32];
+  std::snprintf(score, sizeof score, "%.4f", e.score);
+  buf_ += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
+  appendJsonString(buf_, e.evidence, text_);
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
+                               SeriesRange range) {
+  buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
+  buf_ += fixedProcessName(pid);
+  buf_ += "\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"id\":";
+  appendInt(buf_, id);
+  buf_ += ",\"ts\":";
+  appendMicros(buf_, tsNs);
+  buf_ += ",\"args\":{";
+  bool first = true;
+  for (int k = range.first; k < range.first + range.count; ++k) {
+    if (!s.has(k)) continue;
+    if (!first) buf_.push_back(',');
+    first = false;
+    buf_.push_back('"');
+    buf_ += dcgmSeriesName(k);
+    buf_ += "\":";
+    appendDouble(buf_, s.values[static_cast<size_t>(k)]);
+  }
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
+  buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
+  buf_ += fixedProcessName(pid);
+  buf_ += "\",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"id\":";
+  appendInt(buf_, id);
+  buf_ += ",\"ts\":";
+  appendMicros(buf_, tsNs);
+  buf_ += ",\"args\":{";
+  for (size_t k = 0; k < s.args.size(); ++k) {
+    if (k) buf_.push_back(',');
+    appendJsonString(buf_, s.args[k].first, text_);
+    buf_.push_back(':');
+    buf_ += s.args[k].second;  // validated JSON number text
+  }
+  buf_ += "}";
+  endEvent();
+}
+
+Warnings JsonRenderer::takeWarnings() {
+  Warnings w = walk_.takeWarnings();
+  w.merge(json_.takeWarnings());
+  return w;
+}
+
+std::string opRowThreadName(RowKind kind, int64_t tid) {
+  return (kind == RowKind::Gpu ? "stream " : "thread ") + std::to_string(tid);
+}
+
+void JsonRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                             const EventList& events) {
+  RowBuckets buckets;  // a test and inspect path: the streaming path fills its own
+  buckets.reset(rows);
+  buckets.addAll(events);
+  walk_.rankRows(rank, pidBase, rows, buckets);
+}
+
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples) {
+  SeriesRange r = dcgmSeriesOfPid(pid);
+  uint32_t mask = ((1u << r.count) - 1) << r.first;
+  uint64_t n = 0;
+  for (const GpuTelemetrySample& s : samples)
+    if (s.gpu == gpu && (s.present & mask)) ++n;
+  return n;
+}
+
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
+  bool tx = pid == kNetTxPid;
+  return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
+                                             [&](const NetCounterSample& s) { return s.tx == tx; }));
+}
+
+}  // namespace xstack

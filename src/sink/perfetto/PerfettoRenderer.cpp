@@ -1,0 +1,131 @@
+#include "xstack/sink/perfetto/PerfettoRenderer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/TraceLayout.h"
+
+namespace xstack {
+
+using perfetto::CounterUnit;
+using perfetto::DebugArg;
+
+void PerfettoTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
+  const bool fwd = s.phase == Phase::Forward;
+  const DebugArg args[] = {DebugArg::ofInt("rank", rank), DebugArg::ofInt("step", s.step)};
+  enc_.slice(kPipelinePid, rank, fwd ? "forward" : "backward", "pipeline", tsNs,
+             s.endNs - s.startNs, args);
+}
+
+void PerfettoTraceSink::rankRowsBegin(const RowBuckets& store) {
+  store_ = &store;
+  pendingMemory_.clear();
+}
+
+void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
+  const EscapedNameTable& names = store_->names();
+  perfetto::PerfettoSequenceEncoder::OpSlice s;
+  for (const OpView& op : ops) {
+    s.nameId = op.nameId;
+    s.name = names.raw(op.nameId);
+    s.tsNs = op.tsNs;
+    s.durNs = op.durNs;
+    s.memBytes = 0;  // 0: no mem_bytes annotation, as in the JSON
+    s.detail = {};
+    if (op.extra) {
+      const RowBuckets::Extra& extra = store_->extras()[op.extra - 1];
+      s.memBytes = extra.memcopyBytes;
+      s.detail = extra.detail;
+    }
+    enc_.opSlice(pid, tid, s);
+  }
+}
+
+void PerfettoTraceSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
+  pendingMemory_.push_back({pid, tsNs, allocatedBytes});
+}
+
+void PerfettoTraceSink::rankRowsEnd() {
+  for (const MemorySampleAt& m : pendingMemory_)
+    enc_.counter(m.pid, "Memory", std::nullopt, "allocated_bytes", m.tsNs, m.bytes,
+                 CounterUnit{CounterUnit::Builtin::SizeBytes, {}});
+  pendingMemory_.clear();
+  store_ = nullptr;
+}
+
+namespace {
+
+// DCGM series: NVLink/PCIe rates in bytes/s, the others ratios (0..1).
+CounterUnit dcgmUnit(int series) {
+  const std::string_view name = dcgmSeriesName(series);
+  const bool rate = name == "NVLTX" || name == "NVLRX" || name == "PCITX" || name == "PCIRX";
+  return CounterUnit{CounterUnit::Builtin::Unspecified, rate ? "bytes/s" : "ratio"};
+}
+
+}  // namespace
+
+void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
+                                   SeriesRange range) {
+  const char* name = fixedProcessName(pid);
+  for (int k = range.first; k < range.first + range.count; ++k) {
+    if (!s.has(k)) continue;
+    double v = s.values[static_cast<size_t>(k)];
+    if (!std::isfinite(v)) v = 0;  // as the JSON writes it
+    enc_.counter(pid, name, id, dcgmSeriesName(k), tsNs, v, dcgmUnit(k));
+  }
+}
+
+void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
+  const char* name = fixedProcessName(pid);
+  for (const auto& [key, text] : s.args) {
+    // The value is validated JSON number text: integers stay integers.
+    const CounterUnit unit{CounterUnit::Builtin::Unspecified, key};
+    int64_t iv = 0;
+    const char* end = text.data() + text.size();
+    if (auto r = std::from_chars(text.data(), end, iv); r.ec == std::errc() && r.ptr == end) {
+      enc_.counter(pid, name, id, key, tsNs, iv, unit);
+      continue;
+    }
+    double dv = 0;
+    std::from_chars(text.data(), end, dv);
+    enc_.counter(pid, name, id, key, tsNs, dv, unit);
+  }
+}
+
+void PerfettoTraceSink::instantThread(int64_t pid, int64_t tid) {
+  enc_.thread(pid, tid, "rank " + std::to_string(tid), tid);
+}
+
+void PerfettoTraceSink::instant(int64_t pid, const TraceInstant& e) {
+  char score[32];
+  std::snprintf(score, sizeof score, "%.4f", e.score);
+  const DebugArg args[] = {DebugArg::ofDouble("score", std::strtod(score, nullptr)),
+                           DebugArg::ofString("evidence", e.evidence)};
+  enc_.instant(pid, e.tid, e.name, e.category, e.tsNs, args);
+}
+
+void PerfettoTraceSink::metadata(std::string_view otherDataJson, uint64_t originNs) {
+  const DebugArg entries[] = {DebugArg::ofString("tool", "xstack"),
+                              DebugArg::ofUint("time_origin_ns", originNs),
+                              DebugArg::ofString("otherData", otherDataJson)};
+  enc_.metadata(entries);
+}
+
+void PerfettoTraceSink::flush() {
+  if (finished_) return;
+  finished_ = true;
+  enc_.finish();
+}
+
+Warnings PerfettoTraceSink::takeWarnings() {
+  Warnings warnings;
+  warnings.add(Warn::StringInvalidUtf8, enc_.textStats().invalidUtf8);
+  return warnings;
+}
+
+}  // namespace xstack
