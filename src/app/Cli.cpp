@@ -53,10 +53,9 @@ bool parseFormats(const std::string& text, std::vector<TraceFormat>& out) {
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
     const std::string name = text.substr(at, comma - at);
-    const TraceFormat f = name == "perfetto" ? TraceFormat::Perfetto : TraceFormat::Json;
-    if ((name != "json" && name != "perfetto") || std::find(out.begin(), out.end(), f) != out.end())
-      return false;
-    out.push_back(f);
+    const OutputFormat* f = outputFormatNamed(name);
+    if (!f || std::find(out.begin(), out.end(), f->format) != out.end()) return false;
+    out.push_back(f->format);
     at = comma + 1;
   }
   return !out.empty();

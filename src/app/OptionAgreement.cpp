@@ -53,8 +53,7 @@ std::string mismatchLine(const std::string& name, const std::vector<std::string>
 // "json,perfetto": the --format list as given.
 std::string formatList(const std::vector<TraceFormat>& formats) {
   std::string s;
-  for (TraceFormat f : formats)
-    s += (s.empty() ? "" : ",") + std::string(f == TraceFormat::Json ? "json" : "perfetto");
+  for (TraceFormat f : formats) s += (s.empty() ? "" : ",") + std::string(outputFormat(f).name);
   return s;
 }
 

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "xstack/source/SourceRegistry.h"
 #include "xstack/plan/TopologyEvidence.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 

@@ -7,9 +7,9 @@
 #include "xstack/core/FaultInjection.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
-#include "xstack/source/SourceRegistry.h"
-#include "xstack/sink/json/JsonRenderer.h"
 #include "xstack/sink/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 

@@ -12,11 +12,11 @@
 #include "xstack/core/BoundedQueue.h"
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
-#include "xstack/source/SourceRegistry.h"
-#include "xstack/sink/json/JsonRenderer.h"
-#include "xstack/sink/perfetto/PerfettoRenderer.h"
 #include "xstack/sink/TraceFileWriter.h"
 #include "xstack/sink/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/perfetto/PerfettoRenderer.h"
+#include "xstack/source/SourceRegistry.h"
 #include "xstack/transport/ChunkPieces.h"
 
 namespace xstack {
@@ -107,11 +107,8 @@ std::vector<std::unique_ptr<TraceSink>> sinksOf(const std::vector<OutputFile>& o
   for (size_t f = 0; f < set.count; ++f) {
     auto toFormat = [&pieces, f](std::string& text) { pieces(f, text); };
     std::string buffer = ctx.pool ? ctx.pool->take() : std::string();
-    if (outputs[set.first + f].format == TraceFormat::Perfetto)
-      sinks.push_back(std::make_unique<PerfettoTraceSink>(
-          static_cast<uint32_t>(index + 1), toFormat, ctx.pieceBytes, std::move(buffer)));
-    else
-      sinks.push_back(std::make_unique<JsonTraceSink>(toFormat, ctx.pieceBytes, std::move(buffer)));
+    sinks.push_back(outputFormat(outputs[set.first + f].format)
+                        .makeSink(index, toFormat, ctx.pieceBytes, std::move(buffer)));
   }
   return sinks;
 }
@@ -157,7 +154,6 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
     return std::vector<Warnings>(set.count);
   }
 }
-
 
 }  // namespace
 
@@ -364,7 +360,7 @@ struct FileWrite {
     TraceFileWriter::Options wo;
     wo.gzip = ctx.compress;
     wo.fsync = ctx.fsync;
-    wo.raw = output.format == TraceFormat::Perfetto;
+    wo.raw = outputFormat(output.format).rawFile;
     std::string name = output.fileName() + (ctx.compress ? ".gz" : "");
     if (Status s = writer.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s)
       fail(s);

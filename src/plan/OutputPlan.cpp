@@ -10,7 +10,7 @@ namespace xstack {
 
 std::string OutputFile::fileName() const {
   return "traceFile_" + std::to_string(group) + "_" + std::to_string(gpu) +
-         (format == TraceFormat::Perfetto ? ".pftrace" : ".json");
+         std::string(outputFormat(format).suffix);
 }
 
 std::vector<OutputFile> withFormats(const std::vector<OutputFile>& outputs,

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "xstack/core/WarningKinds.h"
-
 #include "xstack/transport/MessageTags.h"
 
 namespace xstack {

@@ -17,6 +17,7 @@
 
 #include "xstack/core/Topology.h"
 #include "xstack/model/InputSummary.h"
+#include "xstack/sink/OutputFormats.h"
 
 namespace xstack {
 
@@ -31,9 +32,9 @@ struct Chunk {
   size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
 };
 
-// The format of one output file: Chrome JSON (traceFile_<k>_<g>.json) or
-// Perfetto protobuf (traceFile_<k>_<g>.pftrace, docs/FORMAT.md section 7).
-enum class TraceFormat { Json, Perfetto };
+// The format of one output file (sink/OutputFormats.h): Chrome JSON
+// (traceFile_<k>_<g>.json) or Perfetto protobuf (traceFile_<k>_<g>.pftrace,
+// docs/FORMAT.md section 7).
 
 struct OutputFile {
   int64_t group = 0;

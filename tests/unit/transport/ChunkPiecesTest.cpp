@@ -48,11 +48,10 @@ TEST(ChunkPieces, PiecesInOrderThenTheEndOnTwoRanks) {
   Message m;
   for (int chunk = 0; chunk < 2; ++chunk) {
     std::string got;
-    std::vector<ChunkEnd> end =
-        receiveChunk(comm, 1, m, 1, [&got](size_t f, std::string_view t) {
-          EXPECT_EQ(f, 0u);
-          got += t;
-        });
+    std::vector<ChunkEnd> end = receiveChunk(comm, 1, m, 1, [&got](size_t f, std::string_view t) {
+      EXPECT_EQ(f, 0u);
+      got += t;
+    });
     const std::string c = "c" + std::to_string(chunk);
     EXPECT_EQ(got, c + "p0" + c + "p1" + c + "p2");
     ASSERT_EQ(end.size(), 1u);

@@ -1,0 +1,43 @@
+#include "xstack/sink/OutputFormats.h"
+
+#include <array>
+
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/perfetto/PerfettoRenderer.h"
+
+namespace xstack {
+namespace {
+
+std::unique_ptr<TraceSink> jsonSink(size_t /*chunkIndex*/, PieceSink pieces, size_t pieceBytes,
+                                    std::string buffer) {
+  return std::make_unique<JsonTraceSink>(std::move(pieces), pieceBytes, std::move(buffer));
+}
+
+std::unique_ptr<TraceSink> perfettoSink(size_t chunkIndex, PieceSink pieces, size_t pieceBytes,
+                                        std::string buffer) {
+  return std::make_unique<PerfettoTraceSink>(static_cast<uint32_t>(chunkIndex + 1),
+                                             std::move(pieces), pieceBytes, std::move(buffer));
+}
+
+constexpr std::array<OutputFormat, 2> kFormats{{
+    {TraceFormat::Json, "json", ".json", false, jsonSink},
+    {TraceFormat::Perfetto, "perfetto", ".pftrace", true, perfettoSink},
+}};
+
+}  // namespace
+
+std::span<const OutputFormat> outputFormats() { return kFormats; }
+
+const OutputFormat& outputFormat(TraceFormat f) {
+  for (const OutputFormat& o : kFormats)
+    if (o.format == f) return o;
+  return kFormats[0];  // unreachable: every TraceFormat has an entry (OutputFormatsTest)
+}
+
+const OutputFormat* outputFormatNamed(std::string_view name) {
+  for (const OutputFormat& o : kFormats)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+}  // namespace xstack
