@@ -8,7 +8,6 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/sink/TraceLayout.h"
-#include "xstack/sink/json/JsonRenderer.h"
 #include "xstack/source/SourceRegistry.h"
 
 namespace xstack {

@@ -12,10 +12,10 @@
 #include "xstack/core/BoundedQueue.h"
 #include "xstack/core/BufferPool.h"
 #include "xstack/core/FaultInjection.h"
+#include "xstack/sink/ChunkWalk.h"
+#include "xstack/sink/OutputFormats.h"
 #include "xstack/sink/TraceFileWriter.h"
 #include "xstack/sink/TraceLayout.h"
-#include "xstack/sink/json/JsonRenderer.h"
-#include "xstack/sink/perfetto/PerfettoRenderer.h"
 #include "xstack/source/SourceRegistry.h"
 #include "xstack/transport/ChunkPieces.h"
 
@@ -383,20 +383,12 @@ struct FileWrite {
   std::string tail(const WriteContext& ctx) {
     TraceExtraRows extra;
     if (ctx.extraEvents) extra = ctx.extraEvents(output, firstFreePid(output, ctx));
-    std::string bytes;
-    auto take = [&bytes](std::string& piece) { bytes += piece; };
-    if (output.format == TraceFormat::Perfetto) {
-      PerfettoRenderer r(ctx.origin, static_cast<uint32_t>(output.chunks.size() + 1), take);
-      r.extraRows(extra);
-      r.metadata(otherDataJson(output, ctx, warnings, problems), ctx.origin.ns);
-      r.flush();
-      return bytes;
-    }
-    JsonRenderer r(ctx.origin, take);
-    r.extraRows(extra);
-    r.flush();
-    if (Status s = writer.appendEvents(bytes); !s) fail(s);
-    return otherDataJson(output, ctx, warnings, problems);
+    const OutputFormat& format = outputFormat(output.format);
+    FileTail t = format.fileTail(ctx.origin, output.chunks.size(), extra,
+                                 otherDataJson(output, ctx, warnings, problems));
+    if (!format.rawFile)
+      if (Status s = writer.appendEvents(t.events); !s) fail(s);
+    return t.closing;
   }
   void finish(const WriteContext& ctx) {
     if (!res.ok) return;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/TraceLayout.h"
 
 namespace xstack {
 

@@ -19,9 +19,30 @@ std::unique_ptr<TraceSink> perfettoSink(size_t chunkIndex, PieceSink pieces, siz
                                              std::move(pieces), pieceBytes, std::move(buffer));
 }
 
+FileTail jsonTail(TimeOrigin origin, size_t /*chunkCount*/, const TraceExtraRows& extra,
+                  std::string_view otherDataJson) {
+  FileTail t;
+  JsonRenderer r(origin, [&t](std::string& piece) { t.events += piece; });
+  r.extraRows(extra);
+  r.flush();
+  t.closing = otherDataJson;
+  return t;
+}
+
+FileTail perfettoTail(TimeOrigin origin, size_t chunkCount, const TraceExtraRows& extra,
+                      std::string_view otherDataJson) {
+  FileTail t;
+  PerfettoRenderer r(origin, static_cast<uint32_t>(chunkCount + 1),
+                     [&t](std::string& piece) { t.closing += piece; });
+  r.extraRows(extra);
+  r.metadata(otherDataJson, origin.ns);
+  r.flush();
+  return t;
+}
+
 constexpr std::array<OutputFormat, 2> kFormats{{
-    {TraceFormat::Json, "json", ".json", false, jsonSink},
-    {TraceFormat::Perfetto, "perfetto", ".pftrace", true, perfettoSink},
+    {TraceFormat::Json, "json", ".json", false, jsonSink, jsonTail},
+    {TraceFormat::Perfetto, "perfetto", ".pftrace", true, perfettoSink, perfettoTail},
 }};
 
 }  // namespace

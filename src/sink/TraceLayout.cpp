@@ -53,4 +53,24 @@ std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& sam
   return idx;
 }
 
+std::string opRowThreadName(RowKind kind, int64_t tid) {
+  return (kind == RowKind::Gpu ? "stream " : "thread ") + std::to_string(tid);
+}
+
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu,
+                          const std::vector<GpuTelemetrySample>& samples) {
+  SeriesRange r = dcgmSeriesOfPid(pid);
+  uint32_t mask = ((1u << r.count) - 1) << r.first;
+  uint64_t n = 0;
+  for (const GpuTelemetrySample& s : samples)
+    if (s.gpu == gpu && (s.present & mask)) ++n;
+  return n;
+}
+
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
+  bool tx = pid == kNetTxPid;
+  return static_cast<uint64_t>(std::count_if(
+      samples.begin(), samples.end(), [&](const NetCounterSample& s) { return s.tx == tx; }));
+}
+
 }  // namespace xstack

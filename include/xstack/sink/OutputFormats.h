@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "xstack/core/TimeUnits.h"
+#include "xstack/sink/TraceEvents.h"
 #include "xstack/sink/TraceSink.h"
 
 namespace xstack {
@@ -20,6 +22,14 @@ enum class TraceFormat { Json, Perfetto };
 
 // Receives a chunk's encoded pieces (the contract of JsonTraceSink::PieceSink).
 using PieceSink = std::function<void(std::string&)>;
+
+// What ends a file, after its last chunk: `events` are appended as the
+// file's last events (JSON); `closing` is what TraceFileWriter::finish takes
+// (JSON: the otherData object; Perfetto: a last packet sequence).
+struct FileTail {
+  std::string events;
+  std::string closing;
+};
 
 struct OutputFormat {
   TraceFormat format;
@@ -32,6 +42,12 @@ struct OutputFormat {
   // chunkIndex + 1, from the data, never the rank, so bytes do not depend on np).
   std::unique_ptr<TraceSink> (*makeSink)(size_t chunkIndex, PieceSink pieces, size_t pieceBytes,
                                          std::string buffer);
+  // The end of a file of `chunkCount` chunks: the findings rows `extra` and
+  // the run's metadata `otherDataJson` (one value for every format; the JSON
+  // writes it as otherData, Perfetto as the debug annotations of one
+  // metadata packet in sequence chunkCount + 1).
+  FileTail (*fileTail)(TimeOrigin origin, size_t chunkCount, const TraceExtraRows& extra,
+                       std::string_view otherDataJson);
 };
 
 std::span<const OutputFormat> outputFormats();

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/event/CounterSamples.h"
+#include "xstack/event/RowKey.h"
 #include "xstack/sink/TracePids.h"
 
 namespace xstack {
@@ -30,5 +32,14 @@ std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& 
 // rx), in time order (ts from `origin`, then input order).
 std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
                                         const TimeOrigin& origin);
+
+// thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
+// row (the tid is the CUDA stream), "thread <tid>" on CPU rows.
+std::string opRowThreadName(RowKind kind, int64_t tid);
+
+// Events a chunk will hold, computed without rendering (used to decide which
+// processes exist before anything is written).
+uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples);
+uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples);
 
 }  // namespace xstack

@@ -230,31 +230,12 @@ Warnings JsonRenderer::takeWarnings() {
   return w;
 }
 
-std::string opRowThreadName(RowKind kind, int64_t tid) {
-  return (kind == RowKind::Gpu ? "stream " : "thread ") + std::to_string(tid);
-}
-
 void JsonRenderer::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
-                             const EventList& events) {
+                            const EventList& events) {
   RowBuckets buckets;  // a test and inspect path: the streaming path fills its own
   buckets.reset(rows);
   buckets.addAll(events);
   walk_.rankRows(rank, pidBase, rows, buckets);
-}
-
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples) {
-  SeriesRange r = dcgmSeriesOfPid(pid);
-  uint32_t mask = ((1u << r.count) - 1) << r.first;
-  uint64_t n = 0;
-  for (const GpuTelemetrySample& s : samples)
-    if (s.gpu == gpu && (s.present & mask)) ++n;
-  return n;
-}
-
-uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples) {
-  bool tx = pid == kNetTxPid;
-  return static_cast<uint64_t>(std::count_if(samples.begin(), samples.end(),
-                                             [&](const NetCounterSample& s) { return s.tx == tx; }));
 }
 
 }  // namespace xstack

@@ -16,15 +16,14 @@
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/CounterSamples.h"
-
 #include "xstack/event/Events.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/sink/ChunkWalk.h"
-#include "xstack/sink/json/JsonText.h"
 #include "xstack/sink/RowBuckets.h"
 #include "xstack/sink/TraceEvents.h"
 #include "xstack/sink/TraceSink.h"
+#include "xstack/sink/json/JsonText.h"
 
 namespace xstack {
 
@@ -86,7 +85,8 @@ class JsonRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples) {
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+                    const std::vector<GpuTelemetrySample>& samples) {
     walk_.dcgmCounters(pid, gpu, id, samples);
   }
   void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
@@ -102,14 +102,5 @@ class JsonRenderer {
   JsonTraceSink json_;
   ChunkWalk walk_;
 };
-
-// thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
-// row (the tid is the CUDA stream), "thread <tid>" on CPU rows.
-std::string opRowThreadName(RowKind kind, int64_t tid);
-
-// Events a chunk will hold, computed without rendering (used to decide which
-// processes exist before anything is written).
-uint64_t dcgmCounterCount(int64_t pid, int64_t gpu, const std::vector<GpuTelemetrySample>& samples);
-uint64_t netCounterCount(int64_t pid, const std::vector<NetCounterSample>& samples);
 
 }  // namespace xstack
