@@ -28,12 +28,12 @@
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
+#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/sink/json/JsonText.h"
 #include "xstack/source/SourceRegistry.h"
 #include "xstack/source/paddle/ProfileDecoder.h"
 #include "xstack/source/paddle/ProfileReader.h"
 #include "xstack/source/paddle/WireEvents.h"
-#include "xstack/sink/json/JsonRenderer.h"
-#include "xstack/sink/json/JsonText.h"
 
 namespace fs = std::filesystem;
 using namespace xstack;

@@ -11,8 +11,8 @@
 #include "xstack/analysis/Findings.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/TimeUnits.h"
-#include "xstack/sink/report/AnalysisFiles.h"
 #include "xstack/sink/json/JsonText.h"
+#include "xstack/sink/report/AnalysisFiles.h"
 #include "xstack/transport/MessageTags.h"
 
 namespace fs = std::filesystem;

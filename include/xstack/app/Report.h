@@ -11,8 +11,8 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
-#include "xstack/plan/OutputPlan.h"
 #include "xstack/event/InputListing.h"
+#include "xstack/plan/OutputPlan.h"
 
 namespace xstack {
 

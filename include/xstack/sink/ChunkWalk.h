@@ -32,7 +32,8 @@ class ChunkWalk {
   // order), or its memory samples.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
   // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer in group.
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples);
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+                    const std::vector<GpuTelemetrySample>& samples);
   // Net counters of pid 6 (tx) or 7 (rx), id = trainer in group.
   void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples);
   // The findings: a process, per tid a thread "rank <tid>", the instants

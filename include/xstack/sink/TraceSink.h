@@ -13,7 +13,6 @@
 
 #include "xstack/core/Warnings.h"
 #include "xstack/event/CounterSamples.h"
-
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/sink/RowBuckets.h"
 #include "xstack/sink/TraceEvents.h"

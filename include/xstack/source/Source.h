@@ -17,8 +17,8 @@
 #include "xstack/event/CounterSamples.h"
 #include "xstack/event/Events.h"
 #include "xstack/event/InputFile.h"
-#include "xstack/io/FileBytes.h"
 #include "xstack/event/InputListing.h"
+#include "xstack/io/FileBytes.h"
 
 namespace xstack {
 

@@ -7,8 +7,8 @@
 
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/sink/EscapedNameTable.h"
-#include "xstack/sink/json/JsonRenderer.h"
 #include "xstack/sink/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
 
 namespace xstack {
 
@@ -69,8 +69,8 @@ CounterUnit dcgmUnit(int series) {
 
 }  // namespace
 
-void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                                   SeriesRange range) {
+void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs,
+                                   const GpuTelemetrySample& s, SeriesRange range) {
   const char* name = fixedProcessName(pid);
   for (int k = range.first; k < range.first + range.count; ++k) {
     if (!s.has(k)) continue;
@@ -80,7 +80,8 @@ void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const
   }
 }
 
-void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
+void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs,
+                                  const NetCounterSample& s) {
   const char* name = fixedProcessName(pid);
   for (const auto& [key, text] : s.args) {
     // The value is validated JSON number text: integers stay integers.

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <map>
 
-#include "xstack/sink/report/AnalysisFiles.h"
 #include "xstack/sink/json/JsonText.h"
+#include "xstack/sink/report/AnalysisFiles.h"
 
 namespace xstack {
 namespace {

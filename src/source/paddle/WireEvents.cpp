@@ -92,10 +92,10 @@ void WireEventMapper::finish() {
   if (options_.where.empty()) return;
   for (const ProfileMemEvent& e : firstUnknown_)
     warnings.addExample(Warn::MemoryUnknownPlace,
-                 options_.where + ": ts " + std::to_string(e.startNs) +
-                     " ns: " + std::to_string(e.bytes) + " bytes, place " +
-                     std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +
-                     ", end_ns " + std::to_string(e.endNs));
+                        options_.where + ": ts " + std::to_string(e.startNs) +
+                            " ns: " + std::to_string(e.bytes) + " bytes, place " +
+                            std::to_string(e.place) + ", device " + std::to_string(e.deviceId) +
+                            ", end_ns " + std::to_string(e.endNs));
 }
 
 DecodeResult decodeProfileEvents(std::string_view bytes, EventSink& out,

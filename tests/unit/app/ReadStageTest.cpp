@@ -10,8 +10,8 @@
 #include "xstack/app/Inspect.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
-#include "xstack/source/SourceRegistry.h"
 #include "xstack/sink/TraceLayout.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 namespace {

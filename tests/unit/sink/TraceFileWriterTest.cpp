@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "../TempDirTest.h"
-#include "xstack/sink/json/JsonRenderer.h"
 #include "xstack/sink/TraceFileWriter.h"
+#include "xstack/sink/json/JsonRenderer.h"
 
 namespace xstack {
 namespace {

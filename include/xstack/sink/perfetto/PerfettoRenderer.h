@@ -26,7 +26,6 @@
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/CounterSamples.h"
-
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/sink/ChunkWalk.h"
@@ -100,7 +99,8 @@ class PerfettoRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id, const std::vector<GpuTelemetrySample>& samples) {
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+                    const std::vector<GpuTelemetrySample>& samples) {
     walk_.dcgmCounters(pid, gpu, id, samples);
   }
   void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "xstack/sink/json/JsonRenderer.h"
 #include "xstack/sink/TraceLayout.h"
+#include "xstack/sink/json/JsonRenderer.h"
 
 namespace xstack {
 namespace {
