@@ -28,7 +28,16 @@ void RowBuckets::reset(const std::vector<RowKey>& rows) {
   lastRow_ = 0;
   names_.clear();
   extras_.clear();
+  detailsUsed_ = 0;
   memEvents_.clear();
+}
+
+std::string_view RowBuckets::keepDetail(std::string_view detail) {
+  if (detail.empty()) return {};
+  if (detailsUsed_ == details_.size()) details_.emplace_back();
+  std::string& slot = details_[detailsUsed_++];
+  slot.assign(detail);
+  return slot;
 }
 
 void RowBuckets::onSlice(const SliceEvent& e) {
@@ -64,7 +73,7 @@ void RowBuckets::onSlice(const SliceEvent& e) {
   }
   uint32_t extra = 0;
   if (e.bytes > 0 || !e.detail.empty()) {
-    extras_.push_back({e.bytes, e.detail});
+    extras_.push_back({e.bytes, keepDetail(e.detail)});
     extra = static_cast<uint32_t>(extras_.size());
   }
   row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,8 +16,8 @@
 namespace xstack {
 
 // One timed operation on a row (docs/FORMAT.md section 3: an "X" event).
-// The views point into the decoded bytes, which the source keeps alive for
-// the duration of the decode (and longer when the caller owns the buffer).
+// The views are valid during the sink's callback only (a streaming source
+// reuses its memory): a sink that keeps a name or detail copies it.
 struct SliceEvent {
   std::string_view name;
   std::string_view detail;  // free-form annotation; empty = none
@@ -24,6 +26,9 @@ struct SliceEvent {
   RowKey row;          // CpuBlock, CudaApi or Gpu (never a memory row)
   int64_t tid = 0;     // thread (CPU rows) or stream (GPU row)
   uint64_t bytes = 0;  // bytes copied by a memcpy; 0 = none
+  // The link between a launch (a CudaApi slice) and the GPU activity it
+  // started: equal on both (CUDA's correlation id). -1 = none (Paddle dumps).
+  int64_t correlation = -1;
 };
 
 // Memory places, in the order of a rank's memory rows.
@@ -77,8 +82,13 @@ class EventSink {
 };
 
 // A whole input's events kept in memory (tests, `xstack inspect`, fuzz
-// targets), each kind in input order.
+// targets), each kind in input order. Names and details are copied into the
+// list (a source's views live only for its callback); move-only.
 struct EventList final : EventSink {
+  EventList() = default;
+  EventList(EventList&&) = default;
+  EventList& operator=(EventList&&) = default;
+
   std::vector<SliceEvent> slices;
   std::vector<MemoryEvent> memory;
   std::vector<StepMark> marks;
@@ -86,7 +96,11 @@ struct EventList final : EventSink {
   uint64_t traceStartNs = 0, traceEndNs = 0;
   bool hasTraceStart = false, hasTraceEnd = false;
 
-  void onSlice(const SliceEvent& e) override { slices.push_back(e); }
+  void onSlice(const SliceEvent& e) override {
+    SliceEvent& kept = slices.emplace_back(e);
+    kept.name = keep(e.name);
+    kept.detail = keep(e.detail);
+  }
   void onMemory(const MemoryEvent& m) override { memory.push_back(m); }
   void onStepMark(const StepMark& m) override { marks.push_back(m); }
   void onUnplaced(const UnplacedEvent& u) override { unplaced.push_back(u); }
@@ -98,6 +112,13 @@ struct EventList final : EventSink {
     traceEndNs = ns;
     hasTraceEnd = true;
   }
+
+ private:
+  std::string_view keep(std::string_view text) {
+    if (text.empty()) return {};
+    return *text_.emplace_back(std::make_unique<std::string>(text));
+  }
+  std::vector<std::unique_ptr<std::string>> text_;  // stable under moves
 };
 
 }  // namespace xstack

@@ -6,11 +6,13 @@
 // detail_info; the memory events as they are. Rendering then reads the
 // buckets in order instead of jumping around the events (a cache miss per
 // event otherwise). Memory is reused from one profile to the next: call
-// reset() before each. Views (names, details) point into the decoded bytes,
-// which must outlive the rendering.
+// reset() before each. Names and details are copied (interned names, kept
+// details): a source's views need to live only for its callback.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -73,6 +75,11 @@ class RowBuckets final : public EventSink {
   size_t lastRow_ = 0;
   EscapedNameTable names_;
   std::vector<Extra> extras_;
+  // Copies of the details, one slot each (a deque never moves its elements;
+  // slots keep their capacity from one profile to the next).
+  std::deque<std::string> details_;
+  size_t detailsUsed_ = 0;
+  std::string_view keepDetail(std::string_view detail);
   std::vector<MemoryEvent> memEvents_;
 };
 
