@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "xstack/app/PlanGather.h"
 #include "xstack/app/ReportStages.h"
@@ -53,6 +54,17 @@ Status settleGpusPerTrainer(ReportRun& run, const Plan& plan) {
   return {};
 }
 
+// A job whose files declare more ranks than are present (a few ranks'
+// traces copied from a big job) is normal: a note, not a problem.
+void noteMissingRanks(const ReportRun& run, const Plan& plan, int64_t worldSize) {
+  std::set<int64_t> ranks;
+  for (const auto& f : plan.files)
+    if (f.file.kind == InputKind::Profile) ranks.insert(f.file.id);
+  if (worldSize <= static_cast<int64_t>(ranks.size())) return;
+  run.log("note: " + std::to_string(ranks.size()) + " of the job's " + std::to_string(worldSize) +
+          " ranks have a trace here; the outputs cover those");
+}
+
 }  // namespace
 
 Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
@@ -76,6 +88,7 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   if (profiles == 0)
     return Failure::noProfiles(listed.dirs.profile, "no profile files (<name>.<rank>) in " +
                                                         listed.dirs.profile + " on any rank");
+  noteMissingRanks(run, plan, listed.declaredWorldSize);
   if (run.options.showPlan && run.root()) printPlan(plan);
   return plan;
 }

@@ -9,6 +9,7 @@ namespace xstack {
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
   ReadOptions ro{run.options.topology};
   ro.analysis = run.options.analysis;
+  ro.source = run.source;
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

@@ -153,7 +153,7 @@ void countCounterEvents(LocalInput& in) {
 // `spare`: the file buffer of the last profile read, reused for the next.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
              std::unique_ptr<FileBuffer>& spare) {
-  const Source& source = defaultSource();
+  const Source& source = opt.source ? *opt.source : defaultSource();
   InputSummary& s = in.summary;
   s.file = pf.file;
   s.reader = pf.reader;

@@ -35,6 +35,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   const ReportOptions& opt = run.options;
   RenderPlan out;
   WriteContext& ctx = out.context;
+  ctx.source = run.source;
   ctx.all = &gathered.all;
   ctx.local = &local;
   ctx.firstLocal = gathered.firstLocal;

@@ -56,8 +56,9 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
     return fail(run, Failure::usage(agreed.error().message));
   comm.setChunkBytes(opt.mpiChunkBytes);
 
-  ListedInputs listed = listInputsStage(run);
-  Expected<Plan> plan = planStage(run, listed);
+  Expected<ListedInputs> listed = listInputsStage(run);
+  if (!listed.ok()) return fail(run, listed.error());
+  Expected<Plan> plan = planStage(run, *listed);
   if (!plan.ok()) return fail(run, plan.error());
   Expected<std::vector<LocalInput>> local = readInputsStage(run, *plan);
   if (!local.ok()) return fail(run, local.error());
@@ -71,7 +72,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!written.ok()) return fail(run, written.error());
   if (run.options.timings) printTimings(comm, run.clock);
   return summaryStage(run, *gathered, *written, render.context.shape, analysis,
-                      listed.listingFailed || !plan->badPaths.empty());
+                      listed->listingFailed || !plan->badPaths.empty());
 }
 
 }  // namespace xstack

@@ -65,7 +65,7 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
                   std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
   scratch.buckets.reset(s.rows);
-  auto info = defaultSource().decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
+  auto info = (ctx.source ? *ctx.source : defaultSource()).decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);

@@ -1,5 +1,6 @@
 #include "xstack/source/SourceRegistry.h"
 
+#include "xstack/source/chrome/ChromeSource.h"
 #include "xstack/source/paddle/PaddleSource.h"
 
 namespace xstack {
@@ -7,6 +8,7 @@ namespace xstack {
 const std::vector<const Source*>& registeredSources() {
   static const std::vector<const Source*> kSources = {
       &paddleSource(),  // Paddle's legacy protobuf profiles with DCGM, net and time files
+      &chromeSource(),  // Chrome-trace JSON per rank: PyTorch (Kineto), Paddle's new profiler
   };
   return kSources;
 }

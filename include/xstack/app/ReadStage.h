@@ -34,6 +34,7 @@ struct ReadOptions {
   // against keeping them decoded: faster with 2 ranks, and a rank holds one
   // profile at a time; docs/PERFORMANCE.md.)
   bool analysis = true;  // build each profile's step table (app/AnalysisStage.h)
+  const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

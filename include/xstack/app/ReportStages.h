@@ -52,6 +52,8 @@ struct ReportRun {
   Progress progress;
   std::chrono::steady_clock::time_point start;
   OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
+  // The format of the inputs, the same on every rank (listInputsStage).
+  const Source* source = nullptr;
   bool root() const { return comm.rank() == 0; }
   // Rank 0 only: "xstack: <line>" on stderr.
   void log(const std::string& line) const;
@@ -61,6 +63,7 @@ struct ListedInputs {
   InputDirs dirs;
   InputListing listing;
   bool listingFailed = false;  // this rank's listing threw: it contributes no files
+  int64_t declaredWorldSize = 0;  // the largest world size any rank's files declare (0: none)
 };
 
 struct GatheredSummaries {
@@ -78,7 +81,10 @@ struct RenderPlan {
 // naming each option that differs, its values and ranks. Sets
 // run.options.timings to rank 0's (display-only).
 Status agreeOptionsStage(ReportRun& run);
-ListedInputs listInputsStage(ReportRun& run);
+// collective: every rank lists its folders with the source that finds
+// inputs there; all ranks agree on one source (run.source). Usage failures:
+// two formats, or inputs to fix (e.g. a trace without a rank).
+Expected<ListedInputs> listInputsStage(ReportRun& run);
 Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed);
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
 // collective; a summary that does not decode fails the run on every rank alike

@@ -22,6 +22,7 @@
 namespace xstack {
 
 struct WriteContext {
+  const Source* source = nullptr;                   // the format of the run's inputs
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
   std::vector<LocalInput>* local = nullptr;        // this rank's inputs
   size_t firstLocal = 0;                           // global index of local[0]

@@ -49,6 +49,18 @@ enum class Severity {
   X(EventUnknownType, "event_unknown_type", Warning,                                              \
     "an event of a type other than 0 (CPU) or 1 (GPU) was dropped",                               \
     "check the profiler version against docs/FORMAT.md")                                          \
+  X(JsonBadDevice, "json_bad_device", Warning,                                                    \
+    "a JSON trace's GPU event with no numeric device (args.device, pid) was dropped",             \
+    "check the profiler that wrote the file")                                                     \
+  X(JsonBadTime, "json_bad_time", Warning,                                                        \
+    "a JSON trace's event whose ts or dur is not an exact number of us was dropped",              \
+    "check the profiler that wrote the file")                                                     \
+  X(JsonIgnoredEvent, "json_ignored_event", Note,                                                 \
+    "a JSON trace's event xstack does not draw (ph B/E/C, GPU annotations) was ignored",          \
+    "nothing: the kinds xstack reads are in docs/FORMAT.md section 8")                            \
+  X(JsonMemoryMismatch, "json_memory_mismatch", Warning,                                          \
+    "a JSON trace frees more memory than its running totals say was held; clamped at 0",          \
+    "check that the trace was not cut or filtered")                                               \
   X(MarkerReplacedBegin, "marker_replaced_begin", Warning,                                        \
     "a marker begin came while the same phase was open; the later one is kept",                   \
     "check the training loop's marker calls")                                                     \

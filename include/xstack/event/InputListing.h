@@ -3,6 +3,7 @@
 // how a file name gives its rank is the source's (e.g. source/paddle/FolderLayout.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct InputListing {
   // A dcgm, net or time path that exists but is not a folder: a bad input
   // (rc 3), one line each naming the path.
   std::vector<std::string> notFolders;
+  // Files in an input folder that are not inputs of the source (e.g. not a
+  // trace): a note counts them, naming the first.
+  std::vector<std::string> ignored;
+  // Inputs the user must fix before a run can start (rc 2), one line each
+  // naming the file and what to do (e.g. a trace whose rank is unknown).
+  std::vector<std::string> fatal;
+  // The largest number of ranks the files say their job has (0: they do not say).
+  int64_t declaredWorldSize = 0;
 };
 
 }  // namespace xstack

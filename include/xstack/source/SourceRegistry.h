@@ -14,7 +14,8 @@ namespace xstack {
 const std::vector<const Source*>& registeredSources();
 // The source named `name`, or nullptr.
 const Source* findSource(std::string_view name);
-// The source `report` reads today (the first registered: "paddle").
+// The source of a folder that holds no input of any source (the first
+// registered: "paddle"), whose messages name what it expects.
 const Source& defaultSource();
 
 }  // namespace xstack

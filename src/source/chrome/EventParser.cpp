@@ -35,6 +35,9 @@ constexpr KnownSpelling kKnownArgs[] = {
     {"name", ArgKey::Name},
     {"labels", ArgKey::Labels},
     {"sort_index", ArgKey::SortIndex},
+    {"Addr", ArgKey::Addr},
+    {"addr", ArgKey::Addr},
+    {"increase_bytes", ArgKey::IncreaseBytes},
 };
 
 int knownArgIndex(std::string_view key) {

@@ -253,6 +253,10 @@ ReadResult readTraceHeader(const std::string& path, const ReadOptions& options) 
   return openAndWalk(path, options, nullptr, WalkMode::Header);
 }
 
+ReadResult readTraceHead(const std::string& path, const ReadOptions& options) {
+  return openAndWalk(path, options, nullptr, WalkMode::Sniff);
+}
+
 SniffResult sniffTrace(std::string_view head) {
   ReadOptions options;
   options.maxEventBytes = head.size() + 1;

@@ -65,6 +65,8 @@ enum class ArgKey : uint8_t {
   Name,               // "name" (M events: process_name, thread_name)
   Labels,             // "labels" (M process_labels)
   SortIndex,          // "sort_index"
+  Addr,               // "Addr" (Kineto [memory]) or "addr" (Paddle, a string)
+  IncreaseBytes,      // Paddle "increase_bytes" (negative = free)
   Count
 };
 constexpr size_t kArgKeyCount = static_cast<size_t>(ArgKey::Count);

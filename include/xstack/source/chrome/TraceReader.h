@@ -58,6 +58,11 @@ ReadResult readTraceBytes(std::string_view bytes, const std::string& name,
                           const EventCallback& onEvent, const ReadOptions& options = {});
 // The top-level keys only (TraceInfo without events): traceEvents skipped.
 ReadResult readTraceHeader(const std::string& path, const ReadOptions& options = {});
+// The top-level keys before traceEvents only: the walk stops at its '['
+// (info.hasTraceEvents true, no error). A document that ends without
+// traceEvents, or is not a JSON object, is an error (NoTraceEvents,
+// NotTraceObject, NotJson...). Reads only the bytes up to the '['.
+ReadResult readTraceHead(const std::string& path, const ReadOptions& options = {});
 
 enum class SniffResult : uint8_t {
   Trace,     // a JSON object whose traceEvents key (holding '[') was reached

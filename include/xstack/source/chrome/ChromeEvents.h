@@ -1,0 +1,82 @@
+// The meaning of Chrome-trace events (Kineto and Paddle's new profiler,
+// docs/FORMAT.md section 8), decided here and nowhere else: which row an
+// event goes to (by its category, never by its pid alone), which events are
+// steps, how the [memory] instants become allocated blocks. ChromeEventMapper
+// turns the tokenizer's TraceEvents (TraceEvent.h) into the neutral events
+// of event/Events.h as they are read.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "xstack/core/Warnings.h"
+#include "xstack/event/Events.h"
+#include "xstack/source/chrome/TraceEvent.h"
+
+namespace xstack::chrome {
+
+// What a category says about an X event.
+enum class EventClass : uint8_t {
+  Host,         // CPU ops, annotations, python functions, Paddle's host kinds: thread rows
+  Api,          // CUDA runtime/driver calls (and other runtimes): the CUDA API row
+  GpuActivity,  // kernels, memcpy, memset, syncs: the (device, stream) rows
+  Skipped,      // the profiler's own span ("Trace"), GPU-projected annotations
+};
+EventClass classOfCategory(std::string_view cat);
+
+// "ProfilerStep#12" (Kineto, cat user_annotation) or "ProfileStep#12"
+// (Paddle, cat ProfileStep): a step window.
+bool isStepEvent(std::string_view name, std::string_view cat);
+
+// A Paddle memory place text: "Place(gpu:0)", "Place(cpu)",
+// "Place(gpu_pinned)" (also without "Place(...)"). False: unknown.
+bool memPlaceFromText(std::string_view text, MemPlace& place, uint64_t& device);
+
+class ChromeEventMapper {
+ public:
+  // baseNs: added to every ts (baseTimeNanoseconds, 0 when absent).
+  // warnings: where dropped or repaired events are counted.
+  ChromeEventMapper(EventSink& out, Warnings& warnings, int64_t baseNs)
+      : out_(out), warnings_(warnings), baseNs_(baseNs) {}
+  void onEvent(const TraceEvent& e);
+  // After the last event: the blocks still allocated and the memory held
+  // before the trace began (from the first running total) are delivered.
+  void finish();
+
+ private:
+  void onComplete(const TraceEvent& e);
+  void onMemoryInstant(const TraceEvent& e);
+  bool absoluteNs(const TimeField& t, uint64_t& out) const;
+  std::string_view detailOf(const TraceEvent& e);
+  struct MemKey {
+    MemPlace place;
+    uint64_t device;
+    auto operator<=>(const MemKey&) const = default;
+  };
+  void allocate(const MemKey& key, int64_t addr, uint64_t ts, uint64_t bytes, int64_t thread);
+  void release(const MemKey& key, int64_t addr, uint64_t ts, uint64_t bytes);
+
+  EventSink& out_;
+  Warnings& warnings_;
+  int64_t baseNs_;
+  std::string detail_;
+  struct Block {
+    uint64_t startNs, bytes;
+    int64_t thread;
+  };
+  // Live blocks by (place, device, address); what grows is the number of
+  // blocks allocated at once, not the trace.
+  std::map<std::tuple<MemPlace, uint64_t, int64_t>, Block> live_;
+  struct Device {
+    uint64_t firstNs = 0;
+    int64_t before = 0;  // bytes held before the trace (first total - first delta)
+    std::vector<std::pair<uint64_t, uint64_t>> earlierFrees;  // (ns, bytes) of unseen blocks
+  };
+  std::map<MemKey, Device> devices_;
+};
+
+}  // namespace xstack::chrome

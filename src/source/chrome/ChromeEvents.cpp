@@ -1,0 +1,244 @@
+#include "xstack/source/chrome/ChromeEvents.h"
+
+#include <algorithm>
+#include <array>
+
+namespace xstack::chrome {
+namespace {
+
+struct CategoryClass {
+  std::string_view cat;
+  EventClass cls;
+};
+
+// Kineto's category names (ActivityType.h), its 2022 capitalised ones, and
+// Paddle's TracerEventType names (docs/FORMAT.md section 8). Everything not
+// listed is host work.
+constexpr std::array kCategories = {
+    CategoryClass{"kernel", EventClass::GpuActivity},
+    CategoryClass{"gpu_memcpy", EventClass::GpuActivity},
+    CategoryClass{"gpu_memset", EventClass::GpuActivity},
+    CategoryClass{"cuda_sync", EventClass::GpuActivity},
+    CategoryClass{"mtia_ccp_events", EventClass::GpuActivity},
+    CategoryClass{"Kernel", EventClass::GpuActivity},  // 2022 Kineto and Paddle
+    CategoryClass{"Memcpy", EventClass::GpuActivity},  // Paddle
+    CategoryClass{"Memset", EventClass::GpuActivity},  // Paddle
+    CategoryClass{"cuda_runtime", EventClass::Api},
+    CategoryClass{"cuda_driver", EventClass::Api},
+    CategoryClass{"Runtime", EventClass::Api},      // 2022 Kineto
+    CategoryClass{"CudaRuntime", EventClass::Api},  // Paddle
+    CategoryClass{"mtia_runtime", EventClass::Api},
+    CategoryClass{"xpu_runtime", EventClass::Api},
+    CategoryClass{"xpu_driver", EventClass::Api},
+    CategoryClass{"privateuse1_runtime", EventClass::Api},
+    CategoryClass{"privateuse1_driver", EventClass::Api},
+    CategoryClass{"Trace", EventClass::Skipped},  // the profiler's own span
+    CategoryClass{"gpu_user_annotation", EventClass::Skipped},
+};
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+bool isDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A [memory] instant's address: an int (Kineto) or a decimal string (Paddle).
+int64_t addressOf(const TraceEvent& e) {
+  if (std::optional<int64_t> a = e.argInt(ArgKey::Addr)) return *a;
+  return -1;
+}
+
+}  // namespace
+
+EventClass classOfCategory(std::string_view cat) {
+  for (const CategoryClass& c : kCategories)
+    if (c.cat == cat) return c.cls;
+  return EventClass::Host;
+}
+
+bool isStepEvent(std::string_view name, std::string_view cat) {
+  if (cat == "user_annotation") return startsWith(name, "ProfilerStep#");
+  if (cat == "ProfileStep") return startsWith(name, "ProfileStep#");
+  return false;
+}
+
+bool memPlaceFromText(std::string_view text, MemPlace& place, uint64_t& device) {
+  if (startsWith(text, "Place(") && text.back() == ')') text = text.substr(6, text.size() - 7);
+  if (text == "cpu") {
+    place = MemPlace::Cpu;
+    device = 0;
+    return true;
+  }
+  if (text == "gpu_pinned" || text == "cuda_pinned") {
+    place = MemPlace::Pinned;
+    device = 0;
+    return true;
+  }
+  if (!startsWith(text, "gpu:") || !isDigits(text.substr(4)) || text.size() > 12) return false;
+  place = MemPlace::Gpu;
+  device = std::stoull(std::string(text.substr(4)));
+  return true;
+}
+
+bool ChromeEventMapper::absoluteNs(const TimeField& t, uint64_t& out) const {
+  if (!t.valid) return false;
+  int64_t ns = 0;
+  if (__builtin_add_overflow(t.ns, baseNs_, &ns) || ns < 0) return false;
+  out = static_cast<uint64_t>(ns);
+  return true;
+}
+
+void ChromeEventMapper::onEvent(const TraceEvent& e) {
+  switch (e.ph) {
+    case 'X':
+      return onComplete(e);
+    case 'i':
+    case 'I':
+      if (e.name == "[memory]") return onMemoryInstant(e);
+      return;  // "Iteration Start", "Record Window End": markers of the profiler
+    case 'M':
+    case 's':
+    case 'f':
+    case 't':
+      return;  // names (xstack names its rows itself) and flows (from the correlation ids)
+    default:
+      warnings_.add(Warn::JsonIgnoredEvent);
+  }
+}
+
+// NCCL's collective args as one detail text ("" when the event has none).
+std::string_view ChromeEventMapper::detailOf(const TraceEvent& e) {
+  if (!e.arg(ArgKey::CollectiveName)) return {};
+  detail_.clear();
+  constexpr std::pair<ArgKey, std::string_view> kKept[] = {
+      {ArgKey::CollectiveName, "collective"}, {ArgKey::InMsgNelems, "in_nelems"},
+      {ArgKey::OutMsgNelems, "out_nelems"},   {ArgKey::GroupSize, "group_size"},
+      {ArgKey::Dtype, "dtype"},               {ArgKey::ProcessGroupRanks, "ranks"}};
+  for (const auto& [key, label] : kKept) {
+    if (!e.arg(key)) continue;
+    if (!detail_.empty()) detail_ += "; ";
+    detail_.append(label).append(" ").append(e.argText(key));
+  }
+  return detail_;
+}
+
+void ChromeEventMapper::onComplete(const TraceEvent& e) {
+  const EventClass cls = classOfCategory(e.cat);
+  if (cls == EventClass::Skipped) {
+    if (e.cat != "Trace") warnings_.add(Warn::JsonIgnoredEvent);
+    return;
+  }
+  uint64_t start = 0;
+  int64_t dur = 0;
+  if (!absoluteNs(e.ts, start) || (e.dur.present && !e.dur.valid)) {
+    warnings_.add(Warn::JsonBadTime);
+    return;
+  }
+  if (e.dur.valid) dur = e.dur.ns;
+  const uint64_t end = start + static_cast<uint64_t>(dur);  // dur < 0: end before start
+  SliceEvent s{e.name, {}, start, end, {RowKind::CpuBlock, 0}, e.tid.value, 0};
+  s.correlation = e.argInt(ArgKey::Correlation).value_or(-1);
+  if (cls == EventClass::Api) s.row = {RowKind::CudaApi, -1};
+  if (cls == EventClass::GpuActivity) {
+    std::optional<int64_t> device = e.argInt(ArgKey::Device);
+    if (!device && e.pid.numeric) device = e.pid.value;
+    if (!device || *device < 0) {
+      warnings_.add(Warn::JsonBadDevice);
+      out_.onUnplaced({start, end, false});
+      return;
+    }
+    s.row = {RowKind::Gpu, *device};
+    s.tid = e.argInt(ArgKey::Stream).value_or(e.tid.value);
+    s.bytes = static_cast<uint64_t>(std::max<int64_t>(0, e.argInt(ArgKey::Bytes).value_or(0)));
+    s.detail = detailOf(e);
+  }
+  if (isStepEvent(e.name, e.cat)) {
+    out_.onStepMark({start, Phase::Forward, true});
+    out_.onStepMark({std::max(start, end), Phase::Forward, false});
+  }
+  out_.onSlice(s);
+}
+
+void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {
+  MemKey key{MemPlace::Gpu, 0};
+  std::optional<int64_t> delta, total;
+  if (e.arg(ArgKey::Place)) {  // Paddle: cat Allocate/Free; Reserved* are not allocations
+    if (e.cat != "Allocate" && e.cat != "Free") return;
+    if (!memPlaceFromText(e.argText(ArgKey::Place), key.place, key.device)) {
+      warnings_.add(Warn::MemoryUnknownPlace);
+      return;
+    }
+    delta = e.argInt(ArgKey::IncreaseBytes);
+    total = e.argInt(ArgKey::CurrentAllocated);
+  } else {  // Kineto: Device Type 0 CPU, 1 CUDA
+    std::optional<int64_t> type = e.argInt(ArgKey::DeviceType);
+    if (type == 0) key = {MemPlace::Cpu, 0};
+    else if (type == 1) key = {MemPlace::Gpu, static_cast<uint64_t>(std::max<int64_t>(0, e.argInt(ArgKey::DeviceId).value_or(0)))};
+    else {
+      warnings_.add(Warn::MemoryUnknownPlace);
+      return;
+    }
+    delta = e.argInt(ArgKey::MemoryBytes);
+    total = e.argInt(ArgKey::TotalAllocated);
+  }
+  uint64_t ts = 0;
+  if (!delta || !absoluteNs(e.ts, ts)) {
+    warnings_.add(Warn::JsonBadTime);
+    return;
+  }
+  auto [it, first] = devices_.try_emplace(key);
+  if (first) {
+    it->second.firstNs = ts;
+    if (total) it->second.before = std::max<int64_t>(0, *total - *delta);
+  }
+  const uint64_t bytes = static_cast<uint64_t>(*delta < 0 ? -*delta : *delta);
+  if (*delta > 0) allocate(key, addressOf(e), ts, bytes, e.tid.value);
+  if (*delta < 0) release(key, addressOf(e), ts, bytes);
+}
+
+void ChromeEventMapper::allocate(const MemKey& key, int64_t addr, uint64_t ts, uint64_t bytes,
+                                 int64_t thread) {
+  auto [it, fresh] = live_.try_emplace({key.place, key.device, addr}, Block{ts, bytes, thread});
+  if (fresh) return;
+  // The address was handed out again without a free in the trace: the
+  // earlier block ended here.
+  const Block old = it->second;
+  out_.onMemory({old.startNs, ts, old.bytes, key.place, key.device, static_cast<uint64_t>(old.thread)});
+  it->second = Block{ts, bytes, thread};
+}
+
+void ChromeEventMapper::release(const MemKey& key, int64_t addr, uint64_t ts, uint64_t bytes) {
+  auto it = live_.find({key.place, key.device, addr});
+  if (it == live_.end()) {  // allocated before the trace began
+    devices_[key].earlierFrees.emplace_back(ts, bytes);
+    return;
+  }
+  const Block b = it->second;
+  live_.erase(it);
+  out_.onMemory({b.startNs, ts, b.bytes, key.place, key.device, static_cast<uint64_t>(b.thread)});
+}
+
+void ChromeEventMapper::finish() {
+  for (const auto& [k, b] : live_) {
+    const auto& [place, device, addr] = k;
+    out_.onMemory({b.startNs, 0, b.bytes, place, device, static_cast<uint64_t>(b.thread)});
+  }
+  live_.clear();
+  for (const auto& [key, d] : devices_) {
+    // What was held before the trace: the blocks it frees, then the rest,
+    // held to the end; so the running sum equals the trace's totals.
+    int64_t held = d.before;
+    for (const auto& [ns, bytes] : d.earlierFrees) {
+      out_.onMemory({d.firstNs, ns, bytes, key.place, key.device, 0});
+      held -= static_cast<int64_t>(bytes);
+    }
+    if (held < 0) warnings_.add(Warn::JsonMemoryMismatch);
+    if (held > 0)
+      out_.onMemory({d.firstNs, 0, static_cast<uint64_t>(held), key.place, key.device, 0});
+  }
+  devices_.clear();
+}
+
+}  // namespace xstack::chrome

@@ -1,0 +1,167 @@
+#include "xstack/source/chrome/ChromeSource.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "xstack/source/chrome/ChromeEvents.h"
+#include "xstack/source/chrome/TraceReader.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+namespace chrome {
+
+std::optional<int64_t> rankFromFileName(std::string_view name) {
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  for (size_t at = 0; at + 4 < name.size(); ++at) {
+    if (lower(name[at]) != 'r' || lower(name[at + 1]) != 'a' || lower(name[at + 2]) != 'n' ||
+        lower(name[at + 3]) != 'k')
+      continue;
+    if (at > 0 && std::isalpha(static_cast<unsigned char>(name[at - 1]))) continue;
+    size_t d = at + 4;
+    if (name[d] == '-' || name[d] == '_') ++d;
+    size_t end = d;
+    while (end < name.size() && end - d < 18 && std::isdigit(static_cast<unsigned char>(name[end])))
+      ++end;
+    if (end == d) continue;
+    return std::stoll(std::string(name.substr(d, end - d)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace chrome
+
+namespace {
+
+std::string baseName(const std::string& path) { return fs::path(path).filename().string(); }
+
+// One candidate file of the folder: a trace (rank found, or a fatal line),
+// or ignored.
+void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
+  const std::string path = p.string();
+  chrome::ReadResult head = chrome::readTraceHead(path);
+  if (!head.ok()) {
+    out.ignored.push_back(path);
+    return;
+  }
+  std::optional<int64_t> rank = head.info.rank;
+  std::optional<int64_t> world = head.info.worldSize;
+  if (!rank) rank = chrome::rankFromFileName(baseName(path));
+  if (!rank) {  // distributedInfo may follow the events (Kineto's on-demand path)
+    chrome::ReadResult whole = chrome::readTraceHeader(path);
+    rank = whole.info.rank;
+    if (whole.info.worldSize) world = whole.info.worldSize;
+  }
+  if (!rank || *rank < 0) {
+    out.fatal.push_back(path +
+                        ": a trace without a rank (no distributedInfo.rank, and no rank-N, "
+                        "rank_N or rankN in its name): rename it, e.g. to rank3." +
+                        baseName(path));
+    return;
+  }
+  if (world) out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
+  out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
+}
+
+void listFolder(const std::string& dir, InputListing& out) {
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return;
+  out.profileDirFound = true;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    out.skipped.push_back(dir + ": cannot list folder: " + ec.message());
+    return;
+  }
+  std::vector<std::pair<fs::path, uint64_t>> candidates;
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      out.skipped.push_back(dir + ": listing stopped: " + ec.message());
+      break;
+    }
+    const std::string name = it->path().filename().string();
+    std::error_code sec;
+    if (name.empty() || name[0] == '.' || !it->is_regular_file(sec)) continue;
+    const uint64_t size = it->file_size(sec);
+    candidates.emplace_back(it->path(), sec ? 0 : size);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (const auto& [p, size] : candidates) listOne(p, size, out);
+}
+
+// The file's time base: baseTimeNanoseconds, before the events (one short
+// read of the head) or after them (a second pass that skips the events).
+Expected<int64_t> timeBaseOf(const std::string& path) {
+  chrome::ReadResult head = chrome::readTraceHead(path);
+  if (!head.ok()) return head.error->toError();
+  if (head.info.baseTimeNs) return *head.info.baseTimeNs;
+  chrome::ReadResult whole = chrome::readTraceHeader(path);
+  return whole.info.baseTimeNs.value_or(0);
+}
+
+uint64_t fileSize(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+class ChromeSource final : public Source {
+ public:
+  std::string_view name() const override { return "chrome"; }
+
+  InputDirs resolveDirs(const std::string& dataDir, const InputDirs& overrides) const override {
+    InputDirs d;
+    if (!overrides.profile.empty()) {
+      d.profile = overrides.profile;
+    } else if (!dataDir.empty()) {
+      std::error_code ec;
+      const fs::path sub = fs::path(dataDir) / "profile";
+      d.profile = fs::is_directory(sub, ec) ? sub.string() : dataDir;
+    }
+    return d;
+  }
+
+  InputListing list(const InputDirs& dirs) const override {
+    InputListing out;
+    listFolder(dirs.profile, out);
+    std::sort(out.files.begin(), out.files.end(), [](const InputFile& a, const InputFile& b) {
+      return std::tie(a.id, a.path) < std::tie(b.id, b.path);
+    });
+    return out;
+  }
+
+  Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
+                                        std::unique_ptr<FileBuffer>& /*buffer*/, EventSink& sink,
+                                        const TraceDecodeOptions& options) const override {
+    Expected<int64_t> base = timeBaseOf(path);
+    if (!base) return base.error();
+    Warnings scratch;
+    chrome::ChromeEventMapper mapper(sink, options.dropWarnings ? *options.dropWarnings : scratch,
+                                     *base);
+    chrome::ReadResult r =
+        chrome::readTrace(path, [&mapper](const chrome::TraceEvent& e) { mapper.onEvent(e); });
+    mapper.finish();
+    TraceDecodeInfo info{{}, fileSize(path)};
+    if (r.error) {
+      if (r.info.events == 0) return r.error->toError();
+      info.partial = "read " + std::to_string(r.info.events) + " events, then byte " +
+                     std::to_string(r.error->offset) + ": " + r.error->message;
+    }
+    return info;
+  }
+
+  Status readCounterFile(const InputFile& file, const std::string& /*label*/,
+                         CounterFileData& /*out*/) const override {
+    return Error{file.path + ": the chrome source has no counter files"};
+  }
+};
+
+}  // namespace
+
+const Source& chromeSource() {
+  static const ChromeSource kSource;
+  return kSource;
+}
+
+}  // namespace xstack
