@@ -1,0 +1,283 @@
+// The Chrome-trace source: what each kind of event means (ChromeEventMapper:
+// rows by category, steps, memory blocks from [memory] instants, NCCL args),
+// how files are found and ranked (listing by content), and decoding through
+// the Source interface (time base, partial files).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../../TempDirTest.h"
+#include "ChromeTestUtil.h"
+#include "xstack/source/SourceRegistry.h"
+#include "xstack/source/chrome/ChromeEvents.h"
+#include "xstack/source/chrome/ChromeSource.h"
+
+namespace xstack::chrome {
+namespace {
+
+// The events of a document (traceEvents = `events`, plus `top` keys).
+EventList mapped(const std::string& events, Warnings& w, int64_t baseNs = 0) {
+  EventList out;
+  ChromeEventMapper mapper(out, w, baseNs);
+  std::string doc = "{\"traceEvents\":[" + events + "]}";
+  ReadResult r = readTraceBytes(doc, "t.json", [&](const TraceEvent& e) { mapper.onEvent(e); });
+  EXPECT_TRUE(r.ok()) << (r.error ? r.error->text() : "");
+  mapper.finish();
+  return out;
+}
+
+TEST(ChromeEventMapper, RowsComeFromTheCategoryNotThePid) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":4000,"tid":4001,"ts":10,"dur":5},)j"
+      R"j({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":4000,"tid":4001,)j"
+      R"j("ts":11.5,"dur":1,"args":{"correlation":77}},)j"
+      R"j({"ph":"X","cat":"kernel","name":"gemm","pid":3,"tid":7,"ts":12.001,"dur":2.5,)j"
+      R"j("args":{"device":1,"stream":9,"correlation":77}},)j"
+      R"j({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":2,"tid":5,"ts":20,"dur":1,)j"
+      R"j("args":{"bytes":4096,"correlation":78}},)j"
+      R"j({"ph":"X","name":"no cat","pid":1,"tid":"123(C++)","ts":30})j",
+      w);
+  ASSERT_EQ(l.slices.size(), 5u);
+  EXPECT_EQ(l.slices[0].row, (RowKey{RowKind::CpuBlock, 0}));
+  EXPECT_EQ(l.slices[0].tid, 4001);
+  EXPECT_EQ(l.slices[0].startNs, 10000u);
+  EXPECT_EQ(l.slices[0].endNs, 15000u);
+  EXPECT_EQ(l.slices[1].row, (RowKey{RowKind::CudaApi, -1}));
+  EXPECT_EQ(l.slices[1].correlation, 77);
+  EXPECT_EQ(l.slices[1].startNs, 11500u);
+  // device from args.device (not pid 3), stream from args.stream (not tid 7)
+  EXPECT_EQ(l.slices[2].row, (RowKey{RowKind::Gpu, 1}));
+  EXPECT_EQ(l.slices[2].tid, 9);
+  EXPECT_EQ(l.slices[2].startNs, 12001u);
+  EXPECT_EQ(l.slices[2].endNs, 14501u);
+  EXPECT_EQ(l.slices[2].correlation, 77);
+  // no args.device/stream: pid and tid
+  EXPECT_EQ(l.slices[3].row, (RowKey{RowKind::Gpu, 2}));
+  EXPECT_EQ(l.slices[3].tid, 5);
+  EXPECT_EQ(l.slices[3].bytes, 4096u);
+  // no cat, no dur: host work of length 0; "123(C++)" is thread 123
+  EXPECT_EQ(l.slices[4].row, (RowKey{RowKind::CpuBlock, 0}));
+  EXPECT_EQ(l.slices[4].tid, 123);
+  EXPECT_EQ(l.slices[4].endNs, l.slices[4].startNs);
+  EXPECT_EQ(l.slices[4].correlation, -1);
+  EXPECT_EQ(w.total(), 0u);
+}
+
+TEST(ChromeEventMapper, PaddleCategoriesAndNames) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"name":"ProfileStep#3[20.5 ms]","ph":"X","cat":"ProfileStep","pid":9,)j"
+      R"j("tid":"9(Python)","ts":100,"dur":20500.000},)j"
+      R"j({"name":"matmul[1.2 ms]","ph":"X","cat":"Operator","pid":9,"tid":"10(C++)","ts":101,)j"
+      R"j("dur":1200.125},)j"
+      R"j({"name":"cudaLaunchKernel[3 us]","ph":"X","cat":"CudaRuntime","pid":9,"tid":"10(C++)",)j"
+      R"j("ts":102,"dur":3.000,"args":{"correlation id":5}},)j"
+      R"j({"name":"gemm_kernel[4 us]","ph":"X","cat":"Kernel","pid":0,"tid":7,"ts":103,)j"
+      R"j("dur":4.000,"args":{"device":0,"stream":7,"correlation id":5}},)j"
+      R"j({"name":"launch","ph":"s","cat":"async","pid":9,"tid":"10(C++)","ts":102,"id":5},)j"
+      R"j({})j",
+      w);
+  ASSERT_EQ(l.slices.size(), 4u);
+  EXPECT_EQ(l.slices[0].name, "ProfileStep#3");
+  EXPECT_EQ(l.slices[1].name, "matmul");
+  EXPECT_EQ(l.slices[1].tid, 10);
+  EXPECT_EQ(l.slices[1].endNs - l.slices[1].startNs, 1200125u);
+  EXPECT_EQ(l.slices[2].row.kind, RowKind::CudaApi);
+  EXPECT_EQ(l.slices[2].correlation, 5);
+  EXPECT_EQ(l.slices[3].row, (RowKey{RowKind::Gpu, 0}));
+  EXPECT_EQ(l.slices[3].correlation, 5);
+  ASSERT_EQ(l.marks.size(), 2u);  // ProfileStep -> one step window
+  EXPECT_EQ(l.marks[0].ts, 100000u);
+  EXPECT_TRUE(l.marks[0].begin);
+  EXPECT_EQ(l.marks[1].ts, 100000u + 20500000u);
+  EXPECT_FALSE(l.marks[1].begin);
+}
+
+TEST(ChromeEventMapper, StepsOnlyFromCpuAnnotations) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":0,"dur":10},)j"
+      R"j({"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#7","pid":0,"tid":7,"ts":1,"dur":9},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"ProfilerStep#8","pid":1,"tid":1,"ts":20,"dur":10})j",
+      w);
+  EXPECT_EQ(l.marks.size(), 2u);   // the CPU annotation only
+  EXPECT_EQ(l.slices.size(), 2u);  // the GPU annotation is not drawn
+  EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 1u);
+}
+
+TEST(ChromeEventMapper, TimeBaseAndBadTimes) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1.5,"dur":0.001},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":"soon","dur":1},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":1e400,"dur":1},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":1,"ts":-5000,"dur":1},)j"
+      R"j({"ph":"B","name":"e","pid":1,"tid":1,"ts":1})j",
+      w, 1'000'000'000);
+  ASSERT_EQ(l.slices.size(), 2u);
+  EXPECT_EQ(l.slices[0].startNs, 1'000'001'500u);
+  EXPECT_EQ(l.slices[0].endNs, 1'000'001'501u);
+  EXPECT_EQ(l.slices[1].startNs, 1'000'000'000u - 5'000'000u);  // relative ts may be negative
+  EXPECT_EQ(w.count(Warn::JsonBadTime), 2u);
+  EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 1u);
+}
+
+TEST(ChromeEventMapper, GpuEventWithoutDeviceIsUnplaced) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"kernel","name":"k","pid":"GPU","tid":1,"ts":1,"dur":1},)j"
+      R"j({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"","ts":0,"dur":9})j",
+      w);
+  EXPECT_TRUE(l.slices.empty());
+  EXPECT_EQ(l.unplaced.size(), 1u);
+  EXPECT_EQ(w.count(Warn::JsonBadDevice), 1u);
+  EXPECT_EQ(w.total(), 1u);  // the profiler's own span is skipped silently
+}
+
+TEST(ChromeEventMapper, NcclArgsAreKeptAsDetail) {
+  Warnings w;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":7,"ts":1,"dur":1,)j"
+      R"j("args":{"device":0,"stream":7,"Collective name":"allreduce","In msg nelems":1024,)j"
+      R"j("Out msg nelems":1024,"Group size":2,"dtype":"Float","Process Group Ranks":"[0, 1]"}})j",
+      w);
+  ASSERT_EQ(l.slices.size(), 1u);
+  EXPECT_EQ(l.slices[0].detail,
+            "collective allreduce; in_nelems 1024; out_nelems 1024; group_size 2; dtype Float; "
+            "ranks [0, 1]");
+}
+
+// Kineto's [memory] instants: Bytes (+alloc, -free), Total Allocated after it.
+std::string kinetoMem(int ts, int64_t addr, int64_t bytes, int64_t total, int type = 1,
+                      int device = 0) {
+  return R"j({"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":2,"ts":)j" +
+         std::to_string(ts) + R"j(,"args":{"Addr":)j" + std::to_string(addr) +
+         R"j(,"Bytes":)j" + std::to_string(bytes) + R"j(,"Total Allocated":)j" +
+         std::to_string(total) + R"j(,"Device Type":)j" + std::to_string(type) +
+         R"j(,"Device Id":)j" + std::to_string(device) + "}}";
+}
+
+// The running sum of the blocks at ns `t` (start <= t < end; end 0 = held).
+int64_t heldAt(const EventList& l, MemPlace place, uint64_t t) {
+  int64_t sum = 0;
+  for (const MemoryEvent& m : l.memory)
+    if (m.place == place && m.startNs <= t && (m.endNs == 0 || t < m.endNs))
+      sum += static_cast<int64_t>(m.bytes);
+  return sum;
+}
+
+TEST(ChromeEventMapper, MemoryBlocksFollowTheRunningTotals) {
+  Warnings w;
+  // 1000 bytes held before the trace (the first event: +100 -> total 1100),
+  // of which 300 are freed at ts 5 (an address never allocated in the trace).
+  EventList l = mapped(kinetoMem(1, 0xa, 100, 1100) + "," + kinetoMem(2, 0xb, 50, 1150) + "," +
+                           kinetoMem(3, 0xa, -100, 1050) + "," + kinetoMem(5, 0xc, -300, 750) +
+                           "," + kinetoMem(6, 0xd, 8, 8, 0, -1),
+                       w);
+  EXPECT_EQ(heldAt(l, MemPlace::Gpu, 1000), 1100);
+  EXPECT_EQ(heldAt(l, MemPlace::Gpu, 2000), 1150);
+  EXPECT_EQ(heldAt(l, MemPlace::Gpu, 3000), 1050);
+  EXPECT_EQ(heldAt(l, MemPlace::Gpu, 5000), 750);
+  EXPECT_EQ(heldAt(l, MemPlace::Cpu, 6000), 8);
+  EXPECT_EQ(w.count(Warn::JsonMemoryMismatch), 0u);
+}
+
+TEST(ChromeEventMapper, PaddleMemoryPlaces) {
+  Warnings w;
+  auto ev = [](const char* cat, int ts, const char* place, int64_t delta, int64_t cur) {
+    return std::string(R"j({"name":"[memory]","ph":"i","cat":")j") + cat +
+           R"j(","pid":1,"tid":"2(C++)","ts":)j" + std::to_string(ts) + R"j(,"args":{"place":")j" +
+           place + R"j(","addr":"77","increase_bytes":)j" + std::to_string(delta) +
+           R"j(,"current_allocated":)j" + std::to_string(cur) + "}}";
+  };
+  EventList l = mapped(ev("Allocate", 1, "Place(gpu:2)", 64, 64) + "," +
+                           ev("ReservedAllocate", 1, "Place(gpu:2)", 1024, 1024) + "," +
+                           ev("Free", 4, "Place(gpu:2)", -64, 0) + "," +
+                           ev("Allocate", 5, "Place(weird)", 1, 1),
+                       w);
+  ASSERT_EQ(l.memory.size(), 1u);
+  EXPECT_EQ(l.memory[0].device, 2u);
+  EXPECT_EQ(l.memory[0].startNs, 1000u);
+  EXPECT_EQ(l.memory[0].endNs, 4000u);
+  EXPECT_EQ(l.memory[0].bytes, 64u);
+  EXPECT_EQ(w.count(Warn::MemoryUnknownPlace), 1u);
+}
+
+TEST(ChromeSourceNames, RankFromFileName) {
+  EXPECT_EQ(rankFromFileName("sampled_rank-3.json.gz"), 3);
+  EXPECT_EQ(rankFromFileName("worker_rank_12.pt.trace.json"), 12);
+  EXPECT_EQ(rankFromFileName("Rank7.json"), 7);
+  EXPECT_EQ(rankFromFileName("frank3.json"), std::nullopt);
+  EXPECT_EQ(rankFromFileName("rank.json"), std::nullopt);
+  EXPECT_EQ(rankFromFileName("host_pid_1.paddle_trace.json"), std::nullopt);
+}
+
+class ChromeSourceTest : public TempDirTest {
+ protected:
+  const Source& source() const { return *findSource("chrome"); }
+};
+
+TEST_F(ChromeSourceTest, ListsTracesByContent) {
+  std::filesystem::create_directory(dir_ / "profile");
+  const std::string ev = R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1})j";
+  write("profile/a.json", R"j({"distributedInfo": {"rank": 4, "world_size": 16}, "traceEvents":[)j" +
+                              ev + "]}");
+  write("profile/noext", test::gzipBytes(R"j({"traceEvents":[]})j"));  // rank from nowhere
+  write("profile/rank_2.trace", R"j({"schemaVersion":"1.0.1","traceEvents":[{}]})j");
+  write("profile/.hidden.json", R"j({"traceEvents":[]})j");
+  write("profile/gen_info.json", R"j({"model":"x"})j");
+  write("profile/notes.txt", "hello");
+  InputDirs dirs = source().resolveDirs(dir_.string(), {});
+  EXPECT_EQ(dirs.profile, (dir_ / "profile").string());
+  InputListing l = source().list(dirs);
+  EXPECT_TRUE(l.profileDirFound);
+  ASSERT_EQ(l.files.size(), 2u);
+  EXPECT_EQ(l.files[0].id, 2);
+  EXPECT_EQ(l.files[1].id, 4);
+  EXPECT_EQ(l.declaredWorldSize, 16);
+  EXPECT_EQ(l.ignored.size(), 2u);  // gen_info.json, notes.txt (hidden files are not looked at)
+  ASSERT_EQ(l.fatal.size(), 1u);
+  EXPECT_NE(l.fatal[0].find("noext"), std::string::npos);
+  EXPECT_NE(l.fatal[0].find("rank"), std::string::npos);
+}
+
+TEST_F(ChromeSourceTest, TracesDirectlyInTheDataDir) {
+  write("rank0.json", R"j({"traceEvents":[]})j");
+  InputDirs dirs = source().resolveDirs(dir_.string(), {});
+  EXPECT_EQ(dirs.profile, dir_.string());
+  EXPECT_EQ(source().list(dirs).files.size(), 1u);
+}
+
+TEST_F(ChromeSourceTest, RankAndBaseAfterTheEvents) {
+  const std::string path =
+      write("x.json",
+            R"j({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1}],)j"
+            R"j("distributedInfo":{"rank":5},"baseTimeNanoseconds":1000000})j");
+  InputListing l = source().list({dir_.string(), "", "", ""});
+  ASSERT_EQ(l.files.size(), 1u);
+  EXPECT_EQ(l.files[0].id, 5);
+  EventList events;
+  std::unique_ptr<FileBuffer> buffer;
+  auto info = source().decodeTrace(path, buffer, events, {});
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(events.slices.size(), 1u);
+  EXPECT_EQ(events.slices[0].startNs, 1'000'000u + 2'000u);
+}
+
+TEST_F(ChromeSourceTest, ACutFileIsPartialAndGarbageFails) {
+  const std::string cut = write(
+      "cut.json",
+      R"j({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1},{"ph":)j");
+  EventList events;
+  std::unique_ptr<FileBuffer> buffer;
+  auto info = source().decodeTrace(cut, buffer, events, {});
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->partial.empty());
+  EXPECT_EQ(events.slices.size(), 1u);
+  const std::string bad = write("bad.json", "\x01\x02 not json");
+  EXPECT_FALSE(source().decodeTrace(bad, buffer, events, {}).ok());
+}
+
+}  // namespace
+}  // namespace xstack::chrome
