@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <stdexcept>
 
 #include "xstack/app/ReportStages.h"
@@ -66,19 +67,20 @@ SourceListing chooseSource(const ReportOptions& opt) {
 }
 
 // One rank's listing, as the agreement needs it: one field per line.
-std::string encodeChoice(const Source& source, const InputListing& l) {
+std::string encodeChoice(const std::string& host, const Source& source, const InputListing& l) {
   const InputFile* first = nullptr;
   for (const InputFile& f : l.files)
     if (f.kind == InputKind::Profile && !first) first = &f;
   std::string out = std::string(source.name()) + "\n" + (first ? first->path : "") + "\n" +
                     std::to_string(l.declaredWorldSize) + "\n" + std::to_string(l.ignored.size()) +
                     "\n" + (l.ignored.empty() ? "" : l.ignored.front()) + "\n";
+  out += host + "\n";
   for (const std::string& f : l.fatal) out += f + "\n";
   return out;
 }
 
 struct RankChoice {
-  std::string source, firstProfile, firstIgnored;
+  std::string source, firstProfile, firstIgnored, host;
   int64_t world = 0;
   uint64_t ignored = 0;
   std::vector<std::string> fatal;
@@ -92,10 +94,10 @@ RankChoice decodeChoice(const std::string& text) {
     lines.push_back(text.substr(at, nl - at));
     at = nl + 1;
   }
-  lines.resize(std::max<size_t>(lines.size(), 5));
-  RankChoice c{lines[0], lines[1], lines[4], std::stoll("0" + lines[2]),
+  lines.resize(std::max<size_t>(lines.size(), 6));
+  RankChoice c{lines[0], lines[1], lines[4], lines[5], std::stoll("0" + lines[2]),
                std::stoull("0" + lines[3]), {}};
-  c.fatal.assign(lines.begin() + 5, lines.end());
+  c.fatal.assign(lines.begin() + 6, lines.end());
   return c;
 }
 
@@ -110,7 +112,7 @@ void relist(ReportRun& run, const Source& source, ListedInputs& out) {
 // with it). Usage failures: two formats in the job, or files to fix.
 Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, ListedInputs& out) {
   std::vector<RankChoice> all;
-  for (const std::string& t : run.comm.allgather(encodeChoice(*mine, out.listing)))
+  for (const std::string& t : run.comm.allgather(encodeChoice(run.comm.host(), *mine, out.listing)))
     all.push_back(decodeChoice(t));
   const Source* chosen = nullptr;
   std::string chosenFile;
@@ -136,14 +138,21 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
   }
   if (!chosen) chosen = mine;
   if (chosen != mine) relist(run, *chosen, out);
-  uint64_t ignored = 0;
-  std::string example;
+  // Ranks of one host see the same folders: each host's files count once.
+  std::map<std::string, std::pair<uint64_t, std::string>> ignoredByHost;
   for (const RankChoice& c : all) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, c.world);
-    if (c.source == chosen->name() && c.ignored > 0) {
-      ignored += c.ignored;
-      if (example.empty()) example = c.firstIgnored;
+    auto& [count, first] = ignoredByHost[c.host];
+    if (c.source == chosen->name() && c.ignored > count) {
+      count = c.ignored;
+      first = c.firstIgnored;
     }
+  }
+  uint64_t ignored = 0;
+  std::string example;
+  for (const auto& [host, counted] : ignoredByHost) {
+    ignored += counted.first;
+    if (example.empty()) example = counted.second;
   }
   if (ignored > 0)
     run.log("note: " + std::to_string(ignored) +

@@ -40,7 +40,7 @@ uint32_t EscapedNameTable::intern(std::string_view s) {
     uint32_t slot = slots_[i];
     if (slot == 0) {
       Entry e;
-      e.key = s;
+      e.key = keep(s);
       e.hash = h;
       e.textAt = text_.size();
       appendJsonString(text_, s, e.stats);
@@ -52,6 +52,18 @@ uint32_t EscapedNameTable::intern(std::string_view s) {
     const Entry& e = entries_[slot - 1];
     if (e.hash == h && e.key == s) return slot - 1;
   }
+}
+
+std::string_view EscapedNameTable::keep(std::string_view s) {
+  constexpr size_t kChunkBytes = 64 << 10;
+  while (rawChunk_ < rawChunks_.size() &&
+         rawChunks_[rawChunk_].capacity() - rawChunks_[rawChunk_].size() < s.size())
+    ++rawChunk_;
+  if (rawChunk_ == rawChunks_.size()) rawChunks_.emplace_back().reserve(std::max(kChunkBytes, s.size()));
+  std::string& chunk = rawChunks_[rawChunk_];
+  const size_t at = chunk.size();
+  chunk.append(s);  // within the reserved capacity: no reallocation
+  return std::string_view(chunk).substr(at, s.size());
 }
 
 void EscapedNameTable::grow() {
@@ -69,6 +81,8 @@ void EscapedNameTable::clear() {
   entries_.clear();
   std::fill(slots_.begin(), slots_.end(), 0);
   text_.clear();
+  for (std::string& chunk : rawChunks_) chunk.clear();
+  rawChunk_ = 0;
 }
 
 }  // namespace xstack

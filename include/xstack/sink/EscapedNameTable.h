@@ -18,8 +18,8 @@ namespace xstack {
 
 class EscapedNameTable {
  public:
-  // The id of `s` (0, 1, ... in order of first appearance). `s` must stay
-  // valid while the table is in use (it is compared against later strings).
+  // The id of `s` (0, 1, ... in order of first appearance). The table keeps
+  // a copy of each distinct string: `s` need only live for the call.
   uint32_t intern(std::string_view s);
   // "<escaped s>", quotes included.
   std::string_view escaped(uint32_t id) const {
@@ -41,10 +41,15 @@ class EscapedNameTable {
     JsonTextStats stats;
   };
   void grow();
+  std::string_view keep(std::string_view s);
 
   std::vector<Entry> entries_;
   std::vector<uint32_t> slots_;  // open addressing: entry index + 1, 0 = empty
   std::string text_;             // all escaped strings, back to back
+  // The raw copies, in chunks that never reallocate (their views are the
+  // keys); kept for the next profile.
+  std::vector<std::string> rawChunks_;
+  size_t rawChunk_ = 0;
 };
 
 }  // namespace xstack

@@ -22,6 +22,23 @@ TEST(EscapedNameTable, SameTextSameIdWhereverItLives) {
   EXPECT_EQ(t.escaped(ic), "\"matmul_v2\"");
 }
 
+// A streaming source reuses its buffer: the table keeps its own copies.
+TEST(EscapedNameTable, KeepsCopiesOfStringsThatDieAfterTheCall) {
+  EscapedNameTable t;
+  std::string buffer = "first name";
+  const uint32_t a = t.intern(buffer);
+  buffer.assign(200000, 'x');  // reallocates and overwrites
+  const uint32_t b = t.intern(buffer);
+  buffer = "first name";
+  EXPECT_EQ(t.intern(buffer), a);
+  EXPECT_EQ(t.raw(a), "first name");
+  EXPECT_EQ(t.raw(b), std::string(200000, 'x'));
+  t.clear();
+  buffer = "again";
+  EXPECT_EQ(t.intern(buffer), 0u);
+  EXPECT_EQ(t.raw(0), "again");
+}
+
 TEST(EscapedNameTable, EscapesLikeAppendJsonStringAndKeepsItsStats) {
   EscapedNameTable t;
   std::string odd = std::string("q\"\\\x01\xff", 5), empty;

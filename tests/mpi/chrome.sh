@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Chrome-trace JSON inputs (issue 19) end to end, with real mpirun.
+#   chrome.sh XSTACK WORKDIR CASE
+# CASE shared:  the real PyTorch traces of ../shared/traces/kineto (skipped,
+#               77, when absent): np 1 = np 3 bytes (every output file);
+#               every GPU kernel/memcpy/memset/sync of the input is in the
+#               trace once with its exact ns; steps = the input's
+#               ProfilerSteps; Perfetto's trace_processor loads both formats
+#               with no import error and sees the same GPU slices.
+# CASE errors:  two formats in one folder, a trace without a rank, a folder
+#               without a readable trace: rc 2 naming the files; ignored files
+#               and a partial world are notes (rc 0).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+X=$1
+W=$2
+CASE=$3
+SHARED=${XSTACK_SHARED_DIR:-$here/../../../shared}
+rm -rf "$W"
+mkdir -p "$W"
+
+# gpu_events_match INPUT_GZ... OUT_TRACE_JSON: the GPU activities of the
+# inputs and the slices on the trace's gpu:<d> processes are the same
+# multiset of (start - first start, dur) in ns.
+gpu_events_match() {
+  python3 - "$@" <<'PY'
+import gzip, json, sys
+from decimal import Decimal
+*inputs, out = sys.argv[1:]
+GPU = {"kernel", "gpu_memcpy", "gpu_memset", "cuda_sync"}
+def ns(v): return int(Decimal(str(v)) * 1000)
+want = []
+for p in inputs:
+    d = json.load(gzip.open(p))
+    base = int(d.get("baseTimeNanoseconds", 0))
+    for e in d["traceEvents"]:
+        if e.get("ph") == "X" and e.get("cat") in GPU:
+            want.append((base + ns(e["ts"]), ns(e.get("dur", 0))))
+doc = json.load(open(out))
+pids = {e["pid"] for e in doc["traceEvents"] if e.get("ph") == "M" and e["name"] == "process_name"
+        and ":gpu:" in e["args"]["name"]}
+got = [(ns(e["ts"]), ns(e["dur"])) for e in doc["traceEvents"] if e.get("ph") == "X" and e["pid"] in pids]
+def rel(xs):
+    m = min(s for s, _ in xs)
+    return sorted((s - m, d) for s, d in xs)
+assert len(got) == len(want), (len(got), len(want))
+assert rel(got) == rel(want), "GPU activities differ"
+print("gpu events match:", len(got))
+PY
+}
+
+# steps_match INPUT_GZ... STEPS_CSV: rows per rank = ProfilerStep annotations.
+steps_match() {
+  python3 - "$@" <<'PY'
+import csv, gzip, json, sys
+*inputs, steps = sys.argv[1:]
+rows = {}
+for r in csv.DictReader(open(steps)):
+    rows[int(r["rank"])] = rows.get(int(r["rank"]), 0) + 1
+for p in inputs:
+    d = json.load(gzip.open(p))
+    rank = d["distributedInfo"]["rank"]
+    n = sum(1 for e in d["traceEvents"] if e.get("cat") == "user_annotation"
+            and e["name"].startswith("ProfilerStep#"))
+    assert rows.get(rank, 0) == n, (p, rank, rows.get(rank), n)
+print("steps match:", rows)
+PY
+}
+
+# tp_check TRACE: trace_processor imports it with no error; prints GPU slices.
+tp_check() {
+  local tp=$SHARED/tools/trace_processor_shell
+  cat >"$W/q.sql" <<'SQL'
+select count(*) as bad from stats where severity in ('error', 'data_loss') and value > 0;
+select count(*) as gpu from slice s join thread_track tt on s.track_id = tt.id
+  join thread using (utid) join process p using (upid) where p.name like '%:gpu:%';
+SQL
+  "$tp" query -f "$W/q.sql" "$1" 2>/dev/null | tr -d '"' | grep -E '^[0-9]+$' | paste -sd' '
+}
+
+report_twice() {  # report_twice DATA OUTNAME [OPTIONS...]: np 1 and np 3, same bytes
+  local data=$1 out=$2
+  shift 2
+  xmpirun 1 "$X" report --data-dir "$data" --out "$W/$out.np1" --format json,perfetto "$@" \
+    2>"$W/$out.np1.log" || { cat "$W/$out.np1.log"; fail "np 1 report failed"; }
+  xmpirun 3 "$X" report --data-dir "$data" --out "$W/$out.np3" --format json,perfetto "$@" \
+    2>"$W/$out.np3.log" || { cat "$W/$out.np3.log"; fail "np 3 report failed"; }
+  same_dir "$W/$out.np1" "$W/$out.np3"
+  python3 - "$W/$out.np1" <<'PY'
+import glob, json, sys
+for name in glob.glob(sys.argv[1] + "/traceFile_*.json"):
+    for e in json.load(open(name))["traceEvents"]:
+        assert e.get("ts", 0) >= 0 and e.get("dur", 0) >= 0, (name, e)
+PY
+}
+
+case_shared() {
+  [ -d "$SHARED/traces/kineto" ] || { echo "SKIP: $SHARED/traces/kineto not found"; exit 77; }
+  local k=$SHARED/traces/kineto
+  mkdir -p "$W/filter/profile" "$W/nccl"
+  ln -s "$k"/trace_filter/*.json.gz "$W/filter/profile/"
+  ln -s "$k"/nccl_data/*.json.gz "$W/nccl/"  # directly in the data dir
+  report_twice "$W/filter" filter
+  report_twice "$W/nccl" nccl
+  grep -q "2 of the job's 128 ranks have a trace here" "$W/filter.np1.log" ||
+    fail "no partial-world note"
+  for f in "$W"/filter.np1/traceFile_*.json "$W"/nccl.np1/traceFile_*.json; do
+    [ -s "$f" ] || fail "empty $f"
+  done
+  gpu_events_match "$k"/trace_filter/sampled_rank-0.json.gz "$W/filter.np1/traceFile_0_0.json"
+  gpu_events_match "$k"/trace_filter/sampled_rank-1.json.gz "$W/filter.np1/traceFile_0_1.json"
+  gpu_events_match "$k"/nccl_data/nccl_data.json.gz "$W/nccl.np1/traceFile_0_0.json"
+  steps_match "$k"/trace_filter/*.json.gz "$W/filter.np1/steps.csv"
+  steps_match "$k"/nccl_data/nccl_data.json.gz "$W/nccl.np1/steps.csv"
+  [ -x "$SHARED/tools/trace_processor_shell" ] || { echo "SKIP: no trace_processor_shell"; exit 77; }
+  local want json pf
+  want=$(python3 -c "
+import gzip, json
+d = json.load(gzip.open('$k/nccl_data/nccl_data.json.gz'))
+print(sum(1 for e in d['traceEvents'] if e.get('ph') == 'X' and e.get('cat') in
+          ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_sync')))")
+  json=$(tp_check "$W/nccl.np1/traceFile_0_0.json")
+  pf=$(tp_check "$W/nccl.np1/traceFile_0_0.pftrace")
+  [ "$json" = "0 $want" ] || fail "trace_processor on the JSON trace: '$json' (want 0 $want)"
+  [ "$pf" = "0 $want" ] || fail "trace_processor on the .pftrace: '$pf' (want 0 $want)"
+  for f in "$W"/filter.np1/traceFile_*; do
+    [ "$(tp_check "$f" | cut -d' ' -f1)" = 0 ] || fail "import errors in $f"
+  done
+  echo "shared traces: ok"
+}
+
+# expect_rc2 LOG WORDS...: the run failed with rc 2 and the log names every word.
+expect_rc2() {
+  local rc=$1 log=$2
+  shift 2
+  [ "$rc" = 2 ] || { cat "$log"; fail "rc $rc, want 2"; }
+  for w in "$@"; do grep -qF -- "$w" "$log" || { cat "$log"; fail "log does not name $w"; }; done
+}
+
+trace_json() {  # trace_json RANK: a small Kineto-like trace of one rank
+  printf '{"schemaVersion":1,"distributedInfo":{"rank":%s,"world_size":4},"traceEvents":[' "$1"
+  printf '{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":9,"tid":9,"ts":100,"dur":50},'
+  printf '{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":101,"dur":2,"args":{"correlation":1}},'
+  printf '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":104,"dur":10,"args":{"device":0,"stream":7,"correlation":1}}'
+  printf ']}'
+}
+
+case_errors() {
+  local rc
+  # two formats: a Paddle dump beside a JSON trace
+  "$X" synth --out "$W/mixed" --trainers 1 --gpus-per-trainer 1 --steps 2 >/dev/null
+  trace_json 0 >"$W/mixed/profile/rank0.pt.trace.json"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/mixed" --out "$W/mixed.out" 2>"$W/mixed.log"
+  rc=$?
+  set -e
+  expect_rc2 "$rc" "$W/mixed.log" "mix two formats" "rank0.pt.trace.json" "profile_rank.0"
+  # a trace whose rank nothing says
+  mkdir -p "$W/norank"
+  trace_json 0 | sed 's/"distributedInfo":{"rank":0,"world_size":4},//' >"$W/norank/worker.json"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/norank" --out "$W/norank.out" 2>"$W/norank.log"
+  rc=$?
+  set -e
+  expect_rc2 "$rc" "$W/norank.log" "worker.json" "rank"
+  # no readable trace: garbage and a JSON document that is no trace
+  mkdir -p "$W/none"
+  echo '{"model": "x"}' >"$W/none/gen_info.json"
+  head -c 100 /dev/urandom >"$W/none/noise.json"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/none" --out "$W/none.out" 2>"$W/none.log"
+  rc=$?
+  set -e
+  expect_rc2 "$rc" "$W/none.log" "$W/none" "ignored"
+  # ignored files and a partial world: notes, rc 0; a rank without GPU events gets rows
+  mkdir -p "$W/some/profile"
+  trace_json 0 >"$W/some/profile/a.json"
+  trace_json 2 | sed 's/"cat":"kernel"/"cat":"cpu_op"/' >"$W/some/profile/b.json"
+  echo hello >"$W/some/profile/README"
+  xmpirun 2 "$X" report --data-dir "$W/some" --out "$W/some.out" 2>"$W/some.log" ||
+    { cat "$W/some.log"; fail "partial world failed"; }
+  grep -q "2 of the job's 4 ranks" "$W/some.log" || fail "no partial-world note"
+  grep -q "1 files in the input folders are no input" "$W/some.log" || fail "no ignored-file note"
+  ls "$W/some.out"/traceFile_* >/dev/null || fail "no traces"
+  echo "errors: ok"
+}
+
+"case_$CASE"
