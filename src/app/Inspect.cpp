@@ -130,7 +130,7 @@ int runInspect(const InspectOptions& o) {
   std::vector<Span> spans;
   InspectedProfile loaded;
   std::unique_ptr<FileBuffer> buffer;  // the events' views point here
-  auto info = summarizeProfile(defaultSource(), true, s, spans, buffer, {nullptr, &loaded.events});
+  auto info = summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
   if (!info) {
     std::fprintf(stderr, "xstack: inspect: %s\n", info.error().message.c_str());
     return kExitFatal;

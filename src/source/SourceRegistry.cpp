@@ -21,4 +21,10 @@ const Source* findSource(std::string_view name) {
 
 const Source& defaultSource() { return *registeredSources().front(); }
 
+const Source& sourceForFile(const std::string& path) {
+  for (const Source* s : registeredSources())
+    if (s != &defaultSource() && s->recognizes(path)) return *s;
+  return defaultSource();
+}
+
 }  // namespace xstack

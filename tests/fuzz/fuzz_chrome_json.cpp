@@ -4,7 +4,9 @@
 // (once bytes >= 0x80 and control bytes are masked: the reader keeps string
 // bytes as they are, the writers escape them);
 // reading in 3-byte pieces must give the same events and the same outcome as
-// one big piece (chunk boundaries anywhere); the sniff must not crash.
+// one big piece (chunk boundaries anywhere); the sniff must not crash; the
+// events' meaning (ChromeEventMapper) must give rows the model allows: GPU
+// rows of a device >= 0, memory blocks of > 0 bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/source/chrome/ChromeEvents.h"
 #include "xstack/source/chrome/TraceReader.h"
 
 namespace {
@@ -54,6 +57,19 @@ Run readIn(std::string_view bytes, uint64_t piece) {
   return run;
 }
 
+// The mapper over every event (any ph, cat and args), with a time base.
+void mapAll(std::string_view bytes) {
+  xstack::EventList out;
+  xstack::Warnings warnings;
+  ChromeEventMapper mapper(out, warnings, 1'700'000'000'000'000'000);
+  readTraceBytes(bytes, "fuzz.json", [&](const TraceEvent& e) { mapper.onEvent(e); });
+  mapper.finish();
+  for (const xstack::SliceEvent& e : out.slices)
+    if (e.row.kind == xstack::RowKind::Gpu && e.row.device < 0) std::abort();
+  for (const xstack::MemoryEvent& m : out.memory)
+    if (m.bytes == 0) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -65,5 +81,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (big.result.ok() != small.result.ok()) std::abort();
   if (!big.result.ok() && big.result.error->kind != small.result.error->kind) std::abort();
   if (!big.result.ok() && big.result.error->offset != small.result.error->offset) std::abort();
+  mapAll(bytes);
   return 0;
 }

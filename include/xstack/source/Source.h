@@ -55,8 +55,12 @@ class Source {
   // The folders of a data set: `dataDir`'s layout unless `overrides` names
   // a folder explicitly.
   virtual InputDirs resolveDirs(const std::string& dataDir, const InputDirs& overrides) const = 0;
-  // The input files this node sees under `dirs` (stage 1; no file is opened).
+  // The input files this node sees under `dirs` (stage 1).
   virtual InputListing list(const InputDirs& dirs) const = 0;
+  // Whether the file at `path` is one of this source's trace files, by its
+  // content (a short read). The default source may answer false for all:
+  // it is what a file no other source recognizes is tried as.
+  virtual bool recognizes(const std::string& path) const = 0;
 
   // Reads the trace file `path` (an InputKind::Profile file) into `buffer`
   // (its memory reused) and decodes it into `sink`, whose views point into

@@ -3,6 +3,7 @@
 // SourceRegistry.cpp.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,5 +18,8 @@ const Source* findSource(std::string_view name);
 // The source of a folder that holds no input of any source (the first
 // registered: "paddle"), whose messages name what it expects.
 const Source& defaultSource();
+// The source whose trace files look like the file at `path` (by content),
+// else the default source.
+const Source& sourceForFile(const std::string& path);
 
 }  // namespace xstack

@@ -131,6 +131,10 @@ class ChromeSource final : public Source {
     return out;
   }
 
+  bool recognizes(const std::string& path) const override {
+    return chrome::readTraceHead(path).ok();
+  }
+
   Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
                                         std::unique_ptr<FileBuffer>& /*buffer*/, EventSink& sink,
                                         const TraceDecodeOptions& options) const override {
