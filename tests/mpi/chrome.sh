@@ -69,6 +69,26 @@ print("steps match:", rows)
 PY
 }
 
+# hta_match RANKS_CSV HTA_JSON: ranks.csv within 0.5 percentage points of
+# HTA's temporal breakdown and comm/comp overlap, rank by rank.
+hta_match() {
+  python3 - "$@" <<'PY'
+import csv, json, sys
+rows = {int(r["rank"]): r for r in csv.DictReader(open(sys.argv[1]))}
+hta = json.load(open(sys.argv[2]))["hta"]
+for t in hta["temporal_breakdown"]:
+    r = rows[int(t["rank"])]
+    for ours, theirs in (("idle_pct", "idle_time_pctg"), ("compute_pct", "compute_time_pctg"),
+                         ("non_compute_pct", "non_compute_time_pctg")):
+        assert abs(float(r[ours]) - t[theirs]) <= 0.5, (t["rank"], ours, r[ours], t[theirs])
+for o in hta["comm_comp_overlap"]:
+    r = rows[int(o["rank"])]
+    assert abs(float(r["comm_comp_overlap_pct"]) - o["comp_comm_overlap_pctg"]) <= 0.5, (o, r)
+print("ranks.csv within 0.5 pp of HTA:", {k: (v["idle_pct"], v["compute_pct"],
+      v["non_compute_pct"], v["comm_comp_overlap_pct"]) for k, v in rows.items()})
+PY
+}
+
 # tp_check TRACE: trace_processor imports it with no error; prints GPU slices.
 tp_check() {
   local tp=$SHARED/tools/trace_processor_shell
@@ -114,6 +134,10 @@ case_shared() {
   gpu_events_match "$k"/nccl_data/nccl_data.json.gz "$W/nccl.np1/traceFile_0_0.json"
   steps_match "$k"/trace_filter/*.json.gz "$W/filter.np1/steps.csv"
   steps_match "$k"/nccl_data/nccl_data.json.gz "$W/nccl.np1/steps.csv"
+  local exact=$k/hta-expected/nccl_data.exact-ns.json
+  [ -f "$exact" ] || exact=$k/hta-expected/nccl_data.json
+  hta_match "$W/nccl.np1/ranks.csv" "$exact"
+  hta_match "$W/filter.np1/ranks.csv" "$k/hta-expected/trace_filter.json"
   [ -x "$SHARED/tools/trace_processor_shell" ] || { echo "SKIP: no trace_processor_shell"; exit 77; }
   local want json pf
   want=$(python3 -c "
