@@ -95,8 +95,13 @@ RankChoice decodeChoice(const std::string& text) {
     at = nl + 1;
   }
   lines.resize(std::max<size_t>(lines.size(), 6));
-  RankChoice c{lines[0], lines[1], lines[4], lines[5], std::stoll("0" + lines[2]),
-               std::stoull("0" + lines[3]), {}};
+  RankChoice c{lines[0],
+               lines[1],
+               lines[4],
+               lines[5],
+               std::stoll("0" + lines[2]),
+               std::stoull("0" + lines[3]),
+               {}};
   c.fatal.assign(lines.begin() + 6, lines.end());
   return c;
 }
@@ -156,7 +161,8 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
   }
   if (ignored > 0)
     run.log("note: " + std::to_string(ignored) +
-            " files in the input folders are no input xstack reads and were ignored (e.g. " + example + ")");
+            " files in the input folders are no input xstack reads and were ignored (e.g. " +
+            example + ")");
   return chosen;
 }
 

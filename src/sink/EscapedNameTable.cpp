@@ -59,7 +59,8 @@ std::string_view EscapedNameTable::keep(std::string_view s) {
   while (rawChunk_ < rawChunks_.size() &&
          rawChunks_[rawChunk_].capacity() - rawChunks_[rawChunk_].size() < s.size())
     ++rawChunk_;
-  if (rawChunk_ == rawChunks_.size()) rawChunks_.emplace_back().reserve(std::max(kChunkBytes, s.size()));
+  if (rawChunk_ == rawChunks_.size())
+    rawChunks_.emplace_back().reserve(std::max(kChunkBytes, s.size()));
   std::string& chunk = rawChunks_[rawChunk_];
   const size_t at = chunk.size();
   chunk.append(s);  // within the reserved capacity: no reallocation

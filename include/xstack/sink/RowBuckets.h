@@ -12,8 +12,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>

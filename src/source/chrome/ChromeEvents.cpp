@@ -112,10 +112,12 @@ void ChromeEventMapper::onEvent(const TraceEvent& e) {
 std::string_view ChromeEventMapper::detailOf(const TraceEvent& e) {
   if (!e.arg(ArgKey::CollectiveName)) return {};
   detail_.clear();
-  constexpr std::pair<ArgKey, std::string_view> kKept[] = {
-      {ArgKey::CollectiveName, "collective"}, {ArgKey::InMsgNelems, "in_nelems"},
-      {ArgKey::OutMsgNelems, "out_nelems"},   {ArgKey::GroupSize, "group_size"},
-      {ArgKey::Dtype, "dtype"},               {ArgKey::ProcessGroupRanks, "ranks"}};
+  constexpr std::pair<ArgKey, std::string_view> kKept[] = {{ArgKey::CollectiveName, "collective"},
+                                                           {ArgKey::InMsgNelems, "in_nelems"},
+                                                           {ArgKey::OutMsgNelems, "out_nelems"},
+                                                           {ArgKey::GroupSize, "group_size"},
+                                                           {ArgKey::Dtype, "dtype"},
+                                                           {ArgKey::ProcessGroupRanks, "ranks"}};
   for (const auto& [key, label] : kKept) {
     if (!e.arg(key)) continue;
     if (!detail_.empty()) detail_ += "; ";
@@ -174,8 +176,11 @@ void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {
     total = e.argInt(ArgKey::CurrentAllocated);
   } else {  // Kineto: Device Type 0 CPU, 1 CUDA
     std::optional<int64_t> type = e.argInt(ArgKey::DeviceType);
-    if (type == 0) key = {MemPlace::Cpu, 0};
-    else if (type == 1) key = {MemPlace::Gpu, static_cast<uint64_t>(std::max<int64_t>(0, e.argInt(ArgKey::DeviceId).value_or(0)))};
+    if (type == 0)
+      key = {MemPlace::Cpu, 0};
+    else if (type == 1)
+      key = {MemPlace::Gpu,
+             static_cast<uint64_t>(std::max<int64_t>(0, e.argInt(ArgKey::DeviceId).value_or(0)))};
     else {
       warnings_.add(Warn::MemoryUnknownPlace);
       return;
@@ -205,7 +210,8 @@ void ChromeEventMapper::allocate(const MemKey& key, int64_t addr, uint64_t ts, u
   // The address was handed out again without a free in the trace: the
   // earlier block ended here.
   const Block old = it->second;
-  out_.onMemory({old.startNs, ts, old.bytes, key.place, key.device, static_cast<uint64_t>(old.thread)});
+  out_.onMemory(
+      {old.startNs, ts, old.bytes, key.place, key.device, static_cast<uint64_t>(old.thread)});
   it->second = Block{ts, bytes, thread};
 }
 

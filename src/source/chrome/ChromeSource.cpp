@@ -15,7 +15,9 @@ namespace xstack {
 namespace chrome {
 
 std::optional<int64_t> rankFromFileName(std::string_view name) {
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   for (size_t at = 0; at + 4 < name.size(); ++at) {
     if (lower(name[at]) != 'r' || lower(name[at + 1]) != 'a' || lower(name[at + 2]) != 'n' ||
         lower(name[at + 3]) != 'k')
@@ -102,7 +104,7 @@ Expected<int64_t> timeBaseOf(const std::string& path) {
 }
 
 uint64_t fileSize(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 

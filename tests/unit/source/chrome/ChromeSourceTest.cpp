@@ -108,13 +108,13 @@ TEST(ChromeEventMapper, StepsOnlyFromCpuAnnotations) {
 
 TEST(ChromeEventMapper, TimeBaseAndBadTimes) {
   Warnings w;
-  EventList l = mapped(
-      R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1.5,"dur":0.001},)j"
-      R"j({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":"soon","dur":1},)j"
-      R"j({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":1e400,"dur":1},)j"
-      R"j({"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":1,"ts":-5000,"dur":1},)j"
-      R"j({"ph":"B","name":"e","pid":1,"tid":1,"ts":1})j",
-      w, 1'000'000'000);
+  EventList l =
+      mapped(R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1.5,"dur":0.001},)j"
+             R"j({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":"soon","dur":1},)j"
+             R"j({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":1e400,"dur":1},)j"
+             R"j({"ph":"X","cat":"cpu_op","name":"d","pid":1,"tid":1,"ts":-5000,"dur":1},)j"
+             R"j({"ph":"B","name":"e","pid":1,"tid":1,"ts":1})j",
+             w, 1'000'000'000);
   ASSERT_EQ(l.slices.size(), 2u);
   EXPECT_EQ(l.slices[0].startNs, 1'000'001'500u);
   EXPECT_EQ(l.slices[0].endNs, 1'000'001'501u);
@@ -152,10 +152,10 @@ TEST(ChromeEventMapper, NcclArgsAreKeptAsDetail) {
 std::string kinetoMem(int ts, int64_t addr, int64_t bytes, int64_t total, int type = 1,
                       int device = 0) {
   return R"j({"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":2,"ts":)j" +
-         std::to_string(ts) + R"j(,"args":{"Addr":)j" + std::to_string(addr) +
-         R"j(,"Bytes":)j" + std::to_string(bytes) + R"j(,"Total Allocated":)j" +
-         std::to_string(total) + R"j(,"Device Type":)j" + std::to_string(type) +
-         R"j(,"Device Id":)j" + std::to_string(device) + "}}";
+         std::to_string(ts) + R"j(,"args":{"Addr":)j" + std::to_string(addr) + R"j(,"Bytes":)j" +
+         std::to_string(bytes) + R"j(,"Total Allocated":)j" + std::to_string(total) +
+         R"j(,"Device Type":)j" + std::to_string(type) + R"j(,"Device Id":)j" +
+         std::to_string(device) + "}}";
 }
 
 // The running sum of the blocks at ns `t` (start <= t < end; end 0 = held).
@@ -221,8 +221,8 @@ class ChromeSourceTest : public TempDirTest {
 TEST_F(ChromeSourceTest, ListsTracesByContent) {
   std::filesystem::create_directory(dir_ / "profile");
   const std::string ev = R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1})j";
-  write("profile/a.json", R"j({"distributedInfo": {"rank": 4, "world_size": 16}, "traceEvents":[)j" +
-                              ev + "]}");
+  write("profile/a.json",
+        R"j({"distributedInfo": {"rank": 4, "world_size": 16}, "traceEvents":[)j" + ev + "]}");
   write("profile/noext", test::gzipBytes(R"j({"traceEvents":[]})j"));  // rank from nowhere
   write("profile/rank_2.trace", R"j({"schemaVersion":"1.0.1","traceEvents":[{}]})j");
   write("profile/.hidden.json", R"j({"traceEvents":[]})j");
@@ -250,10 +250,10 @@ TEST_F(ChromeSourceTest, TracesDirectlyInTheDataDir) {
 }
 
 TEST_F(ChromeSourceTest, RankAndBaseAfterTheEvents) {
-  const std::string path =
-      write("x.json",
-            R"j({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1}],)j"
-            R"j("distributedInfo":{"rank":5},"baseTimeNanoseconds":1000000})j");
+  const std::string path = write(
+      "x.json",
+      R"j({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1}],)j"
+      R"j("distributedInfo":{"rank":5},"baseTimeNanoseconds":1000000})j");
   InputListing l = source().list({dir_.string(), "", "", ""});
   ASSERT_EQ(l.files.size(), 1u);
   EXPECT_EQ(l.files[0].id, 5);
