@@ -40,8 +40,21 @@ void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
       }
       v.nameId = op.nameId;
       v.extra = op.extra;
+      v.flowId = 0;
+      v.flow = FlowEnd::None;
     }
+    if (flows_) markFlows(batch_, b);
     sink_.ops(pid, t.tid, batch_);
+  }
+}
+
+void ChunkWalk::markFlows(std::span<OpView> views, const RowBuckets& b) const {
+  for (OpView& v : views) {
+    if (v.extra == 0) continue;
+    const RowBuckets::Extra& x = b.extras()[v.extra - 1];
+    if (x.flow == FlowEnd::None) continue;
+    v.flowId = traceFlowId(flowRank_, x.correlation);
+    if (v.flowId) v.flow = x.flow;
   }
 }
 
@@ -63,6 +76,8 @@ void ChunkWalk::memoryRow(int64_t pid, const RowKey& row, RowBuckets& b) {
 void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
                          RowBuckets& b) {
   tracksBuilt_ = false;
+  flowRank_ = rank;
+  flows_ = b.hasCorrelations() && b.markFlowEnds(origin_);
   sink_.rankRowsBegin(b);
   for (size_t r = 0; r < rows.size(); ++r) {
     const int64_t pid = rankRowPid(pidBase, r);
@@ -74,6 +89,7 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
   }
   sink_.rankRowsEnd();
   tracks_.clear();
+  flows_ = false;
 }
 
 void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,

@@ -30,6 +30,7 @@ void RowBuckets::reset(const std::vector<RowKey>& rows) {
   extras_.clear();
   detailsUsed_ = 0;
   memEvents_.clear();
+  correlated_.clear();
 }
 
 std::string_view RowBuckets::keepDetail(std::string_view detail) {
@@ -72,11 +73,37 @@ void RowBuckets::onSlice(const SliceEvent& e) {
     row.lastTid = t;
   }
   uint32_t extra = 0;
-  if (e.bytes > 0 || !e.detail.empty()) {
-    extras_.push_back({e.bytes, keepDetail(e.detail)});
+  if (e.bytes > 0 || !e.detail.empty() || e.correlation >= 0) {
+    extras_.push_back(
+        {e.bytes, keepDetail(e.detail), e.correlation < 0 ? -1 : e.correlation, FlowEnd::None});
     extra = static_cast<uint32_t>(extras_.size());
+    if (e.correlation >= 0) noteCorrelation(key.kind, e, extra);
   }
   row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});
+}
+
+void RowBuckets::noteCorrelation(RowKind kind, const SliceEvent& e, uint32_t extra) {
+  if (kind != RowKind::CudaApi && kind != RowKind::Gpu) return;
+  FlowCandidates& c = correlated_[e.correlation];
+  const bool launch = kind == RowKind::CudaApi;
+  uint32_t& best = launch ? c.launchExtra : c.gpuExtra;
+  uint64_t& bestStart = launch ? c.launchStartNs : c.gpuStartNs;
+  if (best == 0 || e.startNs < bestStart) {
+    best = extra;
+    bestStart = e.startNs;
+  }
+}
+
+bool RowBuckets::markFlowEnds(const TimeOrigin& origin) {
+  bool any = false;
+  for (const auto& [correlation, c] : correlated_) {
+    if (c.launchExtra == 0 || c.gpuExtra == 0) continue;
+    if (origin.since(c.gpuStartNs) <= origin.since(c.launchStartNs)) continue;
+    extras_[c.launchExtra - 1].flow = FlowEnd::Out;
+    extras_[c.gpuExtra - 1].flow = FlowEnd::In;
+    any = true;
+  }
+  return any;
 }
 
 void RowBuckets::addAll(const EventList& events) {

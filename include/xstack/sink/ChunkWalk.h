@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -29,7 +30,8 @@ class ChunkWalk {
   void spans(int64_t rank, const std::vector<Span>& spans);
   // All rows of one displayed rank, pids pidBase, pidBase+1, ...: per row its
   // process, then its threads (by tid) and their ops (by ts, ties in file
-  // order), or its memory samples.
+  // order), or its memory samples. Ops that end a flow (RowBuckets::
+  // markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
   // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer in group.
   void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
@@ -46,6 +48,7 @@ class ChunkWalk {
  private:
   uint64_t tsOf(uint64_t ns);
   void opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b);
+  void markFlows(std::span<OpView> views, const RowBuckets& b) const;
   void memoryRow(int64_t pid, const RowKey& row, RowBuckets& b);
 
   TimeOrigin origin_;
@@ -54,6 +57,8 @@ class ChunkWalk {
   std::vector<OpView> batch_;        // one thread's ops, reused
   std::vector<MemoryTrack> tracks_;  // of the rank being walked
   bool tracksBuilt_ = false;
+  int64_t flowRank_ = 0;  // the rank being walked, when it has flows
+  bool flows_ = false;    // the rank being walked has flows
 };
 
 }  // namespace xstack

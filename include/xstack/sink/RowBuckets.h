@@ -8,6 +8,10 @@
 // event otherwise). Memory is reused from one profile to the next: call
 // reset() before each. Names and details are copied (interned names, kept
 // details): a source's views need to live only for its callback.
+// Correlations (SliceEvent::correlation >= 0, launch <-> GPU activity) ride
+// the Extra record of their op; markFlowEnds() picks the pairs that become
+// flow events (docs/FORMAT.md section 3, "Flows"). A profile without any
+// correlation costs nothing more.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +30,10 @@
 
 namespace xstack {
 
+// Which end of a flow (launch -> GPU activity) an op is: Out on the launch
+// (a CudaApi slice), In on the GPU activity it started (a Gpu slice).
+enum class FlowEnd : uint8_t { None = 0, Out = 1, In = 2 };
+
 class RowBuckets final : public EventSink {
  public:
   struct Op {
@@ -37,6 +45,8 @@ class RowBuckets final : public EventSink {
   struct Extra {
     uint64_t memcopyBytes = 0;  // SliceEvent::bytes
     std::string_view detail;
+    int64_t correlation = -1;      // SliceEvent::correlation; -1 = none
+    FlowEnd flow = FlowEnd::None;  // set by markFlowEnds()
   };
   struct Tid {
     int64_t tid = 0;
@@ -62,6 +72,16 @@ class RowBuckets final : public EventSink {
   const EscapedNameTable& names() const { return names_; }
   const std::vector<Extra>& extras() const { return extras_; }
   const std::vector<MemoryEvent>& memEvents() const { return memEvents_; }
+  // Whether any op of the profile has a correlation (else no flow, no work).
+  bool hasCorrelations() const { return !correlated_.empty(); }
+  // Marks the flow ends (Extra::flow): for each correlation seen on both a
+  // CudaApi op and a Gpu op, the earliest-starting of each (ties: the first
+  // in file order) when the launch starts strictly before the GPU activity
+  // in output time (ns since `origin`, clamped: Perfetto's JSON importer
+  // loses a flow whose ends share a ts); other ops sharing that correlation
+  // get none. Returns whether any flow was marked. Idempotent; call after
+  // the profile was fed.
+  bool markFlowEnds(const TimeOrigin& origin);
 
  private:
   struct Row {
@@ -81,6 +101,14 @@ class RowBuckets final : public EventSink {
   size_t detailsUsed_ = 0;
   std::string_view keepDetail(std::string_view detail);
   std::vector<MemoryEvent> memEvents_;
+  // Per correlation, the earliest launch and GPU activity so far: 1 + the
+  // extras() index (0 = none yet) and the start (ns).
+  struct FlowCandidates {
+    uint32_t launchExtra = 0, gpuExtra = 0;
+    uint64_t launchStartNs = 0, gpuStartNs = 0;
+  };
+  std::unordered_map<int64_t, FlowCandidates> correlated_;
+  void noteCorrelation(RowKind kind, const SliceEvent& e, uint32_t extra);
 };
 
 }  // namespace xstack

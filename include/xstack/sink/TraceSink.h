@@ -22,12 +22,27 @@ namespace xstack {
 
 // One op slice as the walk hands it out: ts clamped, dur 0 when the input's
 // end is before its start; `nameId` and `extra` as in RowBuckets::Op.
+// `flowId` (nonzero with `flow` != None): the op is one end of a flow
+// (launch -> GPU activity); both ends carry the same id (traceFlowId).
 struct OpView {
   uint64_t tsNs = 0;
   uint64_t durNs = 0;
   uint32_t nameId = 0;
   uint32_t extra = 0;  // 0: none; else 1 + index into RowBuckets::extras()
+  uint64_t flowId = 0;
+  FlowEnd flow = FlowEnd::None;
 };
+
+// The id of the flow of `correlation` in displayed rank `rank`'s rows, unique
+// within a trace file (each displayed rank's rows are in one file once; two
+// ranks may reuse correlation numbers): (rank + 1) * 2^32 + correlation,
+// below 2^53 (exact as a JSON number) and never 0. 0 (no flow) when rank is
+// outside [0, 2^21 - 1) or correlation outside [0, 2^32).
+constexpr uint64_t traceFlowId(int64_t rank, int64_t correlation) {
+  if (rank < 0 || rank >= (int64_t{1} << 21) - 1) return 0;
+  if (correlation < 0 || correlation >= (int64_t{1} << 32)) return 0;
+  return ((static_cast<uint64_t>(rank) + 1) << 32) | static_cast<uint64_t>(correlation);
+}
 
 class TraceSink {
  public:

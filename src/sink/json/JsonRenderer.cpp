@@ -131,6 +131,12 @@ void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
     appendJsonString(buf_, extra->detail, text_);
   }
   buf_ += "}";
+  if (op.flow != FlowEnd::None) {
+    // Flow v2 (docs/FORMAT.md section 3, "Flows"): bound to this very slice.
+    buf_ += ",\"bind_id\":";
+    appendUint(buf_, op.flowId);
+    buf_ += op.flow == FlowEnd::Out ? ",\"flow_out\":true" : ",\"flow_in\":true";
+  }
   endEvent();
 }
 

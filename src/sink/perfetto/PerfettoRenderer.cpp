@@ -37,6 +37,7 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
     s.durNs = op.durNs;
     s.memBytes = 0;  // 0: no mem_bytes annotation, as in the JSON
     s.detail = {};
+    s.flow = {op.flow == FlowEnd::None ? 0 : op.flowId, op.flow == FlowEnd::In};
     if (op.extra) {
       const RowBuckets::Extra& extra = store_->extras()[op.extra - 1];
       s.memBytes = extra.memcopyBytes;

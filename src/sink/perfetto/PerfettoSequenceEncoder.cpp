@@ -318,7 +318,8 @@ PerfettoSequenceEncoder::EventIids& PerfettoSequenceEncoder::internEvent(std::st
 
 void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs,
                                          std::string_view name, std::string_view category,
-                                         std::span<const DebugArg> args, bool switchDefault) {
+                                         std::span<const DebugArg> args, bool switchDefault,
+                                         FlowRef flow) {
   NewEntries fresh;
   EventIids& event = internEvent(name, fresh);
   const uint64_t nameIid = event.name;
@@ -342,6 +343,8 @@ void PerfettoSequenceEncoder::writeEvent(uint32_t type, uint64_t trackUuid, uint
   w_.varintField(f::event::kNameIid, nameIid);
   // Explicit whenever the default differs, and in the packet that changes it.
   if (switchDefault || trackUuid != defaultTrack_) w_.varintField(f::event::kTrackUuid, trackUuid);
+  if (flow.id)
+    w_.fixed64Field(flow.terminates ? f::event::kTerminatingFlowIds : f::event::kFlowIds, flow.id);
   w_.endMessage(e);
   if (switchDefault) defaultTrack_ = trackUuid;
   endPacket(p);
@@ -414,14 +417,15 @@ size_t PerfettoSequenceEncoder::laneFor(Thread& t, uint64_t endNs) {
 
 void PerfettoSequenceEncoder::slice(int64_t pid, int64_t tid, std::string_view name,
                                     std::string_view category, uint64_t tsNs, uint64_t durNs,
-                                    std::span<const DebugArg> args) {
+                                    std::span<const DebugArg> args, FlowRef flow) {
   Thread& t = ensureThread(pid, tid);
   if (tsNs < t.lastTs) throw std::logic_error("perfetto: slices of a thread out of ts order");
   t.lastTs = tsNs;
   closeSlicesUntil(t, tsNs);
   const uint64_t endNs = tsNs + durNs;
   const size_t lane = laneFor(t, endNs);
-  writeEvent(f::event::kTypeSliceBegin, t.lanes[lane].uuid, tsNs, name, category, args, lane == 0);
+  writeEvent(f::event::kTypeSliceBegin, t.lanes[lane].uuid, tsNs, name, category, args, lane == 0,
+             flow);
   t.lanes[lane].openEnds.push_back(endNs);
 }
 
@@ -437,7 +441,7 @@ void PerfettoSequenceEncoder::opSlice(int64_t pid, int64_t tid, const OpSlice& o
   args[n++] = DebugArg::ofString("name", op.name, true);
   if (op.memBytes > 0) args[n++] = DebugArg::ofUint("mem_bytes", op.memBytes);
   if (!op.detail.empty()) args[n++] = DebugArg::ofString("detail_info", op.detail);
-  slice(pid, tid, op.name, "Op", op.tsNs, op.durNs, std::span<const DebugArg>(args, n));
+  slice(pid, tid, op.name, "Op", op.tsNs, op.durNs, std::span<const DebugArg>(args, n), op.flow);
   rememberOpIids(op);
 }
 
@@ -459,7 +463,7 @@ void PerfettoSequenceEncoder::rememberOpIids(const OpSlice& op) {
 bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
   // Applies when nothing new is interned, no track switch and no new lane:
   // then the packet is a fixed shape whose size is known before writing.
-  if (op.nameId >= opNames_.size()) return false;
+  if (op.nameId >= opNames_.size() || op.flow.id) return false;
   const OpNameIids ids = opNames_[op.nameId];
   if (!ids.name || !ids.value || !opCategoryIid_ || !opKeyIids_[0]) return false;
   if ((op.memBytes && !opKeyIids_[1]) || (!op.detail.empty() && !opKeyIids_[2])) return false;

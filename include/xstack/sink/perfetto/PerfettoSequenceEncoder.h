@@ -100,6 +100,14 @@ constexpr uint64_t kMetadataTrackUuid = uint64_t{1} << 47;
 std::string counterTrackName(std::string_view eventName, std::optional<int64_t> id,
                              std::string_view seriesKey);
 
+// A flow end on a slice's begin: TrackEvent flow_ids (a flow leaves the
+// slice) or, `terminates`, terminating_flow_ids (the flow ends there). Flow
+// ids are global in the trace, across sequences. id 0: none.
+struct FlowRef {
+  uint64_t id = 0;
+  bool terminates = false;
+};
+
 class PerfettoSequenceEncoder {
  public:
   // Receives each piece (the same contract as JsonRenderer::Sink).
@@ -114,14 +122,16 @@ class PerfettoSequenceEncoder {
   // Thread track with ThreadDescriptor{pid, tid, thread_name, legacy_sort_index}.
   void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex);
   // A complete slice (JSON X event) on the thread's track.
+  // `flow`: a flow end on the slice's begin (none by default).
   void slice(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
-             uint64_t tsNs, uint64_t durNs, std::span<const DebugArg> args);
+             uint64_t tsNs, uint64_t durNs, std::span<const DebugArg> args, FlowRef flow = {});
   // An op slice, the bulk of a trace: exactly the bytes of
   //   slice(pid, tid, op.name, "Op", op.tsNs, op.durNs,
   //         {ofString("name", op.name, true), ofUint("mem_bytes", op.memBytes) if > 0,
   //          ofString("detail_info", op.detail) if not empty})
   // (a test compares the two), with a fast path for the steady state (name,
-  // category and keys interned, the thread's own track current).
+  // category and keys interned, the thread's own track current, no flow).
+  // `op.flow`: a flow end, passed on to slice().
   // `op.nameId` identifies op.name in the caller's table of distinct names:
   // equal ids mean equal names until the next resetOpNames().
   struct OpSlice {
@@ -130,6 +140,7 @@ class PerfettoSequenceEncoder {
     uint64_t tsNs = 0, durNs = 0;
     uint64_t memBytes = 0;  // 0: no mem_bytes annotation
     std::string_view detail;
+    FlowRef flow;
   };
   void opSlice(int64_t pid, int64_t tid, const OpSlice& op);
   // Forgets the op name ids (the caller's name table changes).
@@ -238,7 +249,8 @@ class PerfettoSequenceEncoder {
   // switchDefault: make trackUuid the sequence's default track (thread
   // tracks: later events on it omit track_uuid).
   void writeEvent(uint32_t type, uint64_t trackUuid, uint64_t tsNs, std::string_view name,
-                  std::string_view category, std::span<const DebugArg> args, bool switchDefault);
+                  std::string_view category, std::span<const DebugArg> args, bool switchDefault,
+                  FlowRef flow = {});
   void writeCounter(int64_t pid, std::string_view eventName, std::optional<int64_t> id,
                     std::string_view seriesKey, uint64_t tsNs, CounterUnit unit, bool isDouble,
                     int64_t i, double d);
