@@ -6,7 +6,8 @@
 #               every GPU kernel/memcpy/memset/sync of the input is in the
 #               trace once with its exact ns; steps = the input's
 #               ProfilerSteps; Perfetto's trace_processor loads both formats
-#               with no import error and sees the same GPU slices.
+#               with no import error and sees the same GPU slices, each
+#               with a flow from its launch; ranks.csv within 0.5 pp of HTA.
 # CASE errors:  two formats in one folder, a trace without a rank, a folder
 #               without a readable trace: rc 2 naming the files; ignored files
 #               and a partial world are notes (rc 0).
@@ -89,13 +90,17 @@ print("ranks.csv within 0.5 pp of HTA:", {k: (v["idle_pct"], v["compute_pct"],
 PY
 }
 
-# tp_check TRACE: trace_processor imports it with no error; prints GPU slices.
+# tp_check TRACE: trace_processor imports it with no error; prints "<import
+# errors> <GPU slices> <flows from a cuda_api slice>".
 tp_check() {
   local tp=$SHARED/tools/trace_processor_shell
   cat >"$W/q.sql" <<'SQL'
 select count(*) as bad from stats where severity in ('error', 'data_loss') and value > 0;
 select count(*) as gpu from slice s join thread_track tt on s.track_id = tt.id
   join thread using (utid) join process p using (upid) where p.name like '%:gpu:%';
+select count(*) as flows from flow f join slice a on f.slice_out = a.id join slice b on f.slice_in = b.id
+  join thread_track ta on a.track_id = ta.id join thread using (utid) join process pa using (upid)
+  where pa.name like '%:cuda_api';
 SQL
   "$tp" query -f "$W/q.sql" "$1" 2>/dev/null | tr -d '"' | grep -E '^[0-9]+$' | paste -sd' '
 }
@@ -147,8 +152,9 @@ print(sum(1 for e in d['traceEvents'] if e.get('ph') == 'X' and e.get('cat') in
           ('kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_sync')))")
   json=$(tp_check "$W/nccl.np1/traceFile_0_0.json")
   pf=$(tp_check "$W/nccl.np1/traceFile_0_0.pftrace")
-  [ "$json" = "0 $want" ] || fail "trace_processor on the JSON trace: '$json' (want 0 $want)"
-  [ "$pf" = "0 $want" ] || fail "trace_processor on the .pftrace: '$pf' (want 0 $want)"
+  # every GPU activity of nccl_data has its launch: as many launch -> kernel flows
+  [ "$json" = "0 $want $want" ] || fail "trace_processor on the JSON trace: '$json' (want 0 $want $want)"
+  [ "$pf" = "0 $want $want" ] || fail "trace_processor on the .pftrace: '$pf' (want 0 $want $want)"
   for f in "$W"/filter.np1/traceFile_*; do
     [ "$(tp_check "$f" | cut -d' ' -f1)" = 0 ] || fail "import errors in $f"
   done
