@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Cluster test: PyTorch (Kineto) JSON traces, one per rank, each on the node of its trainer only
+# (node-local disks, no shared input folder). xstack over cluster/mpirun (1 and 2 ranks per node)
+# and over cluster/srun --mpi=pmix must write every output (traces in both formats, steps.csv,
+# ranks.csv, kernels.csv, findings.json, report.html) byte-identical to a single-process run over
+# all files in one folder, and read every trace once, on the node that holds it.
+# usage: tests/cluster/local_kineto.sh [XSTACK]
+. "$(dirname "$0")/lib.sh"
+t_require_root
+t_require_xstack
+t_cluster_up --nodes 3 --slurm
+
+data="$T_WORK/all"
+timeout "$T_STEP_TIMEOUT" "$XSTACK" synth --format kineto --out "$data" --trainers "$TRAINERS" \
+    --gpus-per-trainer "$P" --steps 4 --ops-per-step 10 --seed 7 || t_fail "xstack synth failed"
+ls "$data"/profile/rank*.pt.trace.json.gz >/dev/null || t_fail "synth wrote no Kineto traces"
+timeout "$T_STEP_TIMEOUT" "$XSTACK" report --data-dir "$data" --out "$T_WORK/ref" \
+    --format json,perfetto "${REPORT_OPTS[@]}" || t_fail "single-process xstack report failed"
+for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
+    [ -s "$T_WORK/ref/$f" ] || t_fail "the reference run wrote no $f"
+done
+
+# profile/rank<R>.*.pt.trace.json.gz -> node (R / P) + 1: each trainer's ranks on its own node.
+by_trainer() {
+    local r
+    r="$(basename "$1" | sed -E 's/^rank([0-9]+)\..*/\1/')"
+    echo $((r / P + 1))
+}
+t_distribute "$data" by_trainer "$T_WORK/placement"
+
+t_report_mpirun "$T_WORK/mpi1" -np 3 --map-by ppr:1:node -- --data-dir /local/data \
+    --format json,perfetto --plan
+t_same_traces "$T_WORK/ref" "$T_WORK/mpi1" "mpirun 1 rank/node"
+t_check_plan "$T_WORK/mpi1.stderr" "$T_WORK/placement" "$data" /local/data "mpirun 1 rank/node"
+
+t_report_mpirun "$T_WORK/mpi2" -np 6 --map-by ppr:2:node -- --data-dir /local/data \
+    --format json,perfetto --plan
+t_same_traces "$T_WORK/ref" "$T_WORK/mpi2" "mpirun 2 ranks/node"
+t_check_plan "$T_WORK/mpi2.stderr" "$T_WORK/placement" "$data" /local/data "mpirun 2 ranks/node"
+
+t_report_srun "$T_WORK/srun1" -N 3 --ntasks-per-node=1 --mpi=pmix -- --data-dir /local/data \
+    --format json,perfetto --plan
+t_same_traces "$T_WORK/ref" "$T_WORK/srun1" "srun --mpi=pmix 1 task/node"
+t_check_plan "$T_WORK/srun1.stderr" "$T_WORK/placement" "$data" /local/data "srun --mpi=pmix 1 task/node"
