@@ -136,8 +136,7 @@ void makeOperator(SynthRandom& rng, const OperatorContext& cx, int phase, bool f
   const uint64_t api = opStart + rng.range(1'000, 3'000);
   const uint64_t apiEnd = api + rng.range(2'000, 5'000);
   clocks.gpu = std::max(clocks.gpu, api + 4'000);
-  const auto kd =
-      static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * cx.factor);
+  const auto kd = static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * cx.factor);
   const int64_t stream = kStreams[rng.next() % 3];
   const char* kernel = kComputeKernels[rng.next() % 5];
   const uint64_t kernelStart = clocks.gpu;

@@ -39,8 +39,8 @@ class SyncJobEvents {
   virtual void step(int64_t /*step*/, uint64_t /*startNs*/, uint64_t /*endNs*/) {}
   // A CPU operator `name` (a Paddle op type; backward ops get "_grad" in
   // Paddle's naming) on host thread `tid`; `block` is Paddle's block id.
-  virtual void op(const char* /*name*/, bool /*backward*/, uint64_t /*startNs*/,
-                  uint64_t /*endNs*/, uint64_t /*tid*/, int64_t /*block*/) {}
+  virtual void op(const char* /*name*/, bool /*backward*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
+                  uint64_t /*tid*/, int64_t /*block*/) {}
   // A CUDA runtime call on host thread `tid`.
   virtual void launch(SynthLaunch /*kind*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
                       uint64_t /*tid*/) {}
