@@ -1,5 +1,6 @@
 #include "xstack/app/ChromeTraceSynth.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,15 @@
 namespace fs = std::filesystem;
 
 namespace xstack {
+
+std::pair<uint64_t, uint64_t> HostCallNesting::call(uint64_t startNs, uint64_t endNs) {
+  const uint64_t room = opEndNs > lastCallEndNs ? opEndNs - lastCallEndNs : 0;
+  const uint64_t dur = std::min(endNs - startNs, room);
+  uint64_t start = std::max(std::min(startNs, opEndNs - dur), lastCallEndNs);
+  if (opEndNs < lastCallEndNs) start = lastCallEndNs;  // no room at all: a 0 ns call
+  lastCallEndNs = start + dur;
+  return {start, start + dur};
+}
 
 ChromeRank chromeRankOf(const SynthOptions& o, int64_t rank, uint64_t skewNs) {
   ChromeRank r;

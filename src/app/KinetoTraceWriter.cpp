@@ -96,6 +96,7 @@ class KinetoTraceWriter : public SyncJobEvents {
   const ChromeRank r_;
   SynthTraceOut out_;
   SynthMemoryLedger ledger_;
+  HostCallNesting nesting_;  // runtime calls inside their operator
   uint64_t baseNs_ = 0;
   uint64_t metadataNs_ = 0;  // ts of the metadata events (the rank's begin)
   bool first_ = true;
@@ -166,6 +167,7 @@ void KinetoTraceWriter::step(int64_t step, uint64_t startNs, uint64_t endNs) {
 void KinetoTraceWriter::op(const char* name, bool backward, uint64_t startNs, uint64_t endNs,
                            uint64_t tid, int64_t /*block*/) {
   releaseMemory(startNs);  // no allocation to come is earlier than this op
+  nesting_.op(startNs, endNs);
   threads_.insert(tid);
   externalId_ = nextExternalId_++;
   complete("cpu_op", kinetoOpName(name, backward), r_.pid, static_cast<int64_t>(tid), startNs,
@@ -205,13 +207,15 @@ void KinetoTraceWriter::flowEnd(int64_t device, int64_t stream, uint64_t atNs) {
       .text(",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }");
 }
 
-void KinetoTraceWriter::launch(SynthLaunch kind, uint64_t startNs, uint64_t endNs, uint64_t tid) {
+void KinetoTraceWriter::launch(SynthLaunch kind, uint64_t modelStartNs, uint64_t modelEndNs,
+                               uint64_t tid) {
   static constexpr const char* kNames[] = {"cudaLaunchKernel", "cudaMemcpyAsync",
                                            "cudaMemsetAsync"};
   static constexpr int kCbids[] = {211, 41, 51};
   const auto k = static_cast<size_t>(kind);
   threads_.insert(tid);
   correlation_ = nextCorrelation_++;
+  const auto [startNs, endNs] = nesting_.call(modelStartNs, modelEndNs);
   complete("cuda_runtime", kNames[k], r_.pid, static_cast<int64_t>(tid), startNs, endNs);
   out_.text("\"External id\": ")
       .integer(externalId_)
@@ -265,9 +269,10 @@ void KinetoTraceWriter::copy(SynthLaunch kind, uint64_t startNs, uint64_t endNs,
   flowEnd(device, stream, startNs);
 }
 
-void KinetoTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t tid,
+void KinetoTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t /*tid*/,
                                   uint64_t kernelStartNs, uint64_t kernelEndNs, int64_t device,
                                   int64_t stream) {
+  const uint64_t tid = collectiveThreadOf(r_);
   threads_.insert(tid);
   complete("user_annotation", "nccl:all_reduce", r_.pid, static_cast<int64_t>(tid), opStartNs,
            opEndNs);
@@ -279,6 +284,7 @@ void KinetoTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t
   externalId_ = nextExternalId_++;
   complete("cpu_op", "record_param_comms", r_.pid, static_cast<int64_t>(tid), opStartNs + 200,
            opEndNs - 200);
+  nesting_.op(opStartNs + 200, opEndNs - 200);
   std::string collective = "\"Collective name\": \"allreduce\", \"In msg nelems\": " +
                            std::to_string(kAllReduceElements) +
                            ", \"Out msg nelems\": " + std::to_string(kAllReduceElements) +
@@ -359,8 +365,10 @@ void KinetoTraceWriter::writeMetadata(uint64_t beginNs) {
   }
   for (uint64_t t : threads_) {
     const auto tid = static_cast<int64_t>(t);
-    const std::string role =
-        t == r_.pid ? "pt_main_thread" : "pt_autograd_" + std::to_string(t - r_.pid - 1);
+    const std::string role = t == r_.pid ? "pt_main_thread"
+                             : t == collectiveThreadOf(r_)
+                                 ? "pt_ddp_comm"
+                                 : "pt_autograd_" + std::to_string(t - r_.pid - 1);
     metadata("thread_name", pid, tid, "name",
              "\"thread " + std::to_string(t) + " (" + role + ")\"");
     metadata("thread_sort_index", pid, tid, "sort_index", std::to_string(t));

@@ -80,7 +80,8 @@ class PaddleTraceWriter : public SyncJobEvents {
   const ChromeRank r_;
   SynthTraceOut out_;
   SynthMemoryLedger ledger_;
-  uint64_t originNs_ = 0;  // start_time/end_time origin: the first host event (true ns)
+  HostCallNesting nesting_;  // runtime calls inside their operator
+  uint64_t originNs_ = 0;    // start_time/end_time origin: the first host event (true ns)
   bool originSet_ = false;
   int64_t correlation_ = 0, nextCorrelation_ = 1;  // the last launch's "correlation id"
   std::set<int64_t> streams_;
@@ -140,6 +141,7 @@ void PaddleTraceWriter::step(int64_t step, uint64_t startNs, uint64_t endNs) {
 void PaddleTraceWriter::op(const char* name, bool backward, uint64_t startNs, uint64_t endNs,
                            uint64_t tid, int64_t /*block*/) {
   releaseMemory(startNs);  // no allocation to come is earlier than this op
+  nesting_.op(startNs, endNs);
   hostEvent("Operator", std::string(name) + (backward ? "_grad" : ""), tid, "C++", startNs, endNs);
   out_.text(
       ",\n      \"input_shapes\": {},\n      \"input_dtypes\": {},\n"
@@ -147,11 +149,13 @@ void PaddleTraceWriter::op(const char* name, bool backward, uint64_t startNs, ui
   closeEvent();
 }
 
-void PaddleTraceWriter::launch(SynthLaunch kind, uint64_t startNs, uint64_t endNs, uint64_t tid) {
+void PaddleTraceWriter::launch(SynthLaunch kind, uint64_t modelStartNs, uint64_t modelEndNs,
+                               uint64_t tid) {
   static constexpr const char* kNames[] = {"cudaLaunchKernel", "cudaMemcpyAsync",
                                            "cudaMemsetAsync"};
   threads_.insert(tid);
   correlation_ = nextCorrelation_++;
+  const auto [startNs, endNs] = nesting_.call(modelStartNs, modelEndNs);
   complete(kNames[static_cast<size_t>(kind)], r_.pid, tid, "C++", startNs, endNs, "CudaRuntime",
            "thread_state_running");
   out_.text(",\n      \"correlation id\": ").integer(correlation_);
@@ -216,11 +220,13 @@ void PaddleTraceWriter::copy(SynthLaunch kind, uint64_t startNs, uint64_t endNs,
   flowEnd(device, stream, startNs, endNs);
 }
 
-void PaddleTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t tid,
+void PaddleTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t /*tid*/,
                                   uint64_t kernelStartNs, uint64_t kernelEndNs, int64_t device,
                                   int64_t stream) {
+  const uint64_t tid = collectiveThreadOf(r_);
   hostEvent("Communication", "c_allreduce_sum", tid, "C++", opStartNs, opEndNs);
   closeEvent();
+  nesting_.op(opStartNs, opEndNs);
   launch(SynthLaunch::Kernel, opStartNs + 1'000, opStartNs + 2'500, tid);
   kernel(kAllReduceKernel, kernelStartNs, kernelEndNs, device, stream);
 }

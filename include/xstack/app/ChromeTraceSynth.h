@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "xstack/app/Cli.h"
 #include "xstack/app/SyncJobEvents.h"
@@ -34,6 +35,23 @@ struct ChromeRank {
   uint64_t pid = 0;         // host process id (= the main thread id)
   uint64_t skewNs = 0;      // the trainer's clock skew, added to every time
 };
+
+// Keeps one host thread's events properly nested, as profilers record them
+// (trace viewers drop or spill overlapping slices that do not nest): the
+// model's times are those of the Paddle dumps, where a copy's runtime call
+// may outlast its operator, so a runtime call is moved (and shortened when
+// needed) into its operator, after the operator's previous call.
+struct HostCallNesting {
+  uint64_t opEndNs = 0, lastCallEndNs = 0;
+  void op(uint64_t startNs, uint64_t endNs) { opEndNs = endNs, lastCallEndNs = startNs; }
+  // The call's [start, end] inside the operator, ns.
+  std::pair<uint64_t, uint64_t> call(uint64_t startNs, uint64_t endNs);
+};
+
+// The host thread of the step's all-reduce (its annotation, op and launch):
+// not the main thread, where the model's times could overlap the last
+// operator's.
+inline uint64_t collectiveThreadOf(const ChromeRank& r) { return r.pid + 3; }
 
 ChromeRank chromeRankOf(const SynthOptions& o, int64_t rank, uint64_t skewNs);
 
