@@ -140,6 +140,7 @@ Command parseReport(const std::vector<std::string>& args) {
 Command parseSynth(const std::vector<std::string>& args) {
   SynthOptions o;
   int64_t seed = 1, skew = static_cast<int64_t>(o.skewNs);  // signed: "-1" must not wrap
+  std::string format;
   po::options_description d("synth options");
   d.add_options()("help,h", "show this help")("out", po::value(&o.outDir)->required(),
                                               "folder to create the data set in")(
@@ -150,7 +151,11 @@ Command parseSynth(const std::vector<std::string>& args) {
       "ops-per-step", po::value(&o.opsPerStep)->default_value(o.opsPerStep), "operators per step")(
       "seed", po::value(&seed)->default_value(seed), "random seed (same seed, same bytes)")(
       "skew-ns", po::value(&skew)->default_value(skew),
-      "largest clock skew between trainers, ns (<= 1 h)");
+      "largest clock skew between trainers, ns (<= 1 h)")(
+      "format", po::value(&format)->default_value("paddle"),
+      "paddle (protobuf dumps with dcgm/, net/, time/), kineto (PyTorch "
+      "profile/rank<R>.*.pt.trace.json.gz) or paddle-json (Paddle profiler "
+      "profile/*.rank<R>.paddle_trace.json); the JSON formats make a --sync job");
   addSyncJobOptions(d);
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
@@ -161,6 +166,14 @@ Command parseSynth(const std::vector<std::string>& args) {
   o.seed = static_cast<uint64_t>(seed);
   o.skewNs = static_cast<uint64_t>(skew);
   if (auto bad = readSyncJobOptions(vm, o)) return UsageError{*bad};
+  if (format == "kineto")
+    o.format = SynthFormat::Kineto;
+  else if (format == "paddle-json")
+    o.format = SynthFormat::PaddleJson;
+  else if (format != "paddle")
+    return UsageError{"synth: --format must be paddle, kineto or paddle-json, got '" + format +
+                      "'"};
+  o.sync = o.sync || o.format != SynthFormat::PaddleProfile;
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return UsageError{
         "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};

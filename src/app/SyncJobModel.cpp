@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
 
 #include "profiler.pb.h"
 #include "xstack/app/SynthRandom.h"
@@ -15,44 +17,96 @@ namespace {
 constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float";
 constexpr int64_t kCommStream = 20;
+constexpr uint64_t kMemsetBytes = 1 << 20;
 const char* kOps[] = {"matmul_v2", "elementwise_add", "relu",           "layer_norm",
                       "softmax",   "dropout",         "conv2d",         "batch_norm",
                       "reshape2",  "transpose2",      "fused_attention"};
 const char* kComputeKernels[] = {"volta_sgemm_128x64_nn", "VectorizedElementwiseKernel",
                                  "cutlass_80_tensorop_gemm", "LayerNormForward", "SoftmaxKernel"};
 
-// Appends events to a profile, or only counts time (dry run: prof null).
-struct Emitter {
-  pb::Profile* prof = nullptr;
-  uint64_t skew = 0;
-  uint64_t cpuThread = 0;
+// Writes the model's events into a Paddle protobuf Profile (the default
+// `xstack synth --sync` output), adding the trainer's clock skew. Memsets and
+// the step spans have no protobuf event: the Profile's bytes stay those of
+// the model before they existed.
+class ProtoProfileEvents : public SyncJobEvents {
+ public:
+  ProtoProfileEvents(uint64_t skewNs, uint64_t mainThread, std::filesystem::path path)
+      : skew_(skewNs), mainThread_(mainThread), path_(std::move(path)) {}
+
+  void marker(const char* detail, uint64_t atNs) override {
+    event(pb::Event::CPU, "marker/compute/MarkerCUDA", atNs, atNs + 1000, 0,
+          static_cast<int64_t>(mainThread_))
+        ->set_detail_info(detail);
+  }
+  void op(const char* name, bool backward, uint64_t startNs, uint64_t endNs, uint64_t tid,
+          int64_t block) override {
+    std::string text = name;
+    if (backward) text += "_grad";
+    event(pb::Event::CPU, text, startNs, endNs, block, static_cast<int64_t>(tid));
+  }
+  void launch(SynthLaunch kind, uint64_t startNs, uint64_t endNs, uint64_t tid) override {
+    if (kind == SynthLaunch::Memset) return;
+    event(pb::Event::CPU, kind == SynthLaunch::Kernel ? "cudaLaunchKernel" : "cudaMemcpyAsync",
+          startNs, endNs, -1, static_cast<int64_t>(tid));
+  }
+  void kernel(const char* name, uint64_t startNs, uint64_t endNs, int64_t device,
+              int64_t stream) override {
+    event(pb::Event::GPUKernel, name, startNs, endNs, device, stream);
+  }
+  void copy(SynthLaunch kind, uint64_t startNs, uint64_t endNs, int64_t device, int64_t stream,
+            uint64_t bytes) override {
+    if (kind != SynthLaunch::Memcpy) return;
+    event(pb::Event::GPUKernel, "GpuMemcpyAsync:CPU->GPU", startNs, endNs, device, stream)
+        ->mutable_memcopy()
+        ->set_bytes(bytes);
+  }
+  void memory(SynthMemoryPlace place, uint32_t device, uint64_t allocNs, uint64_t freeNs,
+              uint64_t bytes) override {
+    pb::MemEvent* m = prof_.add_mem_events();
+    m->set_start_ns(allocNs + skew_);
+    m->set_end_ns(freeNs == 0 ? 0 : freeNs + skew_);
+    m->set_bytes(bytes);
+    m->set_place(place == SynthMemoryPlace::Gpu ? pb::MemEvent::CUDAPlace
+                                                : pb::MemEvent::CUDAPinnedPlace);
+    m->set_thread_id(mainThread_);
+    m->set_device_id(device);
+  }
+  void allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t tid, uint64_t kernelStartNs,
+                 uint64_t kernelEndNs, int64_t device, int64_t stream) override {
+    event(pb::Event::CPU, "c_allreduce_sum", opStartNs, opEndNs, 0, static_cast<int64_t>(tid));
+    event(pb::Event::GPUKernel, kAllReduce, kernelStartNs, kernelEndNs, device, stream);
+  }
+  bool finish(uint64_t beginNs, uint64_t endNs) override {
+    prof_.set_start_ns(beginNs + skew_);
+    prof_.set_end_ns(endNs + skew_);
+    std::ofstream f(path_, std::ios::binary);
+    const bool serialized = prof_.SerializeToOstream(&f);
+    f.close();
+    return serialized && !f.fail();
+  }
+
+ private:
   pb::Event* event(pb::Event::EventType type, const std::string& name, uint64_t s, uint64_t e,
                    int64_t dev, int64_t sub) {
-    if (!prof) return nullptr;
-    pb::Event* ev = prof->add_events();
+    pb::Event* ev = prof_.add_events();
     ev->set_type(type);
     ev->set_name(name);
-    ev->set_start_ns(s + skew);
-    ev->set_end_ns(e + skew);
+    ev->set_start_ns(s + skew_);
+    ev->set_end_ns(e + skew_);
     ev->set_device_id(dev);
     ev->set_sub_device_id(sub);
     return ev;
   }
-  void marker(const char* detail, uint64_t at) {
-    if (pb::Event* ev = event(pb::Event::CPU, "marker/compute/MarkerCUDA", at, at + 1000, 0,
-                              static_cast<int64_t>(cpuThread)))
-      ev->set_detail_info(detail);
-  }
-  void mem(pb::MemEvent::Place place, uint32_t dev, uint64_t s, uint64_t e, uint64_t bytes) {
-    if (!prof) return;
-    pb::MemEvent* m = prof->add_mem_events();
-    m->set_start_ns(s + skew);
-    m->set_end_ns(e == 0 ? 0 : e + skew);
-    m->set_bytes(bytes);
-    m->set_place(place);
-    m->set_thread_id(cpuThread);
-    m->set_device_id(dev);
-  }
+  pb::Profile prof_;
+  const uint64_t skew_, mainThread_;
+  const std::filesystem::path path_;
+};
+
+// What an operator needs of its rank and step.
+struct OperatorContext {
+  int64_t gpu = 0;          // the rank's local GPU
+  uint64_t mainThread = 0;  // SyncJobModel::mainThreadOf(rank)
+  double factor = 1;        // compute slow-down of (rank, step)
 };
 
 struct ComputeResult {
@@ -60,59 +114,82 @@ struct ComputeResult {
   uint64_t computeNs = 0, memcpyNs = 0;
 };
 
+// The clocks of one rank's step while its operators are made: the host's
+// (next operator start) and the GPU's (next kernel start), true ns.
+struct StepClocks {
+  uint64_t host = 0, gpu = 0;
+};
+
+// One operator at clocks.host: its CPU event, its kernel launch and kernel,
+// sometimes a host-to-device copy with its pinned buffer and a GPU workspace;
+// `firstOfStep` adds the step's gradient-bucket memset (1 MiB, on the comm
+// stream, hidden under the operator's kernel: it changes no busy time).
+// The random draws keep the order of the protobuf generator before the
+// JSON writers existed, so its Profiles keep their bytes.
+void makeOperator(SynthRandom& rng, const OperatorContext& cx, int phase, bool firstOfStep,
+                  StepClocks& clocks, ComputeResult& r, SyncJobEvents& out) {
+  static constexpr int64_t kStreams[] = {7, 13, 14};
+  const char* op = kOps[rng.next() % (sizeof kOps / sizeof *kOps)];
+  const uint64_t tid = cx.mainThread + rng.range(0, 2);
+  const uint64_t opStart = clocks.host, opDur = rng.range(8'000, 30'000);
+  const int64_t block = rng.chance(80) ? 0 : 1;
+  const uint64_t api = opStart + rng.range(1'000, 3'000);
+  const uint64_t apiEnd = api + rng.range(2'000, 5'000);
+  clocks.gpu = std::max(clocks.gpu, api + 4'000);
+  const auto kd = static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * cx.factor);
+  const int64_t stream = kStreams[rng.next() % 3];
+  const char* kernel = kComputeKernels[rng.next() % 5];
+  const uint64_t kernelStart = clocks.gpu;
+  out.op(op, phase == 1, opStart, opStart + opDur, tid, block);
+  if (firstOfStep) {
+    out.launch(SynthLaunch::Memset, opStart + 200, opStart + 700, tid);
+    out.copy(SynthLaunch::Memset, kernelStart, kernelStart + std::min<uint64_t>(kd, 1'500), cx.gpu,
+             kCommStream, kMemsetBytes);
+  }
+  out.launch(SynthLaunch::Kernel, api, apiEnd, tid);
+  out.kernel(kernel, kernelStart, kernelStart + kd, cx.gpu, stream);
+  r.computeNs += kd;
+  clocks.gpu += kd + rng.range(500, 2'000);
+  if (rng.chance(10)) {  // a host-to-device copy, with its pinned buffer
+    const uint64_t bytes = rng.range(1, 256) << 12, a = api + 5'000;
+    out.launch(SynthLaunch::Memcpy, a, a + 3'000, tid);
+    out.copy(SynthLaunch::Memcpy, clocks.gpu, clocks.gpu + bytes / 40, cx.gpu, kStreams[0], bytes);
+    r.memcpyNs += bytes / 40;
+    clocks.gpu += bytes / 40 + 1'000;
+    out.memory(SynthMemoryPlace::Pinned, static_cast<uint32_t>(cx.gpu), a, a + 50'000, bytes);
+  }
+  if (rng.chance(30)) {  // workspace
+    const uint64_t bytes = rng.range(1, 1024) << 10;
+    const uint64_t freeNs = opStart + opDur + rng.range(0, 50'000);
+    out.memory(SynthMemoryPlace::Gpu, static_cast<uint32_t>(cx.gpu), opStart, freeNs, bytes);
+  }
+  clocks.host = opStart + opDur + rng.range(500, 3'000);
+}
+
 // One rank's step from forward_B (at `t`) to the end of its compute: both
 // phases' markers, ops, kernels and copies. Depends only on (seed, rank,
 // step, factor), so the dry pass and the writing pass agree.
 ComputeResult computePhases(const SynthOptions& o, int64_t rank, int64_t step, uint64_t t,
-                            double factor, Emitter& em) {
+                            double factor, SyncJobEvents& out) {
   SynthRandom rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 +
                   static_cast<uint64_t>(step) * 104729 + 23);
-  const int64_t gpu = rank % o.gpusPerTrainer;
-  const int64_t streams[] = {7, 13, 14};
+  const OperatorContext cx{rank % o.gpusPerTrainer, SyncJobModel::mainThreadOf(rank), factor};
   ComputeResult r;
-  uint64_t gpuClock = t;
+  StepClocks clocks{t, t};
+  bool first = true;
   for (int phase = 0; phase < 2; ++phase) {
-    em.marker(phase == 0 ? "marker_forward_B" : "marker_backward_B", t);
-    t += 2000;
+    out.marker(phase == 0 ? "marker_forward_B" : "marker_backward_B", clocks.host);
+    clocks.host += 2000;
     int64_t ops = phase == 0 ? o.opsPerStep / 2 : o.opsPerStep - o.opsPerStep / 2;
-    for (int64_t k = 0; k < ops; ++k) {
-      std::string op = kOps[rng.next() % (sizeof kOps / sizeof *kOps)];
-      if (phase == 1) op += "_grad";
-      uint64_t tid = em.cpuThread + rng.range(0, 2);
-      uint64_t opStart = t, opDur = rng.range(8'000, 30'000);
-      em.event(pb::Event::CPU, op, opStart, opStart + opDur, rng.chance(80) ? 0 : 1,
-               static_cast<int64_t>(tid));
-      uint64_t api = opStart + rng.range(1'000, 3'000);
-      em.event(pb::Event::CPU, "cudaLaunchKernel", api, api + rng.range(2'000, 5'000), -1,
-               static_cast<int64_t>(tid));
-      gpuClock = std::max(gpuClock, api + 4'000);
-      auto kd = static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * factor);
-      em.event(pb::Event::GPUKernel, kComputeKernels[rng.next() % 5], gpuClock, gpuClock + kd, gpu,
-               streams[rng.next() % 3]);
-      r.computeNs += kd;
-      gpuClock += kd + rng.range(500, 2'000);
-      if (rng.chance(10)) {  // a host-to-device copy, with its pinned buffer
-        uint64_t bytes = rng.range(1, 256) << 12, a = api + 5'000;
-        em.event(pb::Event::CPU, "cudaMemcpyAsync", a, a + 3'000, -1, static_cast<int64_t>(tid));
-        if (pb::Event* cp = em.event(pb::Event::GPUKernel, "GpuMemcpyAsync:CPU->GPU", gpuClock,
-                                     gpuClock + bytes / 40, gpu, streams[0]))
-          cp->mutable_memcopy()->set_bytes(bytes);
-        r.memcpyNs += bytes / 40;
-        gpuClock += bytes / 40 + 1'000;
-        em.mem(pb::MemEvent::CUDAPinnedPlace, static_cast<uint32_t>(gpu), a, a + 50'000, bytes);
-      }
-      if (rng.chance(30))  // workspace
-        em.mem(pb::MemEvent::CUDAPlace, static_cast<uint32_t>(gpu), opStart,
-               opStart + opDur + rng.range(0, 50'000), rng.range(1, 1024) << 10);
-      t = opStart + opDur + rng.range(500, 3'000);
-    }
+    for (int64_t k = 0; k < ops; ++k, first = false)
+      makeOperator(rng, cx, phase, first, clocks, r, out);
     if (phase == 0) {
-      t = std::max(t, gpuClock);
-      em.marker("marker_forward_E", t);
-      t += rng.range(10'000, 100'000);
+      clocks.host = std::max(clocks.host, clocks.gpu);
+      out.marker("marker_forward_E", clocks.host);
+      clocks.host += rng.range(10'000, 100'000);
     }
   }
-  r.endNs = std::max(t, gpuClock);
+  r.endNs = std::max(clocks.host, clocks.gpu);
   return r;
 }
 
@@ -142,7 +219,7 @@ SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {
   for (int64_t step = 0; step < o_.steps; ++step) {
     uint64_t lastArrival = start;
     for (int64_t rank = 0; rank < ranks; ++rank) {
-      Emitter dry;
+      SyncJobEvents dry;
       uint64_t fb = start + jitterOf(o_, rank, step);
       lastArrival = std::max(lastArrival,
                              computePhases(o_, rank, step, fb, slowFactor(rank, step), dry).endNs);
@@ -153,36 +230,43 @@ SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {
   }
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeProfile(
-    int64_t rank, uint64_t skewNs, const std::filesystem::path& path) {
-  pb::Profile prof;
-  Emitter em{&prof, skewNs, static_cast<uint64_t>(10000 + rank * 10)};
+uint64_t SyncJobModel::beginNs() const {
+  return (steps_.empty() ? kEpochNs + 50'000'000 : steps_[0].startNs) - 1'000'000;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeRank(int64_t rank,
+                                                                     SyncJobEvents& out) {
+  const uint64_t mainThread = mainThreadOf(rank);
   const auto gpu = static_cast<uint32_t>(rank % o_.gpusPerTrainer);
-  const uint64_t begin = (steps_.empty() ? kEpochNs + 50'000'000 : steps_[0].startNs) - 1'000'000;
+  const uint64_t begin = beginNs();
+  out.begin(begin);
   for (uint64_t i = 0; i < 4; ++i)  // parameters, never freed
-    em.mem(pb::MemEvent::CUDAPlace, gpu, begin + i * 100, 0, (16 + 8 * i) << 20);
+    out.memory(SynthMemoryPlace::Gpu, gpu, begin + i * 100, 0, (16 + 8 * i) << 20);
   std::vector<StepTruth>& truth = truth_[rank];
   truth.clear();
   uint64_t end = begin + 1'000'000;
   for (int64_t step = 0; step < o_.steps; ++step) {
     const StepPlan& sp = steps_[static_cast<size_t>(step)];
-    uint64_t fb = sp.startNs + jitterOf(o_, rank, step);
-    ComputeResult c = computePhases(o_, rank, step, fb, slowFactor(rank, step), em);
-    em.event(pb::Event::CPU, "c_allreduce_sum", c.endNs - 5'000, c.endNs - 1'000, 0,
-             static_cast<int64_t>(em.cpuThread));
-    em.event(pb::Event::GPUKernel, kAllReduce, c.endNs, sp.allReduceEndNs, gpu, kCommStream);
-    em.marker("marker_backward_E", sp.allReduceEndNs + 3'000);
+    const uint64_t fb = sp.startNs + jitterOf(o_, rank, step);
+    out.step(step, fb, sp.allReduceEndNs + 3'000);
+    ComputeResult c = computePhases(o_, rank, step, fb, slowFactor(rank, step), out);
+    out.allReduce(c.endNs - 5'000, c.endNs - 1'000, mainThread, c.endNs, sp.allReduceEndNs, gpu,
+                  kCommStream);
+    out.marker("marker_backward_E", sp.allReduceEndNs + 3'000);
     end = sp.allReduceEndNs + 4'000;
     truth.push_back(
         {sp.allReduceEndNs + 3'000 - fb, c.computeNs, sp.allReduceEndNs - c.endNs, c.memcpyNs});
   }
-  prof.set_start_ns(begin + skewNs);
-  prof.set_end_ns(end + skewNs);
-  std::ofstream f(path, std::ios::binary);
-  const bool serialized = prof.SerializeToOstream(&f);
-  f.close();
-  if (!serialized || f.fail()) return std::nullopt;
-  return std::pair{begin + skewNs, end + skewNs};
+  if (!out.finish(begin, end)) return std::nullopt;
+  return std::pair{begin, end};
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeProfile(
+    int64_t rank, uint64_t skewNs, const std::filesystem::path& path) {
+  ProtoProfileEvents profile(skewNs, mainThreadOf(rank), path);
+  auto times = writeRank(rank, profile);
+  if (!times) return std::nullopt;
+  return std::pair{times->first + skewNs, times->second + skewNs};
 }
 
 bool SyncJobModel::writeTruth(const std::filesystem::path& path) const {

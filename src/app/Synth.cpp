@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "profiler.pb.h"
+#include "xstack/app/ChromeTraceSynth.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/SyncJobModel.h"
 #include "xstack/app/SynthRandom.h"
@@ -243,6 +244,7 @@ static int writeTelemetry(const SynthOptions& o, const fs::path& out, int64_t tr
 }
 
 int runSynth(const SynthOptions& o) {
+  if (o.format != SynthFormat::PaddleProfile) return runChromeTraceSynth(o);
   std::error_code ec;
   for (const char* sub : {"profile", "dcgm", "net", "time"})
     fs::create_directories(fs::path(o.outDir) / sub, ec);

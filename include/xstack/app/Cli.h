@@ -2,6 +2,7 @@
 // error is found by every rank alike, printed by rank 0 only, exit code 2.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -10,8 +11,16 @@
 
 namespace xstack {
 
+// What `xstack synth` writes (docs/FORMAT.md, "Sample data sets").
+enum class SynthFormat : uint8_t {
+  PaddleProfile,  // protobuf profile_rank.<R> dumps plus dcgm/, net/, time/ (the default)
+  Kineto,         // PyTorch profiler: profile/rank<R>.*.pt.trace.json.gz, a --sync job
+  PaddleJson,     // Paddle's new profiler: profile/*.rank<R>.paddle_trace.json, a --sync job
+};
+
 struct SynthOptions {
   std::string outDir;
+  SynthFormat format = SynthFormat::PaddleProfile;
   int64_t trainers = 2;
   int64_t gpusPerTrainer = 8;
   int64_t steps = 4;

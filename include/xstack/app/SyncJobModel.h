@@ -7,6 +7,13 @@
 // and memory events are written as in the default generator; the trainer's
 // clock skew is added to every timestamp of its ranks.
 //
+// The model hands its events to a SyncJobEvents writer (app/SyncJobEvents.h):
+// writeProfile writes Paddle protobuf Profiles, app/ChromeTraceSynth.h the
+// Kineto and Paddle JSON traces of `xstack synth --format kineto|paddle-json`.
+// The first operator of every step also launches a 1 MiB memset on the
+// all-reduce stream, under that operator's kernel: only the JSON formats
+// write it (the Profiles keep their bytes), and it is in no truth column.
+//
 // The model also writes `<out>/sync_truth.csv`: per (rank, step) the values
 // the analysis must find (step_ns, compute_ns, comm_ns, memcpy_ns, in ns),
 // computed from the generated kernels directly.
@@ -21,6 +28,7 @@
 #include <vector>
 
 #include "xstack/app/Cli.h"
+#include "xstack/app/SyncJobEvents.h"
 
 namespace xstack {
 
@@ -29,6 +37,17 @@ class SyncJobModel {
   // Plans every step of every rank (the common all-reduce ends need all
   // ranks' compute times first). Cost: one dry pass over all ops.
   explicit SyncJobModel(const SynthOptions& options);
+
+  // Hands every event of `rank` to `out` (true times, no skew) and returns
+  // the rank's {begin_ns, end_ns}, or nothing when out.finish failed.
+  std::optional<std::pair<uint64_t, uint64_t>> writeRank(int64_t rank, SyncJobEvents& out);
+
+  // Every rank's data starts at this true time (ns, before the skew).
+  uint64_t beginNs() const;
+
+  // The host thread (also the process id) of rank's main thread; its other
+  // threads are the next two ids.
+  static uint64_t mainThreadOf(int64_t rank) { return static_cast<uint64_t>(10000 + rank * 10); }
 
   // Writes rank's profile to `path`; returns its profile {start_ns, end_ns}
   // (with the trainer's `skewNs`), or nothing when the file could not be

@@ -7,7 +7,8 @@
 //                              places, a few blocks never freed)
 //   dcgm/dcgm.<T>, net/net.<T> per trainer; time/time.txt.<g>.<T> per rank
 // Each trainer's clock is skewed by up to --skew-ns, and time files start
-// before the profiles.
+// before the profiles. --format kineto|paddle-json writes the --sync job as
+// Chrome-trace JSON instead (app/ChromeTraceSynth.h).
 #pragma once
 
 #include "xstack/app/Cli.h"

@@ -1,0 +1,67 @@
+// The events of one rank of the synchronous job (app/SyncJobModel.h), handed
+// to a writer as the model makes them. Every time is the rank's true clock in
+// ns (before its trainer's clock skew, which each writer adds). For one seed
+// the calls come in one fixed order:
+//   begin; 4 x memory (parameters, never freed); then per step:
+//     step; marker(forward_B); per forward operator (below); marker(forward_E);
+//     marker(backward_B); per backward operator; allReduce; marker(backward_E);
+//   finish. An operator is: op; [launch(Memset) + copy(Memset), the step's
+//   first operator only]; launch(Kernel) + kernel; [launch(Memcpy) +
+//   copy(Memcpy) + memory(Pinned)]; [memory(Gpu)].
+// A launch is always followed by the one GPU activity it launched (kernel or
+// copy). The default implementations do nothing (the model's dry pass).
+#pragma once
+
+#include <cstdint>
+
+namespace xstack {
+
+enum class SynthLaunch : uint8_t {
+  Kernel,  // cudaLaunchKernel
+  Memcpy,  // cudaMemcpyAsync (host to device, from a pinned buffer)
+  Memset,  // cudaMemsetAsync
+};
+
+enum class SynthMemoryPlace : uint8_t {
+  Gpu,     // the rank's GPU (Paddle CUDAPlace, Kineto Device Type 1)
+  Pinned,  // page-locked host memory (Paddle CUDAPinnedPlace, Kineto Device Type 0)
+};
+
+class SyncJobEvents {
+ public:
+  virtual ~SyncJobEvents() = default;
+  // First call: the rank's data starts at beginNs (before any other event).
+  virtual void begin(uint64_t /*beginNs*/) {}
+  // Paddle's marker/compute/MarkerCUDA instants ("marker_forward_B", ...).
+  virtual void marker(const char* /*detail*/, uint64_t /*atNs*/) {}
+  // Step `step` of the rank spans [startNs, endNs] (forward_B to backward_E);
+  // called before the step's other events.
+  virtual void step(int64_t /*step*/, uint64_t /*startNs*/, uint64_t /*endNs*/) {}
+  // A CPU operator `name` (a Paddle op type; backward ops get "_grad" in
+  // Paddle's naming) on host thread `tid`; `block` is Paddle's block id.
+  virtual void op(const char* /*name*/, bool /*backward*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
+                  uint64_t /*tid*/, int64_t /*block*/) {}
+  // A CUDA runtime call on host thread `tid`.
+  virtual void launch(SynthLaunch /*kind*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
+                      uint64_t /*tid*/) {}
+  // The kernel the last launch(Kernel) started.
+  virtual void kernel(const char* /*name*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
+                      int64_t /*device*/, int64_t /*stream*/) {}
+  // The memcpy or memset the last launch(kind) started, of `bytes` bytes.
+  virtual void copy(SynthLaunch /*kind*/, uint64_t /*startNs*/, uint64_t /*endNs*/,
+                    int64_t /*device*/, int64_t /*stream*/, uint64_t /*bytes*/) {}
+  // `bytes` allocated at allocNs and freed at freeNs (0: never freed) by the
+  // rank's main thread. allocNs never precedes the start of the last op().
+  virtual void memory(SynthMemoryPlace /*place*/, uint32_t /*device*/, uint64_t /*allocNs*/,
+                      uint64_t /*freeNs*/, uint64_t /*bytes*/) {}
+  // The step's gradient all-reduce: the host op [opStartNs, opEndNs] on the
+  // main thread `tid`, then the NCCL kernel [kernelStartNs, kernelEndNs].
+  virtual void allReduce(uint64_t /*opStartNs*/, uint64_t /*opEndNs*/, uint64_t /*tid*/,
+                         uint64_t /*kernelStartNs*/, uint64_t /*kernelEndNs*/, int64_t /*device*/,
+                         int64_t /*stream*/) {}
+  // Last call: the rank's data spans [beginNs, endNs]. False when the
+  // writer's output could not be written whole (a full disk).
+  virtual bool finish(uint64_t /*beginNs*/, uint64_t /*endNs*/) { return true; }
+};
+
+}  // namespace xstack
