@@ -2,9 +2,10 @@
 // out as libkineto's output_json writes it: the header keys, then
 // traceEvents (host events on pid = the process, tid = its threads; GPU
 // events on pid = the local GPU, tid = the stream; ac2g flow pairs; [memory]
-// instants; metadata; the "Record Window End" instant), then
-// displayTimeUnit and baseTimeNanoseconds AFTER traceEvents, as in real
-// files. ts and dur are microseconds with exactly 3 decimals, ts relative to
+// instants; metadata; the "Record Window End" instant). displayTimeUnit and
+// baseTimeNanoseconds come before traceEvents, in the order of Kineto's
+// output_json.cpp (files re-serialized by other tools, e.g. HTA's test data,
+// put them after: the reader accepts both). ts and dur are microseconds with exactly 3 decimals, ts relative to
 // baseTimeNanoseconds (a multiple of 7,889,238 s, as Kineto picks it).
 #include <set>
 #include <string>
@@ -143,7 +144,9 @@ void KinetoTraceWriter::writeHeader() {
       .integer(r_.rank)
       .text(", \"world_size\": ")
       .integer(r_.worldSize)
-      .text("},\n  \"traceEvents\": [");
+      .text("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ")
+      .unsignedInteger(baseNs_)
+      .text(",\n  \"traceEvents\": [");
 }
 
 void KinetoTraceWriter::begin(uint64_t beginNs) {
@@ -393,9 +396,7 @@ bool KinetoTraceWriter::finish(uint64_t beginNs, uint64_t endNs) {
           "\"tid\": \"\", \"ts\": ")
       .micros3(rel(endNs))
       .text("\n  }");
-  out_.text("\n  ],\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ")
-      .unsignedInteger(baseNs_)
-      .text("\n}\n");
+  out_.text("\n  ]\n}\n");
   return out_.close();
 }
 

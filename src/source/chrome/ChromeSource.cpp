@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "xstack/source/chrome/ChromeEvents.h"
 #include "xstack/source/chrome/TraceReader.h"
@@ -93,14 +95,57 @@ void listFolder(const std::string& dir, InputListing& out) {
   for (const auto& [p, size] : candidates) listOne(p, size, out);
 }
 
+// A file as stat(2) sees it: a changed file is not the one a value was
+// found in.
+struct FileStamp {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtimeNs = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+std::optional<FileStamp> stampOf(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileStamp{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                   static_cast<uint64_t>(st.st_size),
+                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+// The time bases found by a pass over the whole file (a base after the
+// events), so that a file read twice (summary, then rendering) pays that
+// pass once. Shared by the rendering threads.
+class TimeBaseCache {
+ public:
+  std::optional<int64_t> find(const std::string& path, const FileStamp& stamp) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = bases_.find(path);
+    if (it == bases_.end() || !(it->second.first == stamp)) return std::nullopt;
+    return it->second.second;
+  }
+  void put(const std::string& path, const FileStamp& stamp, int64_t base) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bases_[path] = {stamp, base};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::pair<FileStamp, int64_t>> bases_;
+};
+
 // The file's time base: baseTimeNanoseconds, before the events (one short
-// read of the head) or after them (a second pass that skips the events).
-Expected<int64_t> timeBaseOf(const std::string& path) {
+// read of the head) or after them (a second pass that skips the events,
+// once per file version).
+Expected<int64_t> timeBaseOf(const std::string& path, TimeBaseCache& cache) {
   chrome::ReadResult head = chrome::readTraceHead(path);
   if (!head.ok()) return head.error->toError();
   if (head.info.baseTimeNs) return *head.info.baseTimeNs;
+  const std::optional<FileStamp> stamp = stampOf(path);
+  if (stamp)
+    if (std::optional<int64_t> known = cache.find(path, *stamp)) return *known;
   chrome::ReadResult whole = chrome::readTraceHeader(path);
-  return whole.info.baseTimeNs.value_or(0);
+  const int64_t base = whole.info.baseTimeNs.value_or(0);
+  if (stamp && whole.ok()) cache.put(path, *stamp, base);
+  return base;
 }
 
 uint64_t fileSize(const std::string& path) {
@@ -140,7 +185,7 @@ class ChromeSource final : public Source {
   Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
                                         std::unique_ptr<FileBuffer>& /*buffer*/, EventSink& sink,
                                         const TraceDecodeOptions& options) const override {
-    Expected<int64_t> base = timeBaseOf(path);
+    Expected<int64_t> base = timeBaseOf(path, bases_);
     if (!base) return base.error();
     Warnings scratch;
     chrome::ChromeEventMapper mapper(sink, options.dropWarnings ? *options.dropWarnings : scratch,
@@ -161,6 +206,9 @@ class ChromeSource final : public Source {
                          CounterFileData& /*out*/) const override {
     return Error{file.path + ": the chrome source has no counter files"};
   }
+
+ private:
+  mutable TimeBaseCache bases_;
 };
 
 }  // namespace

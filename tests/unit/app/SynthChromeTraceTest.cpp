@@ -250,8 +250,7 @@ TEST_F(SynthChromeTraceTest, KinetoFilesReadBackExactly) {
     EXPECT_EQ(info.worldSize, 4);
     ASSERT_TRUE(info.baseTimeNs);
     EXPECT_EQ(*info.baseTimeNs % (7'889'238LL * 1'000'000'000LL), 0);
-    EXPECT_TRUE(
-        info.headerAfterEvents);  // displayTimeUnit, baseTimeNanoseconds follow, as in Kineto
+    EXPECT_FALSE(info.headerAfterEvents);  // the base before traceEvents, as Kineto writes it
     EXPECT_EQ(r.name.rfind("rank" + std::to_string(r.rank) + ".", 0), 0u) << r.name;
     EXPECT_EQ(r.cats.at("cpu_op"), 3 * 10 + 3);  // the ops and record_param_comms
     EXPECT_EQ(r.cats.at("cuda_runtime"), static_cast<int64_t>(r.gpuCorrelations.size()));
