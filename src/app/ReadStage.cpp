@@ -150,9 +150,19 @@ void countCounterEvents(LocalInput& in) {
       if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
 }
 
+// Rows to keep for rendering, when the source wants them and the budget allows.
+std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed,
+                                       const ReadOptions& opt, uint64_t keptOps) {
+  if (!displayed || !source.keepRowsForRendering() || keptOps >= opt.keptOpsBudget) return nullptr;
+  auto rows = std::make_unique<RowBuckets>();
+  rows->resetLearning();
+  return rows;
+}
+
 // `spare`: the file buffer of the last profile read, reused for the next.
+// `keptOps`: the ops kept in LocalInput::keptRows so far (this rank).
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
-             std::unique_ptr<FileBuffer>& spare) {
+             std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
   const Source& source = opt.source ? *opt.source : defaultSource();
   InputSummary& s = in.summary;
   s.file = pf.file;
@@ -163,9 +173,15 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     // Streaming: the summary is computed as the file is decoded; only the
     // file's bytes are held, in memory reused from one profile to the next.
     StepTableBuilder steps;
+    std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
     auto info = summarizeProfile(source, displayed, s, in.spans, spare,
-                                 {opt.analysis ? &steps : nullptr, nullptr});
+                                 {opt.analysis ? &steps : nullptr, kept.get()});
     if (!info) return fail(s, info.error());
+    if (kept) {
+      kept->adoptRows(s.rows);
+      keptOps += kept->opCount();
+      in.keptRows = std::move(kept);
+    }
     if (opt.analysis) in.stepTable = encodeRankTables({steps.build(pf.file.id, in.spans)});
     return;
   }
@@ -192,12 +208,13 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
                                      const std::function<void(const LocalInput&)>& onFile) {
   std::vector<LocalInput> out;
   std::unique_ptr<FileBuffer> spare;
+  uint64_t keptOps = 0;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;
     try {
       if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
-      readOne(pf, options, in, spare);
+      readOne(pf, options, in, spare, keptOps);
     } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
       in = LocalInput{};
       in.summary.file = pf.file;

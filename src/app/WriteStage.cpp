@@ -58,12 +58,23 @@ struct RenderScratch {
 // Receives format f's pieces: (f, text); may take the text (see JsonTraceSink).
 using FormatPieces = std::function<void(size_t, std::string&)>;
 
+// The rows of input `input` (global index) kept by this rank's read stage, if any.
+std::unique_ptr<RowBuckets> takeKeptRows(WriteContext& ctx, size_t input) {
+  if (!ctx.local || input < ctx.firstLocal || input - ctx.firstLocal >= ctx.local->size())
+    return nullptr;
+  return std::move((*ctx.local)[input - ctx.firstLocal].keptRows);
+}
+
 // A displayed rank's rows, from the profile file read again by the rank
 // that renders them (any rank that sees the file): decoded once, whatever
 // the number of formats.
 void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, ChunkWalk& walk,
                   std::string& problem) {
   const InputSummary& s = (*ctx.all)[c.input];
+  if (std::unique_ptr<RowBuckets> kept = takeKeptRows(ctx, c.input)) {
+    walk.rankRows(c.subject, c.pid, s.rows, *kept);
+    return;
+  }
   scratch.buckets.reset(s.rows);
   auto info = (ctx.source ? *ctx.source : defaultSource()).decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
   ++scratch.decodes;

@@ -1,6 +1,7 @@
 #include "xstack/sink/RowBuckets.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace xstack {
 
@@ -18,6 +19,8 @@ std::span<RowBuckets::Tid> RowBuckets::tidsInOutputOrder(size_t r, const TimeOri
 
 void RowBuckets::reset(const std::vector<RowKey>& rows) {
   keys_ = &rows;
+  learning_ = false;
+  ops_ = 0;
   if (rows_.size() < rows.size()) rows_.resize(rows.size());
   for (Row& r : rows_) {
     for (size_t i = 0; i < r.used; ++i) r.tids[i].ops.clear();
@@ -41,15 +44,47 @@ std::string_view RowBuckets::keepDetail(std::string_view detail) {
   return slot;
 }
 
-void RowBuckets::onSlice(const SliceEvent& e) {
-  const RowKey& key = e.row;
-  const std::vector<RowKey>& keys = *keys_;
-  size_t r = lastRow_;
-  if (r >= keys.size() || keys[r] != key) {
-    auto it = std::lower_bound(keys.begin(), keys.end(), key);
-    if (it == keys.end() || *it != key) return;
-    r = lastRow_ = static_cast<size_t>(it - keys.begin());
+void RowBuckets::resetLearning() {
+  learned_.clear();
+  reset(learned_);
+  learning_ = true;
+}
+
+void RowBuckets::adoptRows(const std::vector<RowKey>& rows) {
+  std::vector<Row> ordered(rows.size());
+  for (size_t i = 0; i < learned_.size(); ++i) {
+    auto it = std::lower_bound(rows.begin(), rows.end(), learned_[i]);
+    if (it != rows.end() && *it == learned_[i])
+      ordered[static_cast<size_t>(it - rows.begin())] = std::move(rows_[i]);
   }
+  rows_ = std::move(ordered);
+  learned_ = rows;
+  keys_ = &learned_;
+  learning_ = false;
+  lastRow_ = 0;
+}
+
+size_t RowBuckets::rowIndex(const RowKey& key) {
+  const std::vector<RowKey>& keys = *keys_;
+  if (lastRow_ < keys.size() && keys[lastRow_] == key) return lastRow_;
+  if (learning_) {
+    auto it = std::find(learned_.begin(), learned_.end(), key);
+    if (it == learned_.end()) {
+      learned_.push_back(key);
+      if (rows_.size() < learned_.size()) rows_.emplace_back();
+      it = learned_.end() - 1;
+    }
+    return lastRow_ = static_cast<size_t>(it - learned_.begin());
+  }
+  auto it = std::lower_bound(keys.begin(), keys.end(), key);
+  if (it == keys.end() || *it != key) return SIZE_MAX;
+  return lastRow_ = static_cast<size_t>(it - keys.begin());
+}
+
+void RowBuckets::onSlice(const SliceEvent& e) {
+  const size_t r = rowIndex(e.row);
+  if (r == SIZE_MAX) return;
+  ++ops_;
   Row& row = rows_[r];
   size_t t = row.lastTid;
   if (t >= row.used || row.tids[t].tid != e.tid) {
@@ -77,7 +112,7 @@ void RowBuckets::onSlice(const SliceEvent& e) {
     extras_.push_back(
         {e.bytes, keepDetail(e.detail), e.correlation < 0 ? -1 : e.correlation, FlowEnd::None});
     extra = static_cast<uint32_t>(extras_.size());
-    if (e.correlation >= 0) noteCorrelation(key.kind, e, extra);
+    if (e.correlation >= 0) noteCorrelation(e.row.kind, e, extra);
   }
   row.tids[t].ops.push_back({e.startNs, e.endNs, names_.intern(e.name), extra});
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "xstack/model/InputSummary.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/plan/Plan.h"
+#include "xstack/sink/RowBuckets.h"
 #include "xstack/source/Source.h"
 
 namespace xstack {
@@ -25,16 +27,23 @@ struct LocalInput {
   std::vector<GpuTelemetrySample> dcgm;
   std::vector<NetCounterSample> net;
   std::string stepTable;  // profile: encoded analysis/StepTable.h table (empty with --no-analysis)
+  // A displayed profile's rows kept from the read for its rendering on this
+  // rank (Source::keepRowsForRendering), else null: rendering decodes the
+  // file again. Taken (and freed) by the rendering.
+  std::unique_ptr<RowBuckets> keptRows;
 };
 
 struct ReadOptions {
   Topology topology;
-  // (Displayed profiles are not kept between reading and rendering: the
-  // renderer reads and decodes them again, into reused memory. Measured
-  // against keeping them decoded: faster with 2 ranks, and a rank holds one
-  // profile at a time; docs/PERFORMANCE.md.)
+  // (A displayed profile is decoded again by its renderer, into reused
+  // memory, unless its source says its rows are worth keeping: measured for
+  // protobuf, decoding again was faster with 2 ranks and a rank holds one
+  // profile at a time; for gzip JSON a decode costs more; docs/PERFORMANCE.md.)
   bool analysis = true;  // build each profile's step table (app/AnalysisStage.h)
   const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
+  // Most ops a rank keeps in LocalInput::keptRows over all its files (~30
+  // bytes each); past it, files are decoded again for rendering.
+  uint64_t keptOpsBudget = 16'000'000;
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

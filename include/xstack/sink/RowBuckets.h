@@ -56,6 +56,16 @@ class RowBuckets final : public EventSink {
   // Starts a profile whose rows are `rows` (sorted, from the summary; must
   // outlive the buckets' use). Events of other rows are skipped.
   void reset(const std::vector<RowKey>& rows);
+  // Starts a profile whose rows are not known yet (the read stage, which
+  // finds them as it reads): every row is kept, in order of first
+  // appearance, until adoptRows().
+  void resetLearning();
+  // After resetLearning() and the last event: puts the rows in the order of
+  // `rows` (sorted, the summary's), dropping rows not in it; the buckets then
+  // equal what reset(rows) and the same events give. Keeps a copy of `rows`.
+  void adoptRows(const std::vector<RowKey>& rows);
+  // Ops held (for a memory budget).
+  uint64_t opCount() const { return ops_; }
   void onSlice(const SliceEvent& e) override;
   void onMemory(const MemoryEvent& m) override { memEvents_.push_back(m); }
   // Feeds every event of `events`.
@@ -90,7 +100,11 @@ class RowBuckets final : public EventSink {
     size_t lastTid = 0;
     std::unordered_map<int64_t, size_t> index;  // tid -> entry, once a row has many tids
   };
+  size_t rowIndex(const RowKey& key);  // SIZE_MAX: a row not rendered
   const std::vector<RowKey>* keys_ = nullptr;
+  bool learning_ = false;
+  std::vector<RowKey> learned_;  // learning: the rows so far; after adoptRows: the summary's
+  uint64_t ops_ = 0;
   std::vector<Row> rows_;
   size_t lastRow_ = 0;
   EscapedNameTable names_;

@@ -61,6 +61,11 @@ class Source {
   // content (a short read). The default source may answer false for all:
   // it is what a file no other source recognizes is tried as.
   virtual bool recognizes(const std::string& path) const = 0;
+  // Whether a displayed file's rows are worth keeping from the read stage to
+  // its rendering (when the same rank renders it) instead of decoding the file
+  // again: true when a decode costs much more than the rows' memory (gzip,
+  // JSON tokenizing); docs/PERFORMANCE.md.
+  virtual bool keepRowsForRendering() const = 0;
 
   // Reads the trace file `path` (an InputKind::Profile file) into `buffer`
   // (its memory reused) and decodes it into `sink`, whose views point into

@@ -178,6 +178,9 @@ class ChromeSource final : public Source {
     return out;
   }
 
+  // A second gunzip + tokenize costs ~5 ns per JSON byte; the rows ~30 bytes an event.
+  bool keepRowsForRendering() const override { return true; }
+
   bool recognizes(const std::string& path) const override {
     return chrome::readTraceHead(path).ok();
   }

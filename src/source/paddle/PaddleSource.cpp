@@ -28,6 +28,8 @@ class PaddleSource final : public Source {
   InputListing list(const InputDirs& dirs) const override { return listInputs(dirs); }
   // Protobuf has no magic bytes: Paddle profiles are what no other source claims.
   bool recognizes(const std::string& /*path*/) const override { return false; }
+  // Decoding protobuf again was measured faster than keeping the rows.
+  bool keepRowsForRendering() const override { return false; }
 
   Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
                                         std::unique_ptr<FileBuffer>& buffer, EventSink& sink,
