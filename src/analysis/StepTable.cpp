@@ -175,7 +175,10 @@ auto u(uint64_t v) { return static_cast<int64_t>(v); }
 std::string encodeRankTables(const std::vector<RankTable>& tables) {
   std::string out;
   for (const RankTable& t : tables) {
-    appendNumbers(out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes)});
+    const RankBreakdown& b = t.gpuBreakdown;
+    appendNumbers(out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes),
+                        u(b.spanNs), u(b.idleNs), u(b.computeNs), u(b.nonComputeNs),
+                        b.hasComm ? 1 : 0, u(b.commNs), u(b.overlapNs)});
     for (const StepRow& r : t.steps)
       appendNumbers(
           out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs), u(r.computeNs),
@@ -199,6 +202,12 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
     t.rank = c.number();
     int64_t steps = c.number(), kernels = c.number();
     t.gpuMemoryPeakBytes = static_cast<uint64_t>(c.number());
+    RankBreakdown& b = t.gpuBreakdown;
+    for (uint64_t* f : {&b.spanNs, &b.idleNs, &b.computeNs, &b.nonComputeNs})
+      *f = static_cast<uint64_t>(c.number());
+    b.hasComm = c.number() != 0;
+    b.commNs = static_cast<uint64_t>(c.number());
+    b.overlapNs = static_cast<uint64_t>(c.number());
     if (steps < 0 || kernels < 0) throw std::runtime_error("bad step table encoding");
     for (int64_t i = 0; i < steps; ++i) {
       StepRow r;

@@ -20,10 +20,11 @@ GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& 
 }
 
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render, std::vector<AtomicFile>& files) {
+                                  const std::vector<LocalInput>& local, const RenderPlan& render,
+                                  std::vector<AtomicFile>& files) {
   if (!run.options.analysis) return {};
-  AnalysisResult r = writeAnalysis(analysed, render.context.origin.ns, run.options.outDir,
-                                   run.options.fsync, files);
+  AnalysisResult r = writeAnalysis(run.comm, analysed, local, render.context.origin.ns,
+                                   run.options.outDir, run.options.fsync, files);
   run.clock.mark("analysis_files");
   return r;
 }

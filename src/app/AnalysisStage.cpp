@@ -22,6 +22,9 @@ namespace xstack {
 struct GatheredAnalysis {
   Topology topology;
   std::vector<RankTable> tables;  // ordered by rank
+  // (training rank, MPI rank that read it) of every table, ordered by rank:
+  // whom rank 0 asks for the rank's kernel table.
+  std::vector<std::pair<int64_t, int>> readers;
   JobAnalysis analysis;
   Status status;  // a decode or analysis failure: no files, no instant events
 };
@@ -60,7 +63,10 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
   for (int r = 0; r < comm.size(); ++r) {
     std::string blob = r == 0 ? std::move(mine) : receiveMessage(comm, r, MessageTag::StepTables);
     try {
-      for (RankTable& t : decodeRankTables(blob)) g->tables.push_back(std::move(t));
+      for (RankTable& t : decodeRankTables(blob)) {
+        g->readers.emplace_back(t.rank, r);
+        g->tables.push_back(std::move(t));
+      }
     } catch (const std::exception& e) {
       g->status = Error{"analysis: step tables of MPI rank " + std::to_string(r) + ": " + e.what()};
     }
@@ -69,6 +75,7 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
   try {  // rank 0 only: a failure here (memory) fails the analysis, not the traces
     std::sort(g->tables.begin(), g->tables.end(),
               [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
+    std::sort(g->readers.begin(), g->readers.end());
     g->analysis = analyzeJob(g->tables, topology);
   } catch (const std::exception& e) {
     g->status = Error{std::string("analysis failed: ") + e.what()};
@@ -122,32 +129,113 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
   return out;
 }
 
-AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
+namespace {
+
+// A reader (MPI rank > 0) answers rank 0's requests for the kernel tables of
+// the training ranks it read, one at a time, until the empty request.
+void serveKernelTables(Comm& comm, const std::vector<LocalInput>& local) {
+  for (;;) {
+    const std::string request = receiveMessage(comm, 0, MessageTag::KernelTableRequest);
+    if (request.empty()) return;
+    const int64_t rank = std::stoll(request);
+    std::string_view table;
+    for (const LocalInput& in : local)
+      if (!in.kernelTable.empty() && in.summary.file.id == rank) table = in.kernelTable;
+    sendMessage(comm, 0, MessageTag::KernelTable, table);
+  }
+}
+
+// Rank 0: the kernel table of training rank `rank`, read by MPI rank `reader`.
+// The request and its answer are one step (nothing can fail in between), so
+// a reader is never left sending to a rank 0 that has moved on.
+std::string kernelTableOf(Comm& comm, const std::vector<LocalInput>& local, int64_t rank,
+                          int reader) {
+  if (reader != 0) {
+    sendMessage(comm, reader, MessageTag::KernelTableRequest, std::to_string(rank));
+    return receiveMessage(comm, reader, MessageTag::KernelTable);
+  }
+  for (const LocalInput& in : local)
+    if (!in.kernelTable.empty() && in.summary.file.id == rank) return in.kernelTable;
+  return {};
+}
+
+// Rank 0: kernels.csv, streamed: the training ranks' kernel tables are
+// fetched in rank order, one at a time, and each one's rows are written to
+// the temporary before the next is fetched (rank 0 holds one remote table at
+// a time, never all ranks' names). The caller releases the readers.
+Status writeKernelsCsv(Comm& comm, const GatheredAnalysis& g, const std::vector<LocalInput>& local,
+                       const std::string& dir, bool fsync, std::vector<AtomicFile>& files) {
+  AtomicFile f;
+  Status st = f.open((fs::path(dir) / "kernels.csv").string());
+  if (st) st = f.write(kernelsCsvHeader());
+  std::string rows;
+  for (auto [rank, reader] : g.readers) {
+    if (!st) break;
+    const std::string table = kernelTableOf(comm, local, rank, reader);
+    int64_t decodedRank = -1;
+    std::vector<KernelStat> kernels;
+    try {
+      kernels = decodeKernelStats(table, decodedRank);
+    } catch (const std::exception& e) {
+      return Error{"analysis: kernel table of rank " + std::to_string(rank) + ": " + e.what()};
+    }
+    if (decodedRank != rank)
+      return Error{"analysis: MPI rank " + std::to_string(reader) +
+                   " sent no kernel table of rank " + std::to_string(rank)};
+    rows.clear();
+    appendKernelsCsvRows(rows, rank, kernels);
+    st = f.write(rows);
+  }
+  if (st) st = f.finish(fsync);
+  if (!st) return Error{"cannot write kernels.csv: " + st.error().message};
+  files.push_back(std::move(f));
+  return {};
+}
+
+// Rank 0: the files other than kernels.csv, appended to `written`.
+Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::string& outDir,
+                   bool fsync, std::vector<AtomicFile>& written) {
+  const Topology& topo = g.topology;
+  Status st =
+      writeForCommit(outDir, "steps.csv", stepsCsv(g.tables, topo, originNs), fsync, written);
+  if (st.ok()) st = writeForCommit(outDir, "ranks.csv", ranksCsv(g.tables, topo), fsync, written);
+  if (st.ok())
+    st = writeForCommit(outDir, "findings.json", findingsJson(g.analysis, topo), fsync, written);
+  if (st.ok())
+    st = writeForCommit(outDir, "report.html", reportHtml(g.tables, g.analysis, topo), fsync,
+                        written);
+  return st;
+}
+
+}  // namespace
+
+AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
+                             const std::vector<LocalInput>& local, uint64_t originNs,
                              const std::string& outDir, bool fsync,
                              std::vector<AtomicFile>& files) {
   AnalysisResult res;
-  if (!g) return res;
-  if (!g->status.ok()) {
-    res.written = g->status;
+  if (comm.rank() != 0) {
+    serveKernelTables(comm, local);
     return res;
   }
-  try {
-    const Topology& topo = g->topology;
-    res.lines = terminalSummary(g->analysis, topo);
-    std::vector<AtomicFile> written;  // all three or none
-    Status st =
-        writeForCommit(outDir, "steps.csv", stepsCsv(g->tables, topo, originNs), fsync, written);
-    if (st.ok())
-      st = writeForCommit(outDir, "findings.json", findingsJson(g->analysis, topo), fsync, written);
-    if (st.ok())
-      st = writeForCommit(outDir, "report.html", reportHtml(g->tables, g->analysis, topo), fsync,
-                          written);
-    if (st.ok())
-      for (auto& f : written) files.push_back(std::move(f));
-    res.written = st;
-  } catch (const std::exception& e) {
-    res.written = Error{std::string("analysis failed: ") + e.what()};
+  if (!g) {
+    res.written = Error{"analysis: nothing gathered"};
+  } else if (!g->status.ok()) {
+    res.written = g->status;
+  } else {
+    try {
+      res.lines = terminalSummary(g->analysis, g->topology);
+      std::vector<AtomicFile> written;  // all five or none
+      Status st = writeTables(*g, originNs, outDir, fsync, written);
+      if (st.ok()) st = writeKernelsCsv(comm, *g, local, outDir, fsync, written);
+      if (st.ok())
+        for (auto& f : written) files.push_back(std::move(f));
+      res.written = st;
+    } catch (const std::exception& e) {
+      res.written = Error{std::string("analysis failed: ") + e.what()};
+    }
   }
+  for (int r = 1; r < comm.size(); ++r) sendMessage(comm, r, MessageTag::KernelTableRequest, "");
   return res;
 }
 

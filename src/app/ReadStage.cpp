@@ -33,10 +33,11 @@ std::string baseName(const std::string& path) {
 class ProfileSummarizer final : public EventSink {
  public:
   ProfileSummarizer(bool displayed, InputSummary& s, ProfileSummaryTargets targets)
-      : displayed_(displayed), s_(s), steps_(targets.steps), tee_(targets.tee) {}
+      : displayed_(displayed), s_(s), steps_(targets.steps), gpu_(targets.gpu), tee_(targets.tee) {}
   void onSlice(const SliceEvent& e) override {
     ++s_.events;
     if (steps_) steps_->addSlice(e);
+    if (gpu_) gpu_->addSlice(e);
     minTs_.add(e.startNs);
     minTs_.add(e.endNs);
     if (displayed_) rows_.add(e);
@@ -95,6 +96,7 @@ class ProfileSummarizer final : public EventSink {
   RowCollector rows_;
   MemoryWarningCounter memWarnings_;
   StepTableBuilder* steps_;  // analysis, when on
+  GpuActivityBuilder* gpu_;  // analysis, when on
   EventSink* tee_;
 };
 
@@ -151,8 +153,8 @@ void countCounterEvents(LocalInput& in) {
 }
 
 // Rows to keep for rendering, when the source wants them and the budget allows.
-std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed,
-                                       const ReadOptions& opt, uint64_t keptOps) {
+std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, const ReadOptions& opt,
+                                       uint64_t keptOps) {
   if (!displayed || !source.keepRowsForRendering() || keptOps >= opt.keptOpsBudget) return nullptr;
   auto rows = std::make_unique<RowBuckets>();
   rows->resetLearning();
@@ -174,15 +176,22 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     // file's bytes are held, in memory reused from one profile to the next.
     StepTableBuilder steps;
     std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
-    auto info = summarizeProfile(source, displayed, s, in.spans, spare,
-                                 {opt.analysis ? &steps : nullptr, kept.get()});
+    GpuActivityBuilder gpu;
+    auto info = summarizeProfile(
+        source, displayed, s, in.spans, spare,
+        {opt.analysis ? &steps : nullptr, kept.get(), opt.analysis ? &gpu : nullptr});
     if (!info) return fail(s, info.error());
     if (kept) {
       kept->adoptRows(s.rows);
       keptOps += kept->opCount();
       in.keptRows = std::move(kept);
     }
-    if (opt.analysis) in.stepTable = encodeRankTables({steps.build(pf.file.id, in.spans)});
+    if (!opt.analysis) return;
+    RankTable table = steps.build(pf.file.id, in.spans);
+    RankGpuActivity activity = gpu.build(in.spans);
+    table.gpuBreakdown = activity.breakdown;
+    in.stepTable = encodeRankTables({table});
+    in.kernelTable = encodeKernelStats(pf.file.id, activity.kernels);
     return;
   }
   CounterFileData data;

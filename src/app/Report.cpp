@@ -67,7 +67,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
   GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
   std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
-  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), render, analysisFiles);
+  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), *local, render, analysisFiles);
   Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
   if (!written.ok()) return fail(run, written.error());
   if (run.options.timings) printTimings(comm, run.clock);

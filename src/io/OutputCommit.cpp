@@ -115,7 +115,8 @@ bool isTraceFileName(const std::string& n) {
 }
 
 bool isAnalysisFileName(const std::string& n) {
-  return n == "steps.csv" || n == "findings.json" || n == "report.html";
+  return n == "steps.csv" || n == "ranks.csv" || n == "kernels.csv" || n == "findings.json" ||
+         n == "report.html";
 }
 
 bool isCommittedOutputName(const std::string& n) {

@@ -65,6 +65,38 @@ print("findings in", want_file)
 PY
 }
 
+# ranks_and_kernels OUT RANKS: ranks.csv (one row per rank, HTA's columns) and
+# kernels.csv (rows ordered by rank then name, counts that add up) as documented.
+ranks_and_kernels() {
+  python3 - "$1" "$2" <<'PY' || fail "ranks.csv / kernels.csv"
+import csv, os, sys
+out, ranks = sys.argv[1], int(sys.argv[2])
+head = open(os.path.join(out, "ranks.csv")).readline()
+assert head == ("rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,"
+                "compute_pct,non_compute_pct,comm_comp_overlap_pct\n"), head
+rows = list(csv.DictReader(open(os.path.join(out, "ranks.csv"), newline="")))
+assert [int(r["rank"]) for r in rows] == list(range(ranks)), [r["rank"] for r in rows]
+for r in rows:
+    span = int(r["span_ns"])
+    assert span > 0 and int(r["steps"]) == 10, r
+    assert int(r["idle_ns"]) + int(r["compute_ns"]) + int(r["non_compute_ns"]) == span, r
+    assert abs(float(r["compute_pct"]) - 100 * int(r["compute_ns"]) / span) <= 0.005, r
+    assert r["comm_comp_overlap_pct"] != "", r  # the synthetic jobs all-reduce
+head = open(os.path.join(out, "kernels.csv")).readline()
+assert head == "rank,name,category,count,total_ns,mean_ns,min_ns,max_ns\n", head
+rows = list(csv.DictReader(open(os.path.join(out, "kernels.csv"), newline="")))
+keys = [(int(r["rank"]), r["name"].encode()) for r in rows]
+assert keys == sorted(keys) and len(set(keys)) == len(keys), "not ordered by rank, name"
+assert {k[0] for k in keys} == set(range(ranks))
+for r in rows:
+    n, total = int(r["count"]), int(r["total_ns"])
+    assert r["category"] in ("COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER"), r
+    assert n > 0 and int(r["mean_ns"]) == total // n, r
+    assert int(r["min_ns"]) <= int(r["mean_ns"]) <= int(r["max_ns"]), r
+print("ranks.csv and kernels.csv:", ranks, "ranks,", len(rows), "kernel rows")
+PY
+}
+
 run_case() {  # run_case NAME SYNTH-ARGS... -- expected findings
   local name=$1 want=$2; shift 2
   "$xstack" synth --out "$work/$name" "${job[@]}" "$@" 2>/dev/null
@@ -93,12 +125,15 @@ case $case in
     xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3d1" "${report[@]}" --display-size 1 2>"$work/m1.log" \
       || fail "np 3 --display-size 1: $(cat "$work/m1.log")"
     same_dir "$work/serial" "$work/np3d1"  # traces with findings too
-    for f in steps.csv findings.json report.html; do
+    for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
       cmp "$work/serial/$f" "$work/np3/$f" || fail "$f differs between np 1 --display-size 1 and np 3 --display-size 4"
       cmp "$work/serial/$f" "$work/np2/$f" || fail "$f differs with np 2 --display-size 2"
     done
     "$xstack" report --data-dir "$work/data" --out "$work/off" "${report[@]}" --no-analysis 2>/dev/null || fail "--no-analysis"
-    [ ! -e "$work/off/steps.csv" ] && [ ! -e "$work/off/findings.json" ] || fail "--no-analysis wrote analysis files"
+    for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
+      [ ! -e "$work/off/$f" ] || fail "--no-analysis wrote $f"
+    done
+    ranks_and_kernels "$work/serial" 16
     expect_findings "$work/serial" "[('straggler', [5], 'all'), ('straggler', [12], [3])]"
     ;;
   *) fail "unknown case $case" ;;

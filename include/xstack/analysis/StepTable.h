@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "xstack/analysis/Intervals.h"
+#include "xstack/analysis/RankBreakdown.h"
 #include "xstack/event/Events.h"
 #include "xstack/model/MarkerPairer.h"
 
@@ -53,6 +54,8 @@ struct RankTable {
   std::vector<StepRow> steps;        // ordered by step
   std::vector<KernelTotal> kernels;  // the rank's most time-consuming kernel names
   uint64_t gpuMemoryPeakBytes = 0;   // peak of the summed GPU memory allocations
+  // HTA's breakdown of the rank (ranks.csv; analysis/GpuActivity.h sets it).
+  RankBreakdown gpuBreakdown;
 };
 
 // Kernel names kept per rank (the largest totals; ties by name).

@@ -4,8 +4,9 @@
 // rank 0 (point to point, O(ranks x steps) bytes), which computes the
 // findings before the traces are written (so each affected trace carries
 // them as instant events, findingEventsFor); writeAnalysis then writes
-// steps.csv, findings.json and report.html to temporaries that are committed
-// together with the traces (OutputCommit): one run's set, or the earlier one.
+// steps.csv, ranks.csv, kernels.csv, findings.json and report.html to
+// temporaries that are committed together with the traces (OutputCommit):
+// one run's set, or the earlier one.
 #pragma once
 
 #include <memory>
@@ -27,7 +28,7 @@ struct GatheredAnalysisDeleter {
 using GatheredAnalysisPtr = std::unique_ptr<GatheredAnalysis, GatheredAnalysisDeleter>;
 
 struct AnalysisResult {
-  Status written;                  // rank 0: the three files; ok elsewhere
+  Status written;                  // rank 0: the five files; ok elsewhere
   std::vector<std::string> lines;  // rank 0: the terminal summary (<= 10 lines)
 };
 
@@ -44,11 +45,16 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
 TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
                                 uint64_t originNs);
 
-// Rank 0 (no-op elsewhere): writes the three files to temporaries and
-// appends them, finished, to `files` (all three, or none and an error in
-// `written`), for OutputCommit; returns the summary. `originNs`:
-// steps.csv start_ns is relative to it.
-AnalysisResult writeAnalysis(const GatheredAnalysis* g, uint64_t originNs,
+// collective (every rank, after gatherAnalysis): rank 0 writes steps.csv,
+// ranks.csv, findings.json and report.html to temporaries, then kernels.csv,
+// asking each training rank's reader (point to point, in rank order, one
+// table at a time) for its kernel table and writing its rows before the
+// next; the other ranks answer until rank 0 releases them (an empty
+// request, always sent). Rank 0 appends the five files, finished, to
+// `files` (all, or none and an error in `written`), for OutputCommit, and
+// returns the summary. `originNs`: steps.csv start_ns is relative to it.
+AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
+                             const std::vector<LocalInput>& local, uint64_t originNs,
                              const std::string& outDir, bool fsync, std::vector<AtomicFile>& files);
 
 }  // namespace xstack

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "xstack/analysis/GpuActivity.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/Topology.h"
 #include "xstack/event/CounterSamples.h"
@@ -31,6 +32,9 @@ struct LocalInput {
   // rank (Source::keepRowsForRendering), else null: rendering decodes the
   // file again. Taken (and freed) by the rendering.
   std::unique_ptr<RowBuckets> keptRows;
+  // profile: encoded kernel stats (analysis/GpuActivity.h), present iff stepTable is;
+  // sent to rank 0 when it asks (app/AnalysisStage.h).
+  std::string kernelTable;
 };
 
 struct ReadOptions {
@@ -55,11 +59,13 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
 // of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).
 // `displayed` adds rows and the row and memory warnings. `buffer`: memory
 // reused from one file to the next. `steps` (optional) receives the slices and
-// memory for the analysis, `tee` (optional) every event. An Error when
+// memory for the analysis, `gpu` (optional) the slices for ranks.csv and
+// kernels.csv, `tee` (optional) every event. An Error when
 // nothing could be read (`s` is then left to the caller to mark failed).
 struct ProfileSummaryTargets {
   StepTableBuilder* steps = nullptr;
   EventSink* tee = nullptr;
+  GpuActivityBuilder* gpu = nullptr;
 };
 Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
                                            std::vector<Span>& spans,

@@ -10,8 +10,10 @@
 //                                                   who renders what, time origin (pure)
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
 //                                                   rank 0, findings (app/AnalysisStage.h)
-//   writeAnalysisStage    AnalyseStage.cpp          rank 0: steps.csv, findings.json, report.html
-//                                                   to temporaries, committed with the traces
+//   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes steps.csv, ranks.csv,
+//                                                   kernels.csv (fetched from the readers),
+//                                                   findings.json, report.html to temporaries,
+//                                                   committed with the traces
 //   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
 //                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
@@ -97,10 +99,12 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
 // render.context.extraEvents so each affected trace carries its findings.
 GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
                                  RenderPlan& render);
-// Rank 0: the analysis files' temporaries (appended to `files`) and the
-// terminal summary (no-op without analysis).
+// collective (kernels.csv's tables go to rank 0): rank 0's analysis files'
+// temporaries (appended to `files`) and the terminal summary (no-op without
+// analysis).
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
-                                  const RenderPlan& render, std::vector<AtomicFile>& files);
+                                  const std::vector<LocalInput>& local, const RenderPlan& render,
+                                  std::vector<AtomicFile>& files);
 // collective: writes the traces, then commits them together with `extraFiles`
 // (rank 0: the analysis files; removed, never committed, if a trace fails).
 Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,

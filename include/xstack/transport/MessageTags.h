@@ -14,6 +14,10 @@ namespace xstack {
 enum class MessageTag : int {
   ChunkPieces = 77,  // a chunk's rendered pieces and its end, to rank 0 (ChunkPieces.h)
   StepTables = 91,   // a rank's encoded step tables, to rank 0 (app/AnalysisStage.cpp)
+  // kernels.csv (app/AnalysisStage.cpp): rank 0 asks a reader for one training
+  // rank's kernel table (the rank as decimal text; empty = no more requests) ...
+  KernelTableRequest = 92,
+  KernelTable = 93,  // ... and the reader answers with it (encoded, analysis/GpuActivity.h)
 };
 
 constexpr int tagValue(MessageTag tag) { return static_cast<int>(tag); }

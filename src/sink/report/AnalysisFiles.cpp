@@ -52,6 +52,61 @@ std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
   return out;
 }
 
+std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topo) {
+  std::string out =
+      "rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,compute_pct,"
+      "non_compute_pct,comm_comp_overlap_pct\n";
+  for (const RankTable& t : tables) {
+    const RankBreakdown& b = t.gpuBreakdown;
+    for (int64_t v : {t.rank, topo.trainerOf(t.rank), topo.gpuOf(t.rank)}) {
+      appendInt(out, v);
+      out += ',';
+    }
+    for (uint64_t v :
+         {static_cast<uint64_t>(t.steps.size()), b.spanNs, b.idleNs, b.computeNs, b.nonComputeNs}) {
+      appendUint(out, v);
+      out += ',';
+    }
+    for (uint64_t v : {b.idleNs, b.computeNs, b.nonComputeNs})
+      out += percentText(v, b.spanNs) + ',';
+    if (b.hasComm) out += percentText(b.overlapNs, b.commNs);
+    out += '\n';
+  }
+  return out;
+}
+
+std::string kernelsCsvHeader() {
+  return "rank,name,category,count,total_ns,mean_ns,min_ns,max_ns\n";
+}
+
+void appendCsvField(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<KernelStat>& kernels) {
+  for (const KernelStat& k : kernels) {
+    appendInt(out, rank);
+    out += ',';
+    appendCsvField(out, k.name);
+    out += ',';
+    out += htaKernelTypeName(k.type);
+    for (uint64_t v : {k.count, k.totalNs, k.count ? k.totalNs / k.count : 0, k.minNs, k.maxNs}) {
+      out += ',';
+      appendUint(out, v);
+    }
+    out += '\n';
+  }
+}
+
 namespace {
 
 void appendFinding(std::string& out, const Finding& f) {

@@ -1,17 +1,27 @@
-// The analysis' output forms (docs/ANALYSIS.md): steps.csv, findings.json,
-// report.html and the terminal summary, rendered from the analysis' tables.
-// Deterministic bytes: no host names or paths.
+// The analysis' output forms (docs/ANALYSIS.md): steps.csv, ranks.csv,
+// kernels.csv, findings.json, report.html and the terminal summary, rendered from the analysis'
+// tables. Deterministic bytes: no host names or paths.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "xstack/analysis/Findings.h"
+#include "xstack/analysis/GpuActivity.h"
 
 namespace xstack {
 
 std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topology,
                      uint64_t originNs);
+// One row per table (ordered as given: by rank), HTA's breakdown.
+std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topology);
+// kernels.csv is written one rank at a time: its header line, then each
+// rank's rows (`kernels` ordered by name), ranks in increasing order.
+std::string kernelsCsvHeader();
+void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<KernelStat>& kernels);
+// `field` as one CSV field (RFC 4180): in double quotes, with each quote
+// doubled, when it contains a comma, a quote, CR or LF; as is otherwise.
+void appendCsvField(std::string& out, std::string_view field);
 std::string findingsJson(const JobAnalysis& a, const Topology& topology);
 std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
                        const Topology& topology);
