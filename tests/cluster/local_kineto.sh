@@ -21,11 +21,13 @@ for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
 done
 
 # profile/rank<R>.*.pt.trace.json.gz -> node (R / P) + 1: each trainer's ranks on its own node.
+# synth's sync_truth.csv is the test's answer key, not an input: it stays off the nodes.
 by_trainer() {
     local r
     r="$(basename "$1" | sed -E 's/^rank([0-9]+)\..*/\1/')"
     echo $((r / P + 1))
 }
+mv "$data/sync_truth.csv" "$T_WORK/sync_truth.csv"
 t_distribute "$data" by_trainer "$T_WORK/placement"
 
 t_report_mpirun "$T_WORK/mpi1" -np 3 --map-by ppr:1:node -- --data-dir /local/data \
