@@ -74,7 +74,7 @@ std::string encodeChoice(const std::string& host, const Source& source, const In
   std::string out = std::string(source.name()) + "\n" + (first ? first->path : "") + "\n" +
                     std::to_string(l.declaredWorldSize) + "\n" + std::to_string(l.ignored.size()) +
                     "\n" + (l.ignored.empty() ? "" : l.ignored.front()) + "\n";
-  out += host + "\n";
+  out += host + "\n" + std::to_string(l.declaredVisibleGpus) + "\n";
   for (const std::string& f : l.fatal) out += f + "\n";
   return out;
 }
@@ -84,6 +84,7 @@ struct RankChoice {
   int64_t world = 0;
   uint64_t ignored = 0;
   std::vector<std::string> fatal;
+  int64_t visibleGpus = 0;
 };
 
 RankChoice decodeChoice(const std::string& text) {
@@ -94,15 +95,16 @@ RankChoice decodeChoice(const std::string& text) {
     lines.push_back(text.substr(at, nl - at));
     at = nl + 1;
   }
-  lines.resize(std::max<size_t>(lines.size(), 6));
+  lines.resize(std::max<size_t>(lines.size(), 7));
   RankChoice c{lines[0],
                lines[1],
                lines[4],
                lines[5],
                std::stoll("0" + lines[2]),
                std::stoull("0" + lines[3]),
-               {}};
-  c.fatal.assign(lines.begin() + 6, lines.end());
+               {},
+               std::stoll("0" + lines[6])};
+  c.fatal.assign(lines.begin() + 7, lines.end());
   return c;
 }
 
@@ -147,6 +149,7 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
   std::map<std::string, std::pair<uint64_t, std::string>> ignoredByHost;
   for (const RankChoice& c : all) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, c.world);
+    out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, c.visibleGpus);
     auto& [count, first] = ignoredByHost[c.host];
     if (c.source == chosen->name() && c.ignored > count) {
       count = c.ignored;

@@ -42,13 +42,17 @@ Status agreeOnOutDir(ReportRun& run) {
 
 // collective: the effective --gpus-per-trainer, given and checked against the
 // time files, or inferred from the inputs; stored in run.options.
-Status settleGpusPerTrainer(ReportRun& run, const Plan& plan) {
+Status settleGpusPerTrainer(ReportRun& run, const Plan& plan, const ListedInputs& listed) {
   ReportOptions& opt = run.options;
   const std::optional<int64_t> given =
       opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer);
-  const GpusPerTrainer gpt = inferGpusPerTrainer(gatherTopologyEvidence(run.comm, plan, given));
+  TopologyEvidence evidence = gatherTopologyEvidence(run.comm, plan, given);
+  evidence.traceVisibleGpus = listed.declaredVisibleGpus;
+  evidence.tracesTellDevices = run.source && run.source->topologyFromTraces();
+  const GpusPerTrainer gpt = inferGpusPerTrainer(evidence);
   if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
   opt.topology.gpusPerTrainer = gpt.value;
+  run.gpusPerTrainerSource = gpt.source;
   for (const auto& line : gpt.notes) run.log(line);
   for (const auto& line : gpt.warnings) run.log(line);
   return {};
@@ -80,7 +84,8 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
     for (const auto& c : plan.conflicts) run.log("error: " + c);
     return Failure::conflict("conflicting input files; nothing written");
   }
-  if (Status p = settleGpusPerTrainer(run, plan); !p.ok()) return Failure::usage(p.error().message);
+  if (Status p = settleGpusPerTrainer(run, plan, listed); !p.ok())
+    return Failure::usage(p.error().message);
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   size_t profiles = 0;

@@ -1,5 +1,6 @@
 #include "xstack/app/ReadStage.h"
 
+#include <set>
 #include <stdexcept>
 
 #include "xstack/analysis/StepTable.h"
@@ -41,6 +42,7 @@ class ProfileSummarizer final : public EventSink {
     minTs_.add(e.startNs);
     minTs_.add(e.endNs);
     if (displayed_) rows_.add(e);
+    if (e.row.kind == RowKind::Gpu) noteGpuDevice(e.row.device);
     if (tee_) tee_->onSlice(e);
   }
   void onStepMark(const StepMark& m) override {
@@ -82,6 +84,7 @@ class ProfileSummarizer final : public EventSink {
       s_.rows = rows_.rows();
       memWarnings_.addTo(s_.warnings, where);
     }
+    s_.gpuDevices.assign(gpuDevices_.begin(), gpuDevices_.end());
     if (!partial.empty()) {
       s_.status = InputStatus::Partial;
       s_.problem = partial;
@@ -89,8 +92,17 @@ class ProfileSummarizer final : public EventSink {
   }
 
  private:
+  // Topology evidence: the distinct devices of GPU activities (a few).
+  void noteGpuDevice(int64_t device) {
+    if (device == lastGpuDevice_) return;
+    lastGpuDevice_ = device;
+    if (gpuDevices_.size() < kMaxGpuDevicesKept) gpuDevices_.insert(device);
+  }
+
   const bool displayed_;
   InputSummary& s_;
+  std::set<int64_t> gpuDevices_;
+  int64_t lastGpuDevice_ = -1;
   MinTimestamp minTs_;
   MarkerPairer pairer_;
   RowCollector rows_;
@@ -112,7 +124,10 @@ Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed,
   // Rows and their drop warnings are counted for displayed ranks only.
   TraceDecodeOptions options{displayed ? &s.warnings : nullptr, where};
   auto info = source.decodeTrace(s.file.path, buffer, sum, options);
-  if (info) sum.finish(where, info->partial, spans);
+  if (info) {
+    sum.finish(where, info->partial, spans);
+    s.visibleGpus = info->visibleGpus;
+  }
   return info;
 }
 

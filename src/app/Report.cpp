@@ -64,6 +64,8 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!local.ok()) return fail(run, local.error());
   Expected<GatheredSummaries> gathered = gatherSummariesStage(run, *local);
   if (!gathered.ok()) return fail(run, gathered.error());
+  if (Status topo = topologyStage(run, *gathered); !topo.ok())
+    return fail(run, Failure::usage(topo.error().message));
   RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
   GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
   std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces

@@ -29,7 +29,7 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
       counters.push_back({static_cast<int>(k.first), k.second, n});
     arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
                    s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs, s.events,
-                   s.memEvents, w, rows, s.spanCount, counters});
+                   s.memEvents, w, rows, s.spanCount, counters, s.gpuDevices, s.visibleGpus});
   }
   auto bytes = nlohmann::json::to_msgpack(arr);
   return std::string(bytes.begin(), bytes.end());
@@ -69,6 +69,8 @@ Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes) {
     for (const auto& c : a[15])
       s.counterEvents[{static_cast<CounterGroup>(c[0].get<int>()), c[1].get<int64_t>()}] =
           c[2].get<uint64_t>();
+    s.gpuDevices = a[16].get<std::vector<int64_t>>();
+    s.visibleGpus = a[17].get<int64_t>();
     out.push_back(std::move(s));
   }
   return out;

@@ -85,7 +85,88 @@ std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFil
   return out;
 }
 
+// A trace's local GPU, when it shows one (see gpusPerTrainerFromTraces).
+std::optional<int64_t> shownLocalGpu(const TraceTopologyEvidence& t) {
+  if (t.gpuDevices.size() != 1 || t.gpuDevices[0] < 0) return std::nullopt;
+  if (t.visibleGpus <= 1 && t.gpuDevices[0] == 0) return std::nullopt;
+  return t.gpuDevices[0];
+}
+
+// The first trace whose shown local GPU does not fit P, or nullptr.
+const TraceTopologyEvidence* firstMisfit(int64_t P,
+                                         const std::vector<TraceTopologyEvidence>& traces) {
+  for (const TraceTopologyEvidence& t : traces) {
+    const std::optional<int64_t> d = shownLocalGpu(t);
+    if (d && (*d >= P || t.rank % P != *d)) return &t;
+  }
+  return nullptr;
+}
+
+std::string misfitText(int64_t P, const TraceTopologyEvidence& t) {
+  return t.file + " (rank " + std::to_string(t.rank) + ") runs its GPU work on GPU " +
+         std::to_string(*shownLocalGpu(t)) + ", but with --gpus-per-trainer " + std::to_string(P) +
+         " rank " + std::to_string(t.rank) + " is local GPU " + std::to_string(t.rank % P) +
+         " of trainer " + std::to_string(t.rank / P);
+}
+
+constexpr int64_t kLargestSearchedP = 4096;
+
+// The smallest P that fits every trace (above the largest shown GPU).
+std::optional<int64_t> smallestFit(const std::vector<TraceTopologyEvidence>& traces) {
+  int64_t largest = -1;
+  for (const TraceTopologyEvidence& t : traces)
+    if (std::optional<int64_t> d = shownLocalGpu(t)) largest = std::max(largest, *d);
+  for (int64_t P = largest + 1; P <= kLargestSearchedP; ++P)
+    if (P > 0 && !firstMisfit(P, traces)) return P;
+  return std::nullopt;
+}
+
+std::string howSettled(int64_t P, GpusPerTrainerSource source) {
+  const std::string p = "--gpus-per-trainer " + std::to_string(P);
+  switch (source) {
+    case GpusPerTrainerSource::Option:
+      return p;
+    case GpusPerTrainerSource::Assumed:
+      return p + " (assumed)";
+    default:
+      return p + " (from the " + gpusPerTrainerSourceName(source) + ")";
+  }
+}
+
 }  // namespace
+
+const char* gpusPerTrainerSourceName(GpusPerTrainerSource s) {
+  switch (s) {
+    case GpusPerTrainerSource::Option:
+      return "option";
+    case GpusPerTrainerSource::TimeFiles:
+      return "time file names";
+    case GpusPerTrainerSource::DcgmGpuIds:
+      return "GPU ids of the DCGM rows";
+    case GpusPerTrainerSource::Assumed:
+      return "assumed value";
+    case GpusPerTrainerSource::TraceDevices:
+      return "traces' deviceProperties";
+  }
+  return "?";
+}
+
+TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
+                                               int64_t P, GpusPerTrainerSource source) {
+  TraceTopologyCheck c;
+  const TraceTopologyEvidence* bad = firstMisfit(P, traces);
+  if (!bad) return c;
+  const std::optional<int64_t> fit = smallestFit(traces);
+  if (!fit) {
+    c.warnings.push_back("warning: the traces' GPUs follow rank = trainer x P + GPU for no P: " +
+                         misfitText(P, *bad) + "; the trace files are named by rank mod " +
+                         std::to_string(P));
+    return c;
+  }
+  c.contradiction = howSettled(P, source) + " contradicts the traces: " + misfitText(P, *bad) +
+                    "; they fit --gpus-per-trainer " + std::to_string(*fit) + " (give that)";
+  return c;
+}
 
 std::optional<int64_t> gpusPerTrainerFromTimeFiles(const std::vector<InputFile>& files) {
   std::optional<int64_t> largest;
@@ -125,12 +206,21 @@ GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
     r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
                       ", from the GPU ids of the DCGM rows (no time files; largest id " +
                       std::to_string(r.value - 1) + ")");
+  } else if (ev.traceVisibleGpus > 1) {
+    r.value = ev.traceVisibleGpus;
+    r.source = GpusPerTrainerSource::TraceDevices;
+    r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
+                      ", from the traces' deviceProperties (the most GPUs a rank's process saw)");
   } else {
     r.value = kAssumedGpusPerTrainer;
     r.source = GpusPerTrainerSource::Assumed;
-    r.notes.push_back(
-        "note: --gpus-per-trainer 8 assumed: no time files and no DCGM rows say "
-        "how many GPUs a trainer has; give --gpus-per-trainer if it is not 8");
+    r.notes.push_back(ev.tracesTellDevices
+                          ? "note: --gpus-per-trainer 8 assumed: no trace's deviceProperties says "
+                            "how many GPUs a node has (the GPUs the ranks run on are checked "
+                            "against it); give --gpus-per-trainer if it is not 8"
+                          : "note: --gpus-per-trainer 8 assumed: no time files and no DCGM rows "
+                            "say how many GPUs a trainer has; give --gpus-per-trainer if it is "
+                            "not 8");
   }
   if (r.contradiction.empty()) r.warnings = strayTrainerFiles(r.value, ev.files);
   return r;

@@ -217,4 +217,45 @@ case_errors() {
   echo "errors: ok"
 }
 
+# GPUs per node from the traces (issue 19 item 5): deviceProperties before the
+# read, the device of each rank's GPU work checked after it, at np 1 and 3.
+case_topology() {
+  local rc np
+  "$X" synth --format kineto --out "$W/k2" --trainers 3 --gpus-per-trainer 2 --steps 2 \
+    --ops-per-step 4 >/dev/null
+  report_twice "$W/k2" k2
+  grep -q "gpus-per-trainer 2, from the traces' deviceProperties" "$W/k2.np1.log" ||
+    { cat "$W/k2.np1.log"; fail "no deviceProperties note"; }
+  python3 - "$W/k2.np1" <<'PY' || fail "otherData does not say 2 GPUs per trainer"
+import json, sys
+d = json.load(open(sys.argv[1] + "/traceFile_0_1.json"))
+assert d["otherData"]["options"]["gpus_per_trainer"] == 2, d["otherData"]["options"]
+PY
+  for np in 1 3; do
+    set +e
+    xmpirun "$np" "$X" report --data-dir "$W/k2" --out "$W/k2.given4.$np" --gpus-per-trainer 4 \
+      2>"$W/k2.given4.$np.log"
+    rc=$?
+    set -e
+    expect_rc2 "$rc" "$W/k2.given4.$np.log" "--gpus-per-trainer 4 contradicts the traces" \
+      "(rank 2) runs its GPU work on GPU 0" "fit --gpus-per-trainer 2"
+  done
+  # Old Kineto traces (no deviceProperties) of 2-GPU nodes: 8 assumed, contradicted by rank 3
+  # (on GPU 1; rank 2 on GPU 0 tells nothing: a process that sees one GPU also calls it 0).
+  mkdir -p "$W/old"
+  for r in 0 1 2 3; do
+    trace_json "$r" | sed "s/\"device\":0/\"device\":$((r % 2))/; s/\"pid\":0,/\"pid\":$((r % 2)),/" \
+      >"$W/old/rank$r.json"
+  done
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/old" --out "$W/old.out" 2>"$W/old.log"
+  rc=$?
+  set -e
+  expect_rc2 "$rc" "$W/old.log" "--gpus-per-trainer 8 (assumed) contradicts the traces" \
+    "rank3.json (rank 3) runs its GPU work on GPU 1" "fit --gpus-per-trainer 2"
+  xmpirun 2 "$X" report --data-dir "$W/old" --out "$W/old.p2" --gpus-per-trainer 2 \
+    2>"$W/old.p2.log" || { cat "$W/old.p2.log"; fail "old traces with --gpus-per-trainer 2 failed"; }
+  echo "topology: ok"
+}
+
 "case_$CASE"

@@ -6,6 +6,9 @@
 //   planStage             PlanStage.cpp             collective: who reads which file; checks
 //   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
 //   gatherSummariesStage  GatherSummariesStage.cpp  collective: every rank learns every summary
+//   topologyStage         TopologyStage.cpp         inputs whose traces tell the topology
+//                                                   (JSON): --gpus-per-trainer checked against
+//                                                   every rank's GPU device (pure)
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
@@ -38,6 +41,7 @@
 #include "xstack/io/OutputCommit.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/plan/Plan.h"
+#include "xstack/plan/TopologyInference.h"
 #include "xstack/sink/TraceFileWriter.h"
 
 namespace xstack {
@@ -56,6 +60,8 @@ struct ReportRun {
   OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
   // The format of the inputs, the same on every rank (listInputsStage).
   const Source* source = nullptr;
+  // How planStage settled options.topology.gpusPerTrainer.
+  GpusPerTrainerSource gpusPerTrainerSource = GpusPerTrainerSource::Assumed;
   bool root() const { return comm.rank() == 0; }
   // Rank 0 only: "xstack: <line>" on stderr.
   void log(const std::string& line) const;
@@ -64,8 +70,9 @@ struct ReportRun {
 struct ListedInputs {
   InputDirs dirs;
   InputListing listing;
-  bool listingFailed = false;  // this rank's listing threw: it contributes no files
-  int64_t declaredWorldSize = 0;  // the largest world size any rank's files declare (0: none)
+  bool listingFailed = false;       // this rank's listing threw: it contributes no files
+  int64_t declaredWorldSize = 0;    // the largest world size any rank's files declare (0: none)
+  int64_t declaredVisibleGpus = 0;  // the most GPUs any rank's traces saw (0: none say)
 };
 
 struct GatheredSummaries {
@@ -93,6 +100,9 @@ Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pl
 // (each rank decodes every rank's bytes).
 Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
                                                  const std::vector<LocalInput>& local);
+// Pure over the gathered summaries (the same on every rank): a contradicted
+// --gpus-per-trainer is an Error (exit 2) on every rank alike.
+Status topologyStage(ReportRun& run, const GatheredSummaries& gathered);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
 // collective: null (and no findings in the traces) with --no-analysis; sets

@@ -33,6 +33,9 @@ struct InputListing {
   std::vector<std::string> fatal;
   // The largest number of ranks the files say their job has (0: they do not say).
   int64_t declaredWorldSize = 0;
+  // The most GPUs a trace's process saw (Chrome JSON's deviceProperties,
+  // before its events; 0: no file says).
+  int64_t declaredVisibleGpus = 0;
 };
 
 }  // namespace xstack

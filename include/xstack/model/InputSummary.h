@@ -19,6 +19,8 @@
 
 namespace xstack {
 
+constexpr size_t kMaxGpuDevicesKept = 64;
+
 enum class InputStatus : int { Ok = 0, Partial = 1, Failed = 2 };
 const char* statusName(InputStatus s);
 
@@ -35,6 +37,11 @@ struct InputSummary {
   // profiles
   std::vector<RowKey> rows;  // displayed ranks only
   uint64_t spanCount = 0;
+  // Topology evidence of a profile (every rank, displayed or not): the
+  // device ids of its GPU activities, ascending, distinct, at most
+  // kMaxGpuDevicesKept; and the GPUs its process saw (0 = not said).
+  std::vector<int64_t> gpuDevices;
+  int64_t visibleGpus = 0;
   // dcgm: (group, gpu) -> counter events; net: (NetTx or NetRx, 0) -> counter events
   std::map<std::pair<CounterGroup, int64_t>, uint64_t> counterEvents;
 

@@ -22,9 +22,15 @@ struct TopologyEvidence {
   std::vector<InputFile> files;      // every input file of the plan (all kinds)
   std::vector<int64_t> dcgmGpuIds;   // GPU ids seen in DCGM rows (any order, repeats allowed)
   std::optional<int64_t> explicitP;  // --gpus-per-trainer as given on the command line
+  // Traces that tell their topology (Chrome JSON): the most GPUs a trace's
+  // process saw (deviceProperties; 0 none say), and that their devices are
+  // checked once read (gpusPerTrainerAgainstTraces).
+  int64_t traceVisibleGpus = 0;
+  bool tracesTellDevices = false;
 };
 
-enum class GpusPerTrainerSource { Option, TimeFiles, DcgmGpuIds, Assumed };
+enum class GpusPerTrainerSource { Option, TimeFiles, DcgmGpuIds, Assumed, TraceDevices };
+const char* gpusPerTrainerSourceName(GpusPerTrainerSource s);
 
 struct GpusPerTrainer {
   int64_t value = 8;  // the effective P (the only thing that reaches otherData)
@@ -38,5 +44,28 @@ struct GpusPerTrainer {
 std::optional<int64_t> gpusPerTrainerFromTimeFiles(const std::vector<InputFile>& files);
 
 GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& evidence);
+
+// What one trace file (Chrome JSON) says of its rank's place on its node.
+struct TraceTopologyEvidence {
+  int64_t rank = 0;
+  std::string file;                 // its name, for messages
+  std::vector<int64_t> gpuDevices;  // devices of its GPU activities, ascending, distinct
+  int64_t visibleGpus = 0;          // deviceProperties' length (0: absent)
+};
+
+// The check of P, settled before the read (option, deviceProperties or
+// assumed), against the devices the traces ran on (docs/FORMAT.md section 8).
+// A rank "shows" its local GPU d when all its GPU activities run on one
+// device d and its process saw several GPUs or d > 0 (a process that sees
+// only its own GPU calls it 0 whatever its place: no evidence). P fits when
+// every showing rank has d < P and rank mod P == d. A misfit is a
+// contradiction (exit 2) naming the file and the P that fits; when no P up
+// to 4096 fits, a warning instead (rank mod P names the trace files).
+struct TraceTopologyCheck {
+  std::string contradiction;
+  std::vector<std::string> warnings;
+};
+TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
+                                               int64_t P, GpusPerTrainerSource source);
 
 }  // namespace xstack

@@ -35,6 +35,9 @@ struct TraceDecodeInfo {
   // events): names the byte offset. The events before it were delivered.
   std::string partial;
   uint64_t fileBytes = 0;
+  // GPUs the profiled process saw, when the file says (Chrome JSON's
+  // deviceProperties); 0 = not said. Evidence of GPUs per node.
+  int64_t visibleGpus = 0;
 };
 
 // What a counter or time file (InputKind Dcgm, Net, Time) holds.
@@ -66,6 +69,10 @@ class Source {
   // again: true when a decode costs much more than the rows' memory (gzip,
   // JSON tokenizing); docs/PERFORMANCE.md.
   virtual bool keepRowsForRendering() const = 0;
+  // Whether GPUs per node are told by the traces themselves (the devices of
+  // their GPU activities, deviceProperties), known only once they are read,
+  // rather than by file names and counter files before the read.
+  virtual bool topologyFromTraces() const { return false; }
 
   // Reads the trace file `path` (an InputKind::Profile file) into `buffer`
   // (its memory reused) and decodes it into `sink`, whose views point into

@@ -67,6 +67,7 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
     return;
   }
   if (world) out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
+  out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
   out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
 }
 
@@ -181,6 +182,10 @@ class ChromeSource final : public Source {
   // A second gunzip + tokenize costs ~5 ns per JSON byte; the rows ~30 bytes an event.
   bool keepRowsForRendering() const override { return true; }
 
+  // JSON traces carry no time files: the devices of their GPU activities and
+  // deviceProperties tell (plan/TopologyInference.h, gpusPerTrainerFromTraces).
+  bool topologyFromTraces() const override { return true; }
+
   bool recognizes(const std::string& path) const override {
     return chrome::readTraceHead(path).ok();
   }
@@ -196,7 +201,7 @@ class ChromeSource final : public Source {
     chrome::ReadResult r =
         chrome::readTrace(path, [&mapper](const chrome::TraceEvent& e) { mapper.onEvent(e); });
     mapper.finish();
-    TraceDecodeInfo info{{}, fileSize(path)};
+    TraceDecodeInfo info{{}, fileSize(path), r.info.visibleGpus};
     if (r.error) {
       if (r.info.events == 0) return r.error->toError();
       info.partial = "read " + std::to_string(r.info.events) + " events, then byte " +

@@ -35,6 +35,7 @@ class Walker : public InPlaceParser {
   bool traceEvents();
   bool oneEvent();
   bool distributedInfo();
+  bool deviceProperties();
   bool keptScalar(std::string_view& raw, JsonKind& kind, uint64_t& offset);
   bool notJsonIn(const JsonCursor& cursor, uint64_t offset, const char* what);
 
@@ -100,6 +101,32 @@ bool Walker::distributedInfo() {
   return true;
 }
 
+// deviceProperties: an array with one element per GPU the process saw;
+// only their number is kept. Not an array: skipped (unknown shape, not fatal).
+bool Walker::deviceProperties() {
+  std::string_view text;
+  uint64_t offset = 0;
+  if (!in_.captureValue(text, offset)) return false;
+  JsonCursor cursor(text);
+  if (!cursor.consume('[')) {
+    JsonKind kind;
+    return cursor.readValue(text, kind) || notJsonIn(cursor, offset, "bad deviceProperties");
+  }
+  int64_t n = 0;
+  if (!cursor.consume(']')) {
+    for (;;) {
+      std::string_view raw;
+      JsonKind kind;
+      if (!cursor.readValue(raw, kind)) return notJsonIn(cursor, offset, "bad deviceProperties");
+      ++n;
+      if (cursor.consume(']')) break;
+      if (!cursor.consume(',')) return notJsonIn(cursor, offset, "bad deviceProperties");
+    }
+  }
+  info_->visibleGpus = n;
+  return true;
+}
+
 ParseOutcome Walker::parse(std::string_view text, uint64_t offset, uint64_t& used) {
   event_.offset = offset;
   ParseOutcome outcome = parser_.parsePrefix(text, event_, used);
@@ -157,6 +184,7 @@ bool Walker::traceEvents() {
 bool Walker::member(const std::string& key) {
   if (key == "traceEvents") return traceEvents();
   if (key == "distributedInfo") return distributedInfo();
+  if (key == "deviceProperties") return deviceProperties();
   if (key != "baseTimeNanoseconds" && key != "schemaVersion") return in_.skipValue();
   std::string_view raw;
   JsonKind kind;

@@ -35,6 +35,9 @@ struct TraceInfo {
   std::optional<int64_t> worldSize;   // distributedInfo.world_size
   std::optional<int64_t> baseTimeNs;  // baseTimeNanoseconds
   std::string schemaVersion;          // its JSON text decoded ("1", "1.0.1"); empty when absent
+  // deviceProperties: the GPUs the profiled process saw (one element each,
+  // 8 on an 8-GPU host unless CUDA_VISIBLE_DEVICES narrows it); 0 = absent.
+  int64_t visibleGpus = 0;
   bool headerAfterEvents = false;     // distributedInfo or baseTimeNanoseconds after traceEvents
   uint64_t events = 0;                // elements handed to the callback
   uint64_t emptyObjects = 0;          // `{}` elements (Paddle's trailing one), skipped

@@ -259,6 +259,21 @@ TEST(ChromeTraceReader, HeaderBeforeOrAfterEvents) {
   EXPECT_TRUE(a.result.info.headerAfterEvents);
 }
 
+// deviceProperties: only its length is kept (GPUs the process saw); a value
+// of another shape is skipped, never fatal.
+TEST(ChromeTraceReader, DevicePropertiesCountsTheGpusSeen) {
+  const std::string eight =
+      R"({"deviceProperties": [{"id": 0}, {"id": 1, "name": "A100"}, {}, {}, {}, {}, {}, {"id": 7}],
+          "traceEvents": []})";
+  EXPECT_EQ(readAll(eight).result.info.visibleGpus, 8);
+  EXPECT_EQ(readAll(R"({"deviceProperties": [], "traceEvents": []})").result.info.visibleGpus, 0);
+  Collected odd = readAll(R"({"deviceProperties": {"gpus": 4}, "traceEvents": [{"ts": 1}]})");
+  ASSERT_TRUE(odd.result.ok()) << odd.result.error->text();
+  EXPECT_EQ(odd.result.info.visibleGpus, 0);
+  EXPECT_EQ(odd.events.size(), 1u);
+  EXPECT_FALSE(readAll(R"({"deviceProperties": [1 2], "traceEvents": []})").result.ok());
+}
+
 TEST(ChromeTraceReader, OneLineEqualsMultiLine) {
   for (const std::string* doc : {&kKineto, &kPaddle}) {
     Collected multi = readAll(*doc);

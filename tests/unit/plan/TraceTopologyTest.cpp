@@ -1,0 +1,124 @@
+// GPUs per node for Chrome-trace JSON inputs (issue 19 item 5, docs/FORMAT.md
+// section 8): settled before the read from deviceProperties (else 8, with a
+// note), then checked against the device each rank's GPU work ran on: a misfit
+// is an error naming the file and the value that fits; a process that saw only
+// its own GPU (device 0, one visible GPU) is no evidence.
+#include <gtest/gtest.h>
+
+#include "xstack/plan/TopologyInference.h"
+
+namespace xstack {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Ranks 0..n-1 of a job with `perNode` GPUs per node, each on GPU rank mod
+// perNode, each process seeing `visible` GPUs.
+std::vector<TraceTopologyEvidence> nodeMajor(int64_t n, int64_t perNode, int64_t visible) {
+  std::vector<TraceTopologyEvidence> out;
+  for (int64_t r = 0; r < n; ++r)
+    out.push_back({r, "rank" + std::to_string(r) + ".pt.trace.json.gz", {r % perNode}, visible});
+  return out;
+}
+
+TopologyEvidence jsonEvidence(int64_t visible, std::optional<int64_t> given = std::nullopt) {
+  TopologyEvidence ev;
+  ev.explicitP = given;
+  ev.traceVisibleGpus = visible;
+  ev.tracesTellDevices = true;
+  return ev;
+}
+
+TEST(TraceTopology, DevicePropertiesGivePBeforeTheRead) {
+  GpusPerTrainer r = inferGpusPerTrainer(jsonEvidence(4));
+  EXPECT_EQ(r.value, 4);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::TraceDevices);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "deviceProperties")) << r.notes[0];
+}
+
+TEST(TraceTopology, OneVisibleGpuIsNoEvidenceAndEightIsAssumed) {
+  GpusPerTrainer r = inferGpusPerTrainer(jsonEvidence(1));
+  EXPECT_EQ(r.value, 8);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::Assumed);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "8 assumed")) << r.notes[0];
+  EXPECT_TRUE(contains(r.notes[0], "deviceProperties")) << r.notes[0];
+}
+
+TEST(TraceTopology, NodeMajorRanksFitTheirP) {
+  for (int64_t P : {1, 2, 4, 8}) {
+    TraceTopologyCheck c =
+        gpusPerTrainerAgainstTraces(nodeMajor(16, P, P), P, GpusPerTrainerSource::TraceDevices);
+    EXPECT_TRUE(c.contradiction.empty()) << P << ": " << c.contradiction;
+    EXPECT_TRUE(c.warnings.empty()) << P;
+  }
+}
+
+TEST(TraceTopology, PerProcessVisibleDevicesAreNoEvidence) {
+  // CUDA_VISIBLE_DEVICES narrowed to one GPU per process: every rank says GPU 0.
+  std::vector<TraceTopologyEvidence> t;
+  for (int64_t r = 0; r < 16; ++r) t.push_back({r, "r" + std::to_string(r), {0}, 1});
+  for (int64_t P : {1, 3, 8}) {
+    TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, P, GpusPerTrainerSource::Option);
+    EXPECT_TRUE(c.contradiction.empty()) << P << ": " << c.contradiction;
+    EXPECT_TRUE(c.warnings.empty());
+  }
+}
+
+TEST(TraceTopology, GivenPThatContradictsTheDevicesIsAnErrorNamingFileAndFit) {
+  // 4 GPUs per node, the user says 8: rank 5 runs on GPU 1, under 8 it is local GPU 5.
+  TraceTopologyCheck c =
+      gpusPerTrainerAgainstTraces(nodeMajor(8, 4, 4), 8, GpusPerTrainerSource::Option);
+  ASSERT_FALSE(c.contradiction.empty());
+  EXPECT_TRUE(contains(c.contradiction, "--gpus-per-trainer 8 contradicts")) << c.contradiction;
+  EXPECT_TRUE(contains(c.contradiction, "rank4.pt.trace.json.gz (rank 4)")) << c.contradiction;
+  EXPECT_TRUE(contains(c.contradiction, "on GPU 0")) << c.contradiction;
+  EXPECT_TRUE(contains(c.contradiction, "fit --gpus-per-trainer 4")) << c.contradiction;
+}
+
+TEST(TraceTopology, AGpuAtOrAboveGivenPIsAContradiction) {
+  std::vector<TraceTopologyEvidence> t = {{3, "r3", {3}, 0}};
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 2, GpusPerTrainerSource::Option);
+  ASSERT_FALSE(c.contradiction.empty());
+  EXPECT_TRUE(contains(c.contradiction, "fit --gpus-per-trainer 4")) << c.contradiction;
+}
+
+TEST(TraceTopology, AssumedEightContradictedByOldTracesSaysWhatFits) {
+  // No deviceProperties (old Kineto), 2 GPUs per node: rank 2 runs on GPU 0.
+  std::vector<TraceTopologyEvidence> t = nodeMajor(4, 2, 0);
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 8, GpusPerTrainerSource::Assumed);
+  ASSERT_FALSE(c.contradiction.empty());
+  EXPECT_TRUE(contains(c.contradiction, "--gpus-per-trainer 8 (assumed) contradicts"))
+      << c.contradiction;
+  EXPECT_TRUE(contains(c.contradiction, "fit --gpus-per-trainer 2")) << c.contradiction;
+}
+
+TEST(TraceTopology, SomeRanksOfABigJobFitEight) {
+  // The shared trace_filter set: ranks 0 and 1 of 128, on GPUs 0 and 1, no deviceProperties.
+  std::vector<TraceTopologyEvidence> t = {{0, "sampled_rank-0.json.gz", {0}, 0},
+                                          {1, "sampled_rank-1.json.gz", {1}, 0}};
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 8, GpusPerTrainerSource::Assumed);
+  EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+}
+
+TEST(TraceTopology, RanksOnSeveralDevicesOrNoneAreNoEvidence) {
+  std::vector<TraceTopologyEvidence> t = {{1, "a", {0, 1}, 8}, {2, "b", {}, 8}};
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 8, GpusPerTrainerSource::TraceDevices);
+  EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+}
+
+TEST(TraceTopology, NoFittingPIsAWarningNotAnError) {
+  // Ranks 0 and 1 both on GPU 1: rank 0 mod P is 0 for every P.
+  std::vector<TraceTopologyEvidence> t = {{0, "a", {1}, 2}, {1, "b", {1}, 2}};
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 2, GpusPerTrainerSource::TraceDevices);
+  EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_TRUE(contains(c.warnings[0], "for no P")) << c.warnings[0];
+  EXPECT_TRUE(contains(c.warnings[0], "a (rank 0)")) << c.warnings[0];
+}
+
+}  // namespace
+}  // namespace xstack
