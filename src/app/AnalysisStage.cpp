@@ -11,6 +11,7 @@
 #include "xstack/analysis/Findings.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/TimeUnits.h"
+#include "xstack/sink/TracePids.h"
 #include "xstack/sink/json/JsonText.h"
 #include "xstack/sink/report/AnalysisFiles.h"
 #include "xstack/transport/MessageTags.h"
@@ -116,7 +117,7 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
       byRank[rank].emplace_back(ts > originNs ? ts - originNs : 0, i);
   if (byRank.empty()) return out;
   char nn[24];
-  std::snprintf(nn, sizeof nn, "%02lld_findings", static_cast<long long>(pid));
+  std::snprintf(nn, sizeof nn, "%02lld_findings", static_cast<long long>(processOrder(pid)));
   out.pid = pid;
   out.processName = nn;
   for (auto& [rank, events] : byRank) {

@@ -76,7 +76,8 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     return;
   }
   scratch.buckets.reset(s.rows);
-  auto info = (ctx.source ? *ctx.source : defaultSource()).decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
+  auto info = (ctx.source ? *ctx.source : defaultSource())
+                  .decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
@@ -92,7 +93,7 @@ void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch
       walk.processMeta(c.pid, fixedProcessName(c.pid));
       break;
     case ChunkKind::ThreadMeta:
-      walk.threadMeta(c.pid, c.subject, "rank " + std::to_string(c.subject));
+      walk.threadMeta(c.pid, rankThreadTid(c.subject), "rank " + std::to_string(c.subject));
       break;
     case ChunkKind::RankRows:
       walkRankRows(c, ctx, scratch, walk, problem);

@@ -11,9 +11,9 @@ std::string rankLabel(int64_t rank) {
   return buf;
 }
 
-std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row) {
+std::string rowProcessName(int64_t order, int64_t rank, const RowKey& row) {
   char nn[32];
-  std::snprintf(nn, sizeof nn, "%02lld_", static_cast<long long>(pid));
+  std::snprintf(nn, sizeof nn, "%02lld_", static_cast<long long>(order));
   std::string s = nn;
   const std::string label = rankLabel(rank);
   const std::string dev = std::to_string(row.device);

@@ -81,7 +81,7 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
   sink_.rankRowsBegin(b);
   for (size_t r = 0; r < rows.size(); ++r) {
     const int64_t pid = rankRowPid(pidBase, r);
-    sink_.process(pid, rowProcessName(pid, rank, rows[r]));
+    sink_.process(pid, rowProcessName(processOrder(pid), rank, rows[r]));
     if (rows[r].kind <= RowKind::Gpu)
       opRow(pid, rows[r].kind, r, b);
     else

@@ -9,7 +9,7 @@ namespace xstack {
 const char* fixedProcessName(int64_t pid) {
   static const char* kNames[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
                                  "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
-  return pid >= 0 && pid < kFirstRankPid ? kNames[pid] : nullptr;
+  return pid >= kPipelinePid && pid < kFirstRankPid ? kNames[processOrder(pid)] : nullptr;
 }
 
 SeriesRange dcgmSeriesOfPid(int64_t pid) {

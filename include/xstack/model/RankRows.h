@@ -16,8 +16,9 @@ namespace xstack {
 std::string rankLabel(int64_t rank);
 
 // process_name of a row: "<NN>_trainerRank.RRR:cpu:block:<d>", ... with NN
-// the pid written with at least two digits.
-std::string rowProcessName(int64_t pid, int64_t rank, const RowKey& row);
+// the process's place in the file (sink/TracePids.h, processOrder) written
+// with at least two digits.
+std::string rowProcessName(int64_t order, int64_t rank, const RowKey& row);
 
 // The sorted rows of a profile's events that have at least one event.
 std::vector<RowKey> rankRows(const EventList& events);

@@ -1,12 +1,15 @@
 // The processes (pids) of a trace file, the one place that defines them and
 // computes them (docs/FORMAT.md section 3), for both formats:
-//   0       the pipeline (forward/backward spans, one thread per rank)
-//   1..5    DCGM counters, one process per DCGM series group
-//   6, 7    net tx, net rx counters
-//   8..     the rows of the displayed ranks, one process per row, rank after
+//   1       the pipeline (forward/backward spans, one thread per rank)
+//   2..6    DCGM counters, one process per DCGM series group
+//   7, 8    net tx, net rx counters
+//   9..     the rows of the displayed ranks, one process per row, rank after
 //           rank in rank order, each rank's rows numbered consecutively
 //   after   the analysis' findings (the first free pid of the file)
-// Processes other than 0 exist only when they have events.
+// Processes other than the pipeline exist only when they have events.
+// pid 0 is not used: Perfetto's importer reserves it (and tid 0 in it) for
+// the swapper, and would merge the pipeline into it. The NN_ prefix of a
+// process name is its place in the file, processOrder(pid): 00_pipeline.
 #pragma once
 
 #include <cstddef>
@@ -16,12 +19,26 @@
 
 namespace xstack {
 
-inline constexpr int64_t kPipelinePid = 0;
-inline constexpr int64_t kFirstDcgmPid = 1;  // 1..5
+inline constexpr int64_t kPipelinePid = 1;
+inline constexpr int64_t kFirstDcgmPid = 2;  // 2..6
 inline constexpr int64_t kDcgmPidCount = 5;
-inline constexpr int64_t kNetTxPid = 6;
-inline constexpr int64_t kNetRxPid = 7;
-inline constexpr int64_t kFirstRankPid = 8;
+inline constexpr int64_t kNetTxPid = 7;
+inline constexpr int64_t kNetRxPid = 8;
+inline constexpr int64_t kFirstRankPid = 9;
+
+// A process's place in the file (0 for the pipeline): its name's NN_.
+constexpr int64_t processOrder(int64_t pid) { return pid - kPipelinePid; }
+
+// The thread of rank `rank` in the pipeline and findings processes (named
+// "rank <rank>"): rank + 1, never tid 0, which Perfetto's importers take for
+// the idle thread (the .pftrace) or for the process's main thread (the JSON).
+constexpr int64_t rankThreadTid(int64_t rank) { return rank + 1; }
+
+// The tid a row's thread is written with in the .pftrace: Perfetto's JSON
+// importer reads tid 0 as the process's main thread (tid = pid), so the
+// .pftrace says so too and both formats import to the same threads. The
+// thread's name keeps the real id ("stream 0").
+constexpr int64_t perfettoRowTid(int64_t pid, int64_t tid) { return tid == 0 ? pid : tid; }
 
 // The process of a counter group (DCGM, then net, in output order).
 constexpr int64_t counterPid(CounterGroup g) { return kFirstDcgmPid + static_cast<int64_t>(g); }

@@ -77,7 +77,7 @@ void JsonTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
                 "\"pid\":";
   appendInt(buf_, kPipelinePid);
   buf_ += ",\"tid\":";
-  appendInt(buf_, rank);
+  appendInt(buf_, rankThreadTid(rank));
   buf_ += ",\"ts\":";
   appendMicros(buf_, tsNs);
   buf_ += ",\"dur\":";
@@ -160,7 +160,7 @@ void JsonTraceSink::instantThread(int64_t pid, int64_t tid) {
   buf_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
-  appendInt(buf_, tid);
+  appendInt(buf_, rankThreadTid(tid));
   buf_ += ",\"args\":{\"name\":\"rank ";
   appendInt(buf_, tid);
   buf_ += "\"}}";
@@ -174,7 +174,7 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
   buf_ += ",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
-  appendInt(buf_, e.tid);
+  appendInt(buf_, rankThreadTid(e.tid));
   buf_ += ",\"ts\":";
   appendMicros(buf_, e.tsNs);
   char score[32];

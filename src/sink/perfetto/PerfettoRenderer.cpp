@@ -18,7 +18,7 @@ using perfetto::DebugArg;
 void PerfettoTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
   const bool fwd = s.phase == Phase::Forward;
   const DebugArg args[] = {DebugArg::ofInt("rank", rank), DebugArg::ofInt("step", s.step)};
-  enc_.slice(kPipelinePid, rank, fwd ? "forward" : "backward", "pipeline", tsNs,
+  enc_.slice(kPipelinePid, rankThreadTid(rank), fwd ? "forward" : "backward", "pipeline", tsNs,
              s.endNs - s.startNs, args);
 }
 
@@ -43,7 +43,7 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
       s.memBytes = extra.memcopyBytes;
       s.detail = extra.detail;
     }
-    enc_.opSlice(pid, tid, s);
+    enc_.opSlice(pid, perfettoRowTid(pid, tid), s);
   }
 }
 
@@ -100,7 +100,7 @@ void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs,
 }
 
 void PerfettoTraceSink::instantThread(int64_t pid, int64_t tid) {
-  enc_.thread(pid, tid, "rank " + std::to_string(tid), tid);
+  enc_.thread(pid, rankThreadTid(tid), "rank " + std::to_string(tid), rankThreadTid(tid));
 }
 
 void PerfettoTraceSink::instant(int64_t pid, const TraceInstant& e) {
@@ -108,7 +108,7 @@ void PerfettoTraceSink::instant(int64_t pid, const TraceInstant& e) {
   std::snprintf(score, sizeof score, "%.4f", e.score);
   const DebugArg args[] = {DebugArg::ofDouble("score", std::strtod(score, nullptr)),
                            DebugArg::ofString("evidence", e.evidence)};
-  enc_.instant(pid, e.tid, e.name, e.category, e.tsNs, args);
+  enc_.instant(pid, rankThreadTid(e.tid), e.name, e.category, e.tsNs, args);
 }
 
 void PerfettoTraceSink::metadata(std::string_view otherDataJson, uint64_t originNs) {

@@ -87,7 +87,7 @@ TEST_F(ReportTest, SynthJobGivesValidDeterministicTraces) {
     EXPECT_EQ(od["options"]["group_size"], 2);
     EXPECT_EQ(od["options"]["display_size"], 1);
     auto pn = processNames(j);
-    EXPECT_EQ(pn[0], "00_pipeline");
+    EXPECT_EQ(pn[1], "00_pipeline");
     for (int64_t pid = 1; pid <= 7; ++pid) EXPECT_TRUE(pn.count(pid)) << name << " pid " << pid;
     EXPECT_TRUE(pn.count(8)) << name;
     // Synth profiles have spans for every rank and never-freed blocks.
@@ -279,59 +279,59 @@ TEST_F(ReportTest, OddJob) {
   EXPECT_GT(w.value("string_invalid_utf8", 0), 0);
   EXPECT_GT(w.value("string_control_char", 0), 0);
 
-  // pid 0: a thread for rank 0 and for rank 2 (not displayed), with their spans.
+  // pid 1: a thread for rank 0 and for rank 2 (not displayed), with their spans.
   auto threads =
-      eventsOf(f00, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 0; });
+      eventsOf(f00, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 1; });
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[0]["args"]["name"], "rank 0");
   EXPECT_EQ(threads[1]["args"]["name"], "rank 2");
-  auto spans = eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["pid"] == 0; });
+  auto spans = eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["pid"] == 1; });
   ASSERT_EQ(spans.size(), 4u);
   // Rank 0's forward starts at T0 + 10 ms: 9999 µs after the origin, exactly.
   EXPECT_EQ(
       spans[0].dump(),
-      R"({"ph":"X","cat":"pipeline","name":"forward","cname":"bad","pid":0,"tid":0,"ts":9999,"dur":1000,)"
+      R"({"ph":"X","cat":"pipeline","name":"forward","cname":"bad","pid":1,"tid":1,"ts":9999,"dur":1000,)"
       R"("args":{"rank":0,"step":0}})");
   EXPECT_EQ(spans[1]["name"], "backward");
   EXPECT_EQ(spans[1]["cname"], "good");
   EXPECT_EQ(spans[1]["args"]["step"], 0);
   // Rank 2: its clock runs 500 ms late, and that shows (no correction).
-  EXPECT_EQ(spans[2]["tid"], 2);
+  EXPECT_EQ(spans[2]["tid"], 3);  // rank 2's thread: tid rank + 1 (never tid 0)
   EXPECT_EQ(spans[2]["ts"].get<double>(), 509999);
 
   // DCGM of trainer 0 only (D = 1), GPU 0 only; N/A series left out.
-  auto gpuUtil = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 1; });
+  auto gpuUtil = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 2; });
   ASSERT_EQ(gpuUtil.size(), 2u);
   EXPECT_EQ(
       gpuUtil[0].dump(),
-      R"({"ph":"C","name":"01_gpuUtility","pid":1,"id":0,"ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
-  auto sm = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 2; });
+      R"({"ph":"C","name":"01_gpuUtility","pid":2,"id":0,"ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
+  auto sm = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 3; });
   ASSERT_EQ(sm.size(), 1u);  // the first row's SMACT was N/A
   EXPECT_EQ(sm[0]["args"].dump(), R"({"SMACT":0.125})");
-  auto mem = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 3; });
+  auto mem = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 4; });
   ASSERT_EQ(mem.size(), 2u);
   EXPECT_EQ(mem[0]["args"]["FB_USED_RATIO"].get<double>(), 0.25);
   // Net of trainer 0, numbers as written.
   std::string text = files["traceFile_0_0.json"];
   EXPECT_NE(
       text.find(
-          R"({"ph":"C","name":"06_net_tx","pid":6,"id":0,"ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
+          R"({"ph":"C","name":"06_net_tx","pid":7,"id":0,"ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
       std::string::npos)
-      << text.substr(text.find("\"pid\":6,"), 300);
+      << text.substr(text.find("\"pid\":7,"), 300);
 
-  // Rows of rank 0 from pid 8, in the spec's order.
+  // Rows of rank 0 from pid 9 (named from 08_), in the spec's order.
   auto pn = processNames(f00);
   std::vector<std::string> rows;
   for (const auto& [pid, name] : pn)
-    if (pid >= 8) rows.push_back(name);
+    if (pid >= 9) rows.push_back(name);
   EXPECT_EQ(rows, (std::vector<std::string>{
                       "08_trainerRank.000:cpu:block:0", "09_trainerRank.000:cpu:block:1",
                       "10_trainerRank.000:cuda_api", "11_trainerRank.000:gpu:0",
                       "12_trainerRank.000:gpu:1", "13_memory usage on trainerRank.000:gpu:0",
                       "14_memory usage on trainerRank.000:cpu:0",
                       "15_memory usage on trainerRank.000:cudapinnedplace:0"}));
-  EXPECT_EQ(pn[1], "01_gpuUtility");
-  EXPECT_EQ(pn[7], "07_net_rx");
+  EXPECT_EQ(pn[2], "01_gpuUtility");
+  EXPECT_EQ(pn[8], "07_net_rx");
 
   // Odd names survive as valid JSON text.
   std::set<std::string> opNames;
@@ -349,12 +349,12 @@ TEST_F(ReportTest, OddJob) {
       eventsOf(f00, [](const ojson& e) { return e["name"] == "GpuMemcpyAsync:CPU->GPU"; });
   ASSERT_EQ(memcpy.size(), 1u);
   EXPECT_EQ(memcpy[0]["args"]["mem_bytes"], 4096);
-  EXPECT_EQ(memcpy[0]["pid"], 11);
+  EXPECT_EQ(memcpy[0]["pid"], 12);
   auto backwards = eventsOf(f00, [](const ojson& e) { return e["name"] == "backwards"; });
   ASSERT_EQ(backwards.size(), 1u);
   EXPECT_EQ(backwards[0]["dur"], 0);
   // Memory: the never-freed MiB stays allocated.
-  auto gpuMem = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 13; });
+  auto gpuMem = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 14; });
   ASSERT_EQ(gpuMem.size(), 3u);
   EXPECT_EQ(gpuMem.back()["args"]["allocated_bytes"], 1 << 20);
 
@@ -363,12 +363,12 @@ TEST_F(ReportTest, OddJob) {
   EXPECT_EQ(f10["otherData"]["ranks"], ojson::array({4}));
   EXPECT_EQ(f10["otherData"]["trainers_in_group"], 1);
   EXPECT_EQ(f10["otherData"]["partial_group"], true);
-  EXPECT_EQ(processNames(f10)[8], "08_trainerRank.004:cpu:block:0");
+  EXPECT_EQ(processNames(f10)[9], "08_trainerRank.004:cpu:block:0");
   ojson f01 = checkTrace(root_ / "out" / "traceFile_0_1.json");
   EXPECT_EQ(f01["otherData"]["ranks"], ojson::array({1, 3}));
-  // DCGM GPU 1 of trainer 0: GPUTL and GRACT were N/A, so no pid 1 at all.
-  EXPECT_FALSE(processNames(f01).count(1));
-  EXPECT_TRUE(processNames(f01).count(2));
+  // DCGM GPU 1 of trainer 0: GPUTL and GRACT were N/A, so no 01_gpuUtility (pid 2) at all.
+  EXPECT_FALSE(processNames(f01).count(2));
+  EXPECT_TRUE(processNames(f01).count(3));
 
   // Same inputs, same bytes.
   ASSERT_EQ(run(options(root_ / "data", root_ / "again", topo)), kExitOk);
@@ -387,7 +387,7 @@ TEST_F(ReportTest, TimeOriginOptionLaterThanEventsNeverGivesNegativeTs) {
   }
   ojson f00 = ojson::parse(slurp(root_ / "out" / "traceFile_0_0.json"));
   EXPECT_GT(f00["otherData"]["warnings"].value("timestamp_before_origin", 0), 0);
-  auto spans = eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["pid"] == 0; });
+  auto spans = eventsOf(f00, [](const ojson& e) { return e["ph"] == "X" && e["pid"] == 1; });
   ASSERT_FALSE(spans.empty());
   EXPECT_EQ(spans[0]["ts"], 0);
 }
@@ -421,7 +421,7 @@ TEST_F(ReportTest, UnreadableProfileStillGivesTheOthers) {
   EXPECT_EQ(f01["otherData"]["problems"][0]["file"], "profile.3");
   // The failed rank keeps its thread in 00_pipeline, without spans.
   auto threads =
-      eventsOf(f01, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 0; });
+      eventsOf(f01, [](const ojson& e) { return e["name"] == "thread_name" && e["pid"] == 1; });
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[1]["args"]["name"], "rank 3");
   EXPECT_TRUE(
@@ -464,9 +464,9 @@ TEST_F(ReportTest, OnlyProfilesIsEnough) {
   EXPECT_EQ(j["otherData"]["time_origin_ns"].get<uint64_t>(), kT0 + 10 * kMs);
   auto pn = processNames(j);
   EXPECT_EQ(pn.size(), 3u);  // 00_pipeline, cpu:block:0, gpu:0 (no memory, no counters)
-  EXPECT_EQ(pn[0], "00_pipeline");
-  EXPECT_EQ(pn[8], "08_trainerRank.000:cpu:block:0");
-  EXPECT_EQ(pn[9], "09_trainerRank.000:gpu:0");
+  EXPECT_EQ(pn[1], "00_pipeline");
+  EXPECT_EQ(pn[9], "08_trainerRank.000:cpu:block:0");
+  EXPECT_EQ(pn[10], "09_trainerRank.000:gpu:0");
 }
 
 // Regression (fixed): src/app/Synth.cpp Rng::range(lo, hi) computes next() % (hi - lo + 1),
@@ -497,8 +497,8 @@ TEST_F(ReportTest, MissingRanksAreNamedInTheirFile) {
   EXPECT_EQ(f1["otherData"]["ranks"], ojson::array({3}));
   EXPECT_EQ(f1["otherData"]["missing_ranks"], ojson::array({1}));
   EXPECT_EQ(f1["otherData"]["trainers"], ojson::array({1}));
-  // Rank 3 is the only displayed rank of its file: its rows start at pid 8.
-  EXPECT_EQ(processNames(f1)[8], "08_trainerRank.003:cpu:block:0");
+  // Rank 3 is the only displayed rank of its file: its rows start at pid 9.
+  EXPECT_EQ(processNames(f1)[9], "08_trainerRank.003:cpu:block:0");
 }
 
 std::string gunzip(const std::string& gz) {

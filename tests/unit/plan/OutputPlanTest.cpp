@@ -95,10 +95,13 @@ TEST(OutputPlan, WithFormatsGivesOneFilePerFormatWithTheSameChunks) {
 TEST(OutputPlan, FixedProcessNames) {
   const char* names[] = {"00_pipeline",  "01_gpuUtility", "02_smUtility", "03_memUtility",
                          "04_txUtility", "05_calUtility", "06_net_tx",    "07_net_rx"};
-  for (int64_t pid = 0; pid < 8; ++pid) EXPECT_STREQ(fixedProcessName(pid), names[pid]);
-  EXPECT_EQ(fixedProcessName(8), nullptr);
+  // pid 0 is Perfetto's swapper: the pipeline is pid 1, each name's NN_ its place.
+  for (int64_t pid = 1; pid < 9; ++pid) EXPECT_STREQ(fixedProcessName(pid), names[pid - 1]);
+  EXPECT_EQ(fixedProcessName(9), nullptr);
+  EXPECT_EQ(fixedProcessName(0), nullptr);
   EXPECT_EQ(fixedProcessName(-1), nullptr);
-  EXPECT_EQ(kFirstRankPid, 8);
+  EXPECT_EQ(kPipelinePid, 1);
+  EXPECT_EQ(kFirstRankPid, 9);
 }
 
 TEST(OutputPlan, JobShape) {
@@ -135,21 +138,21 @@ TEST(OutputPlan, ChunkOrderOfAFullGroup) {
   EXPECT_EQ(
       chunks(o),
       (std::vector<std::string>{
-          "meta pid=0 subj=0 owner=0",
+          "meta pid=1 subj=0 owner=0",
           // pid 0: every rank, displayed or not (rank 5 is trainer 2, not displayed)
-          "thread pid=0 subj=1 owner=0", "spans pid=0 subj=1 owner=1",
-          "thread pid=0 subj=3 owner=0", "spans pid=0 subj=3 owner=0",
-          "thread pid=0 subj=5 owner=0", "spans pid=0 subj=5 owner=2",
+          "thread pid=1 subj=1 owner=0", "spans pid=1 subj=1 owner=1",
+          "thread pid=1 subj=3 owner=0", "spans pid=1 subj=3 owner=0",
+          "thread pid=1 subj=5 owner=0", "spans pid=1 subj=5 owner=2",
           // DCGM and net: displayed trainers 0 and 1 only, id = i
-          "meta pid=1 subj=0 owner=0", "dcgm pid=1 subj=0 owner=0", "dcgm pid=1 subj=1 owner=1",
           "meta pid=2 subj=0 owner=0", "dcgm pid=2 subj=0 owner=0", "dcgm pid=2 subj=1 owner=1",
           "meta pid=3 subj=0 owner=0", "dcgm pid=3 subj=0 owner=0", "dcgm pid=3 subj=1 owner=1",
           "meta pid=4 subj=0 owner=0", "dcgm pid=4 subj=0 owner=0", "dcgm pid=4 subj=1 owner=1",
           "meta pid=5 subj=0 owner=0", "dcgm pid=5 subj=0 owner=0", "dcgm pid=5 subj=1 owner=1",
-          "meta pid=6 subj=0 owner=0", "net pid=6 subj=0 owner=1", "net pid=6 subj=1 owner=2",
+          "meta pid=6 subj=0 owner=0", "dcgm pid=6 subj=0 owner=0", "dcgm pid=6 subj=1 owner=1",
           "meta pid=7 subj=0 owner=0", "net pid=7 subj=0 owner=1", "net pid=7 subj=1 owner=2",
+          "meta pid=8 subj=0 owner=0", "net pid=8 subj=0 owner=1", "net pid=8 subj=1 owner=2",
           // displayed ranks' rows: pids consecutive from 8, 2 rows each
-          "rows pid=8 subj=1 owner=1", "rows pid=10 subj=3 owner=0"}));
+          "rows pid=9 subj=1 owner=1", "rows pid=11 subj=3 owner=0"}));
   for (const Chunk& c : o.chunks) {
     if (c.kind == ChunkKind::Dcgm) {
       EXPECT_EQ(c.gpu, 1);
@@ -178,12 +181,12 @@ TEST(OutputPlan, PartialLastGroup) {
   EXPECT_EQ(o.trainers, (std::vector<int64_t>{3, 4}));
   EXPECT_EQ(o.trainersInGroup, 2);
   std::vector<std::string> c = chunks(o);
-  EXPECT_EQ(c.back(), "rows pid=9 subj=8 owner=2");
-  EXPECT_EQ(c[c.size() - 2], "rows pid=8 subj=6 owner=0");
+  EXPECT_EQ(c.back(), "rows pid=10 subj=8 owner=2");
+  EXPECT_EQ(c[c.size() - 2], "rows pid=9 subj=6 owner=0");
   // DCGM ids are the trainer-in-group index, for trainers 3 and 4.
   std::vector<std::pair<int64_t, int64_t>> dcgm;  // (i, trainer)
   for (const Chunk& ch : o.chunks)
-    if (ch.kind == ChunkKind::Dcgm && ch.pid == 1)
+    if (ch.kind == ChunkKind::Dcgm && ch.pid == kFirstDcgmPid)
       dcgm.push_back({ch.subject, all[ch.input].file.id});
   EXPECT_EQ(dcgm, (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 4}}));
   EXPECT_EQ(outs[0].trainersInGroup, 3);
@@ -222,9 +225,9 @@ TEST(OutputPlan, DisplaySizeZero) {
   auto outs = planOutputs(all, topo);
   ASSERT_EQ(outs.size(), 2u);
   EXPECT_EQ(chunks(outs[0]),
-            (std::vector<std::string>{"meta pid=0 subj=0 owner=0", "thread pid=0 subj=0 owner=0",
-                                      "spans pid=0 subj=0 owner=0", "thread pid=0 subj=2 owner=0",
-                                      "spans pid=0 subj=2 owner=2"}));
+            (std::vector<std::string>{"meta pid=1 subj=0 owner=0", "thread pid=1 subj=0 owner=0",
+                                      "spans pid=1 subj=0 owner=0", "thread pid=1 subj=2 owner=0",
+                                      "spans pid=1 subj=2 owner=2"}));
 }
 
 TEST(OutputPlan, ProcessesAndRowsOnlyWithEvents) {
@@ -239,10 +242,10 @@ TEST(OutputPlan, ProcessesAndRowsOnlyWithEvents) {
   auto outs = planOutputs(all, topo);
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(chunks(outs[0]),
-            (std::vector<std::string>{"meta pid=0 subj=0 owner=0", "thread pid=0 subj=0 owner=0",
-                                      "thread pid=0 subj=1 owner=0", "meta pid=2 subj=0 owner=0",
-                                      "dcgm pid=2 subj=0 owner=0", "meta pid=7 subj=0 owner=0",
-                                      "net pid=7 subj=1 owner=1", "rows pid=8 subj=0 owner=0"}));
+            (std::vector<std::string>{"meta pid=1 subj=0 owner=0", "thread pid=1 subj=0 owner=0",
+                                      "thread pid=1 subj=1 owner=0", "meta pid=3 subj=0 owner=0",
+                                      "dcgm pid=3 subj=0 owner=0", "meta pid=8 subj=0 owner=0",
+                                      "net pid=8 subj=1 owner=1", "rows pid=9 subj=0 owner=0"}));
 }
 
 TEST(OutputPlan, InputsOfAFileAreItsProfilesTimeFilesAndDisplayedCounters) {
@@ -298,17 +301,17 @@ TEST(OutputPlan, InputsAreInSubjectOrderWhateverTheSummaryOrder) {
 }
 
 TEST(OutputPlan, DcgmSeriesOfPids) {
-  EXPECT_EQ(dcgmSeriesOfPid(1).first, kGPUTL);
-  EXPECT_EQ(dcgmSeriesOfPid(1).count, 2);
-  EXPECT_EQ(dcgmSeriesOfPid(2).first, kSMACT);
-  EXPECT_EQ(dcgmSeriesOfPid(3).first, kFB_USED_RATIO);
-  EXPECT_EQ(dcgmSeriesOfPid(4).first, kNVLTX);
-  EXPECT_EQ(dcgmSeriesOfPid(4).count, 4);
-  EXPECT_EQ(dcgmSeriesOfPid(5).first, kFP32A);
-  EXPECT_EQ(dcgmSeriesOfPid(5).count, 3);
-  EXPECT_EQ(dcgmSeriesOfPid(6).count, 0);
+  EXPECT_EQ(dcgmSeriesOfPid(2).first, kGPUTL);
+  EXPECT_EQ(dcgmSeriesOfPid(2).count, 2);
+  EXPECT_EQ(dcgmSeriesOfPid(3).first, kSMACT);
+  EXPECT_EQ(dcgmSeriesOfPid(4).first, kFB_USED_RATIO);
+  EXPECT_EQ(dcgmSeriesOfPid(5).first, kNVLTX);
+  EXPECT_EQ(dcgmSeriesOfPid(5).count, 4);
+  EXPECT_EQ(dcgmSeriesOfPid(6).first, kFP32A);
+  EXPECT_EQ(dcgmSeriesOfPid(6).count, 3);
+  EXPECT_EQ(dcgmSeriesOfPid(7).count, 0);
   int total = 0;
-  for (int64_t pid = 1; pid <= 5; ++pid) total += dcgmSeriesOfPid(pid).count;
+  for (int64_t pid = 2; pid <= 6; ++pid) total += dcgmSeriesOfPid(pid).count;
   EXPECT_EQ(total, kDcgmSeriesCount);
 }
 

@@ -31,6 +31,7 @@
 #include "xstack/sink/ChunkWalk.h"
 #include "xstack/sink/RowBuckets.h"
 #include "xstack/sink/TraceEvents.h"
+#include "xstack/sink/TracePids.h"
 #include "xstack/sink/TraceSink.h"
 #include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
 
@@ -45,8 +46,9 @@ class PerfettoTraceSink final : public TraceSink {
       : enc_(sequenceId, std::move(pieces), pieceBytes, std::move(buffer)) {}
 
   void process(int64_t pid, std::string_view name) override { enc_.process(pid, name, pid); }
+  // Pipeline threads come with their rankThreadTid, rows' with their own.
   void thread(int64_t pid, int64_t tid, std::string_view name) override {
-    enc_.thread(pid, tid, name, tid);
+    enc_.thread(pid, perfettoRowTid(pid, tid), name, tid);
   }
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
   void rankRowsBegin(const RowBuckets& store) override;

@@ -73,16 +73,16 @@ std::vector<RowKey> rowsOf(const EventList& d) { return rankRows(d); }
 
 TEST(JsonRenderer, ProcessAndThreadMetadata) {
   auto r = render([](JsonRenderer& e) {
-    e.processMeta(0, "00_pipeline");
-    e.threadMeta(0, 12, "rank 12");
+    e.processMeta(kPipelinePid, "00_pipeline");
+    e.threadMeta(kPipelinePid, 12, "rank 12");
   });
   EXPECT_EQ(
       r.text,
-      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"00_pipeline\"}},"
-      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":0,\"args\":{\"sort_index\":0}},"
-      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":12,\"args\":{\"name\":\"rank "
+      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"00_pipeline\"}},"
+      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":1,\"args\":{\"sort_index\":1}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":12,\"args\":{\"name\":\"rank "
       "12\"}},"
-      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":12,\"args\":{\"sort_"
+      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":12,\"args\":{\"sort_"
       "index\":12}}");
   EXPECT_EQ(r.events(true).size(), 4u);
   EXPECT_TRUE(r.warnings.empty());
@@ -94,17 +94,17 @@ TEST(JsonRenderer, OpEventExactText) {
   e.bytes = 4096;
   e.detail = "op_type=matmul";
   d.slices = {e};
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000000000);
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }, 1000000000);
   EXPECT_EQ(
       r.text,
-      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":"
+      ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"args\":{\"name\":"
       "\"08_trainerRank.001:cpu:block:0\"}},"
-      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":8,\"args\":{\"sort_index\":8}},"
-      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":77,\"args\":{\"name\":"
+      "\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":9,\"args\":{\"sort_index\":9}},"
+      "\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":77,\"args\":{\"name\":"
       "\"thread 77\"}},"
-      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":8,\"tid\":77,\"args\":{\"sort_"
+      "\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":9,\"tid\":77,\"args\":{\"sort_"
       "index\":77}},"
-      "\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"matmul\",\"pid\":8,\"tid\":77,\"ts\":1234.567,"
+      "\n{\"ph\":\"X\",\"cat\":\"Op\",\"name\":\"matmul\",\"pid\":9,\"tid\":77,\"ts\":1234.567,"
       "\"dur\":2000,\"args\":{\"name\":\"matmul\",\"mem_bytes\":4096,\"detail_info\":\"op_type="
       "matmul\"}}");
   auto ev = r.events();
@@ -118,26 +118,26 @@ TEST(JsonRenderer, OpEventExactText) {
 TEST(JsonRenderer, MemBytesOnlyWhenPositiveDetailOnlyWhenSet) {
   EventList d;
   d.slices = {op("plain", 10, 20, 0, 1)};
-  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
+  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }).events();
   ASSERT_EQ(ev.size(), 3u);
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name"}));
   EXPECT_EQ(ev[2]["args"]["name"], "plain");
 
   d.slices[0].bytes = 1;
-  ev = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
+  ev = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }).events();
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name", "mem_bytes"}));
   EXPECT_EQ(ev[2]["args"]["mem_bytes"], 1);
 
   d.slices[0].bytes = 0;
   d.slices[0].detail = "x";
-  ev = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
+  ev = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }).events();
   EXPECT_EQ(keysOf(ev[2]["args"]), (std::vector<std::string>{"name", "detail_info"}));
 }
 
 TEST(JsonRenderer, TimestampsAreExactMicroseconds) {
   EventList d;
   d.slices = {op("a", 1700000000000000000u + 1234567, 1700000000000000000u + 1234567 + 7, 0, 1)};
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1700000000000000000u);
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }, 1700000000000000000u);
   EXPECT_NE(r.text.find("\"ts\":1234.567,\"dur\":0.007,"), std::string::npos) << r.text;
 }
 
@@ -145,7 +145,7 @@ TEST(JsonRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
   EventList d;
   d.slices = {op("early", 500, 1500, 0, 1), op("zero", 0, 2000, 0, 2),
               op("late", 1500, 1600, 0, 3)};
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }, 1000);
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }, 1000);
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[2]["name"], "early");
@@ -165,7 +165,7 @@ TEST(JsonRenderer, TimestampBeforeOriginIsClampedToZeroAndCounted) {
 TEST(JsonRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
   EventList d;
   d.slices = {op("backwards", 2000, 1000, 0, 1)};
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 3u);
   EXPECT_EQ(ev[2]["dur"], 0);
@@ -178,7 +178,7 @@ TEST(JsonRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
   d.slices = {op("t2-late", 300, 310, 0, 2),  op("t1-b", 200, 210, 0, 1),
               op("t2-early", 100, 110, 0, 2), op("t1-a", 100, 105, 0, 1),
               op("t1-c", 200, 250, 0, 1),     op("t-neg", 900, 901, 0, -3)};
-  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); }).events();
+  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); }).events();
   std::vector<std::string> names;
   for (size_t i = 2; i < ev.size(); ++i) names.push_back(ev[i]["name"]);
   EXPECT_EQ(names,
@@ -205,7 +205,7 @@ TEST(JsonRenderer, ManyTidsAndShuffledEventsKeepTheOrder) {
       const auto &p = d.slices[a], &q = d.slices[b];
       return p.tid != q.tid ? p.tid < q.tid : p.startNs < q.startNs;
     });
-    auto ev = render([&](JsonRenderer& r) { r.rankRows(1, 8, rowsOf(d), d); }).events();
+    auto ev = render([&](JsonRenderer& r) { r.rankRows(1, 9, rowsOf(d), d); }).events();
     ASSERT_EQ(ev.size(), d.slices.size() + 2) << tids;
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(ev[i + 2]["name"], std::string(d.slices[want[i]].name)) << tids << " at " << i;
@@ -217,7 +217,7 @@ TEST(JsonRenderer, RepeatedOddNameIsCountedForEveryEvent) {
   EventList d;
   std::string a = "bad\xff", b = "bad\xff";  // two buffers, same text
   d.slices = {op(a, 1, 2, 0, 1), op(b, 3, 4, 0, 1), op(a, 5, 6, 0, 2)};
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
   EXPECT_EQ(r.events().size(), 5u);
   EXPECT_EQ(r.warnings.count(Warn::StringInvalidUtf8), 3u);
 }
@@ -235,13 +235,13 @@ TEST(JsonRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
   m.bytes = 4096;
   d.memory = {m};
   auto rows = rowsOf(d);
-  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 8, rows, d); }).events();
+  auto ev = render([&](JsonRenderer& x) { x.rankRows(1, 9, rows, d); }).events();
   std::vector<std::string> procNames;
   std::vector<std::pair<int64_t, std::string>> events;  // (pid, name) of X and C events
   for (const auto& e : ev) {
     if (e["ph"] == "M" && e["name"] == "process_name") {
       procNames.push_back(e["args"]["name"]);
-      EXPECT_EQ(e["pid"].get<int64_t>(), 8 + static_cast<int64_t>(procNames.size()) - 1);
+      EXPECT_EQ(e["pid"].get<int64_t>(), 9 + static_cast<int64_t>(procNames.size()) - 1);
     }
     if (e["ph"] == "X" || e["ph"] == "C") events.push_back({e["pid"], e["name"]});
   }
@@ -250,13 +250,13 @@ TEST(JsonRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
                            "10_trainerRank.001:cuda_api", "11_trainerRank.001:gpu:3",
                            "12_trainerRank.001:gpu:4",
                            "13_memory usage on trainerRank.001:cudapinnedplace:1"}));
-  EXPECT_EQ(events, (std::vector<std::pair<int64_t, std::string>>{{8, "cpu0"},
-                                                                  {9, "cpu1"},
-                                                                  {10, "api"},
-                                                                  {11, "kernel"},
-                                                                  {12, "peer"},
-                                                                  {13, "Memory"},
-                                                                  {13, "Memory"}}));
+  EXPECT_EQ(events, (std::vector<std::pair<int64_t, std::string>>{{9, "cpu0"},
+                                                                  {10, "cpu1"},
+                                                                  {11, "api"},
+                                                                  {12, "kernel"},
+                                                                  {13, "peer"},
+                                                                  {14, "Memory"},
+                                                                  {14, "Memory"}}));
 }
 
 TEST(JsonRenderer, MemoryCounterEvents) {
@@ -293,10 +293,10 @@ TEST(JsonRenderer, SpansOnThePipelineProcess) {
   auto r = render([&](JsonRenderer& x) { x.spans(12, spans); }, 1000);
   EXPECT_EQ(r.text,
             ",\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"forward\",\"cname\":\"bad\",\"pid\":"
-            "0,\"tid\":12,"
+            "1,\"tid\":13,"
             "\"ts\":1,\"dur\":3,\"args\":{\"rank\":12,\"step\":0}},"
             "\n{\"ph\":\"X\",\"cat\":\"pipeline\",\"name\":\"backward\",\"cname\":\"good\",\"pid\":"
-            "0,\"tid\":12,"
+            "1,\"tid\":13,"
             "\"ts\":5,\"dur\":3.5,\"args\":{\"rank\":12,\"step\":0}}");
   EXPECT_EQ(r.events().size(), 2u);
 }
@@ -329,18 +329,18 @@ TEST(JsonRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
       dcgm(3000, 0, {{kGPUTL, 0.57}, {kGRACT, 0.25}, {kSMACT, 0.5}}),
       dcgm(2000, 1, {{kGPUTL, 0.9}, {kGRACT, 0.1}}),  // another GPU
       dcgm(2000, 0, {{kGRACT, 0.125}}),               // GPUTL was N/A
-      dcgm(4000, 0, {{kSMACT, 0.5}}),                 // nothing for pid 1
+      dcgm(4000, 0, {{kSMACT, 0.5}}),                 // nothing for pid 2 (GPUTL, GRACT)
   };
-  auto r = render([&](JsonRenderer& x) { x.dcgmCounters(1, 0, 1, samples); }, 1000);
+  auto r = render([&](JsonRenderer& x) { x.dcgmCounters(2, 0, 1, samples); }, 1000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":1,\"id\":1,\"ts\":1,\"args\":{"
+            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":1,\"ts\":1,\"args\":{"
             "\"GRACT\":0.125}},"
-            "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":1,\"id\":1,\"ts\":2,"
+            "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":1,\"ts\":2,"
             "\"args\":{\"GPUTL\":0.57,\"GRACT\":0.25}}");
-  EXPECT_EQ(dcgmCounterCount(1, 0, samples), 2u);
-  EXPECT_EQ(dcgmCounterCount(1, 1, samples), 1u);
   EXPECT_EQ(dcgmCounterCount(2, 0, samples), 2u);
-  EXPECT_EQ(dcgmCounterCount(3, 0, samples), 0u);
+  EXPECT_EQ(dcgmCounterCount(2, 1, samples), 1u);
+  EXPECT_EQ(dcgmCounterCount(3, 0, samples), 2u);
+  EXPECT_EQ(dcgmCounterCount(4, 0, samples), 0u);
   EXPECT_EQ(r.events().size(), 2u);
 }
 
@@ -358,20 +358,20 @@ TEST(JsonRenderer, DcgmSeriesPerPid) {
                                                       {"FP32A", "FP16A", "TENSO"}};
   const char* names[] = {"01_gpuUtility", "02_smUtility", "03_memUtility", "04_txUtility",
                          "05_calUtility"};
-  for (int64_t pid = 1; pid <= 5; ++pid) {
+  for (int64_t pid = 2; pid <= 6; ++pid) {
     auto ev = render([&](JsonRenderer& x) { x.dcgmCounters(pid, 0, 0, {all}); }).events();
     ASSERT_EQ(ev.size(), 1u);
-    EXPECT_EQ(ev[0]["name"], names[pid - 1]);
+    EXPECT_EQ(ev[0]["name"], names[pid - 2]);
     EXPECT_EQ(ev[0]["pid"], pid);
     EXPECT_EQ(ev[0]["id"], 0);
-    EXPECT_EQ(keysOf(ev[0]["args"]), want[static_cast<size_t>(pid - 1)]);
+    EXPECT_EQ(keysOf(ev[0]["args"]), want[static_cast<size_t>(pid - 2)]);
   }
 }
 
 TEST(JsonRenderer, NonFiniteDcgmValueStillValidJson) {
   std::vector<GpuTelemetrySample> samples = {
       dcgm(10, 0, {{kGPUTL, std::numeric_limits<double>::infinity()}})};
-  auto ev = render([&](JsonRenderer& x) { x.dcgmCounters(1, 0, 0, samples); }).events();
+  auto ev = render([&](JsonRenderer& x) { x.dcgmCounters(2, 0, 0, samples); }).events();
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0]["args"]["GPUTL"], 0);
 }
@@ -388,18 +388,18 @@ TEST(JsonRenderer, NetCountersKeepTheArgText) {
   std::vector<NetCounterSample> samples = {tx, rx};
   auto r = render(
       [&](JsonRenderer& x) {
-        x.netCounters(6, 1, samples);
         x.netCounters(7, 1, samples);
+        x.netCounters(8, 1, samples);
       },
       1000000000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":6,\"id\":1,\"ts\":2500,"
+            ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":7,\"id\":1,\"ts\":2500,"
             "\"args\":{\"eth0\":1.50,\"ib0\":1e3,\"odd\\\"key\":-0}},"
-            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":7,\"id\":1,\"ts\":1000,\"args\":{"
+            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":8,\"id\":1,\"ts\":1000,\"args\":{"
             "\"eth0\":7}}");
   EXPECT_EQ(r.events().size(), 2u);
-  EXPECT_EQ(netCounterCount(6, samples), 1u);
   EXPECT_EQ(netCounterCount(7, samples), 1u);
+  EXPECT_EQ(netCounterCount(8, samples), 1u);
 }
 
 TEST(JsonRenderer, CountersAreOrderedByTs) {
@@ -410,7 +410,7 @@ TEST(JsonRenderer, CountersAreOrderedByTs) {
     s.args = {{"n", std::to_string(t)}};
     samples.push_back(s);
   }
-  auto ev = render([&](JsonRenderer& x) { x.netCounters(6, 0, samples); }).events();
+  auto ev = render([&](JsonRenderer& x) { x.netCounters(7, 0, samples); }).events();
   ASSERT_EQ(ev.size(), 4u);
   std::vector<double> ts;
   for (const auto& e : ev) ts.push_back(e["ts"]);
@@ -422,7 +422,7 @@ TEST(JsonRenderer, OddNamesGiveValidJsonAndAreCounted) {
   d.slices = {op("quote\"back\\slash", 1, 2, 0, 1), op("ctl\x01\n", 1, 2, 0, 2),
               op("bad\xC0\x80utf8", 1, 2, 0, 3)};
   d.slices[1].detail = "tab\there";
-  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 8, rowsOf(d), d); });
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
   auto ev = r.events();
   ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[2]["name"], "quote\"back\\slash");
@@ -453,8 +453,8 @@ TEST(JsonRenderer, SmallPiecesEndAtEventBoundariesAndConcatenateToTheSameText) {
 TEST(JsonRenderer, NothingRenderedNothingSent) {
   auto r = render([](JsonRenderer& x) {
     x.spans(0, {});
-    x.netCounters(6, 0, {});
-    x.dcgmCounters(1, 0, 0, {});
+    x.netCounters(7, 0, {});
+    x.dcgmCounters(2, 0, 0, {});
   });
   EXPECT_TRUE(r.pieces.empty());
   EXPECT_TRUE(r.warnings.empty());
