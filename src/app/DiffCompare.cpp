@@ -68,9 +68,11 @@ struct NameSums {
 using NameTable = std::unordered_map<std::string, NameSums>;
 
 Status sumKernels(const std::string& path, bool isB, NameTable& names) {
+  std::string key;  // reused: no allocation per row
   return forEachKernelRow(path, [&](const KernelRow& r) {
-    auto it = names.find(std::string(r.name));  // one lookup per row; names repeat per rank
-    if (it == names.end()) it = names.emplace(std::string(r.name), NameSums{}).first;
+    key.assign(r.name);
+    auto it = names.find(key);  // one lookup per row; names repeat per rank
+    if (it == names.end()) it = names.emplace(key, NameSums{}).first;
     NameSums& s = it->second;
     if (s.category.empty()) s.category = r.category;
     int64_t& last = isB ? s.lastRankB : s.lastRankA;
@@ -109,8 +111,10 @@ Status rankKernels(const std::string& aPath, const std::string& bPath,
   for (size_t i = 0; i < top.size(); ++i) index.emplace(top[i].name, i);
   std::vector<std::map<int64_t, RankKernelDelta>> perRank(top.size());
   for (int side = 0; side < 2; ++side) {
+    std::string key;
     Status st = forEachKernelRow(side ? bPath : aPath, [&](const KernelRow& r) {
-      auto it = index.find(std::string(r.name));
+      key.assign(r.name);
+      auto it = index.find(key);
       if (it == index.end()) return;
       RankKernelDelta& d = perRank[it->second][r.rank];
       d.rank = r.rank;

@@ -73,7 +73,7 @@ std::string yAxisSvg(const YAxis& a, const std::string& title, const std::string
   }
   s += "<line class=\"zero\" x1=\"" + num(kLeft, 1) + "\" x2=\"" + num(kLeft + kW, 1) + "\" y1=\"" +
        num(a.y(0), 1) + "\" y2=\"" + num(a.y(0), 1) + "\" stroke=\"#000\"/>";
-  s += text(kLeft - 6, a.y(0) - 4, "0 baseline", "end", " font-style=\"italic\"");
+  s += text(kLeft + kW, a.y(0) - 4, "zero baseline", "end", " font-style=\"italic\"");
   s += text(14, kTop + kH / 2, title + " (" + unit + ")", "middle",
             (" transform=\"rotate(-90 14 " + num(kTop + kH / 2, 1) + ")\"").c_str());
   return s;
@@ -268,7 +268,8 @@ body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 th{cursor:pointer;background:#f4f4f4}td.n{text-align:right}.status{font-weight:bold}
-.axis{font-size:11px;fill:#333}.legend{font-size:12px}pre{background:#f8f8f8;padding:8px}
+.axis{font-size:11px;fill:#333}.legend{font-size:12px}
+pre{background:#f8f8f8;padding:8px;white-space:pre-wrap}
 .note{color:#666}
 </style>)";
 
@@ -301,7 +302,8 @@ std::string diffHtml(const DiffResult& d, const std::string& commandLine) {
   h += "</head><body><h1>xstack diff: A " + esc(d.a) + ", B " + esc(d.b) + "</h1>";
   std::string version = versionText();  // lines: xstack, git, protobuf, mpi
   while (!version.empty() && version.back() == '\n') version.pop_back();
-  std::replace(version.begin(), version.end(), '\n', ';');
+  for (size_t at = version.find('\n'); at != std::string::npos; at = version.find('\n', at))
+    version.replace(at, 1, "; ");
   h += "<p class=\"note\" id=\"version\">" + esc(version) +
        "</p><p class=\"note\">command: " + esc(commandLine) + "</p><pre id=\"summary\">" +
        esc(diffText(d)) + "</pre>";

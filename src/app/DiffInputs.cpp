@@ -173,21 +173,34 @@ uint64_t medianNs(std::vector<uint64_t> v) {
 }
 
 bool splitCsvRecord(std::string_view record, std::vector<std::string>& fields) {
-  fields.assign(1, std::string());
+  // The strings of `fields` are reused (cleared, capacity kept): no allocation
+  // per record once the widest record has been seen.
+  size_t n = 0;
+  auto next = [&]() -> std::string& {
+    if (n == fields.size()) fields.emplace_back();
+    fields[n].clear();
+    return fields[n++];
+  };
+  std::string* field = &next();
   bool quoted = false;
   for (size_t i = 0; i < record.size(); ++i) {
     const char c = record[i];
-    if (quoted && c == '"' && i + 1 < record.size() && record[i + 1] == '"') {
-      fields.back() += '"';
+    if (!quoted && c != '"' && c != ',') {  // a run of plain bytes at once
+      const size_t end = std::min(record.find_first_of(",\"", i), record.size());
+      field->append(record.substr(i, end - i));
+      i = end - 1;
+    } else if (quoted && c == '"' && i + 1 < record.size() && record[i + 1] == '"') {
+      *field += '"';
       ++i;
     } else if (c == '"') {
       quoted = !quoted;
     } else if (c == ',' && !quoted) {
-      fields.emplace_back();
+      field = &next();
     } else {
-      fields.back() += c;
+      *field += c;
     }
   }
+  fields.resize(n);
   return !quoted;
 }
 

@@ -60,7 +60,7 @@ assert dom.count("<svg") >= 2, "charts missing"
 axes = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', dom)
 for title in ("step time, cross-rank median (ms)", "step", "change of % of GPU span (pt)", "rank"):
     assert title in axes, (title, axes[:20])
-assert "0 baseline" in axes
+assert "zero baseline" in axes
 assert dom.count('class="sortable"') == 4, "tables missing"
 rows = re.findall(r'<td class="status">new</td><td>straggler</td><td>5</td>', dom)
 assert rows, "new finding on rank 5 missing"
