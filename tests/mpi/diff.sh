@@ -9,6 +9,7 @@
 #   browser: diff.html in headless chromium (as tests/mpi/report_html.sh): no
 #            console message, no request, axis titles as text, sortable tables
 #            (skipped, 77, without chromium).
+#   kineto:  the same jobs as Kineto JSON traces: rank 5 named, quoted kernel names read back.
 #   usage: diff.sh XSTACK WORKDIR CASE
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
@@ -16,12 +17,26 @@ rm -rf "$work" && mkdir -p "$work"
 job=(--trainers 8 --gpus-per-trainer 2 --steps 10 --ops-per-step 400 --seed 3)
 report=(--gpus-per-trainer 2 --group-size 4 --no-progress)
 
-"$xstack" synth --out "$work/healthy_data" "${job[@]}" --sync >/dev/null 2>&1 || fail "synth healthy"
-"$xstack" synth --out "$work/slow_data" "${job[@]}" --slow 5:1.2 >/dev/null 2>&1 || fail "synth slow"
+format=()  # kineto: the same jobs as PyTorch traces (kernel names with commas, quoted in kernels.csv)
+[ "$case" = kineto ] && format=(--format kineto)
+"$xstack" synth --out "$work/healthy_data" "${job[@]}" "${format[@]}" --sync >/dev/null 2>&1 ||
+  fail "synth healthy"
+"$xstack" synth --out "$work/slow_data" "${job[@]}" "${format[@]}" --slow 5:1.2 >/dev/null 2>&1 ||
+  fail "synth slow"
 "$xstack" report --data-dir "$work/healthy_data" --out "$work/healthy" "${report[@]}" \
   2>"$work/report_healthy.log" || fail "report healthy: $(cat "$work/report_healthy.log")"
 xmpirun 2 "$xstack" report --data-dir "$work/slow_data" --out "$work/slow" "${report[@]}" \
   2>"$work/report_slow.log" || fail "report slow: $(cat "$work/report_slow.log")"
+
+if [ "$case" = kineto ]; then
+  "$xstack" diff "$work/healthy" "$work/slow" >"$work/diff.txt" || fail "diff rc $?"
+  grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
+  grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
+  grep -q '^  ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm\*, unsigned long, ncclWork\*): total' \
+    "$work/diff.txt" || fail "quoted kernel name: $(cat "$work/diff.txt")"
+  echo "ok: xstack diff on Kineto traces"
+  exit 0
+fi
 
 if [ "$case" = browser ]; then
   browser=""
