@@ -97,15 +97,17 @@ int runDiff(const DiffOptions& o) {
   const std::string dir = o.outDir.empty() ? o.b : o.outDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string html = (fs::path(dir) / "diff.html").string();
+  std::string html = (fs::path(dir) / "diff.html").string();
+  // The comparison is printed even when diff.html cannot be written (rc 1 then).
   Status st = writeFileAtomically(dir, "diff.html", diffHtml(*d, o.commandLine));
-  if (!st) {
-    std::fprintf(stderr, "xstack: diff: %s\n", st.error().message.c_str());
-    return kExitFatal;
-  }
-  const std::string out = o.json ? diffJson(*d, html) : diffText(*d) + "diff.html: " + html + "\n";
+  if (!st) html.clear();
+  const std::string out = o.json ? diffJson(*d, html)
+                                 : diffText(*d) + (html.empty() ? "diff.html: not written\n"
+                                                                : "diff.html: " + html + "\n");
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return std::fflush(stdout) == 0 ? kExitOk : kExitFatal;
+  const bool printed = std::fflush(stdout) == 0;
+  if (!st) std::fprintf(stderr, "xstack: diff: %s\n", st.error().message.c_str());
+  return printed && st ? kExitOk : kExitFatal;
 }
 
 }  // namespace xstack

@@ -255,7 +255,7 @@ std::string diffJson(const DiffResult& d, const std::string& htmlPath) {
   j["ranks"] = d.ranks ? ranksJson(*d.ranks) : ojson(nullptr);
   j["kernels"] = d.kernels ? kernelsJson(*d.kernels) : ojson(nullptr);
   j["findings"] = d.findings ? findingsJson(*d.findings) : ojson(nullptr);
-  j["html"] = htmlPath;
+  j["html"] = htmlPath.empty() ? ojson(nullptr) : ojson(htmlPath);  // null: not written
   // Kernel names are bytes from the traces: invalid UTF-8 becomes U+FFFD.
   return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n";
 }

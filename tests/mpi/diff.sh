@@ -139,4 +139,10 @@ rc=0; "$xstack" diff "$work/healthy" "$work/broken" 2>"$work/broken.err" || rc=$
 "$xstack" diff "$work/healthy" "$work/plain" >"$work/plain.txt" || fail "diff with --no-analysis"
 grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json' "$work/plain.txt" ||
   fail "missing files not named: $(cat "$work/plain.txt")"
+# diff.html that cannot be written: rc 1, the comparison still printed, the error named.
+touch "$work/a_file"
+rc=0; "$xstack" diff "$work/healthy" "$work/slow" --out "$work/a_file/sub" >"$work/nohtml.txt" \
+  2>"$work/nohtml.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q '^  rank 5 ' "$work/nohtml.txt" && grep -q 'a_file/sub' "$work/nohtml.err" ||
+  fail "unwritable --out: rc $rc"
 echo "ok: xstack diff"

@@ -110,11 +110,13 @@ Expected<DiffResult> computeDiff(const std::string& a, const std::string& b);
 
 // The outputs (DiffText.cpp, DiffHtml.cpp).
 std::string diffText(const DiffResult& d);
+// `htmlPath` empty: diff.html was not written ("html": null).
 std::string diffJson(const DiffResult& d, const std::string& htmlPath);
 std::string diffHtml(const DiffResult& d, const std::string& commandLine);
 
-// The command: rc 0, or 1 (an unreadable or invalid folder or file, named on
-// stderr; diff.html not written).
+// The command: rc 0, or 1: an unreadable or invalid folder or file (named on
+// stderr; nothing printed or written), or diff.html that cannot be written
+// (the comparison is still printed, the error named on stderr).
 int runDiff(const DiffOptions& options);
 
 }  // namespace xstack
