@@ -97,7 +97,7 @@ std::string meanUs(uint64_t ns, uint64_t count) {
 
 void kernelLine(const KernelDelta& k, std::string& out) {
   const KernelTotalsAB& t = k.t;
-  out += "  " + k.name + ": total " + ms(t.aNs) + " -> " + ms(t.bNs) + " (" +
+  out += "  " + k.name + " [" + k.category + "]: total " + ms(t.aNs) + " -> " + ms(t.bNs) + " (" +
          signedMs(t.aNs, t.bNs) + ", " + relChange(t.aNs, t.bNs) + "), count " +
          std::to_string(t.aCount) + " -> " + std::to_string(t.bCount) + ", mean " +
          meanUs(t.aNs, t.aCount) + " -> " + meanUs(t.bNs, t.bCount) + "; changed on " +

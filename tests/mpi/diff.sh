@@ -32,7 +32,7 @@ if [ "$case" = kineto ]; then
   "$xstack" diff "$work/healthy" "$work/slow" >"$work/diff.txt" || fail "diff rc $?"
   grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
   grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
-  grep -q '^  ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm\*, unsigned long, ncclWork\*): total' \
+  grep -q '^  ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm\*, unsigned long, ncclWork\*) \[COMMUNICATION\]: total' \
     "$work/diff.txt" || fail "quoted kernel name: $(cat "$work/diff.txt")"
   echo "ok: xstack diff on Kineto traces"
   exit 0
@@ -93,7 +93,7 @@ grep -q '^step time .*: [0-9.]* ms -> [0-9.]* ms (+[0-9.]* ms, +[0-9.]* %)' "$wo
   fail "no step time change"
 grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
 grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
-grep -qE '^  .*: total .* changed on [0-9]+ of 16 ranks \(rank 5 \+' "$work/diff.txt" ||
+grep -qE '^  .* \[COMPUTATION\]: total .* changed on 1 of 16 ranks \(rank 5 \+' "$work/diff.txt" ||
   fail "no kernel that changed on rank 5"
 grep -q "^diff.html: $work/slow/diff.html$" "$work/diff.txt" || fail "diff.html path"
 [ -s "$work/slow/diff.html" ] || fail "no diff.html in B"
