@@ -144,8 +144,8 @@ std::string rankChart(const RanksDiff& r) {
   if (n == 0) return "<p>No rank in both runs.</p>";
   std::vector<double> dc(bins, 0), di(bins, 0);
   double lo = 0, hi = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t b = i * bins / n;
+  for (size_t b = 0, i = 0; i < n; ++i) {
+    while ((b + 1) * n / bins <= i) ++b;  // bin b holds [b * n / bins, (b + 1) * n / bins)
     const RankDelta& d = r.all[i];
     const double c = d.bPct.compute - d.aPct.compute, id = d.bPct.idle - d.aPct.idle;
     if (std::fabs(c) > std::fabs(dc[b])) dc[b] = c;

@@ -132,6 +132,11 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
   g.stepMax.assign(g.cols, 0);
   g.brk.assign(g.rows * kParts, 0);
   std::map<int64_t, size_t> colOfStep = columnsOf(tables);
+  std::vector<size_t> colBin(nc);  // the bin of binRange that holds column c
+  for (size_t b = 0; b < g.cols; ++b) {
+    auto [f, l] = binRange(b, nc, g.cols);
+    for (size_t c = f; c <= l; ++c) colBin[c] = b;
+  }
   std::vector<std::string> rowLabel(g.rows), colLabel(g.cols);
   for (size_t b = 0; b < g.rows; ++b) {
     auto [f, l] = binRange(b, nr, g.rows);
@@ -141,7 +146,7 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
     for (size_t t = f; t <= l; ++t)
       for (const StepRow& r : tables[t].steps) {
         const size_t col = colOfStep[r.step];
-        addRow(g, b, col, col * g.cols / nc, r, static_cast<double>(a.stepComputeMedian[col]));
+        addRow(g, b, col, colBin[col], r, static_cast<double>(a.stepComputeMedian[col]));
         ++stepsInBin;
       }
     for (int k = 0; k < kParts; ++k)
@@ -149,8 +154,8 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
   }
   std::vector<double> stepMed(g.cols, 0);  // a bin shows its largest median
   for (size_t c = 0; c < nc; ++c)
-    stepMed[c * g.cols / nc] =
-        std::max(stepMed[c * g.cols / nc], static_cast<double>(medianOfSteps(g.stepNs[c])) / 1e6);
+    stepMed[colBin[c]] =
+        std::max(stepMed[colBin[c]], static_cast<double>(medianOfSteps(g.stepNs[c])) / 1e6);
   for (size_t c = 0; c < g.cols; ++c) {
     auto [f, l] = binRange(c, nc, g.cols);
     colLabel[c] = f == l ? std::to_string(f) : std::to_string(f) + "-" + std::to_string(l);
@@ -166,7 +171,8 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
   appendArray(o, stepMed, 3);
   o += ",\"breakdownMs\":";
   appendArray(o, g.brk, 3);
-  o += ",\"aggregated\":" + std::string(g.rows < nr || g.cols < nc ? "true" : "false") + "}";
+  o += ",\"aggregated\":" + std::string(g.rows < nr || g.cols < nc ? "true" : "false");
+  o += ",\"rowsBinned\":" + std::string(g.rows < nr ? "true" : "false") + "}";
   return scriptSafe(o);
 }
 
@@ -233,7 +239,7 @@ legend(sv,X0,6,names.map(function(n,k){return [n,cols[k]];}));
 for(var i=0;i<R;i++){var y=Y0+PH;for(var k=0;k<5;k++){var v=d.breakdownMs[i*5+k],h=v/mx*PH;y-=h;
 hover(el('rect',{x:X0+i*bw,y:y,width:Math.max(1,bw-1),height:h,fill:cols[k]},sv),'rank '+d.rows[i]+' '+names[k]+' '+v.toFixed(3)+' ms per step');}}
 yAxis(sv,X0,Y0,PH,R*bw,mx,'GPU time per step','ms');
-xTicks(sv,R,function(i){return X0+i*bw+bw/2;},Y0+PH,function(i){return d.rows[i];},Math.max(1,Math.floor(R*bw/36)),'rank'+(d.aggregated?' (bins of ranks)':''),X0+R*bw/2);
+xTicks(sv,R,function(i){return X0+i*bw+bw/2;},Y0+PH,function(i){return d.rows[i];},Math.max(1,Math.floor(R*bw/36)),'rank'+(d.rowsBinned?' (bins of ranks)':''),X0+R*bw/2);
 // Step time over steps: the median rank (and the slowest rank, dashed).
 var pw=Math.max(300,Math.min(900,C*8)),hi=0;d.stepMaxMs.forEach(function(v){hi=Math.max(hi,v);});if(!(hi>0))hi=1;hi*=1.1;
 function sy(v){return Y0+PH-v/hi*PH;}

@@ -213,3 +213,38 @@ TEST(DiffHtmlPage, SelfContainedWithAxes) {
 
 }  // namespace
 }  // namespace xstack
+
+namespace xstack {
+namespace {
+
+TEST(DiffHtmlPage, ManyRanksAreBinned) {
+  std::vector<RankCategories> a, b;
+  for (int64_t r = 0; r < 1000; ++r) {
+    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50});
+    b.push_back({r, r / 8, r % 8, 10, 1000, 100, r == 777 ? 900 : 700, 200, 50});
+  }
+  DiffResult d;
+  d.ranks = diffRanks(a, b);
+  ASSERT_EQ(d.ranks->changed.size(), 1u);
+  EXPECT_EQ(d.ranks->all[d.ranks->changed[0]].rank, 777);
+  const std::string h = diffHtml(d, "");
+  const size_t chart = h.find("<svg id=\"rankchange\""), end = h.find("</svg>", chart);
+  ASSERT_NE(chart, std::string::npos);
+  size_t bars = 0;
+  for (size_t at = h.find("<rect", chart); at < end; at = h.find("<rect", at + 1)) ++bars;
+  EXPECT_EQ(bars, 2 * 256 + 2);  // two bars per bin, two legend swatches
+  EXPECT_NE(h.find("rank (bins of ranks"), std::string::npos);
+  EXPECT_NE(h.find("ranks 777-780: compute 20.00 pt"), std::string::npos);
+}
+
+TEST_F(DiffFiles, HeaderOnlyFilesCompareAsEmpty) {
+  std::string a = folder("a", "rank,step,step_ns\n", kRanksHeader, kKernelsHeader,
+                         "{\"findings\":[],\"below_threshold\":[]}");
+  auto d = computeDiff(a, a);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->noChange);
+  EXPECT_TRUE(d->steps->common.empty());
+}
+
+}  // namespace
+}  // namespace xstack
