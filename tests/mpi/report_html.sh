@@ -73,9 +73,12 @@ assert re.search(r"rank 5 \(trainer 2, gpu 1\) computes 1\.[23]\dx the step medi
 axes = re.findall(r'<text[^>]*class="axis[^"]*"[^>]*>([^<]*)</text>', dom)
 for title in ("rank", "step", "GPU time per step (ms)", "step time (ms)",
               "compute / the step median (ratio)", "compute only", "compute+comm overlap", "idle",
-              "median rank", "zero baseline", "0 ms", "1.30x"):
+              "median rank", "zero baseline", "0 ms", "1.30x", "rank 5", "rank 9",
+              "mean compute / the step median (ratio)", "1.00x = the step median"):
     assert title in axes, (title, axes[:40])
-assert axes.count("zero baseline") == 2, axes.count("zero baseline")
+assert axes.count("zero baseline") == 3, axes.count("zero baseline")
+slowest = [t for t in axes if t.startswith("rank ")]
+assert slowest[0] == "rank 5", slowest  # the slowest-ranks strip, slowest first
 assert all(str(r) in axes for r in range(16)), "rank ticks of the heatmap missing"
 assert dom.count('class="sortable"') == 3, "sortable tables missing"
 assert re.search(r'<th>cost \(ms\)</th>', dom) and "total over 10 steps" in dom, "table units missing"

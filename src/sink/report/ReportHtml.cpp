@@ -119,6 +119,34 @@ std::string scriptSafe(const std::string& o) {
   return safe;
 }
 
+constexpr size_t kSlowest = 20;
+
+// The kSlowest ranks by mean compute / step median over their steps, slowest
+// first (ties: lower rank), as ",\"slowest\":{\"ranks\":[...],\"ratio\":[...]}".
+std::string slowestRanks(const std::vector<RankTable>& tables, const JobAnalysis& a,
+                         const std::map<int64_t, size_t>& colOfStep) {
+  std::vector<std::pair<double, int64_t>> mean;  // (-ratio, rank): sorts slowest first
+  for (const RankTable& t : tables) {
+    double sum = 0;
+    for (const StepRow& r : t.steps) {
+      const double med = static_cast<double>(a.stepComputeMedian[colOfStep.at(r.step)]);
+      sum += med > 0 ? static_cast<double>(r.computeNs) / med : 0;
+    }
+    if (!t.steps.empty()) mean.emplace_back(-sum / static_cast<double>(t.steps.size()), t.rank);
+  }
+  std::sort(mean.begin(), mean.end());
+  if (mean.size() > kSlowest) mean.resize(kSlowest);
+  std::vector<double> ratio;
+  std::string o = ",\"slowest\":{\"ranks\":[";
+  for (size_t i = 0; i < mean.size(); ++i) {
+    o += (i ? "," : "") + std::to_string(mean[i].second);
+    ratio.push_back(-mean[i].first);
+  }
+  o += "],\"ratio\":";
+  appendArray(o, ratio, 3);
+  return o + "}";
+}
+
 // The plot data as one JSON object (in a <script type="application/json">).
 std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a) {
   const size_t nr = tables.size(), nc = a.stepComputeMedian.size();
@@ -172,7 +200,8 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
   o += ",\"breakdownMs\":";
   appendArray(o, g.brk, 3);
   o += ",\"aggregated\":" + std::string(g.rows < nr || g.cols < nc ? "true" : "false");
-  o += ",\"rowsBinned\":" + std::string(g.rows < nr ? "true" : "false") + "}";
+  o += ",\"rowsBinned\":" + std::string(g.rows < nr ? "true" : "false");
+  o += slowestRanks(tables, a, colOfStep) + "}";
   return scriptSafe(o);
 }
 
@@ -251,6 +280,17 @@ yAxis(sp,X0,Y0,PH,pw,hi,'step time','ms');
 el('polyline',{points:d[q[0]].map(function(v,j){return sx(j).toFixed(1)+','+sy(v).toFixed(1);}).join(' '),fill:'none',stroke:q[1],'stroke-width':2,'stroke-dasharray':q[2]},sp);});
 d.stepMedMs.forEach(function(v,j){hover(el('circle',{cx:sx(j),cy:sy(v),r:3,fill:'#36c'},sp),'step '+d.cols[j]+': median rank '+v.toFixed(3)+' ms, slowest '+d.stepMaxMs[j].toFixed(3)+' ms');});
 xTicks(sp,C,sx,Y0+PH,function(j){return d.cols[j];},10,'step',X0+pw/2);
+// The slowest ranks (mean compute / step median), sorted, never binned: horizontal bars from a zero baseline.
+var sl=d.slowest,SW=600,top=0;sl.ratio.forEach(function(v){top=Math.max(top,v);});if(!(top>0))top=1;top*=1.05;
+var ss=el('svg',{width:SW+X0+120,height:sl.ranks.length*16+Y0+50,id:'slowest'},document.getElementById('slowestbox'));
+var SH=sl.ranks.length*16,stp=niceStep(top);
+for(var v=0;v<=top+stp*1e-9;v+=stp){var x=X0+v/top*SW;el('line',{x1:x,x2:x,y1:Y0+SH,y2:Y0+SH+4,stroke:'#888'},ss);txt(ss,x,Y0+SH+16,v.toFixed(2)+'x');}
+sl.ranks.forEach(function(r,k){var w=sl.ratio[k]/top*SW;
+hover(el('rect',{x:X0,y:Y0+k*16+2,width:w,height:12,fill:sl.ratio[k]>=1.05?'#c44':'#48c'},ss),'rank '+r+': compute '+sl.ratio[k].toFixed(3)+'x the step median (mean over its steps)');
+txt(ss,X0-6,Y0+k*16+12,'rank '+r,'end');});
+el('line',{x1:X0,x2:X0,y1:Y0,y2:Y0+SH,stroke:'#000','class':'zero'},ss);txt(ss,X0,Y0-6,'zero baseline','start');
+var one=X0+SW/top;el('line',{x1:one,x2:one,y1:Y0,y2:Y0+SH,stroke:'#888','stroke-dasharray':'4 3'},ss);txt(ss,one+4,Y0-6,'1.00x = the step median','start');
+txt(ss,X0+SW/2,Y0+SH+34,'mean compute / the step median (ratio)');
 document.querySelectorAll('table.sortable').forEach(function(t){
   t.querySelectorAll('th').forEach(function(h,i){h.addEventListener('click',function(){
     var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows),dir=h.dataset.dir==='1'?-1:1;
@@ -359,6 +399,9 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
        "<h2>GPU time per rank (mean per step)</h2><div id=\"breakdownbox\"></div>"
        "<h2>Per-rank GPU breakdown (HTA, ranks.csv)</h2>" +
        ranksTable(tables) +
+       "<h2>Slowest ranks (mean compute time relative to the step median)</h2>"
+       "<p class=\"note\">the 20 ranks that compute longest against the other ranks of their "
+       "steps, slowest first, at any job size (not binned)</p><div id=\"slowestbox\"></div>"
        "<h2>Step time over steps</h2><div id=\"stepbox\"></div>"
        "<h2>Kernels with the largest cross-rank spread</h2>" +
        kernelsTable(a);
