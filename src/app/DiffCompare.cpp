@@ -198,19 +198,24 @@ RanksDiff diffRanks(const std::vector<RankCategories>& a, const std::vector<Rank
 }
 
 FindingsDiff diffFindings(const std::vector<FindingEntry>& a, const std::vector<FindingEntry>& b) {
+  // A finding of B pairs with the first unpaired finding of A of the same
+  // kind and ranks (a key may repeat: one rank late for two causes).
   FindingsDiff d;
-  std::map<std::string, const FindingEntry*> inA, inB;
-  for (const FindingEntry& f : a) inA.emplace(findingKey(f), &f);
-  for (const FindingEntry& f : b) inB.emplace(findingKey(f), &f);
+  std::map<std::string, std::vector<size_t>> unpaired;  // key -> indexes into a, in order
+  for (size_t i = a.size(); i-- > 0;) unpaired[findingKey(a[i])].push_back(i);
+  std::vector<bool> paired(a.size(), false);
   for (const FindingEntry& f : b) {
-    auto it = inA.find(findingKey(f));
-    if (it == inA.end())
+    auto it = unpaired.find(findingKey(f));
+    if (it == unpaired.end() || it->second.empty()) {
       d.added.push_back(f);
-    else
-      d.kept.emplace_back(*it->second, f);
+      continue;
+    }
+    paired[it->second.back()] = true;
+    d.kept.emplace_back(a[it->second.back()], f);
+    it->second.pop_back();
   }
-  for (const FindingEntry& f : a)
-    if (!inB.count(findingKey(f))) d.vanished.push_back(f);
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!paired[i]) d.vanished.push_back(a[i]);
   return d;
 }
 

@@ -120,6 +120,13 @@ TEST(DiffCompare, StepsAndFindingsPairUp) {
   ASSERT_EQ(f.vanished.size(), 1u);
   EXPECT_EQ(f.vanished[0].ranks, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(f.kept.size(), 1u);
+  FindingEntry host = slow;
+  host.cause = "host";
+  f = diffFindings({slow, host}, {slow});  // the same key twice: one pairs, one vanishes
+  ASSERT_EQ(f.kept.size(), 1u);
+  EXPECT_EQ(f.kept[0].first.cause, "");
+  ASSERT_EQ(f.vanished.size(), 1u);
+  EXPECT_EQ(f.vanished[0].cause, "host");
 }
 
 TEST_F(DiffFiles, KernelsAggregatePerNameAndNameTheRanks) {
