@@ -217,7 +217,7 @@ std::string rankTable(const RanksDiff& r) {
       "<table class=\"sortable\" id=\"ranks\">" +
       th({"rank", "trainer", "gpu", "idle A (%)", "idle B (%)", "compute A (%)", "compute B (%)",
           "non-compute A (%)", "non-compute B (%)", "overlap A (%)", "overlap B (%)",
-          "compute A (ms)", "compute B (ms)", "off the median rank (pt)", "in"});
+          "compute A (ms)", "compute B (ms)", "off the median rank (pt)", "moved most in"});
   if (r.all.size() <= kMaxRankRows)
     for (const RankDelta& d : r.all) h += rankRow(d);
   else
