@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "xstack/app/Cli.h"
+#include "xstack/app/Diff.h"
 #include "xstack/app/Inspect.h"
 #include "xstack/app/Report.h"
 #include "xstack/app/Synth.h"
@@ -34,6 +35,7 @@ struct Run {
   }
   int operator()(const xstack::SynthOptions& o) const { return xstack::runSynth(o); }
   int operator()(const xstack::InspectOptions& o) const { return xstack::runInspect(o); }
+  int operator()(const xstack::DiffOptions& o) const { return xstack::runDiff(o); }
   int operator()(const xstack::HelpRequest& h) const {
     if (firstRankByEnvironment()) std::fputs(h.text.c_str(), stdout);
     return 0;

@@ -10,6 +10,7 @@
 
 #include "xstack/analysis/Findings.h"
 #include "xstack/analysis/StepTable.h"
+#include "xstack/app/VersionInfo.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/sink/TracePids.h"
 #include "xstack/sink/json/JsonText.h"
@@ -193,6 +194,14 @@ Status writeKernelsCsv(Comm& comm, const GatheredAnalysis& g, const std::vector<
   return {};
 }
 
+// "xstack 0.1.0, git v0.1-12-gabc": the first two lines of versionText(), not
+// the MPI library's (report.html is byte-identical for the serial and MPI builds).
+std::string versionLine() {
+  const std::string v = versionText();
+  const size_t first = v.find('\n'), second = v.find('\n', first + 1);
+  return v.substr(0, first) + ", " + v.substr(first + 1, second - first - 1);
+}
+
 // Rank 0: the files other than kernels.csv, appended to `written`.
 Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::string& outDir,
                    bool fsync, std::vector<AtomicFile>& written) {
@@ -203,8 +212,8 @@ Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::stri
   if (st.ok())
     st = writeForCommit(outDir, "findings.json", findingsJson(g.analysis, topo), fsync, written);
   if (st.ok())
-    st = writeForCommit(outDir, "report.html", reportHtml(g.tables, g.analysis, topo), fsync,
-                        written);
+    st = writeForCommit(outDir, "report.html",
+                        reportHtml(g.tables, g.analysis, topo, versionLine()), fsync, written);
   return st;
 }
 

@@ -26,6 +26,7 @@ const char* kTopUsage =
     "            or alone on one node)\n"
     "  synth     write a realistic sample data set\n"
     "  inspect   show what one profile file holds, and any problem in it\n"
+    "  diff      compare two output folders of report (step time, ranks, kernels, findings)\n"
     "\n"
     "xstack <command> --help shows the command's options.\n"
     "exit codes: 0 ok, 1 fatal (nothing written), 2 usage, 3 partial (outputs written, bad inputs "
@@ -203,6 +204,41 @@ Command parseInspect(const std::vector<std::string>& args) {
   return o;
 }
 
+const char* kDiffUsage =
+    "usage: xstack diff A B [--out DIR] [--json]\n"
+    "\n"
+    "Compares two output folders of `xstack report` (A the baseline, B the run compared) from\n"
+    "their analysis files only (steps.csv, ranks.csv, kernels.csv, findings.json; never the\n"
+    "traces): step time, per-rank GPU categories, the kernels whose time changed most, new and\n"
+    "vanished findings. Prints text (or JSON with --json) on stdout and writes diff.html into\n"
+    "DIR (default B). Exit 0, 1 when a folder or file cannot be read, 2 usage. docs/DIFF.md.\n";
+
+Command parseDiff(const std::vector<std::string>& args) {
+  DiffOptions o;
+  std::vector<std::string> dirs;
+  po::options_description d("diff options");
+  d.add_options()("help,h", "show this help")("out", po::value(&o.outDir),
+                                              "folder for diff.html (default: B; created)")(
+      "json", po::bool_switch(&o.json), "print one JSON document instead of the text")(
+      "folders", po::value(&dirs), "A and B");
+  po::options_description visible("diff options");
+  visible.add_options()("help,h", "show this help")("out", po::value<std::string>(),
+                                                    "folder for diff.html (default: B; created)")(
+      "json", "print one JSON document instead of the text");
+  po::positional_options_description pos;
+  pos.add("folders", 2);
+  auto vm = parse(args, d, &pos);
+  if (vm.count("help")) return HelpRequest{helpText(kDiffUsage, visible)};
+  po::notify(vm);
+  if (dirs.size() != 2) return UsageError{"diff: give two output folders A and B"};
+  o.a = dirs[0];
+  o.b = dirs[1];
+  if (o.outDir.empty() && vm.count("out")) return UsageError{"diff: --out must not be empty"};
+  o.commandLine = "xstack diff";
+  for (const std::string& a : args) o.commandLine += " " + a;
+  return o;
+}
+
 }  // namespace
 
 Command parseCommandLine(const std::vector<std::string>& args) {
@@ -213,6 +249,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     if (cmd == "report") return parseReport(rest);
     if (cmd == "synth") return parseSynth(rest);
     if (cmd == "inspect") return parseInspect(rest);
+    if (cmd == "diff") return parseDiff(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return HelpRequest{kTopUsage};
     if (cmd == "--version") return HelpRequest{versionText()};
     // Hidden (not in the usage): the table of docs/WARNINGS.md, from core/WarningKinds.h.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # report.html in a real headless browser (Debian's chromium, installed when
 # missing; the test is skipped, exit 77, when it cannot be): no console
-# error, no network request (net log), plots present (svg, canvas), the
-# finding kind shown verbatim with its ranks and evidence.
+# error, no network request (net log), plots present (svg, canvas) with
+# their axis titles, ticks, zero baselines and legends as text, sortable
+# tables with units, the tool version, the finding kind shown verbatim with
+# its ranks and evidence.
 #   usage: report_html.sh XSTACK WORKDIR [SCREENSHOT.png]
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 shot=${3:-}
@@ -66,6 +68,22 @@ assert "<polyline" in dom and "<canvas" in dom, "step plot or heatmap missing"
 rows = re.findall(r'<td class="kind">([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>', dom)
 assert ("straggler", "5", "all") in rows and ("straggler", "9", "4") in rows, rows
 assert re.search(r"rank 5 \(trainer 2, gpu 1\) computes 1\.[23]\dx the step median", dom), "evidence missing"
-print("browser check ok: %d svg, %d rect, findings %s" % (dom.count("<svg"), dom.count("<rect"), rows))
+# Every chart carries its axes as text (issue 20 item 4): titles with units, tick labels, the
+# zero baseline of the value axes, legends; tables sort; the tool version is shown.
+axes = re.findall(r'<text[^>]*class="axis[^"]*"[^>]*>([^<]*)</text>', dom)
+for title in ("rank", "step", "GPU time per step (ms)", "step time (ms)",
+              "compute / the step median (ratio)", "compute only", "compute+comm overlap", "idle",
+              "median rank", "zero baseline", "0 ms", "1.30x", "rank 5", "rank 9",
+              "mean compute / the step median (ratio)", "1.00x = the step median"):
+    assert title in axes, (title, axes[:40])
+assert axes.count("zero baseline") == 3, axes.count("zero baseline")
+slowest = [t for t in axes if t.startswith("rank ")]
+assert slowest[0] == "rank 5", slowest  # the slowest-ranks strip, slowest first
+assert all(str(r) in axes for r in range(16)), "rank ticks of the heatmap missing"
+assert dom.count('class="sortable"') == 3, "sortable tables missing"
+assert re.search(r'<th>cost \(ms\)</th>', dom) and "total over 10 steps" in dom, "table units missing"
+assert re.search(r'<p class="note" id="version">xstack \d+\.\d+\.\d+, git ', dom), "version missing"
+print("browser check ok: %d svg, %d rect, %d axis labels, findings %s" %
+      (dom.count("<svg"), dom.count("<rect"), len(axes), rows))
 PY
 echo "ok: report.html in $browser"

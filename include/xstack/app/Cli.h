@@ -1,4 +1,4 @@
-// Command line of the three subcommands. Parsing never touches MPI: a usage
+// Command line of the four subcommands. Parsing never touches MPI: a usage
 // error is found by every rank alike, printed by rank 0 only, exit code 2.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "xstack/app/Diff.h"
 #include "xstack/app/Report.h"
 
 namespace xstack {
@@ -53,7 +54,8 @@ struct UsageError {
   std::string message;
 };
 
-using Command = std::variant<ReportOptions, SynthOptions, InspectOptions, HelpRequest, UsageError>;
+using Command =
+    std::variant<ReportOptions, SynthOptions, InspectOptions, DiffOptions, HelpRequest, UsageError>;
 
 Command parseCommandLine(const std::vector<std::string>& args);
 

@@ -70,84 +70,179 @@ std::map<int64_t, size_t> columnsOf(const std::vector<RankTable>& tables) {
   return colOfStep;
 }
 
+// Per (row bin, column bin) sums the plots need, filled from every step row.
+struct Bins {
+  size_t rows, cols;
+  std::vector<double> heat, stepMax, brk;
+  std::vector<std::vector<uint64_t>> stepNs;  // per column before binning: every rank's step_ns
+};
+
+constexpr int kParts =
+    5;  // compute only, overlap, comm only, memcpy, idle (they add up to step_ns)
+
+void addRow(Bins& g, size_t b, size_t col, size_t c, const StepRow& r, double med) {
+  const double ratio = med > 0 ? static_cast<double>(r.computeNs) / med : 0;
+  g.heat[b * g.cols + c] = std::max(g.heat[b * g.cols + c], ratio);
+  g.stepMax[c] = std::max(g.stepMax[c], static_cast<double>(r.stepNs) / 1e6);
+  g.stepNs[col].push_back(r.stepNs);
+  const uint64_t ov = std::min({r.overlapNs, r.computeNs, r.commNs});
+  const uint64_t v[kParts] = {r.computeNs - ov, ov, r.commNs - ov, r.memcpyNs, r.idleNs};
+  for (int k = 0; k < kParts; ++k) g.brk[b * kParts + k] += static_cast<double>(v[k]) / 1e6;
+}
+
+uint64_t medianOfSteps(std::vector<uint64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : v[mid - 1] + (v[mid] - v[mid - 1]) / 2;
+}
+
+template <class T>
+void appendLabels(std::string& o, const char* key, const std::vector<T>& v) {
+  o += std::string(",\"") + key + "\":[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) o += ',';
+    appendJsonString(o, v[i]);
+  }
+  o += ']';
+}
+
+// "</" must not end the script element.
+std::string scriptSafe(const std::string& o) {
+  std::string safe;
+  for (char c : o) {
+    if (c == '<')
+      safe += "\\u003c";
+    else
+      safe += c;
+  }
+  return safe;
+}
+
+constexpr size_t kSlowest = 20;
+
+// The kSlowest ranks by mean compute / step median over their steps, slowest
+// first (ties: lower rank), as ",\"slowest\":{\"ranks\":[...],\"ratio\":[...]}".
+std::string slowestRanks(const std::vector<RankTable>& tables, const JobAnalysis& a,
+                         const std::map<int64_t, size_t>& colOfStep) {
+  std::vector<std::pair<double, int64_t>> mean;  // (-ratio, rank): sorts slowest first
+  for (const RankTable& t : tables) {
+    double sum = 0;
+    for (const StepRow& r : t.steps) {
+      const double med = static_cast<double>(a.stepComputeMedian[colOfStep.at(r.step)]);
+      sum += med > 0 ? static_cast<double>(r.computeNs) / med : 0;
+    }
+    if (!t.steps.empty()) mean.emplace_back(-sum / static_cast<double>(t.steps.size()), t.rank);
+  }
+  std::sort(mean.begin(), mean.end());
+  if (mean.size() > kSlowest) mean.resize(kSlowest);
+  std::vector<double> ratio;
+  std::string o = ",\"slowest\":{\"ranks\":[";
+  for (size_t i = 0; i < mean.size(); ++i) {
+    o += (i ? "," : "") + std::to_string(mean[i].second);
+    ratio.push_back(-mean[i].first);
+  }
+  o += "],\"ratio\":";
+  appendArray(o, ratio, 3);
+  return o + "}";
+}
+
 // The plot data as one JSON object (in a <script type="application/json">).
 std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a) {
   const size_t nr = tables.size(), nc = a.stepComputeMedian.size();
-  const size_t rows = std::min(nr, kMaxRows), cols = std::min(nc, kMaxCols);
+  Bins g{std::min(nr, kMaxRows),
+         std::min(nc, kMaxCols),
+         {},
+         {},
+         {},
+         std::vector<std::vector<uint64_t>>(nc)};
+  g.heat.assign(g.rows * g.cols, 0);
+  g.stepMax.assign(g.cols, 0);
+  g.brk.assign(g.rows * kParts, 0);
   std::map<int64_t, size_t> colOfStep = columnsOf(tables);
-  std::vector<double> heat(rows * cols, 0), stepMax(cols, 0), brk(rows * 4, 0);
-  std::vector<size_t> colBin(nc);
-  for (size_t c = 0; c < nc; ++c) colBin[c] = c * cols / nc;
-  std::vector<std::string> rowLabel(rows), colLabel(cols);
-  for (size_t b = 0; b < rows; ++b) {
-    auto [f, l] = binRange(b, nr, rows);
+  std::vector<size_t> colBin(nc);  // the bin of binRange that holds column c
+  for (size_t b = 0; b < g.cols; ++b) {
+    auto [f, l] = binRange(b, nc, g.cols);
+    for (size_t c = f; c <= l; ++c) colBin[c] = b;
+  }
+  std::vector<std::string> rowLabel(g.rows), colLabel(g.cols);
+  for (size_t b = 0; b < g.rows; ++b) {
+    auto [f, l] = binRange(b, nr, g.rows);
     rowLabel[b] = f == l ? std::to_string(tables[f].rank)
                          : std::to_string(tables[f].rank) + "-" + std::to_string(tables[l].rank);
     uint64_t stepsInBin = 0;
     for (size_t t = f; t <= l; ++t)
       for (const StepRow& r : tables[t].steps) {
-        size_t c = colBin[colOfStep[r.step]];
-        double med = static_cast<double>(a.stepComputeMedian[colOfStep[r.step]]);
-        double ratio = med > 0 ? static_cast<double>(r.computeNs) / med : 0;
-        heat[b * cols + c] = std::max(heat[b * cols + c], ratio);
-        stepMax[c] = std::max(stepMax[c], static_cast<double>(r.stepNs) / 1e6);
-        uint64_t v[4] = {r.computeNs, r.commNs, r.memcpyNs, r.idleNs};
-        for (int k = 0; k < 4; ++k) brk[b * 4 + k] += static_cast<double>(v[k]) / 1e6;
+        const size_t col = colOfStep[r.step];
+        addRow(g, b, col, colBin[col], r, static_cast<double>(a.stepComputeMedian[col]));
         ++stepsInBin;
       }
-    for (int k = 0; k < 4; ++k) brk[b * 4 + k] /= static_cast<double>(stepsInBin ? stepsInBin : 1);
+    for (int k = 0; k < kParts; ++k)
+      g.brk[b * kParts + k] /= static_cast<double>(stepsInBin ? stepsInBin : 1);
   }
-  for (size_t c = 0; c < cols; ++c) {
-    auto [f, l] = binRange(c, nc, cols);
+  std::vector<double> stepMed(g.cols, 0);  // a bin shows its largest median
+  for (size_t c = 0; c < nc; ++c)
+    stepMed[colBin[c]] =
+        std::max(stepMed[colBin[c]], static_cast<double>(medianOfSteps(g.stepNs[c])) / 1e6);
+  for (size_t c = 0; c < g.cols; ++c) {
+    auto [f, l] = binRange(c, nc, g.cols);
     colLabel[c] = f == l ? std::to_string(f) : std::to_string(f) + "-" + std::to_string(l);
   }
-  std::string o = "{\"rows\":[";
-  for (size_t i = 0; i < rows; ++i) {
-    if (i) o += ',';
-    appendJsonString(o, rowLabel[i]);
-  }
-  o += "],\"cols\":[";
-  for (size_t i = 0; i < cols; ++i) {
-    if (i) o += ',';
-    appendJsonString(o, colLabel[i]);
-  }
-  o += "],\"heat\":";
-  appendArray(o, heat, 3);
+  std::string o = "{\"steps\":" + std::to_string(nc) + ",\"ranks\":" + std::to_string(nr);
+  appendLabels(o, "rows", rowLabel);
+  appendLabels(o, "cols", colLabel);
+  o += ",\"heat\":";
+  appendArray(o, g.heat, 3);
   o += ",\"stepMaxMs\":";
-  appendArray(o, stepMax, 3);
+  appendArray(o, g.stepMax, 3);
+  o += ",\"stepMedMs\":";
+  appendArray(o, stepMed, 3);
   o += ",\"breakdownMs\":";
-  appendArray(o, brk, 3);
-  o += ",\"aggregated\":" + std::string(rows < nr || cols < nc ? "true" : "false") + "}";
-  std::string safe;  // "</" must not end the script element
-  for (size_t i = 0; i < o.size(); ++i) {
-    if (o[i] == '<')
-      safe += "\\u003c";
-    else
-      safe += o[i];
-  }
-  return safe;
+  appendArray(o, g.brk, 3);
+  o += ",\"aggregated\":" + std::string(g.rows < nr || g.cols < nc ? "true" : "false");
+  o += ",\"rowsBinned\":" + std::string(g.rows < nr ? "true" : "false");
+  o += slowestRanks(tables, a, colOfStep) + "}";
+  return scriptSafe(o);
 }
 
 const char* kStyle = R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+th{cursor:pointer;background:#f4f4f4}td.n{text-align:right}
 .kind{font-weight:bold;color:#b00}#tip{position:fixed;background:#fff;border:1px solid #888;
 padding:4px;pointer-events:none;display:none;font-size:12px}
-.note{color:#666}
+.note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
 </style>)";
 
+// Charts: every axis has tick labels and a title with its unit as SVG
+// <text class="axis">, value axes start at a zero baseline; tables sort by a
+// click on a header (numbers by data-v).
 const char* kScript = R"(<script>
 (function(){
 var d=JSON.parse(document.getElementById('data').textContent);
 var NS='http://www.w3.org/2000/svg';
 function el(n,a,p){var e=document.createElementNS(NS,n);for(var k in a)e.setAttribute(k,a[k]);if(p)p.appendChild(e);return e;}
+function txt(p,x,y,t,anchor,rot){var e=el('text',{x:x,y:y,'class':'axis','text-anchor':anchor||'middle'},p);
+if(rot)e.setAttribute('transform','rotate(-90 '+x+' '+y+')');e.textContent=t;return e;}
 var tip=document.getElementById('tip');
 function show(ev,t){tip.textContent=t;tip.style.display='block';tip.style.left=(ev.clientX+12)+'px';tip.style.top=(ev.clientY+12)+'px';}
 function hide(){tip.style.display='none';}
+function hover(e,t){e.addEventListener('mousemove',function(ev){show(ev,t);});e.addEventListener('mouseleave',hide);}
+function niceStep(r){if(!(r>0))return 1;var p=Math.pow(10,Math.floor(Math.log10(r/5))),m=r/5/p;return (m<=1?1:m<=2?2:m<=5?5:10)*p;}
+// y axis from 0 to hi at x0, plot height h from top y0: ticks, zero baseline, title (unit in it).
+function yAxis(sv,x0,y0,h,w,hi,title,unit){var st=niceStep(hi),dec=st<1?2:0;
+for(var v=0;v<=hi+st*1e-9;v+=st){var y=y0+h-v/hi*h;el('line',{x1:x0-4,x2:x0,y1:y,y2:y,stroke:'#888'},sv);txt(sv,x0-6,y+4,v.toFixed(dec)+' '+unit,'end');}
+el('line',{x1:x0,x2:x0+w,y1:y0+h,y2:y0+h,stroke:'#000','class':'zero'},sv);txt(sv,x0+w+4,y0+h+4,'zero baseline','start');
+txt(sv,14,y0+h/2,title+' ('+unit+')','middle',true);}
+// Category ticks: at most ~max labels of n positions at x(i), below y.
+function xTicks(sv,n,x,y,label,max,title,tx){var every=Math.max(1,Math.ceil(n/max));
+for(var i=0;i<n;i+=every)txt(sv,x(i),y+14,label(i));txt(sv,tx,y+32,title);}
+function legend(sv,x,y,items){items.forEach(function(it){el('rect',{x:x,y:y,width:12,height:12,fill:it[1]},sv);
+var t=txt(sv,x+16,y+10,it[0],'start');t.setAttribute('class','axis legend');x+=30+7*it[0].length;});}
 function color(r){if(r<=0)return '#eee';var x=Math.max(-1,Math.min(1,(r-1)/0.3));
 if(x>=0){var g=Math.round(255*(1-x));return 'rgb(255,'+g+','+g+')';}var b=Math.round(255*(1+x));return 'rgb('+b+','+b+',255)';}
-// Heatmap: canvas for the cells (any size), SVG for the axes and legend.
+// Heatmap: canvas for the cells (any size), SVG for the axes and the colour legend.
 var R=d.rows.length,C=d.cols.length,W=Math.max(1,Math.min(40,Math.floor(900/Math.max(C,1)))),H=Math.max(1,Math.min(16,Math.floor(600/Math.max(R,1))));
 var cv=document.getElementById('heat');cv.width=Math.max(1,C*W);cv.height=Math.max(1,R*H);
 var cx=cv.getContext('2d');
@@ -155,67 +250,162 @@ for(var i=0;i<R;i++)for(var j=0;j<C;j++){cx.fillStyle=color(d.heat[i*C+j]);cx.fi
 cv.addEventListener('mousemove',function(ev){var b=cv.getBoundingClientRect();var j=Math.floor((ev.clientX-b.left)/W),i=Math.floor((ev.clientY-b.top)/H);
 if(i<0||j<0||i>=R||j>=C)return hide();show(ev,'rank '+d.rows[i]+', step '+d.cols[j]+': compute '+d.heat[i*C+j].toFixed(3)+'x the step median'+(d.aggregated?' (largest in bin)':''));});
 cv.addEventListener('mouseleave',hide);
-var lg=el('svg',{width:300,height:30,id:'legend'},document.getElementById('legendbox'));
-[0.7,0.85,1,1.15,1.3].forEach(function(r,k){el('rect',{x:k*60,y:0,width:60,height:14,fill:color(r)},lg);var t=el('text',{x:k*60+18,y:27,'font-size':11},lg);t.textContent=r.toFixed(2)+'x';});
-// Per-rank GPU time breakdown (mean ms per step), stacked bars.
-var cols=['#4a7','#c44','#48c','#bbb'],names=['compute','comm','memcpy','idle'];
+var ya=el('svg',{width:70,height:cv.height,id:'heat-y'},document.getElementById('heatybox'));
+for(var i=0,ev=Math.max(1,Math.ceil(R*12/Math.max(cv.height,1)));i<R;i+=ev)txt(ya,62,i*H+H/2+4,d.rows[i],'end');
+txt(ya,10,cv.height/2,'rank','middle',true);
+var xa=el('svg',{width:Math.max(cv.width,200),height:40,id:'heat-x'},document.getElementById('heatxbox'));
+xTicks(xa,C,function(j){return j*W+W/2;},0,function(j){return d.cols[j];},Math.max(1,Math.floor(cv.width/40)),'step',Math.max(cv.width,200)/2);
+var lg=el('svg',{width:360,height:44,id:'legend'},document.getElementById('legendbox'));
+[0.7,0.85,1,1.15,1.3].forEach(function(r,k){el('rect',{x:k*60,y:0,width:60,height:14,fill:color(r)},lg);txt(lg,k*60+30,27,r.toFixed(2)+'x');});
+txt(lg,150,41,'compute / the step median (ratio)');
+// Per-rank GPU time per step (mean ms), stacked: the parts add up to the step.
+var cols=['#4a7','#9c6','#c44','#48c','#bbb'],names=['compute only','compute+comm overlap','comm only','memcpy','idle'];
 var bw=Math.max(2,Math.min(24,Math.floor(900/Math.max(R,1)))),mx=0;
-for(var i=0;i<R;i++){var s=0;for(var k=0;k<4;k++)s+=d.breakdownMs[i*4+k];mx=Math.max(mx,s);}
-var sv=el('svg',{width:R*bw+60,height:240,id:'breakdown'},document.getElementById('breakdownbox'));
-for(var i=0;i<R;i++){var y=220;for(var k=0;k<4;k++){var v=d.breakdownMs[i*4+k],h=mx>0?v/mx*200:0;y-=h;
-var r=el('rect',{x:50+i*bw,y:y,width:Math.max(1,bw-1),height:h,fill:cols[k]},sv);
-(function(i,k,v){r.addEventListener('mousemove',function(ev){show(ev,'rank '+d.rows[i]+' '+names[k]+' '+v.toFixed(3)+' ms per step');});r.addEventListener('mouseleave',hide);})(i,k,v);}}
-var t=el('text',{x:0,y:12,'font-size':11},sv);t.textContent=mx.toFixed(1)+' ms';
-names.forEach(function(n,k){el('rect',{x:50+k*90,y:226,width:10,height:10,fill:cols[k]},sv);var q=el('text',{x:64+k*90,y:235,'font-size':11},sv);q.textContent=n;});
-// Step time over steps (largest over ranks; equal on every rank in synchronous training).
-var pw=Math.max(300,Math.min(900,C*8)),hi=0,lo=Infinity;d.stepMaxMs.forEach(function(v){hi=Math.max(hi,v);lo=Math.min(lo,v);});
-if(!(hi>lo)){lo=0;}
-function sy(v){return 180-(hi>lo?(v-lo)/(hi-lo)*160:80);}
-function sx(j){return 60+(C>1?j*pw/(C-1):pw/2);}
-var sp=el('svg',{width:pw+80,height:210,id:'steptime'},document.getElementById('stepbox'));
-el('polyline',{points:d.stepMaxMs.map(function(v,j){return sx(j).toFixed(1)+','+sy(v).toFixed(1);}).join(' '),fill:'none',stroke:'#36c','stroke-width':2},sp);
-d.stepMaxMs.forEach(function(v,j){var c=el('circle',{cx:sx(j),cy:sy(v),r:3,fill:'#36c'},sp);
-c.addEventListener('mousemove',function(ev){show(ev,'step '+d.cols[j]+': '+v.toFixed(3)+' ms');});c.addEventListener('mouseleave',hide);});
-[[hi,sy(hi)],[lo,sy(lo)]].forEach(function(p){var a=el('text',{x:0,y:p[1]+4,'font-size':11},sp);a.textContent=p[0].toFixed(2)+' ms';});
-var ax=el('text',{x:60,y:200,'font-size':11},sp);ax.textContent='step '+d.cols[0]+' .. '+d.cols[C-1];
+for(var i=0;i<R;i++){var s=0;for(var k=0;k<5;k++)s+=d.breakdownMs[i*5+k];mx=Math.max(mx,s);}
+if(!(mx>0))mx=1;
+var X0=80,Y0=30,PH=200,sv=el('svg',{width:Math.max(R*bw,760)+X0+100,height:PH+Y0+50,id:'breakdown'},document.getElementById('breakdownbox'));
+legend(sv,X0,6,names.map(function(n,k){return [n,cols[k]];}));
+for(var i=0;i<R;i++){var y=Y0+PH;for(var k=0;k<5;k++){var v=d.breakdownMs[i*5+k],h=v/mx*PH;y-=h;
+hover(el('rect',{x:X0+i*bw,y:y,width:Math.max(1,bw-1),height:h,fill:cols[k]},sv),'rank '+d.rows[i]+' '+names[k]+' '+v.toFixed(3)+' ms per step');}}
+yAxis(sv,X0,Y0,PH,R*bw,mx,'GPU time per step','ms');
+xTicks(sv,R,function(i){return X0+i*bw+bw/2;},Y0+PH,function(i){return d.rows[i];},Math.max(1,Math.floor(R*bw/36)),'rank'+(d.rowsBinned?' (bins of ranks)':''),X0+R*bw/2);
+// Step time over steps: the median rank (and the slowest rank, dashed).
+var pw=Math.max(300,Math.min(900,C*8)),hi=0;d.stepMaxMs.forEach(function(v){hi=Math.max(hi,v);});if(!(hi>0))hi=1;hi*=1.1;
+function sy(v){return Y0+PH-v/hi*PH;}
+function sx(j){return X0+(C>1?j*pw/(C-1):pw/2);}
+var sp=el('svg',{width:pw+X0+100,height:PH+Y0+50,id:'steptime'},document.getElementById('stepbox'));
+legend(sp,X0,6,[['median rank','#36c'],['slowest rank','#999']]);
+yAxis(sp,X0,Y0,PH,pw,hi,'step time','ms');
+[['stepMaxMs','#999','4 3'],['stepMedMs','#36c','']].forEach(function(q){
+el('polyline',{points:d[q[0]].map(function(v,j){return sx(j).toFixed(1)+','+sy(v).toFixed(1);}).join(' '),fill:'none',stroke:q[1],'stroke-width':2,'stroke-dasharray':q[2]},sp);});
+d.stepMedMs.forEach(function(v,j){hover(el('circle',{cx:sx(j),cy:sy(v),r:3,fill:'#36c'},sp),'step '+d.cols[j]+': median rank '+v.toFixed(3)+' ms, slowest '+d.stepMaxMs[j].toFixed(3)+' ms');});
+xTicks(sp,C,sx,Y0+PH,function(j){return d.cols[j];},10,'step',X0+pw/2);
+// The slowest ranks (mean compute / step median), sorted, never binned: horizontal bars from a zero baseline.
+var sl=d.slowest,SW=600,top=0;sl.ratio.forEach(function(v){top=Math.max(top,v);});if(!(top>0))top=1;top*=1.05;
+var ss=el('svg',{width:SW+X0+120,height:sl.ranks.length*16+Y0+50,id:'slowest'},document.getElementById('slowestbox'));
+var SH=sl.ranks.length*16,stp=niceStep(top);
+for(var v=0;v<=top+stp*1e-9;v+=stp){var x=X0+v/top*SW;el('line',{x1:x,x2:x,y1:Y0+SH,y2:Y0+SH+4,stroke:'#888'},ss);txt(ss,x,Y0+SH+16,v.toFixed(2)+'x');}
+sl.ranks.forEach(function(r,k){var w=sl.ratio[k]/top*SW;
+hover(el('rect',{x:X0,y:Y0+k*16+2,width:w,height:12,fill:sl.ratio[k]>=1.05?'#c44':'#48c'},ss),'rank '+r+': compute '+sl.ratio[k].toFixed(3)+'x the step median (mean over its steps)');
+txt(ss,X0-6,Y0+k*16+12,'rank '+r,'end');});
+el('line',{x1:X0,x2:X0,y1:Y0,y2:Y0+SH,stroke:'#000','class':'zero'},ss);txt(ss,X0,Y0-6,'zero baseline','start');
+var one=X0+SW/top;el('line',{x1:one,x2:one,y1:Y0,y2:Y0+SH,stroke:'#888','stroke-dasharray':'4 3'},ss);txt(ss,one+4,Y0-6,'1.00x = the step median','start');
+txt(ss,X0+SW/2,Y0+SH+34,'mean compute / the step median (ratio)');
+document.querySelectorAll('table.sortable').forEach(function(t){
+  t.querySelectorAll('th').forEach(function(h,i){h.addEventListener('click',function(){
+    var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows),dir=h.dataset.dir==='1'?-1:1;
+    h.dataset.dir=dir===1?'1':'-1';
+    rows.sort(function(x,y){var p=x.cells[i],q=y.cells[i];
+      if(p.dataset.v!==undefined&&q.dataset.v!==undefined)return dir*(parseFloat(p.dataset.v)-parseFloat(q.dataset.v));
+      return dir*p.textContent.localeCompare(q.textContent);});
+    rows.forEach(function(r){b.appendChild(r);});});});});
 })();
 </script>)";
 
-}  // namespace
+std::string head(const std::vector<std::string>& cols) {
+  std::string s = "<thead><tr>";
+  for (const std::string& c : cols) s += "<th>" + htmlEscape(c) + "</th>";
+  return s + "</tr></thead><tbody>";
+}
 
-std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
-                       const Topology& topo) {
+std::string tdNum(double v, int decimals) {
+  return "<td class=\"n\" data-v=\"" + num(v, 6) + "\">" + num(v, decimals) + "</td>";
+}
+
+std::string findingsTable(const JobAnalysis& a) {
   std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<title>xstack analysis</title>";
-  h += kStyle;
-  h += "</head><body><h1>xstack analysis</h1><div id=\"tip\"></div>";
-  for (const std::string& line : terminalSummary(a, topo))
-    h += "<div class=\"note\">" + htmlEscape(line) + "</div>";
-  h += "<h2>Findings</h2>";
-  if (a.findings.empty()) h += "<p>No finding: no rank holds the others back.</p>";
-  h += "<table id=\"findings\"><tr><th>kind</th><th>ranks</th><th>steps</th><th>score</th>"
-       "<th>evidence</th></tr>";
+      "<table class=\"sortable\" id=\"findings\">" +
+      head({"kind", "ranks", "steps", "score (share of job step time)", "cost (ms)", "evidence"});
   for (const Finding& f : a.findings) {
     std::string ranks, steps;
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
     for (int64_t s : f.steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
     h += "<tr><td class=\"kind\">" + htmlEscape(f.kind) + "</td><td>" + ranks + "</td><td>" +
-         (f.allSteps ? std::string("all") : steps) + "</td><td>" + num(f.score, 4) + "</td><td>" +
-         htmlEscape(f.evidence) + "</td></tr>";
+         (f.allSteps ? std::string("all") : steps) + "</td>" + tdNum(f.score, 4) +
+         tdNum(static_cast<double>(f.costNs) / 1e6, 3) + "<td>" + htmlEscape(f.evidence) +
+         "</td></tr>";
   }
-  h += "</table><h2>Compute time relative to the step median (rank x step)</h2>"
+  return h + "</tbody></table>";
+}
+
+std::string kernelsTable(const JobAnalysis& a) {
+  const std::string over = " (ms, total over " + std::to_string(a.steps) + " steps)";
+  std::string h = "<table class=\"sortable\" id=\"kernels\">" +
+                  head({"kernel", "median rank" + over, "slowest rank", "its time" + over,
+                        "slowest / median", "ranks"});
+  for (const KernelSpread& k : a.kernelSpread) {
+    const double med = static_cast<double>(k.medianNs), slow = static_cast<double>(k.slowestNs);
+    h += "<tr><td>" + htmlEscape(k.name) + "</td>" + tdNum(med / 1e6, 3) +
+         tdNum(static_cast<double>(k.slowestRank), 0) + tdNum(slow / 1e6, 3) +
+         tdNum(med > 0 ? slow / med : 0, 3) + tdNum(static_cast<double>(k.ranks), 0) + "</tr>";
+  }
+  return h + "</tbody></table>";
+}
+
+// HTA's per-rank numbers (ranks.csv), every rank up to kMaxRows, else the
+// kMaxRows with the largest compute share.
+std::string ranksTable(const std::vector<RankTable>& tables) {
+  std::vector<const RankTable*> shown;
+  for (const RankTable& t : tables) shown.push_back(&t);
+  auto share = [](const RankTable* t) {
+    const RankBreakdown& b = t->gpuBreakdown;
+    return b.spanNs ? static_cast<double>(b.computeNs) / static_cast<double>(b.spanNs) : 0.0;
+  };
+  if (shown.size() > kMaxRows) {
+    std::stable_sort(shown.begin(), shown.end(),
+                     [&](auto* x, auto* y) { return share(x) > share(y); });
+    shown.resize(kMaxRows);
+  }
+  std::string h = "<table class=\"sortable\" id=\"ranks\">" +
+                  head({"rank", "GPU span (ms)", "idle (%)", "compute (%)", "non-compute (%)",
+                        "comm/compute overlap (% of comm)", "GPU memory peak (MiB)"});
+  for (const RankTable* t : shown) {
+    const RankBreakdown& b = t->gpuBreakdown;
+    const double span = static_cast<double>(b.spanNs ? b.spanNs : 1);
+    h += "<tr>" + tdNum(static_cast<double>(t->rank), 0) +
+         tdNum(static_cast<double>(b.spanNs) / 1e6, 3) +
+         tdNum(100 * static_cast<double>(b.idleNs) / span, 2) +
+         tdNum(100 * static_cast<double>(b.computeNs) / span, 2) +
+         tdNum(100 * static_cast<double>(b.nonComputeNs) / span, 2) +
+         (b.hasComm && b.commNs
+              ? tdNum(100 * static_cast<double>(b.overlapNs) / static_cast<double>(b.commNs), 2)
+              : std::string("<td class=\"n\" data-v=\"-1\">-</td>")) +
+         tdNum(static_cast<double>(t->gpuMemoryPeakBytes) / 1048576.0, 1) + "</tr>";
+  }
+  return h + "</tbody></table>";
+}
+
+}  // namespace
+
+std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
+                       const Topology& topo, const std::string& toolVersion) {
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>xstack analysis</title>";
+  h += kStyle;
+  h += "</head><body><h1>xstack analysis</h1><div id=\"tip\"></div>";
+  if (!toolVersion.empty())
+    h += "<p class=\"note\" id=\"version\">" + htmlEscape(toolVersion) + "</p>";
+  for (const std::string& line : terminalSummary(a, topo))
+    h += "<div class=\"note\">" + htmlEscape(line) + "</div>";
+  h += "<h2>Findings</h2>";
+  if (a.findings.empty()) h += "<p>No finding: no rank holds the others back.</p>";
+  h += findingsTable(a) +
+       "<h2>Compute time relative to the step median (rank x step)</h2>"
        "<p class=\"note\">rows: ranks (first at the top), columns: steps; red: slower than the "
-       "other ranks in that step, blue: faster; hover for numbers.</p><canvas "
-       "id=\"heat\"></canvas><div id=\"legendbox\"></div>"
+       "other ranks in that step, blue: faster; hover for numbers.</p><div class=\"heatwrap\">"
+       "<div id=\"heatybox\"></div><div><canvas id=\"heat\"></canvas><div id=\"heatxbox\">"
+       "</div></div></div><div id=\"legendbox\"></div>"
        "<h2>GPU time per rank (mean per step)</h2><div id=\"breakdownbox\"></div>"
+       "<h2>Per-rank GPU breakdown (HTA, ranks.csv)</h2>" +
+       ranksTable(tables) +
+       "<h2>Slowest ranks (mean compute time relative to the step median)</h2>"
+       "<p class=\"note\">the 20 ranks that compute longest against the other ranks of their "
+       "steps, slowest first, at any job size (not binned)</p><div id=\"slowestbox\"></div>"
        "<h2>Step time over steps</h2><div id=\"stepbox\"></div>"
-       "<h2>Kernels with the largest cross-rank spread</h2><table id=\"kernels\"><tr><th>kernel"
-       "</th><th>median per rank</th><th>slowest rank</th><th>its time</th></tr>";
-  for (const KernelSpread& k : a.kernelSpread)
-    h += "<tr><td>" + htmlEscape(k.name) + "</td><td>" + formatMs(k.medianNs) + "</td><td>" +
-         std::to_string(k.slowestRank) + "</td><td>" + formatMs(k.slowestNs) + "</td></tr>";
-  h += "</table><script type=\"application/json\" id=\"data\">" + plotData(tables, a) + "</script>";
+       "<h2>Kernels with the largest cross-rank spread</h2>" +
+       kernelsTable(a);
+  h += "<script type=\"application/json\" id=\"data\">" + plotData(tables, a) + "</script>";
   h += kScript;
   h += "</body></html>\n";
   return h;

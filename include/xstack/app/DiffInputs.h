@@ -1,0 +1,95 @@
+// What `xstack diff` reads from one `xstack report` output folder: the
+// analysis files of docs/ANALYSIS.md only (steps.csv, ranks.csv, kernels.csv,
+// findings.json), never the traces. Every reader returns an Error naming the
+// file (and line) for a file that exists but cannot be read or parsed; a
+// missing file is not an error (the caller says what is missing).
+// Times are integer ns as in the files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/Status.h"
+
+namespace xstack {
+
+// steps.csv reduced to what the diff shows: per step, the median over the
+// ranks of step_ns; O(rows) numbers while reading, O(steps) kept.
+struct StepTimes {
+  std::vector<int64_t> steps;      // ascending step numbers
+  std::vector<uint64_t> medianNs;  // medianNs[i]: median step_ns over the ranks of steps[i]
+  uint64_t medianStepNs = 0;       // median over the steps of medianNs (the report's "step time")
+  int64_t ranks = 0;               // distinct ranks
+  uint64_t rows = 0;
+};
+
+// One row of ranks.csv (HTA's temporal breakdown of the rank's GPU span).
+struct RankCategories {
+  int64_t rank = 0, trainer = 0, gpu = 0, steps = 0;
+  uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
+  double overlapPct = -1;  // comm_comp_overlap_pct; -1: empty (the rank has no communication)
+};
+
+// One finding of findings.json; `kind` + `ranks` identify it across runs.
+struct FindingEntry {
+  std::string kind;
+  std::vector<int64_t> ranks;
+  std::string steps;  // "all" or the step numbers, comma separated
+  std::string cause;  // empty when the file has no "cause"
+  std::string evidence;
+  double costS = 0;  // cost_s, seconds
+};
+
+// One kernels.csv row, as the streaming reader yields it.
+struct KernelRow {
+  int64_t rank = 0;
+  std::string_view name, category;
+  uint64_t count = 0, totalNs = 0;
+};
+
+// The analysis files of one folder; nullopt: that file is missing.
+struct FolderAnalysis {
+  std::string dir;
+  std::optional<StepTimes> steps;
+  std::optional<std::vector<RankCategories>> ranks;  // ordered by rank
+  std::optional<std::vector<FindingEntry>> findings;
+  bool hasKernels = false;           // kernels.csv exists (streamed later, see forEachKernelRow)
+  bool hasTraces = false;            // a traceFile_* is there (a --no-analysis run)
+  std::vector<std::string> missing;  // names of the missing analysis files
+};
+
+// Reads an RFC 4180 CSV file record by record with bounded memory (quoted
+// fields may hold ',', '"' doubled and line breaks). The first record is the
+// header; `onRecord` gets each later record's fields and its first line
+// number, and returns an Error message (empty: ok) which stops the read.
+// Errors name the file and line.
+Status readCsv(const std::string& path, const std::vector<std::string>& needColumns,
+               const std::function<std::string(const std::vector<std::string>& fields,
+                                               const std::vector<size_t>& column)>& onRecord);
+
+// Splits one CSV record (without its final line break) into fields; false
+// when a quote is not closed.
+bool splitCsvRecord(std::string_view record, std::vector<std::string>& fields);
+
+Expected<StepTimes> readStepsCsv(const std::string& path);
+Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path);
+Expected<std::vector<FindingEntry>> readFindingsJson(const std::string& path);
+// Calls onRow for every row of kernels.csv, in file order (streamed: one row
+// in memory at a time).
+Status forEachKernelRow(const std::string& path,
+                        const std::function<void(const KernelRow&)>& onRow);
+
+// The folder's analysis files (kernels.csv only checked for existence). An
+// Error when `dir` is not a readable folder, when it holds neither analysis
+// files nor traces, or when a file that is there cannot be parsed.
+Expected<FolderAnalysis> readFolderAnalysis(const std::string& dir);
+
+// Median as the report computes it (the mean of the two middle values,
+// rounded down, for an even count); 0 for none.
+uint64_t medianNs(std::vector<uint64_t> v);
+
+}  // namespace xstack

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# `xstack diff` (docs/DIFF.md) between a healthy synchronous job and the same
+# job with one slow rank (xstack synth --slow), both through `xstack report`
+# (the slow one under mpirun -np 2):
+#   cli:     the text names rank 5, the step-time change and the kernels that
+#            changed on rank 5; --json parses and says the same; diff.html in
+#            B (or --out); A == A is "no change"; usage rc 2, an unreadable
+#            folder rc 1 naming it, a --no-analysis folder says what is missing.
+#   browser: diff.html in headless chromium (as tests/mpi/report_html.sh): no
+#            console message, no request, axis titles as text, sortable tables
+#            (skipped, 77, without chromium).
+#   kineto:  the same jobs as Kineto JSON traces: rank 5 named, quoted kernel names read back.
+#   usage: diff.sh XSTACK WORKDIR CASE
+source "$(dirname "$0")/lib.sh"
+xstack=$1 work=$2 case=$3
+rm -rf "$work" && mkdir -p "$work"
+job=(--trainers 8 --gpus-per-trainer 2 --steps 10 --ops-per-step 400 --seed 3)
+report=(--gpus-per-trainer 2 --group-size 4 --no-progress)
+
+format=()  # kineto: the same jobs as PyTorch traces (kernel names with commas, quoted in kernels.csv)
+[ "$case" = kineto ] && format=(--format kineto)
+"$xstack" synth --out "$work/healthy_data" "${job[@]}" "${format[@]}" --sync >/dev/null 2>&1 ||
+  fail "synth healthy"
+"$xstack" synth --out "$work/slow_data" "${job[@]}" "${format[@]}" --slow 5:1.2 >/dev/null 2>&1 ||
+  fail "synth slow"
+"$xstack" report --data-dir "$work/healthy_data" --out "$work/healthy" "${report[@]}" \
+  2>"$work/report_healthy.log" || fail "report healthy: $(cat "$work/report_healthy.log")"
+xmpirun 2 "$xstack" report --data-dir "$work/slow_data" --out "$work/slow" "${report[@]}" \
+  2>"$work/report_slow.log" || fail "report slow: $(cat "$work/report_slow.log")"
+
+if [ "$case" = kineto ]; then
+  "$xstack" diff "$work/healthy" "$work/slow" >"$work/diff.txt" || fail "diff rc $?"
+  grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
+  grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
+  grep -q '^  ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm\*, unsigned long, ncclWork\*) \[COMMUNICATION\]: total' \
+    "$work/diff.txt" || fail "quoted kernel name: $(cat "$work/diff.txt")"
+  echo "ok: xstack diff on Kineto traces"
+  exit 0
+fi
+
+if [ "$case" = browser ]; then
+  browser=""
+  for b in chromium chromium-browser; do
+    if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
+  done
+  if [ -z "$browser" ]; then echo "SKIP: no chromium"; exit 77; fi
+  "$xstack" diff "$work/healthy" "$work/slow" >/dev/null || fail "diff"
+  html=$work/slow/diff.html
+  profile=$(mktemp -d)
+  rc=0
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+    --enable-logging=stderr --v=0 --log-net-log="$work/net.json" --virtual-time-budget=5000 \
+    --host-resolver-rules="MAP * ~NOTFOUND" --dump-dom "file://$html" >"$work/dom.html" \
+    2>"$work/console.log" || rc=$?
+  rm -rf "$profile"
+  [ "$rc" -eq 0 ] || fail "chromium --dump-dom exited $rc: $(tail -5 "$work/console.log")"
+  python3 - "$work/dom.html" "$work/console.log" "$work/net.json" "$html" <<'PY' || fail "browser check"
+import json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+console = open(sys.argv[2], encoding="utf-8", errors="replace").read()
+bad = [l for l in console.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+assert not bad, "console: " + "\n".join(bad[:5])
+log = json.load(open(sys.argv[3], encoding="utf-8", errors="replace"))
+start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+page = [e["params"]["url"] for e in log["events"]
+        if e["type"] == start and "url" in e.get("params", {})
+        and e["params"].get("initiator") != "not an origin"]
+remote = [u for u in page if not u.startswith(("file:", "data:", "blob:"))]
+assert not remote, f"network requests from the page: {remote}"
+src = open(sys.argv[4], encoding="utf-8").read()
+for pattern in (r'\b(src|href)\s*=', r'url\(', r'@import', r'\bfetch\(', r'XMLHttpRequest', r'<link\b'):
+    assert not re.search(pattern, src), f"diff.html contains {pattern}"
+assert dom.count("<svg") >= 2, "charts missing"
+axes = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', dom)
+for title in ("step time, cross-rank median (ms)", "step", "change of % of GPU span (pt)", "rank"):
+    assert title in axes, (title, axes[:20])
+assert "zero baseline" in axes
+assert dom.count('class="sortable"') == 4, "tables missing"
+rows = re.findall(r'<td class="status">new</td><td>straggler</td><td>5</td>', dom)
+assert rows, "new finding on rank 5 missing"
+print("browser check ok: %d svg, %d axis labels" % (dom.count("<svg"), len(axes)))
+PY
+  echo "ok: diff.html in $browser"
+  exit 0
+fi
+
+# The text: rank 5, the step time change, the kernels that changed on rank 5.
+"$xstack" diff "$work/healthy" "$work/slow" >"$work/diff.txt" 2>"$work/diff.err" ||
+  fail "diff rc $?: $(cat "$work/diff.err")"
+cat "$work/diff.txt"
+grep -q '^step time .*: [0-9.]* ms -> [0-9.]* ms (+[0-9.]* ms, +[0-9.]* %)' "$work/diff.txt" ||
+  fail "no step time change"
+grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
+grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
+grep -qE '^  .* \[COMPUTATION\]: total .* changed on 1 of 16 ranks \(rank 5 \+' "$work/diff.txt" ||
+  fail "no kernel that changed on rank 5"
+grep -q "^diff.html: $work/slow/diff.html$" "$work/diff.txt" || fail "diff.html path"
+[ -s "$work/slow/diff.html" ] || fail "no diff.html in B"
+[ -z "$(find "$work/slow" -name '*.tmp')" ] || fail "temporary left behind"
+
+# --json: one document, the same answers.
+"$xstack" diff "$work/healthy" "$work/slow" --json --out "$work/elsewhere" >"$work/diff.json" ||
+  fail "diff --json"
+[ -s "$work/elsewhere/diff.html" ] || fail "--out: no diff.html"
+python3 - "$work/diff.json" <<'PY' || fail "diff --json: $(head -c 2000 "$work/diff.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["no_change"] is False and j["missing"] == []
+assert j["steps"]["delta_ns"] > 0 and len(j["steps"]["per_step"]) == 10, j["steps"]
+assert j["ranks"]["changed"][0]["rank"] == 5, j["ranks"]["changed"]
+assert len(j["ranks"]["by_rank"]) == 16
+assert [f["ranks"] for f in j["findings"]["new"]] == [[5]], j["findings"]
+assert j["findings"]["vanished"] == []
+top = j["kernels"]["top"]
+assert top and any(k["top_ranks"] and k["top_ranks"][0]["rank"] == 5 and
+                   k["category"] == "COMPUTATION" and k["b"]["total_ns"] > k["a"]["total_ns"]
+                   for k in top), top[:3]
+print("diff --json ok")
+PY
+
+# A == A: no change.
+"$xstack" diff "$work/healthy" "$work/healthy" --out "$work/same" >"$work/same.txt" || fail "A == A"
+grep -q '^no change' "$work/same.txt" || fail "A == A: $(cat "$work/same.txt")"
+"$xstack" diff "$work/healthy" "$work/healthy" --json --out "$work/same" |
+  python3 -c 'import json,sys; assert json.load(sys.stdin)["no_change"] is True' || fail "A == A json"
+
+# Usage (rc 2), an unreadable folder (rc 1, named), a --no-analysis folder (missing files named).
+rc=0; "$xstack" diff "$work/healthy" 2>"$work/usage.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "one folder: rc $rc"
+rc=0; "$xstack" diff "$work/healthy" "$work/nowhere" 2>"$work/nowhere.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "$work/nowhere" "$work/nowhere.err" || fail "missing folder: rc $rc"
+mkdir -p "$work/broken" && cp "$work/healthy/"*.csv "$work/broken/" && echo '{"findings":' >"$work/broken/findings.json"
+rc=0; "$xstack" diff "$work/healthy" "$work/broken" 2>"$work/broken.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "broken/findings.json" "$work/broken.err" || fail "broken findings.json: rc $rc"
+[ ! -e "$work/broken/diff.html" ] || fail "diff.html written for a broken folder"
+"$xstack" report --data-dir "$work/healthy_data" --out "$work/plain" "${report[@]}" --no-analysis \
+  2>/dev/null || fail "report --no-analysis"
+"$xstack" diff "$work/healthy" "$work/plain" >"$work/plain.txt" || fail "diff with --no-analysis"
+grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json' "$work/plain.txt" ||
+  fail "missing files not named: $(cat "$work/plain.txt")"
+# diff.html that cannot be written: rc 1, the comparison still printed, the error named.
+touch "$work/a_file"
+rc=0; "$xstack" diff "$work/healthy" "$work/slow" --out "$work/a_file/sub" >"$work/nohtml.txt" \
+  2>"$work/nohtml.err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q '^  rank 5 ' "$work/nohtml.txt" && grep -q 'a_file/sub' "$work/nohtml.err" ||
+  fail "unwritable --out: rc $rc"
+echo "ok: xstack diff"
