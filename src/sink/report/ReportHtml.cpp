@@ -194,15 +194,16 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
     h += "<div class=\"note\">" + htmlEscape(line) + "</div>";
   h += "<h2>Findings</h2>";
   if (a.findings.empty()) h += "<p>No finding: no rank holds the others back.</p>";
-  h += "<table id=\"findings\"><tr><th>kind</th><th>ranks</th><th>steps</th><th>score</th>"
-       "<th>evidence</th></tr>";
+  h += "<table id=\"findings\"><tr><th>kind</th><th>ranks</th><th>steps</th><th>cause</th>"
+       "<th>cost (ms)</th><th>score</th><th>evidence</th></tr>";
   for (const Finding& f : a.findings) {
     std::string ranks, steps;
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
     for (int64_t s : f.steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
     h += "<tr><td class=\"kind\">" + htmlEscape(f.kind) + "</td><td>" + ranks + "</td><td>" +
-         (f.allSteps ? std::string("all") : steps) + "</td><td>" + num(f.score, 4) + "</td><td>" +
-         htmlEscape(f.evidence) + "</td></tr>";
+         (f.allSteps ? std::string("all") : steps) + "</td><td class=\"cause\">" +
+         htmlEscape(f.cause) + "</td><td>" + num(static_cast<double>(f.costNs) / 1e6, 3) +
+         "</td><td>" + num(f.score, 4) + "</td><td>" + htmlEscape(f.evidence) + "</td></tr>";
   }
   h += "</table><h2>Compute time relative to the step median (rank x step)</h2>"
        "<p class=\"note\">rows: ranks (first at the top), columns: steps; red: slower than the "
