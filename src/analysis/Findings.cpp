@@ -233,6 +233,12 @@ void setCause(Finding& f, const Evidence& e) {
                                            : "CPU op";
 }
 
+std::string listOf(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
 std::string whoOf(const Finding& f, const Topology& topo) {
   if (f.trainer >= 0)
     return "trainer " + std::to_string(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
@@ -279,7 +285,7 @@ std::string evidenceOf(const Finding& f, const Topology& topo, int64_t otherRank
          "; cause " + f.cause + ": " + causeText(f) + "; the other " +
          std::to_string(std::max<int64_t>(0, otherRanks)) + " ranks wait " +
          formatMs(f.othersWaitNs) + " per step in collectives; costs " + formatMs(f.costNs) + " (" +
-         fmt("%.1f", 100 * f.score) + " % of step time)";
+         fmt("%.1f", 100 * f.score) + " % of step time); see " + listOf(f.traceFiles);
 }
 
 // Cost, cause and evidence of one finding from its group's late cells.
@@ -308,6 +314,13 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   setCause(f, e);
   const int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
                          static_cast<int64_t>(g.ranks.size());
+  for (int64_t r : f.ranks) {
+    std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
+                       std::to_string(topo.gpuOf(r)) + ".json";
+    if (std::find(f.traceFiles.begin(), f.traceFiles.end(), name) == f.traceFiles.end())
+      f.traceFiles.push_back(name);
+  }
+  std::sort(f.traceFiles.begin(), f.traceFiles.end());
   f.evidence = evidenceOf(f, topo, others, arrival);
   return f;
 }

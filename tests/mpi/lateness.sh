@@ -5,7 +5,9 @@
 # stalled node) is exactly one finding with the injected ranks, steps and
 # cause, in every input format; a healthy job with 3 % jitter has no finding
 # and nothing below threshold. np 1 --display-size 1 and np 3 --display-size 4
-# give byte-identical analysis files.
+# give byte-identical analysis files; np 1 and np 3 with --display-size 1 the
+# same traces, where every rank a finding names is shown in detail in the
+# trace file the finding names (issue 20 item 3).
 #   usage: lateness.sh XSTACK WORKDIR CASE   (CASE: <kind>_<format>, kind in
 #   healthy compute host memcpy stallstep node; format in paddle kineto pjson)
 source "$(dirname "$0")/lib.sh"
@@ -40,6 +42,9 @@ esac
   2>"$work/np1.log" || fail "report np 1: $(cat "$work/np1.log")"
 xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3" "${report[@]}" --display-size 4 \
   2>"$work/np3.log" || fail "report np 3: $(cat "$work/np3.log")"
+xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3d1" "${report[@]}" --display-size 1 \
+  2>"$work/np3d1.log" || fail "report np 3 --display-size 1: $(cat "$work/np3d1.log")"
+same_dir "$work/np1" "$work/np3d1"  # traces too, with the findings' ranks shown
 for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
   cmp "$work/np1/$f" "$work/np3/$f" || fail "$f differs between np 1 --display-size 1 and np 3 --display-size 4"
 done
@@ -59,6 +64,30 @@ for f in doc["findings"]:
     assert mine > median, f
 print("findings:", got)
 PY
+# Every rank a finding names has detailed rows in the trace the finding
+# names, with --display-size 1 (none of the injected ranks is its group's
+# first trainer), and otherData says why.
+python3 - "$work/np1" <<'PY' || fail "the findings' ranks are not shown in detail"
+import json, os, sys
+out = sys.argv[1]
+doc = json.load(open(os.path.join(out, "findings.json")))
+for f in doc["findings"]:
+    for r in f["ranks"]:
+        want = [n for n in f["trace_files"] if n.endswith("_%d.json" % (r % 2))]
+        assert len(want) == 1, (r, f["trace_files"])
+        t = json.load(open(os.path.join(out, want[0])))
+        names = [e["args"]["name"] for e in t["traceEvents"]
+                 if e.get("ph") == "M" and e["name"] == "process_name"]
+        assert any(":" in n and n.split("_", 1)[1].startswith("trainerRank.%03d:" % r) for n in names), (r, names)
+        assert r in t["otherData"]["shown_for_findings"], t["otherData"]
+        assert t["otherData"]["options"]["display_size"] == 1
+        assert f["evidence"].endswith("see " + ", ".join(f["trace_files"])), f["evidence"]
+print("shown in detail:", [(f["ranks"], f["trace_files"]) for f in doc["findings"]])
+PY
+if [ "$want" != "[]" ]; then
+  grep -q "findings: shown in detail beyond --display-size 1: rank " "$work/np1.log" \
+    || fail "the summary does not say which ranks are shown: $(cat "$work/np1.log")"
+fi
 # The summary shows the findings, costs in ms, never "0.000 s".
 ! grep -q "0\.000 s" "$work/np1.log" || fail "a cost in s: $(cat "$work/np1.log")"
 if [ "$want" = "[]" ]; then

@@ -54,6 +54,10 @@ struct Finding {
   // "sync", "CPU op"), mean overlap per late step (ns).
   std::string hostOp, hostOpKind;
   uint64_t hostOpNs = 0;
+  // The trace files that show its ranks in detail (traceFile_<group>_<gpu>.json,
+  // .pftrace with --format perfetto): `xstack report` displays every rank a
+  // finding names whatever --display-size says.
+  std::vector<std::string> traceFiles;
 };
 
 // A finding costs at least this part of the job's step time, or it is

@@ -148,7 +148,12 @@ void appendFinding(std::string& out, const Finding& f) {
     appendJsonString(out, f.hostOpKind);
     out += ",\"ms_per_step\":" + fixed(ms(f.hostOpNs), 3) + "}";
   }
-  out += ",\"compute_ratio\":" + fixed(f.computeRatio, 4) +
+  out += ",\"trace_files\":[";
+  for (size_t i = 0; i < f.traceFiles.size(); ++i) {
+    if (i) out += ',';
+    appendJsonString(out, f.traceFiles[i]);
+  }
+  out += "],\"compute_ratio\":" + fixed(f.computeRatio, 4) +
          ",\"others_wait_ns_per_step\":" + std::to_string(f.othersWaitNs) + "}";
 }
 
