@@ -95,4 +95,5 @@ if [ "$want" = "[]" ]; then
 else
   grep -q "straggler: .*cause " "$work/np1.log" || fail "summary: $(cat "$work/np1.log")"
 fi
+grep -q "report: $work/np1/report.html" "$work/np1.log" || fail "the summary does not say where report.html is"
 echo "ok: lateness $case"
