@@ -118,16 +118,52 @@ void classifyStep(StepView& s, double pooledSigma) {
     progress.push_back(static_cast<uint64_t>(std::max<int64_t>(0, progressOf(s, *c.row))));
   s.medianProgress = static_cast<int64_t>(medianOf(progress));
   s.slow = lateCells(s, pooledSigma);
+  for (size_t i = 0; i < s.cells.size(); ++i)
+    s.slow[i] = s.slow[i] && progressOf(s, *s.cells[i].row) >= s.medianProgress;
+}
+
+// The latest progress of the step's cells, and of those not late (the
+// median's when every cell is late).
+void updateProgress(StepView& s) {
   s.latestFastProgress = std::numeric_limits<int64_t>::min();
   s.latestProgress = std::numeric_limits<int64_t>::min();
   for (size_t i = 0; i < s.cells.size(); ++i) {
-    const StepRow& r = *s.cells[i].row;
-    s.slow[i] = s.slow[i] && progressOf(s, r) >= s.medianProgress;
-    s.latestProgress = std::max(s.latestProgress, progressOf(s, r));
-    if (!s.slow[i]) s.latestFastProgress = std::max(s.latestFastProgress, progressOf(s, r));
+    const int64_t p = progressOf(s, *s.cells[i].row);
+    s.latestProgress = std::max(s.latestProgress, p);
+    if (!s.slow[i]) s.latestFastProgress = std::max(s.latestFastProgress, p);
   }
   if (s.latestFastProgress == std::numeric_limits<int64_t>::min())
     s.latestFastProgress = s.medianProgress;
+}
+
+int64_t lowerMedian(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[(v.size() - 1) / 2];
+}
+
+// A rank whose median lateness over its steps with collectives (at least 4
+// of them, 4 ranks or more each) is >= max(3 sigma_job, 2 % of the job's
+// median step time) is late in each of those steps where it arrives after
+// the median rank: a persistent straggler too small for one step's rule.
+// Healthy uniform jitter +-a never reaches it (3 sigma_job = 2.2a > a).
+void markPersistentLate(std::vector<StepView>& views, size_t tables, double pooledSigma,
+                        uint64_t medianStepNs) {
+  std::vector<std::vector<std::pair<size_t, size_t>>> cellsOf(tables);  // (view, cell)
+  std::vector<std::vector<int64_t>> lateOf(tables);
+  for (size_t v = 0; v < views.size(); ++v) {
+    if (!views[v].useArrival || views[v].cells.size() < 4) continue;
+    for (size_t i = 0; i < views[v].cells.size(); ++i) {
+      cellsOf[views[v].cells[i].table].emplace_back(v, i);
+      lateOf[views[v].cells[i].table].push_back(progressOf(views[v], *views[v].cells[i].row));
+    }
+  }
+  const double floor = std::max(3 * pooledSigma, 0.02 * static_cast<double>(medianStepNs));
+  for (size_t t = 0; t < tables; ++t) {
+    const int64_t med = lowerMedian(lateOf[t]);
+    if (lateOf[t].size() < 4 || med <= 0 || static_cast<double>(med) < floor) continue;
+    for (size_t k = 0; k < cellsOf[t].size(); ++k)
+      if (lateOf[t][k] > 0) views[cellsOf[t][k].first].slow[cellsOf[t][k].second] = true;
+  }
 }
 
 std::string rankList(const std::vector<int64_t>& ranks) {
@@ -440,11 +476,15 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
     medians.push_back(v.medianStep);
     a.jobStepNs += v.medianStep;
     a.stepComputeMedian.push_back(v.medianCompute);
+  }
+  a.medianStepNs = medianOf(medians);
+  markPersistentLate(views, tables.size(), pooledSigma, a.medianStepNs);
+  for (StepView& v : views) {
+    updateProgress(v);
     a.idealSavingNs +=
         static_cast<uint64_t>(std::max<int64_t>(0, v.latestProgress - v.latestFastProgress));
   }
   for (int k = 0; k < 5; ++k) a.breakdownNs[k] = medianOf(cat[k]);
-  a.medianStepNs = medianOf(medians);
   if (!medians.empty()) {
     a.minStepNs = *std::min_element(medians.begin(), medians.end());
     a.maxStepNs = *std::max_element(medians.begin(), medians.end());

@@ -10,6 +10,9 @@
 //   sigma_n = 1.4826 * MAD of the step's last_comm (robust: one late rank
 //   moves neither). Without a collective in every rank of the step, the
 //   compute rule: compute(r, n) >= median_n * max(1.05, 1 + 5 sigma_n / median_n).
+// Also late: in each step where late(r, n) > 0, a rank whose median
+// lateness over its steps (>= 4) is >= max(3 sigma_job, 2 % of the median
+// step time): small but persistent.
 // A rank late in >= 3/4 of its steps is persistent ("steps": "all"), else
 // transient (the steps listed). Ranks of one trainer with the same steps
 // that cover every GPU of that trainer are one finding (a slow node).

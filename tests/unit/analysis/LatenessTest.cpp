@@ -74,6 +74,22 @@ TEST(LatenessTest, HealthyJitterHasNoFindingAtAll) {
   }
 }
 
+TEST(LatenessTest, SmallPersistentLatenessIsFoundOverSteps) {
+  // 8 ranks: 1.06x compute is 2.4 ms late a step, under one step's 5 sigma
+  // (+-0.8 ms jitter) but its median over the steps is over 3 sigma_job.
+  const Topology topo{2, 4, 2};
+  auto tables = job(8, 10, 0.02, [](int r, int) { return Inject{r == 6 ? 1.06 : 1.0}; });
+  JobAnalysis a = analyzeJob(tables, topo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, std::vector<int64_t>{6});
+  EXPECT_TRUE(a.findings[0].allSteps);
+  EXPECT_EQ(a.findings[0].cause, "compute");
+  for (double noise : {0.02, 0.05}) {  // and nothing on the healthy 8-rank job
+    JobAnalysis h = analyzeJob(job(8, 10, noise, [](int, int) { return Inject{}; }), topo);
+    EXPECT_TRUE(h.findings.empty()) << noise << ": " << h.findings[0].evidence;
+  }
+}
+
 TEST(LatenessTest, HostStalledRankIsFoundWithItsDataLoader) {
   // Same kernels; its GPU idles 6 ms before them every step, the others wait.
   auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, 1, r == 5 ? 6'000'000u : 0}; });
