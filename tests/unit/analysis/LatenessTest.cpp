@@ -114,6 +114,30 @@ TEST(LatenessTest, HostStalledRankIsFoundWithItsDataLoader) {
   EXPECT_NE(json.find("\"host_op\":{\"name\":\"enumerate(DataLoader)"), std::string::npos);
 }
 
+TEST(LatenessTest, HostOpKindIsASyncOrACpuOp) {
+  for (auto [name, kind] : {std::pair<const char*, const char*>{"cudaStreamSynchronize", "sync"},
+                            {"gc.collect", "CPU op"},
+                            {"paddle.io.DataLoader", "data-loader op"}}) {
+    auto tables = job(16, 10, 0.02, [](int r, int) {
+      return Inject{1, 1, r == 5 ? 6'000'000u : 0};
+    });
+    tables[5].gapOps[0] = name;
+    JobAnalysis a = analyzeJob(tables, kTopo);
+    ASSERT_EQ(a.findings.size(), 1u);
+    EXPECT_EQ(a.findings[0].hostOp, name);
+    EXPECT_EQ(a.findings[0].hostOpKind, kind) << name;
+    EXPECT_NE(a.findings[0].evidence.find(std::string(kind) + " '" + name + "'"), std::string::npos)
+        << a.findings[0].evidence;
+  }
+  // An op that covers little of the idle time is not named.
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, 1, r == 5 ? 6'000'000u : 0}; });
+  for (StepRow& row : tables[5].steps) row.gapOpNs = 500'000;
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].cause, "host");
+  EXPECT_TRUE(a.findings[0].hostOp.empty()) << a.findings[0].hostOp;
+}
+
 TEST(LatenessTest, SlowComputeRankHasCauseCompute) {
   auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{r == 9 ? 1.12 : 1.0}; });
   JobAnalysis a = analyzeJob(tables, kTopo);
