@@ -1,9 +1,11 @@
 #include "xstack/analysis/Findings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -29,47 +31,138 @@ struct Cell {
 struct StepView {
   int64_t step = 0;
   std::vector<Cell> cells;
-  uint64_t medianCompute = 0, medianStep = 0;
-  bool useArrival = false;  // every rank has a collective in this step
-  std::vector<bool> slow;   // per cell
+  uint64_t medianCompute = 0, medianStep = 0, medianHostIdle = 0, medianMemcpy = 0;
+  int64_t medianLastComm = 0;  // when useArrival
+  bool useArrival = false;     // every rank has a collective in this step
+  std::vector<bool> slow;      // per cell: late (or slow, without collectives)
   int64_t latestFastProgress = 0;
   int64_t latestProgress = 0;
   int64_t medianProgress = 0;
 };
 
+// How far the rank got, ns, larger = later: with collectives its lateness
+// (median last collective minus its own: skew-free), else its compute time.
 int64_t progressOf(const StepView& s, const StepRow& r) {
-  return s.useArrival ? r.arrivalNs : static_cast<int64_t>(r.computeNs);
+  return s.useArrival ? s.medianLastComm - r.lastCommNs : static_cast<int64_t>(r.computeNs);
 }
 
-void classifyStep(StepView& s) {
-  std::vector<uint64_t> compute, steps;
+uint64_t absDiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+// 1.4826 x the median absolute deviation from `median` (ns).
+double sigmaOf(const std::vector<uint64_t>& v, uint64_t median) {
+  std::vector<uint64_t> dev;
+  for (uint64_t x : v) dev.push_back(absDiff(x, median));
+  return 1.4826 * static_cast<double>(medianOf(dev));
+}
+
+// The step's medians; whether every rank has a collective.
+void stepMedians(StepView& s) {
+  std::vector<uint64_t> compute, steps, host, memcpy, last;
   s.useArrival = true;
   for (const Cell& c : s.cells) {
     compute.push_back(c.row->computeNs);
     steps.push_back(c.row->stepNs);
-    s.useArrival = s.useArrival && c.row->arrivalNs >= 0;
+    host.push_back(c.row->hostIdleNs);
+    memcpy.push_back(c.row->memcpyNs);
+    s.useArrival = s.useArrival && c.row->arrivalNs >= 0 && c.row->lastCommNs >= 0;
+    last.push_back(static_cast<uint64_t>(std::max<int64_t>(0, c.row->lastCommNs)));
   }
   s.medianCompute = medianOf(compute);
   s.medianStep = medianOf(steps);
+  s.medianHostIdle = medianOf(host);
+  s.medianMemcpy = medianOf(memcpy);
+  s.medianLastComm = static_cast<int64_t>(medianOf(last));
+}
+
+// Per cell: late at the last collective (or, without collectives, slow
+// compute). `pooledSigma`: the job's sigma of last_comm (pooledLateSigma).
+std::vector<bool> lateCells(const StepView& s, double pooledSigma) {
+  std::vector<bool> late(s.cells.size(), false);
+  if (s.cells.size() < 4) return late;
+  std::vector<uint64_t> v;
+  for (const Cell& c : s.cells)
+    v.push_back(s.useArrival ? static_cast<uint64_t>(c.row->lastCommNs) : c.row->computeNs);
+  const uint64_t med = s.useArrival ? static_cast<uint64_t>(s.medianLastComm) : s.medianCompute;
+  const double sigma = sigmaOf(v, med), m = static_cast<double>(med);
+  for (size_t i = 0; i < s.cells.size(); ++i) {
+    const StepRow& r = *s.cells[i].row;
+    if (s.useArrival) {
+      double lateNs = static_cast<double>(progressOf(s, r));
+      late[i] = lateNs > 0 && lateNs >= std::max({5 * sigma, 5 * pooledSigma,
+                                                  0.02 * static_cast<double>(s.medianStep)});
+    } else {
+      double threshold = m * std::max(1.05, 1 + (m > 0 ? 5 * sigma / m : 0));
+      late[i] = m > 0 && static_cast<double>(r.computeNs) >= threshold;
+    }
+  }
+  return late;
+}
+
+// 1.4826 x the median over every (rank, step) with collectives of
+// |last_comm - the step's median|: the job's jitter, steadier than one
+// step's MAD over a few ranks (one late rank in 8 moves neither). 0 when no
+// step has collectives on every rank. Needs stepMedians.
+double pooledLateSigma(const std::vector<StepView>& views) {
   std::vector<uint64_t> dev;
-  for (uint64_t v : compute)
-    dev.push_back(v > s.medianCompute ? v - s.medianCompute : s.medianCompute - v);
-  double sigma = 1.4826 * static_cast<double>(medianOf(dev));
-  double med = static_cast<double>(s.medianCompute);
-  double threshold = med * std::max(1.05, 1 + (med > 0 ? 5 * sigma / med : 0));
+  for (const StepView& s : views)
+    if (s.useArrival)
+      for (const Cell& c : s.cells)
+        dev.push_back(absDiff(static_cast<uint64_t>(c.row->lastCommNs),
+                              static_cast<uint64_t>(s.medianLastComm)));
+  return 1.4826 * static_cast<double>(medianOf(dev));
+}
+
+void classifyStep(StepView& s, double pooledSigma) {
   std::vector<uint64_t> progress;
   for (const Cell& c : s.cells)
     progress.push_back(static_cast<uint64_t>(std::max<int64_t>(0, progressOf(s, *c.row))));
   s.medianProgress = static_cast<int64_t>(medianOf(progress));
-  s.slow.assign(s.cells.size(), false);
-  s.latestFastProgress = 0;
-  s.latestProgress = 0;
+  s.slow = lateCells(s, pooledSigma);
+  for (size_t i = 0; i < s.cells.size(); ++i)
+    s.slow[i] = s.slow[i] && progressOf(s, *s.cells[i].row) >= s.medianProgress;
+}
+
+// The latest progress of the step's cells, and of those not late (the
+// median's when every cell is late).
+void updateProgress(StepView& s) {
+  s.latestFastProgress = std::numeric_limits<int64_t>::min();
+  s.latestProgress = std::numeric_limits<int64_t>::min();
   for (size_t i = 0; i < s.cells.size(); ++i) {
-    const StepRow& r = *s.cells[i].row;
-    s.slow[i] = s.cells.size() >= 4 && med > 0 && static_cast<double>(r.computeNs) >= threshold &&
-                progressOf(s, r) >= s.medianProgress;
-    s.latestProgress = std::max(s.latestProgress, progressOf(s, r));
-    if (!s.slow[i]) s.latestFastProgress = std::max(s.latestFastProgress, progressOf(s, r));
+    const int64_t p = progressOf(s, *s.cells[i].row);
+    s.latestProgress = std::max(s.latestProgress, p);
+    if (!s.slow[i]) s.latestFastProgress = std::max(s.latestFastProgress, p);
+  }
+  if (s.latestFastProgress == std::numeric_limits<int64_t>::min())
+    s.latestFastProgress = s.medianProgress;
+}
+
+int64_t lowerMedian(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[(v.size() - 1) / 2];
+}
+
+// A rank whose median lateness over its steps with collectives (at least 4
+// of them, 4 ranks or more each) is >= max(3 sigma_job, 2 % of the job's
+// median step time) is late in each of those steps where it arrives after
+// the median rank: a persistent straggler too small for one step's rule.
+// Healthy uniform jitter +-a never reaches it (3 sigma_job = 2.2a > a).
+void markPersistentLate(std::vector<StepView>& views, size_t tables, double pooledSigma,
+                        uint64_t medianStepNs) {
+  std::vector<std::vector<std::pair<size_t, size_t>>> cellsOf(tables);  // (view, cell)
+  std::vector<std::vector<int64_t>> lateOf(tables);
+  for (size_t v = 0; v < views.size(); ++v) {
+    if (!views[v].useArrival || views[v].cells.size() < 4) continue;
+    for (size_t i = 0; i < views[v].cells.size(); ++i) {
+      cellsOf[views[v].cells[i].table].emplace_back(v, i);
+      lateOf[views[v].cells[i].table].push_back(progressOf(views[v], *views[v].cells[i].row));
+    }
+  }
+  const double floor = std::max(3 * pooledSigma, 0.02 * static_cast<double>(medianStepNs));
+  for (size_t t = 0; t < tables; ++t) {
+    const int64_t med = lowerMedian(lateOf[t]);
+    if (lateOf[t].size() < 4 || med <= 0 || static_cast<double>(med) < floor) continue;
+    for (size_t k = 0; k < cellsOf[t].size(); ++k)
+      if (lateOf[t][k] > 0) views[cellsOf[t][k].first].slow[cellsOf[t][k].second] = true;
   }
 }
 
@@ -99,7 +192,139 @@ struct Group {
   int64_t trainer = -1;
 };
 
-// Cost, ratios and evidence of one finding from its group's slow cells.
+// Sums over a finding's late cells (ns), and the gap ops' overlaps by name.
+struct Evidence {
+  uint64_t cells = 0;
+  double ratioSum = 0, lateSum = 0, waitSum = 0;
+  uint64_t compute = 0, computeMed = 0, host = 0, hostMed = 0, memcpy = 0, memcpyMed = 0;
+  std::map<std::string, uint64_t> gapOps;  // name -> summed overlap
+};
+
+// One late cell of the finding into `e`.
+void addCell(Evidence& e, const StepView& v, const StepRow& r, const RankTable& t) {
+  e.ratioSum +=
+      v.medianCompute ? static_cast<double>(r.computeNs) / static_cast<double>(v.medianCompute) : 0;
+  e.compute += r.computeNs, e.computeMed += v.medianCompute;
+  e.host += r.hostIdleNs, e.hostMed += v.medianHostIdle;
+  e.memcpy += r.memcpyNs, e.memcpyMed += v.medianMemcpy;
+  if (r.gapOp >= 0) e.gapOps[t.gapOps[static_cast<size_t>(r.gapOp)]] += r.gapOpNs;
+  ++e.cells;
+}
+
+// Cost, lateness and waits of group `g` in step view `v` (its late cells into `e`).
+uint64_t addStep(Evidence& e, const std::vector<size_t>& groupTables, const StepView& v,
+                 const std::vector<RankTable>& tables) {
+  int64_t latest = std::numeric_limits<int64_t>::min();
+  uint64_t mineComm = 0, mine = 0;
+  std::vector<uint64_t> othersComm;
+  for (size_t i = 0; i < v.cells.size(); ++i) {
+    const size_t table = v.cells[i].table;
+    const bool ours = std::find(groupTables.begin(), groupTables.end(), table) != groupTables.end();
+    const StepRow& r = *v.cells[i].row;
+    if (ours && v.slow[i]) {
+      latest = std::max(latest, progressOf(v, r));
+      addCell(e, v, r, tables[table]);
+      mineComm += r.commNs;
+      ++mine;
+    } else if (!v.slow[i]) {
+      othersComm.push_back(r.commNs);
+    }
+  }
+  if (mine == 0) return 0;
+  e.lateSum += static_cast<double>(latest - v.medianProgress);
+  uint64_t others = medianOf(othersComm), minePer = mineComm / mine;
+  e.waitSum += others > minePer ? static_cast<double>(others - minePer) : 0.0;
+  return static_cast<uint64_t>(std::max<int64_t>(0, latest - v.latestFastProgress));
+}
+
+uint64_t per(uint64_t sum, uint64_t n) { return n ? sum / n : 0; }
+uint64_t excess(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+bool containsLower(std::string s, std::string_view needle) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s.find(needle) != std::string::npos;
+}
+
+// The cause and its numbers from the evidence sums.
+void setCause(Finding& f, const Evidence& e) {
+  f.computeNs = per(e.compute, e.cells), f.computeMedianNs = per(e.computeMed, e.cells);
+  f.hostIdleNs = per(e.host, e.cells), f.hostIdleMedianNs = per(e.hostMed, e.cells);
+  f.memcpyNs = per(e.memcpy, e.cells), f.memcpyMedianNs = per(e.memcpyMed, e.cells);
+  const uint64_t c = excess(f.computeNs, f.computeMedianNs),
+                 h = excess(f.hostIdleNs, f.hostIdleMedianNs),
+                 m = excess(f.memcpyNs, f.memcpyMedianNs);
+  f.cause = c >= h && c >= m && c > 0 ? "compute" : m > h ? "memcpy" : "host";
+  if (f.cause != "host" || e.gapOps.empty()) return;
+  auto best = std::max_element(e.gapOps.begin(), e.gapOps.end(),
+                               [](const auto& x, const auto& y) { return x.second < y.second; });
+  const uint64_t ns = per(best->second, e.cells);
+  if (ns * 2 < h) return;  // the op does not explain the idle time
+  f.hostOp = best->first;
+  f.hostOpNs = ns;
+  f.hostOpKind =
+      containsLower(best->first, "dataloader") || containsLower(best->first, "data_loader")
+          ? "data-loader op"
+      : containsLower(best->first, "sync") ? "sync"
+                                           : "CPU op";
+}
+
+std::string listOf(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+std::string whoOf(const Finding& f, const Topology& topo) {
+  if (f.trainer >= 0)
+    return "trainer " + std::to_string(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
+           std::to_string(f.ranks.size()) + " GPUs)";
+  const int64_t r0 = f.ranks[0];
+  return "rank " + std::to_string(r0) + " (trainer " + std::to_string(topo.trainerOf(r0)) +
+         ", gpu " + std::to_string(topo.gpuOf(r0)) + ")";
+}
+
+// "x ms per step against y ms on the median rank".
+std::string against(uint64_t mine, uint64_t median) {
+  return formatMs(mine) + " per step against " + formatMs(median) + " on the median rank";
+}
+
+std::string causeText(const Finding& f) {
+  const bool node = f.trainer >= 0;
+  if (f.cause == "compute")
+    return std::string(node ? "they compute " : "it computes ") + fmt("%.2fx", f.computeRatio) +
+           " the step median (" + against(f.computeNs, f.computeMedianNs) + ")";
+  if (f.cause == "memcpy")
+    return std::string(node ? "their" : "its") + " copies take " +
+           against(f.memcpyNs, f.memcpyMedianNs) + " (same compute: " + formatMs(f.computeNs) +
+           " vs " + formatMs(f.computeMedianNs) + ")";
+  std::string t =
+      std::string(node ? "their GPUs idle " : "its GPU idles ") +
+      against(f.hostIdleNs, f.hostIdleMedianNs) +
+      " before the collective: launches come late (same compute: " + formatMs(f.computeNs) +
+      " vs " + formatMs(f.computeMedianNs) + ")";
+  if (!f.hostOp.empty())
+    t += "; the host is in " + f.hostOpKind + " '" + f.hostOp + "' for " + formatMs(f.hostOpNs) +
+         " per step";
+  return t;
+}
+
+std::string evidenceOf(const Finding& f, const Topology& topo, int64_t otherRanks, bool arrival) {
+  const size_t nSteps = f.steps.size();
+  const bool node = f.trainer >= 0;
+  std::string when =
+      f.allSteps ? "in " + std::to_string(nSteps) + "/" + std::to_string(f.stepsOfRank) + " steps"
+                 : (nSteps == 1 ? "in step " : "in steps ") + rankList(f.steps);
+  std::string late = arrival ? std::string(node ? " reach" : " reaches") + " the last collective "
+                             : std::string(node ? " finish" : " finishes") + " computing ";
+  return whoOf(f, topo) + late + formatMs(f.lateNs) + " after the median rank " + when +
+         "; cause " + f.cause + ": " + causeText(f) + "; the other " +
+         std::to_string(std::max<int64_t>(0, otherRanks)) + " ranks wait " +
+         formatMs(f.othersWaitNs) + " per step in collectives; costs " + formatMs(f.costNs) + " (" +
+         fmt("%.1f", 100 * f.score) + " % of step time); see " + listOf(f.traceFiles);
+}
+
+// Cost, cause and evidence of one finding from its group's late cells.
 Finding describe(const Group& g, const std::vector<StepView>& views,
                  const std::map<int64_t, size_t>& viewOfStep, const std::vector<RankTable>& tables,
                  const Topology& topo, uint64_t jobStepNs) {
@@ -110,62 +335,29 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   f.allSteps = g.persistent;
   f.trainer = g.trainer;
   f.stepsOfRank = static_cast<int64_t>(tables[g.tables[0]].steps.size());
-  double ratioSum = 0, lateSum = 0, waitSum = 0;
-  uint64_t computeSum = 0, medianSum = 0;
-  int64_t cells = 0;
+  Evidence e;
+  bool arrival = true;
   for (int64_t step : g.steps) {
     const StepView& v = views[viewOfStep.at(step)];
-    int64_t latest = 0;
-    uint64_t mineComm = 0, mine = 0;
-    std::vector<uint64_t> othersComm;
-    for (size_t i = 0; i < v.cells.size(); ++i) {
-      bool ours = std::find(g.tables.begin(), g.tables.end(), v.cells[i].table) != g.tables.end();
-      const StepRow& r = *v.cells[i].row;
-      if (ours && v.slow[i]) {
-        latest = std::max(latest, progressOf(v, r));
-        ratioSum += static_cast<double>(r.computeNs) / static_cast<double>(v.medianCompute);
-        computeSum += r.computeNs;
-        medianSum += v.medianCompute;
-        mineComm += r.commNs;
-        ++mine;
-        ++cells;
-      } else if (!v.slow[i]) {
-        othersComm.push_back(r.commNs);
-      }
-    }
-    if (mine == 0) continue;
-    f.costNs += static_cast<uint64_t>(std::max<int64_t>(0, latest - v.latestFastProgress));
-    lateSum += static_cast<double>(latest - v.medianProgress);
-    uint64_t others = medianOf(othersComm), minePer = mineComm / mine;
-    waitSum += others > minePer ? static_cast<double>(others - minePer) : 0.0;
+    f.costNs += addStep(e, g.tables, v, tables);
+    arrival = arrival && v.useArrival;
   }
-  size_t nSteps = g.steps.size();
-  f.computeRatio = cells ? ratioSum / static_cast<double>(cells) : 0;
-  f.othersWaitNs = nSteps ? static_cast<uint64_t>(waitSum / static_cast<double>(nSteps)) : 0;
+  const auto nSteps = static_cast<double>(g.steps.size());
+  f.computeRatio = e.cells ? e.ratioSum / static_cast<double>(e.cells) : 0;
+  f.othersWaitNs = nSteps > 0 ? static_cast<uint64_t>(e.waitSum / nSteps) : 0;
+  f.lateNs = nSteps > 0 ? static_cast<uint64_t>(std::max(0.0, e.lateSum / nSteps)) : 0;
   f.score = jobStepNs ? static_cast<double>(f.costNs) / static_cast<double>(jobStepNs) : 0;
-  int64_t r0 = g.ranks[0];
-  std::string who = g.trainer >= 0
-                        ? "trainer " + std::to_string(g.trainer) + " (ranks " + rankList(g.ranks) +
-                              ", all its " + std::to_string(g.ranks.size()) + " GPUs)"
-                        : "rank " + std::to_string(r0) + " (trainer " +
-                              std::to_string(topo.trainerOf(r0)) + ", gpu " +
-                              std::to_string(topo.gpuOf(r0)) + ")";
-  std::string when =
-      g.persistent ? "in " + std::to_string(nSteps) + "/" + std::to_string(f.stepsOfRank) + " steps"
-                   : (nSteps == 1 ? "in step " : "in steps ") + rankList(g.steps);
-  int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
-                   static_cast<int64_t>(g.ranks.size());
-  f.evidence =
-      who + (g.trainer >= 0 ? " compute " : " computes ") + fmt("%.2fx", f.computeRatio) +
-      " the step median (" + formatMs(cells ? computeSum / static_cast<uint64_t>(cells) : 0) +
-      " vs " + formatMs(cells ? medianSum / static_cast<uint64_t>(cells) : 0) + ") " + when +
-      " and reach" + (g.trainer >= 0 ? "" : "es") + " the last collective " +
-      formatMs(nSteps ? static_cast<uint64_t>(std::max(0.0, lateSum / static_cast<double>(nSteps)))
-                      : 0) +
-      " after the median rank; the other " + std::to_string(std::max<int64_t>(0, others)) +
-      " ranks wait " + formatMs(f.othersWaitNs) + " per step in collectives; costs " +
-      fmt("%.3f s", static_cast<double>(f.costNs) / 1e9) + " (" + fmt("%.1f", 100 * f.score) +
-      " % of step time)";
+  setCause(f, e);
+  const int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
+                         static_cast<int64_t>(g.ranks.size());
+  for (int64_t r : f.ranks) {
+    std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
+                       std::to_string(topo.gpuOf(r)) + ".json";
+    if (std::find(f.traceFiles.begin(), f.traceFiles.end(), name) == f.traceFiles.end())
+      f.traceFiles.push_back(name);
+  }
+  std::sort(f.traceFiles.begin(), f.traceFiles.end());
+  f.evidence = evidenceOf(f, topo, others, arrival);
   return f;
 }
 
@@ -277,25 +469,34 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
   for (size_t i = 0; i < views.size(); ++i) viewOfStep[views[i].step] = i;
   a.steps = static_cast<int64_t>(views.size());
   std::vector<uint64_t> medians;
+  for (StepView& v : views) stepMedians(v);
+  const double pooledSigma = pooledLateSigma(views);
   for (StepView& v : views) {
-    classifyStep(v);
+    classifyStep(v, pooledSigma);
     medians.push_back(v.medianStep);
     a.jobStepNs += v.medianStep;
     a.stepComputeMedian.push_back(v.medianCompute);
+  }
+  a.medianStepNs = medianOf(medians);
+  markPersistentLate(views, tables.size(), pooledSigma, a.medianStepNs);
+  for (StepView& v : views) {
+    updateProgress(v);
     a.idealSavingNs +=
         static_cast<uint64_t>(std::max<int64_t>(0, v.latestProgress - v.latestFastProgress));
   }
   for (int k = 0; k < 5; ++k) a.breakdownNs[k] = medianOf(cat[k]);
-  a.medianStepNs = medianOf(medians);
   if (!medians.empty()) {
     a.minStepNs = *std::min_element(medians.begin(), medians.end());
     a.maxStepNs = *std::max_element(medians.begin(), medians.end());
   }
-  for (const Group& g : groupSlowRanks(views, tables, topo))
-    a.findings.push_back(describe(g, views, viewOfStep, tables, topo, a.jobStepNs));
-  std::sort(a.findings.begin(), a.findings.end(), [](const Finding& x, const Finding& y) {
-    return x.costNs != y.costNs ? x.costNs > y.costNs : x.ranks < y.ranks;
-  });
+  for (const Group& g : groupSlowRanks(views, tables, topo)) {
+    Finding f = describe(g, views, viewOfStep, tables, topo, a.jobStepNs);
+    (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
+  }
+  for (auto* list : {&a.findings, &a.belowThreshold})
+    std::sort(list->begin(), list->end(), [](const Finding& x, const Finding& y) {
+      return x.costNs != y.costNs ? x.costNs > y.costNs : x.ranks < y.ranks;
+    });
   addSideTables(a, tables, views);
   return a;
 }

@@ -38,6 +38,13 @@ KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes) {
 }
 
 void StepTableBuilder::addSlice(const SliceEvent& e) {
+  if (e.row.kind == RowKind::CpuBlock || e.row.kind == RowKind::CudaApi) {
+    key_.assign(e.name);
+    auto [id, fresh] = cpuNameIds_.emplace(key_, static_cast<uint32_t>(cpuNames_.size()));
+    if (fresh) cpuNames_.push_back(key_);
+    cpu_.push_back({e.startNs, std::max(e.endNs, e.startNs), id->second});
+    return;
+  }
   if (e.row.kind != RowKind::Gpu) return;
   key_.assign(e.name);
   auto it = totals_.find(key_);
@@ -47,6 +54,7 @@ void StepTableBuilder::addSlice(const SliceEvent& e) {
   if (c == KernelCategory::Compute && e.bytes > 0) c = KernelCategory::Memcpy;
   uint64_t end = std::max(e.endNs, e.startNs);
   byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
+  if (c == KernelCategory::Comm) comm_.push_back({e.startNs, end});
   it->second.total.ns += end - e.startNs;
   ++it->second.total.count;
 }
@@ -71,31 +79,98 @@ uint64_t memoryPeak(std::vector<std::pair<uint64_t, int64_t>>& deltas) {
   return static_cast<uint64_t>(peak);
 }
 
-// Start of the last kernel in `startsSorted` that starts in [lo, hi], or -1.
-int64_t lastStartIn(const std::vector<uint64_t>& startsSorted, uint64_t lo, uint64_t hi) {
-  auto it = std::upper_bound(startsSorted.begin(), startsSorted.end(), hi);
-  if (it == startsSorted.begin() || *(it - 1) < lo) return -1;
-  return static_cast<int64_t>(*(it - 1) - lo);
+// The last interval of `sorted` (by start, then end) that starts in [lo, hi], or null.
+const Interval* lastStartingIn(const std::vector<Interval>& sorted, uint64_t lo, uint64_t hi) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), hi,
+                             [](uint64_t v, const Interval& iv) { return v < iv.start; });
+  if (it == sorted.begin() || (it - 1)->start < lo) return nullptr;
+  return &*(it - 1);
+}
+
+// The longest stretch of [lo, hi) that no interval of `merged` covers (the
+// first of equal ones); empty when there is none.
+Interval longestGap(const std::vector<Interval>& merged, uint64_t lo, uint64_t hi) {
+  Interval best{lo, lo};
+  uint64_t cur = lo;
+  auto it = std::lower_bound(merged.begin(), merged.end(), lo,
+                             [](const Interval& iv, uint64_t v) { return iv.end <= v; });
+  for (; it != merged.end() && it->start < hi && cur < hi; ++it) {
+    if (it->start > cur && it->start - cur > best.end - best.start) best = {cur, it->start};
+    cur = std::max(cur, it->end);
+  }
+  if (cur < hi && hi - cur > best.end - best.start) best = {cur, hi};
+  return best;
 }
 
 }  // namespace
 
+// The CPU-side slice starting in [lo, gap.end) that overlaps `gap` most (ties:
+// the shorter, then the name), skipping step spans (those covering [windowStart, hi]).
+int64_t StepTableBuilder::gapOpOf(uint64_t lo, uint64_t windowStart, uint64_t hi,
+                                  const Interval& gap, uint64_t& overlapNs) const {
+  int64_t best = -1;
+  uint64_t bestDur = 0;
+  overlapNs = 0;
+  auto it = std::lower_bound(cpu_.begin(), cpu_.end(), lo,
+                             [](const CpuSlice& c, uint64_t v) { return c.start < v; });
+  for (; it != cpu_.end() && it->start < gap.end; ++it) {
+    if (it->start <= windowStart && it->end >= hi) continue;
+    uint64_t a = std::max(it->start, gap.start), b = std::min(it->end, gap.end);
+    if (b <= a) continue;
+    uint64_t ov = b - a, dur = it->end - it->start;
+    bool better =
+        ov > overlapNs ||
+        (ov == overlapNs &&
+         (dur < bestDur || (dur == bestDur && best >= 0 && cpuNames_[it->name] < cpuNames_[best])));
+    if (!better) continue;
+    best = it->name;
+    overlapNs = ov;
+    bestDur = dur;
+  }
+  return best;
+}
+
+namespace {}  // namespace
+
+void StepTableBuilder::addHostIdle(RankTable& t, const std::vector<uint64_t>& ends,
+                                   const std::vector<Interval>& all) const {
+  std::unordered_map<int64_t, int64_t> indexOfName;  // cpu name id -> index in t.gapOps
+  for (size_t i = 0; i < t.steps.size(); ++i) {
+    StepRow& r = t.steps[i];
+    uint64_t lo = i > 0 && ends[i - 1] < r.startNs ? ends[i - 1] : r.startNs;
+    uint64_t hi = r.arrivalNs >= 0 ? r.startNs + static_cast<uint64_t>(r.arrivalNs) : ends[i];
+    r.hostIdleNs = hi - lo - unionLengthIn(all, lo, hi);
+    Interval gap = longestGap(all, lo, hi);
+    if (gap.end == gap.start) continue;
+    int64_t name = gapOpOf(lo, r.startNs, hi, gap, r.gapOpNs);
+    if (name < 0) continue;
+    auto [it, fresh] = indexOfName.emplace(name, static_cast<int64_t>(t.gapOps.size()));
+    if (fresh) t.gapOps.push_back(cpuNames_[static_cast<size_t>(name)]);
+    r.gapOp = it->second;
+  }
+}
+
 RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) {
   RankTable t;
   t.rank = rank;
-  std::vector<uint64_t> commStarts;
-  for (const Interval& iv : byCategory_[1]) commStarts.push_back(iv.start);
-  std::sort(commStarts.begin(), commStarts.end());
-  for (auto& v : byCategory_) mergeIntervals(v);
-  std::vector<Interval> all, two;  // the three sorted unions merged in linear time
-  auto byStart = [](const Interval& a, const Interval& b) {
+  auto byStartEnd = [](const Interval& a, const Interval& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
   };
+  std::sort(comm_.begin(), comm_.end(), byStartEnd);
+  std::sort(cpu_.begin(), cpu_.end(), [](const CpuSlice& a, const CpuSlice& b) {
+    return a.start != b.start ? a.start < b.start
+           : a.end != b.end   ? a.end < b.end
+                              : a.name < b.name;
+  });
+  for (auto& v : byCategory_) mergeIntervals(v);
+  std::vector<Interval> all, two;  // the three sorted unions merged in linear time
+  auto byStart = byStartEnd;
   std::merge(byCategory_[0].begin(), byCategory_[0].end(), byCategory_[1].begin(),
              byCategory_[1].end(), std::back_inserter(two), byStart);
   std::merge(two.begin(), two.end(), byCategory_[2].begin(), byCategory_[2].end(),
              std::back_inserter(all), byStart);
   mergeIntervals(all);
+  std::vector<uint64_t> ends;                           // window end of each row
   std::unordered_map<int64_t, const Span*> backwardOf;  // first backward span of each step
   for (const Span& b : spans)
     if (b.phase == Phase::Backward) backwardOf.emplace(b.step, &b);
@@ -116,11 +191,25 @@ RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) 
     r.memcpyNs = unionLengthIn(byCategory_[2], f.startNs, end);
     r.idleNs = r.stepNs - unionLengthIn(all, f.startNs, end);
     r.overlapNs = intersectionLengthIn(byCategory_[0], byCategory_[1], f.startNs, end);
-    r.arrivalNs = lastStartIn(commStarts, f.startNs, end);
+    if (const Interval* last = lastStartingIn(comm_, f.startNs, end)) {
+      r.arrivalNs = static_cast<int64_t>(last->start - f.startNs);
+      r.lastCommNs = static_cast<int64_t>(last->end - last->start);
+    }
     t.steps.push_back(r);
+    ends.push_back(end);
   }
-  std::stable_sort(t.steps.begin(), t.steps.end(),
-                   [](const StepRow& a, const StepRow& b) { return a.step < b.step; });
+  std::vector<size_t> order(t.steps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return t.steps[a].step < t.steps[b].step; });
+  std::vector<StepRow> sorted;
+  std::vector<uint64_t> sortedEnds;
+  for (size_t i : order) {
+    sorted.push_back(t.steps[i]);
+    sortedEnds.push_back(ends[i]);
+  }
+  t.steps = std::move(sorted);
+  addHostIdle(t, sortedEnds, all);
   for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k.total));
   std::sort(t.kernels.begin(), t.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
@@ -178,16 +267,23 @@ std::string encodeRankTables(const std::vector<RankTable>& tables) {
     const RankBreakdown& b = t.gpuBreakdown;
     appendNumbers(out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes),
                         u(b.spanNs), u(b.idleNs), u(b.computeNs), u(b.nonComputeNs),
-                        b.hasComm ? 1 : 0, u(b.commNs), u(b.overlapNs)});
+                        b.hasComm ? 1 : 0, u(b.commNs), u(b.overlapNs), u(t.gapOps.size())});
     for (const StepRow& r : t.steps)
-      appendNumbers(
-          out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs), u(r.computeNs),
-                u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs), r.arrivalNs});
+      appendNumbers(out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs),
+                          u(r.computeNs), u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs),
+                          r.arrivalNs, r.lastCommNs, u(r.hostIdleNs), u(r.gapOpNs), r.gapOp});
     for (const KernelTotal& k : t.kernels) {
       appendNumbers(out, {u(k.ns), u(k.count), u(k.name.size())});
       out.pop_back();
       out += ' ';
       out += k.name;
+      out += '\n';
+    }
+    for (const std::string& name : t.gapOps) {
+      appendNumbers(out, {u(name.size())});
+      out.pop_back();
+      out += ' ';
+      out += name;
       out += '\n';
     }
   }
@@ -208,7 +304,8 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
     b.hasComm = c.number() != 0;
     b.commNs = static_cast<uint64_t>(c.number());
     b.overlapNs = static_cast<uint64_t>(c.number());
-    if (steps < 0 || kernels < 0) throw std::runtime_error("bad step table encoding");
+    int64_t gapOps = c.number();
+    if (steps < 0 || kernels < 0 || gapOps < 0) throw std::runtime_error("bad step table encoding");
     for (int64_t i = 0; i < steps; ++i) {
       StepRow r;
       r.step = c.number();
@@ -216,6 +313,11 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
                             &r.commNs,  &r.memcpyNs, &r.idleNs,    &r.overlapNs};
       for (uint64_t* f : fields) *f = static_cast<uint64_t>(c.number());
       r.arrivalNs = c.number();
+      r.lastCommNs = c.number();
+      r.hostIdleNs = static_cast<uint64_t>(c.number());
+      r.gapOpNs = static_cast<uint64_t>(c.number());
+      r.gapOp = c.number();
+      if (r.gapOp < -1 || r.gapOp >= gapOps) throw std::runtime_error("bad step table encoding");
       t.steps.push_back(r);
     }
     for (int64_t i = 0; i < kernels; ++i) {
@@ -226,6 +328,11 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
       if (len < 0) throw std::runtime_error("bad step table encoding");
       k.name = c.bytes(static_cast<size_t>(len));
       t.kernels.push_back(std::move(k));
+    }
+    for (int64_t i = 0; i < gapOps; ++i) {
+      int64_t len = c.number();
+      if (len < 0) throw std::runtime_error("bad step table encoding");
+      t.gapOps.push_back(c.bytes(static_cast<size_t>(len)));
     }
     tables.push_back(std::move(t));
     // skip the trailing newline of the last line

@@ -1,22 +1,87 @@
 // The analysis stages of `xstack report` (docs/ANALYSIS.md): the step tables
 // every rank built while reading are gathered and analysed before the traces
-// are written (the traces carry the findings), and the analysis files are
-// written after the traces are committed.
+// are planned (the ranks the findings name are displayed, the traces carry the
+// findings), and the analysis files are written after the traces are committed.
+#include <charconv>
+
 #include "xstack/app/ReportStages.h"
 
 namespace xstack {
 
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
-                                 RenderPlan& render) {
+GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local) {
   if (!run.options.analysis) return nullptr;
   GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, run.options.topology);
-  const GatheredAnalysis* g = gathered.get();
+  run.clock.mark("analysis");
+  return gathered;
+}
+
+namespace {
+
+std::string encodeRanks(const std::vector<int64_t>& ranks) {
+  std::string s;
+  for (int64_t r : ranks) s += std::to_string(r) + " ";
+  return s;
+}
+
+std::vector<int64_t> decodeRanks(const std::string& s) {
+  std::vector<int64_t> ranks;
+  const char* p = s.data();
+  const char* end = s.data() + s.size();
+  while (p < end) {
+    int64_t v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc()) break;
+    ranks.push_back(v);
+    p = next + 1;  // the space
+  }
+  return ranks;
+}
+
+// Rank 0's list of the findings' ranks that --display-size does not show.
+std::vector<int64_t> undisplayedFindingRanks(const GatheredAnalysis* g, const Topology& topo) {
+  std::vector<int64_t> out;
+  for (int64_t r : findingRanks(g))
+    if (!topo.rankDisplayed(r)) out.push_back(r);
+  return out;
+}
+
+std::string shownNote(const std::vector<int64_t>& ranks, const Topology& topo) {
+  std::string s =
+      "findings: shown in detail beyond --display-size " + std::to_string(topo.displaySize) + ":";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += std::string(i ? ", rank " : " rank ") + std::to_string(ranks[i]) + " in traceFile_" +
+         std::to_string(topo.groupOf(ranks[i])) + "_" + std::to_string(topo.gpuOf(ranks[i]));
+  return s;
+}
+
+}  // namespace
+
+Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, const Plan& plan,
+                             std::vector<LocalInput>& local, GatheredSummaries& gathered) {
+  if (!run.options.analysis) return Status::Ok();
+  Topology& topo = run.options.topology;
+  std::string mine = run.root() ? encodeRanks(undisplayedFindingRanks(analysed, topo)) : "";
+  // collective: every rank learns rank 0's list.
+  const std::vector<int64_t> ranks = decodeRanks(run.comm.allgather(mine)[0]);
+  if (ranks.empty()) return Status::Ok();
+  topo.shownRanks = ranks;
+  ReadOptions ro{topo};
+  ro.analysis = run.options.analysis;
+  ro.source = run.source;
+  readShownAgain(plan, run.comm.rank(), ro, local);
+  Expected<GatheredSummaries> again = gatherSummariesStage(run, local);  // collective
+  if (!again.ok()) return again.error();
+  gathered = std::move(*again);
+  run.log(shownNote(ranks, topo));
+  return Status::Ok();
+}
+
+void attachFindingEvents(const GatheredAnalysis* g, RenderPlan& render) {
+  if (!g) return;
   const uint64_t originNs = render.context.origin.ns;
   render.context.extraEvents = [g, originNs](const OutputFile& o, int64_t pid) {
     return findingEventsFor(g, o.group, o.gpu, pid, originNs);
   };
-  run.clock.mark("analysis");
-  return gathered;
 }
 
 AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,

@@ -85,6 +85,16 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
   return g;
 }
 
+std::vector<int64_t> findingRanks(const GatheredAnalysis* g) {
+  std::vector<int64_t> ranks;
+  if (!g || !g->status.ok()) return ranks;
+  for (const Finding& f : g->analysis.findings)
+    ranks.insert(ranks.end(), f.ranks.begin(), f.ranks.end());
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
 namespace {
 
 // (rank, ts) of every instant event of `f` in file (group, gpu).

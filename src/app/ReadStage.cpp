@@ -1,5 +1,6 @@
 #include "xstack/app/ReadStage.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -227,6 +228,28 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
 }
 
 }  // namespace
+
+void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
+                    std::vector<LocalInput>& local) {
+  const std::vector<int64_t>& shown = options.topology.shownRanks;
+  std::unique_ptr<FileBuffer> spare;
+  uint64_t keptOps = 0;
+  size_t k = 0;
+  for (const PlannedFile& pf : plan.files) {
+    if (pf.reader != myRank) continue;
+    LocalInput& in = local.at(k++);
+    if (pf.file.kind != InputKind::Profile || in.summary.status != InputStatus::Ok ||
+        !std::binary_search(shown.begin(), shown.end(), pf.file.id))
+      continue;
+    LocalInput again;
+    try {
+      readOne(pf, options, again, spare, keptOps);
+    } catch (const std::exception&) {  // keep the first reading: the rank stays undisplayed
+      continue;
+    }
+    if (again.summary.status == InputStatus::Ok) in = std::move(again);
+  }
+}
 
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile) {

@@ -66,8 +66,12 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!gathered.ok()) return fail(run, gathered.error());
   if (Status topo = topologyStage(run, *gathered); !topo.ok())
     return fail(run, Failure::usage(topo.error().message));
+  GatheredAnalysisPtr analysed = analyseStage(run, *local);
+  if (Status shown = showFindingRanksStage(run, analysed.get(), *plan, *local, *gathered);
+      !shown.ok())
+    return fail(run, shown.error());
   RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
-  GatheredAnalysisPtr analysed = analyseStage(run, *local, render);
+  attachFindingEvents(analysed.get(), render);
   std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
   AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), *local, render, analysisFiles);
   Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);

@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -119,6 +120,9 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   logWarnings(run, totals.warnings, totals.consoleExamples);
   if (!analysis.written.ok()) run.log("analysis not written: " + analysis.written.error().message);
   for (const std::string& l : analysis.lines) run.log(l);
+  if (analysis.written.ok() && !analysis.lines.empty())  // the analysis ran and was written
+    run.log("report: " + (std::filesystem::path(run.options.outDir) / "report.html").string() +
+            " (findings.json, steps.csv, ranks.csv, kernels.csv beside it)");
   bool partial =
       totals.anyProblem || !written.renderProblems.empty() || inputFailed || !analysis.written.ok();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;

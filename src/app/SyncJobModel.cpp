@@ -16,6 +16,8 @@ namespace {
 
 constexpr uint64_t kEpochNs = 1700000000ull * 1000000000ull;
 constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float";
+// The host op of an injected stall (--stall*): PyTorch's name of a data-loader iteration.
+constexpr const char* kDataLoaderOp = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 constexpr int64_t kCommStream = 20;
 constexpr uint64_t kMemsetBytes = 1 << 20;
 const char* kOps[] = {"matmul_v2", "elementwise_add", "relu",           "layer_norm",
@@ -104,9 +106,9 @@ class ProtoProfileEvents : public SyncJobEvents {
 
 // What an operator needs of its rank and step.
 struct OperatorContext {
-  int64_t gpu = 0;          // the rank's local GPU
-  uint64_t mainThread = 0;  // SyncJobModel::mainThreadOf(rank)
-  double factor = 1;        // compute slow-down of (rank, step)
+  int64_t gpu = 0;              // the rank's local GPU
+  uint64_t mainThread = 0;      // SyncJobModel::mainThreadOf(rank)
+  SyncJobModel::Injected slow;  // slow-downs of (rank, step)
 };
 
 struct ComputeResult {
@@ -136,7 +138,8 @@ void makeOperator(SynthRandom& rng, const OperatorContext& cx, int phase, bool f
   const uint64_t api = opStart + rng.range(1'000, 3'000);
   const uint64_t apiEnd = api + rng.range(2'000, 5'000);
   clocks.gpu = std::max(clocks.gpu, api + 4'000);
-  const auto kd = static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * cx.factor);
+  const auto kd =
+      static_cast<uint64_t>(static_cast<double>(rng.range(15'000, 30'000)) * cx.slow.compute);
   const int64_t stream = kStreams[rng.next() % 3];
   const char* kernel = kComputeKernels[rng.next() % 5];
   const uint64_t kernelStart = clocks.gpu;
@@ -152,10 +155,11 @@ void makeOperator(SynthRandom& rng, const OperatorContext& cx, int phase, bool f
   clocks.gpu += kd + rng.range(500, 2'000);
   if (rng.chance(10)) {  // a host-to-device copy, with its pinned buffer
     const uint64_t bytes = rng.range(1, 256) << 12, a = api + 5'000;
+    const auto copyNs = static_cast<uint64_t>(static_cast<double>(bytes / 40) * cx.slow.memcpy);
     out.launch(SynthLaunch::Memcpy, a, a + 3'000, tid);
-    out.copy(SynthLaunch::Memcpy, clocks.gpu, clocks.gpu + bytes / 40, cx.gpu, kStreams[0], bytes);
-    r.memcpyNs += bytes / 40;
-    clocks.gpu += bytes / 40 + 1'000;
+    out.copy(SynthLaunch::Memcpy, clocks.gpu, clocks.gpu + copyNs, cx.gpu, kStreams[0], bytes);
+    r.memcpyNs += copyNs;
+    clocks.gpu += copyNs + 1'000;
     out.memory(SynthMemoryPlace::Pinned, static_cast<uint32_t>(cx.gpu), a, a + 50'000, bytes);
   }
   if (rng.chance(30)) {  // workspace
@@ -168,18 +172,24 @@ void makeOperator(SynthRandom& rng, const OperatorContext& cx, int phase, bool f
 
 // One rank's step from forward_B (at `t`) to the end of its compute: both
 // phases' markers, ops, kernels and copies. Depends only on (seed, rank,
-// step, factor), so the dry pass and the writing pass agree.
+// step, slow-downs), so the dry pass and the writing pass agree. An injected
+// stall is one data-loader op on the main thread right after forward_B: the
+// first kernel launch waits for it, so the GPU idles that long.
 ComputeResult computePhases(const SynthOptions& o, int64_t rank, int64_t step, uint64_t t,
-                            double factor, SyncJobEvents& out) {
+                            const SyncJobModel::Injected& slow, SyncJobEvents& out) {
   SynthRandom rng(o.seed * 1000003 + static_cast<uint64_t>(rank) * 7919 +
                   static_cast<uint64_t>(step) * 104729 + 23);
-  const OperatorContext cx{rank % o.gpusPerTrainer, SyncJobModel::mainThreadOf(rank), factor};
+  const OperatorContext cx{rank % o.gpusPerTrainer, SyncJobModel::mainThreadOf(rank), slow};
   ComputeResult r;
   StepClocks clocks{t, t};
   bool first = true;
   for (int phase = 0; phase < 2; ++phase) {
     out.marker(phase == 0 ? "marker_forward_B" : "marker_backward_B", clocks.host);
     clocks.host += 2000;
+    if (phase == 0 && slow.stallNs > 0) {
+      out.op(kDataLoaderOp, false, clocks.host, clocks.host + slow.stallNs, cx.mainThread, 0);
+      clocks.host += slow.stallNs;
+    }
     int64_t ops = phase == 0 ? o.opsPerStep / 2 : o.opsPerStep - o.opsPerStep / 2;
     for (int64_t k = 0; k < ops; ++k, first = false)
       makeOperator(rng, cx, phase, first, clocks, r, out);
@@ -201,11 +211,27 @@ uint64_t jitterOf(const SynthOptions& o, int64_t rank, int64_t step) {  // forwa
 
 }  // namespace
 
+SyncJobModel::Injected SyncJobModel::injected(int64_t rank, int64_t step) const {
+  using K = SynthOptions::Slowdown::Kind;
+  Injected in;
+  in.compute = slowFactor(rank, step);
+  double stallMs = 0;
+  for (const auto& s : o_.slowdowns) {
+    bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o_.gpusPerTrainer;
+    if (!who || (s.step >= 0 && s.step != step)) continue;
+    if (s.kind == K::Memcpy) in.memcpy *= s.factor;
+    if (s.kind == K::Stall) stallMs += s.factor;
+  }
+  in.stallNs = static_cast<uint64_t>(stallMs * 1e6);
+  return in;
+}
+
 double SyncJobModel::slowFactor(int64_t rank, int64_t step) const {
   double f = 1;
   for (const auto& s : o_.slowdowns) {
     bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o_.gpusPerTrainer;
-    if (who && (s.step < 0 || s.step == step)) f *= s.factor;
+    if (s.kind == SynthOptions::Slowdown::Kind::Compute && who && (s.step < 0 || s.step == step))
+      f *= s.factor;
   }
   SynthRandom rng(o_.seed * 99991 + static_cast<uint64_t>(rank) * 613 +
                   static_cast<uint64_t>(step) * 7 + 1);
@@ -221,8 +247,8 @@ SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {
     for (int64_t rank = 0; rank < ranks; ++rank) {
       SyncJobEvents dry;
       uint64_t fb = start + jitterOf(o_, rank, step);
-      lastArrival = std::max(lastArrival,
-                             computePhases(o_, rank, step, fb, slowFactor(rank, step), dry).endNs);
+      lastArrival =
+          std::max(lastArrival, computePhases(o_, rank, step, fb, injected(rank, step), dry).endNs);
     }
     uint64_t allReduceNs = 2'000'000 + global.range(0, 100'000);
     steps_.push_back({start, lastArrival + allReduceNs});
@@ -249,7 +275,7 @@ std::optional<std::pair<uint64_t, uint64_t>> SyncJobModel::writeRank(int64_t ran
     const StepPlan& sp = steps_[static_cast<size_t>(step)];
     const uint64_t fb = sp.startNs + jitterOf(o_, rank, step);
     out.step(step, fb, sp.allReduceEndNs + 3'000);
-    ComputeResult c = computePhases(o_, rank, step, fb, slowFactor(rank, step), out);
+    ComputeResult c = computePhases(o_, rank, step, fb, injected(rank, step), out);
     out.allReduce(c.endNs - 5'000, c.endNs - 1'000, mainThread, c.endNs, sp.allReduceEndNs, gpu,
                   kCommStream);
     out.marker("marker_backward_E", sp.allReduceEndNs + 3'000);

@@ -1,5 +1,6 @@
 // The synth options of a synchronous job (app/SyncJobModel.h). Given any of
-// --slow, --slow-step or --slow-trainer, --sync is implied.
+// --slow, --slow-step, --slow-trainer, --stall, --stall-step, --stall-trainer
+// or --slow-memcpy, --sync is implied.
 #include <boost/program_options.hpp>
 #include <optional>
 #include <string>
@@ -49,25 +50,43 @@ void addSyncJobOptions(po::options_description& d) {
       "RANK:STEP:FACTOR, the same in one step (repeatable)")(
       "slow-trainer", po::value<std::vector<std::string>>()->composing(),
       "TRAINER:FACTOR, every GPU of a trainer node slowed (repeatable)")(
+      "stall", po::value<std::vector<std::string>>()->composing(),
+      "RANK:MS, rank's host stalls MS ms in a data-loader op at the start of every step (its GPU "
+      "idles; same kernels; repeatable)")("stall-step",
+                                          po::value<std::vector<std::string>>()->composing(),
+                                          "RANK:STEP:MS, the same in one step (repeatable)")(
+      "stall-trainer", po::value<std::vector<std::string>>()->composing(),
+      "TRAINER:MS, every rank of a trainer node stalled (repeatable)")(
+      "slow-memcpy", po::value<std::vector<std::string>>()->composing(),
+      "RANK:FACTOR, rank's host-to-device copies take FACTOR times longer (repeatable)")(
       "noise", po::value<double>()->default_value(2.0),
       "--sync: compute noise per rank and step, +- percent (0..50)");
 }
 
 std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
+  using K = SynthOptions::Slowdown::Kind;
   struct Kind {
     const char* flag;
     int ints;
     const char* form;
+    K kind;
+    bool trainer;
   };
-  for (const Kind& k : {Kind{"slow", 1, "RANK:FACTOR"}, Kind{"slow-step", 2, "RANK:STEP:FACTOR"},
-                        Kind{"slow-trainer", 1, "TRAINER:FACTOR"}}) {
+  for (const Kind& k : {Kind{"slow", 1, "RANK:FACTOR", K::Compute, false},
+                        Kind{"slow-step", 2, "RANK:STEP:FACTOR", K::Compute, false},
+                        Kind{"slow-trainer", 1, "TRAINER:FACTOR", K::Compute, true},
+                        Kind{"stall", 1, "RANK:MS", K::Stall, false},
+                        Kind{"stall-step", 2, "RANK:STEP:MS", K::Stall, false},
+                        Kind{"stall-trainer", 1, "TRAINER:MS", K::Stall, true},
+                        Kind{"slow-memcpy", 1, "RANK:FACTOR", K::Memcpy, false}}) {
     if (!vm.count(k.flag)) continue;
     for (const std::string& text : vm[k.flag].as<std::vector<std::string>>()) {
       auto s = parseSlowdown(text, k.ints);
       if (!s)
         return std::string("synth: --") + k.flag + " wants " + k.form +
-               " (FACTOR in (0, 100]), got '" + text + "'";
-      if (std::string(k.flag) == "slow-trainer") std::swap(s->rank, s->trainer);
+               " (FACTOR or MS in (0, 100]), got '" + text + "'";
+      s->kind = k.kind;
+      if (k.trainer) std::swap(s->rank, s->trainer);
       if (s->rank >= o.trainers * o.gpusPerTrainer || s->trainer >= o.trainers ||
           s->step >= o.steps)
         return std::string("synth: --") + k.flag + " " + text + " is outside the job (" +

@@ -192,6 +192,11 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   d["options"] = {{"gpus_per_trainer", ctx.topology.gpusPerTrainer},
                   {"group_size", ctx.topology.groupSize},
                   {"display_size", ctx.topology.displaySize}};
+  json shown = json::array();  // ranks a finding names, displayed beyond display_size
+  for (int64_t r : o.ranks)
+    if (std::binary_search(ctx.topology.shownRanks.begin(), ctx.topology.shownRanks.end(), r))
+      shown.push_back(r);
+  if (!shown.empty()) d["shown_for_findings"] = shown;
   json w = json::object();
   json examples = json::object();  // placement-independent: basenames, training ranks
   for (const auto& [kind, e] : warnings.entries()) {

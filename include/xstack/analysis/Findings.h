@@ -1,18 +1,28 @@
 // Findings over the gathered step tables of every rank (docs/ANALYSIS.md).
 //
-// Straggler (kind "straggler"): in step n, rank r is slow when
-//   compute(r, n) / median_n >= threshold_n, threshold_n = max(1.05, 1 + 5 * sigma_n / median_n),
-//   sigma_n = 1.4826 * MAD of the step's compute times (robust: one slow rank
-//   moves neither), with at least 4 ranks in the step, and r reaches the
-//   step's last collective no earlier than the median rank (when the step has
-//   collectives). Step length is never used: in synchronous training it is
-//   the same on every rank.
-// A rank slow in >= 3/4 of its steps is persistent ("steps": "all"), else
+// Straggler (kind "straggler"): a rank that reaches a step's last collective
+// later than the others while they wait in it. In step n (at least 4 ranks,
+// every one with a collective in n): collectives end together, so a late
+// rank's last collective is the shortest; late(r, n) = median_n(last_comm) -
+// last_comm(r, n) (ns, skew-free: one clock per rank). r is late in n when
+//   late(r, n) >= max(5 * sigma_n, 5 * sigma_job, 2 % of the median step time),
+//   sigma_job = 1.4826 * median over all (rank, step) of |last_comm - step median|,
+//   sigma_n = 1.4826 * MAD of the step's last_comm (robust: one late rank
+//   moves neither). Without a collective in every rank of the step, the
+//   compute rule: compute(r, n) >= median_n * max(1.05, 1 + 5 sigma_n / median_n).
+// Also late: in each step where late(r, n) > 0, a rank whose median
+// lateness over its steps (>= 4) is >= max(3 sigma_job, 2 % of the median
+// step time): small but persistent.
+// A rank late in >= 3/4 of its steps is persistent ("steps": "all"), else
 // transient (the steps listed). Ranks of one trainer with the same steps
 // that cover every GPU of that trainer are one finding (a slow node).
 // Cost of a finding in step n: how much later its ranks reach the last
-// collective than the latest rank not slow in n (compute time when there is
-// no collective); score = cost / the job's step time (sum of step medians).
+// collective than the latest rank not late in n; score = cost / the job's
+// step time (sum of step medians). Findings with score < kMinScore go to
+// JobAnalysis::belowThreshold.
+// Cause: over its late steps, the largest excess over the step median of
+//   compute_ns ("compute"), host_idle_ns ("host": the GPU idles before the
+//   collective, launches come late) and memcpy_ns ("memcpy"); ties in that order.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +46,26 @@ struct Finding {
   uint64_t othersWaitNs = 0;  // mean per slow step: other ranks' comm minus this one's
   int64_t stepsOfRank = 0;    // steps the rank(s) have
   std::string evidence;       // one sentence, deterministic
+  std::string cause;          // "compute", "host" or "memcpy"
+  uint64_t lateNs = 0;        // mean per late step: arrival after the median rank
+  // Means per late step of the finding's ranks, and of the step medians (ns).
+  uint64_t computeNs = 0, computeMedianNs = 0;
+  uint64_t hostIdleNs = 0, hostIdleMedianNs = 0;
+  uint64_t memcpyNs = 0, memcpyMedianNs = 0;
+  // Cause host: what the host did in the GPU's longest idle gap, when the
+  // trace says it (empty otherwise): op name, kind ("data-loader op",
+  // "sync", "CPU op"), mean overlap per late step (ns).
+  std::string hostOp, hostOpKind;
+  uint64_t hostOpNs = 0;
+  // The trace files that show its ranks in detail (traceFile_<group>_<gpu>.json,
+  // .pftrace with --format perfetto): `xstack report` displays every rank a
+  // finding names whatever --display-size says.
+  std::vector<std::string> traceFiles;
 };
+
+// A finding costs at least this part of the job's step time, or it is
+// below threshold (findings.json's below_threshold, not shown).
+constexpr double kMinScore = 0.01;
 
 struct KernelSpread {
   std::string name;
@@ -57,8 +86,9 @@ struct JobAnalysis {
   uint64_t medianStepNs = 0, minStepNs = 0, maxStepNs = 0;  // of the step medians
   // Median rank's per-step means: compute, comm, memcpy, idle, overlap.
   uint64_t breakdownNs[5] = {0, 0, 0, 0, 0};
-  std::vector<Finding> findings;  // most costly first
-  uint64_t idealSavingNs = 0;     // every straggler at the median
+  std::vector<Finding> findings;        // most costly first, score >= kMinScore
+  std::vector<Finding> belowThreshold;  // the others, most costly first
+  uint64_t idealSavingNs = 0;           // every straggler at the median
   std::vector<KernelSpread> kernelSpread;
   std::vector<StepVariation> stepVariation;
   std::vector<std::pair<int64_t, uint64_t>> memoryPeaks;  // (rank, bytes), largest first

@@ -16,7 +16,17 @@
 //   idle    = window length - |union of all GPU kernels ∩ window|;
 //   overlap = |compute union ∩ comm union ∩ window|;
 //   arrival = start of the last comm kernel that starts inside the window,
-//             minus the window start (-1 when the step has none).
+//             minus the window start (-1 when the step has none);
+//   last_comm = duration of that kernel (-1 when none): collectives end
+//             together, so the latest rank to arrive has the shortest;
+//   host_idle = GPU idle (no kernel of any category) from the lead-in start
+//             to the arrival (the window end when no collective); lead-in
+//             start = the end of the rank's previous window when it is before
+//             this window's start, else the window start;
+//   gap_op    = the CPU-side slice (CPU block or CUDA API row) that overlaps
+//             the longest GPU idle gap of host_idle most (ties: the shorter
+//             slice, then the name), not one covering the whole span from
+//             window start to arrival (a step span); gap_op_ns = that overlap.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +51,10 @@ struct StepRow {
   uint64_t stepNs = 0, forwardNs = 0, backwardNs = 0;
   uint64_t computeNs = 0, commNs = 0, memcpyNs = 0, idleNs = 0, overlapNs = 0;
   int64_t arrivalNs = -1;
+  int64_t lastCommNs = -1;  // duration of the last collective kernel; -1 none
+  uint64_t hostIdleNs = 0;  // GPU idle from the lead-in start to the arrival
+  uint64_t gapOpNs = 0;     // overlap of the gap op with the longest idle gap
+  int64_t gapOp = -1;       // index into RankTable::gapOps; -1 none
 };
 
 struct KernelTotal {
@@ -54,6 +68,7 @@ struct RankTable {
   std::vector<StepRow> steps;        // ordered by step
   std::vector<KernelTotal> kernels;  // the rank's most time-consuming kernel names
   uint64_t gpuMemoryPeakBytes = 0;   // peak of the summed GPU memory allocations
+  std::vector<std::string> gapOps;   // names of the steps' gap ops (StepRow::gapOp)
   // HTA's breakdown of the rank (ranks.csv; analysis/GpuActivity.h sets it).
   RankBreakdown gpuBreakdown;
 };
@@ -63,13 +78,19 @@ constexpr size_t kKernelsPerRank = 48;
 
 class StepTableBuilder {
  public:
-  void addSlice(const SliceEvent& e);    // any slice; keeps those on a GPU row (kernels)
+  // Any slice: keeps those on a GPU row (kernels) and the CPU-side ones
+  // (interval and name id, 24 bytes each; gap ops).
+  void addSlice(const SliceEvent& e);
   void addMemory(const MemoryEvent& m);  // any block; keeps GPU memory
 
   // The table of `rank` from its forward/backward spans; the builder is left empty.
   RankTable build(int64_t rank, const std::vector<Span>& spans);
 
  private:
+  int64_t gapOpOf(uint64_t lo, uint64_t windowStart, uint64_t hi, const Interval& gap,
+                  uint64_t& overlapNs) const;
+  void addHostIdle(RankTable& t, const std::vector<uint64_t>& ends,
+                   const std::vector<Interval>& all) const;
   std::vector<Interval> byCategory_[3];
   struct NameEntry {
     KernelTotal total;
@@ -78,6 +99,14 @@ class StepTableBuilder {
   std::unordered_map<std::string, NameEntry> totals_;
   std::string key_;
   std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), GPU memory
+  struct CpuSlice {
+    uint64_t start, end;
+    uint32_t name;  // index into cpuNames_
+  };
+  std::vector<CpuSlice> cpu_;
+  std::vector<std::string> cpuNames_;
+  std::unordered_map<std::string, uint32_t> cpuNameIds_;
+  std::vector<Interval> comm_;  // every comm kernel, unmerged (last collective's length)
 };
 
 // Compact text form for the gather to rank 0 (O(steps + kernels) per rank).

@@ -27,6 +27,10 @@ struct GatheredAnalysisDeleter {
 };
 using GatheredAnalysisPtr = std::unique_ptr<GatheredAnalysis, GatheredAnalysisDeleter>;
 
+// Rank 0: the ranks the findings (not those below threshold) name, sorted,
+// once each; empty without an analysis.
+std::vector<int64_t> findingRanks(const GatheredAnalysis* g);
+
 struct AnalysisResult {
   Status written;                  // rank 0: the five files; ok elsewhere
   std::vector<std::string> lines;  // rank 0: the terminal summary (<= 10 lines)

@@ -31,10 +31,16 @@ struct SynthOptions {
   uint64_t skewNs = 2'000'000;
   // Synchronous job (app/SyncJobModel.h): on with --sync or any --slow* flag.
   struct Slowdown {
+    // Compute: kernels take `factor` times longer (--slow*); Stall: the host
+    // stalls `factor` ms in a data-loader op after forward_B, before the
+    // step's first operator, so the GPU idles (--stall*); Memcpy: copies take
+    // `factor` times longer (--slow-memcpy).
+    enum class Kind : uint8_t { Compute, Stall, Memcpy };
+    Kind kind = Kind::Compute;
     int64_t rank = -1;     // -1: every rank of `trainer`
     int64_t trainer = -1;  // -1: only `rank`
     int64_t step = -1;     // -1: every step
-    double factor = 1;     // compute time multiplier
+    double factor = 1;     // multiplier (Compute, Memcpy) or ms (Stall)
   };
   bool sync = false;
   std::vector<Slowdown> slowdowns;

@@ -43,7 +43,7 @@ struct ReadOptions {
   // memory, unless its source says its rows are worth keeping: measured for
   // protobuf, decoding again was faster with 2 ranks and a rank holds one
   // profile at a time; for gzip JSON a decode costs more; docs/PERFORMANCE.md.)
-  bool analysis = true;  // build each profile's step table (app/AnalysisStage.h)
+  bool analysis = true;            // build each profile's step table (app/AnalysisStage.h)
   const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
   // Most ops a rank keeps in LocalInput::keptRows over all its files (~30
   // bytes each); past it, files are decoded again for rendering.
@@ -54,6 +54,12 @@ struct ReadOptions {
 // `onFile` is called after each file (for progress).
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile = {});
+
+// Reads again, as displayed profiles (rows, row warnings, kept rows), the
+// profiles of `local` (readAssigned's result for `myRank`) whose rank is in
+// options.topology.shownRanks and that read fine the first time.
+void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
+                    std::vector<LocalInput>& local);
 
 // Decodes the profile `s.file.path` with `source` and fills the profile part
 // of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).

@@ -9,10 +9,15 @@
 //   topologyStage         TopologyStage.cpp         inputs whose traces tell the topology
 //                                                   (JSON): --gpus-per-trainer checked against
 //                                                   every rank's GPU device (pure)
-//   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
-//                                                   who renders what, time origin (pure)
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
 //                                                   rank 0, findings (app/AnalysisStage.h)
+//   showFindingRanksStage AnalyseStage.cpp          collective: the ranks the findings name
+//                                                   are displayed whatever --display-size
+//                                                   (their profiles summarized again, the
+//                                                   summaries gathered again)
+//   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
+//                                                   who renders what, time origin (pure)
+//   attachFindingEvents   AnalyseStage.cpp          the findings' instants into the traces
 //   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes steps.csv, ranks.csv,
 //                                                   kernels.csv (fetched from the readers),
 //                                                   findings.json, report.html to temporaries,
@@ -105,10 +110,16 @@ Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
 Status topologyStage(ReportRun& run, const GatheredSummaries& gathered);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
-// collective: null (and no findings in the traces) with --no-analysis; sets
-// render.context.extraEvents so each affected trace carries its findings.
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
-                                 RenderPlan& render);
+// collective: null (and no findings in the traces) with --no-analysis.
+GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local);
+// collective (rank 0's list of the findings' undisplayed ranks to every
+// rank): puts them in run.options.topology.shownRanks, reads their profiles
+// again as displayed ones (rows, row warnings) and gathers the summaries again
+// into `gathered`. Nothing when no finding names an undisplayed rank.
+Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, const Plan& plan,
+                             std::vector<LocalInput>& local, GatheredSummaries& gathered);
+// Sets render.context.extraEvents so each affected trace carries its findings.
+void attachFindingEvents(const GatheredAnalysis* analysed, RenderPlan& render);
 // collective (kernels.csv's tables go to rank 0): rank 0's analysis files'
 // temporaries (appended to `files`) and the terminal summary (no-op without
 // analysis).

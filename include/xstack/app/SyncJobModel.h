@@ -3,9 +3,12 @@
 // that finishes at the same true time on all ranks: at the slowest rank's
 // compute end plus the all-reduce time. A slow rank (--slow, --slow-step,
 // --slow-trainer) has longer compute kernels and the SHORTEST all-reduce; the
-// others wait inside theirs. Markers, CPU ops, CUDA API calls, memcpy kernels
-// and memory events are written as in the default generator; the trainer's
-// clock skew is added to every timestamp of its ranks.
+// others wait inside theirs. A stalled rank (--stall, --stall-step,
+// --stall-trainer) has the same kernels but its host spends MS ms in a
+// data-loader op after forward_B, so its GPU idles and it reaches the
+// all-reduce late; a --slow-memcpy rank's copies take longer. Markers, CPU ops, CUDA API calls,
+// memcpy kernels and memory events are written as in the default generator; the trainer's clock
+// skew is added to every timestamp of its ranks.
 //
 // The model hands its events to a SyncJobEvents writer (app/SyncJobEvents.h):
 // writeProfile writes Paddle protobuf Profiles, app/ChromeTraceSynth.h the
@@ -60,6 +63,14 @@ class SyncJobModel {
 
   // Compute slow-down factor of (rank, step) (1 when not slowed).
   double slowFactor(int64_t rank, int64_t step) const;
+
+  // What is injected into (rank, step): compute factor (noise included),
+  // copy factor, host stall (ns, a data-loader op before the first operator).
+  struct Injected {
+    double compute = 1, memcpy = 1;
+    uint64_t stallNs = 0;
+  };
+  Injected injected(int64_t rank, int64_t step) const;
 
  private:
   struct StepTruth {

@@ -32,7 +32,7 @@ std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
                      uint64_t originNs) {
   std::string out =
       "rank,trainer,gpu,step,start_ns,step_ns,forward_ns,backward_ns,compute_ns,comm_ns,memcpy_ns,"
-      "idle_ns,overlap_ns,arrival_ns\n";
+      "idle_ns,overlap_ns,arrival_ns,last_comm_ns,host_idle_ns\n";
   for (const RankTable& t : tables)
     for (const StepRow& r : t.steps) {
       for (int64_t v : {t.rank, topo.trainerOf(t.rank), topo.gpuOf(t.rank), r.step}) {
@@ -45,8 +45,10 @@ std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
         out += ',';
         appendUint(out, v);
       }
-      out += ',';
-      appendInt(out, r.arrivalNs);
+      for (int64_t v : {r.arrivalNs, r.lastCommNs, static_cast<int64_t>(r.hostIdleNs)}) {
+        out += ',';
+        appendInt(out, v);
+      }
       out += '\n';
     }
   return out;
@@ -109,6 +111,13 @@ void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<Kern
 
 namespace {
 
+double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// "[mine,median]" in ms, 3 decimals.
+std::string pairMs(uint64_t mine, uint64_t median) {
+  return "[" + fixed(ms(mine), 3) + "," + fixed(ms(median), 3) + "]";
+}
+
 void appendFinding(std::string& out, const Finding& f) {
   out += "{\"kind\":";
   appendJsonString(out, f.kind);
@@ -119,14 +128,42 @@ void appendFinding(std::string& out, const Finding& f) {
     out += "\"all\"";
   else
     appendInts(out, f.steps);
+  out += ",\"cause\":";
+  appendJsonString(out, f.cause);
   out += ",\"score\":" + fixed(f.score, 4) + ",\"evidence\":";
   appendJsonString(out, f.evidence);
   if (f.trainer >= 0) out += ",\"trainer\":" + std::to_string(f.trainer);
   out += ",\"slow_steps\":";
   appendInts(out, f.steps);
-  out += ",\"cost_s\":" + fixed(seconds(f.costNs), 6) +
-         ",\"compute_ratio\":" + fixed(f.computeRatio, 4) +
+  out += ",\"cost_ms\":" + fixed(ms(f.costNs), 3) + ",\"cost_pct\":" + fixed(100 * f.score, 2) +
+         ",\"late_ms_per_step\":" + fixed(ms(f.lateNs), 3) +
+         ",\"per_step_ms\":{\"what\":\"[these ranks, median rank], mean over the slow steps\"" +
+         ",\"compute\":" + pairMs(f.computeNs, f.computeMedianNs) +
+         ",\"host_idle\":" + pairMs(f.hostIdleNs, f.hostIdleMedianNs) +
+         ",\"memcpy\":" + pairMs(f.memcpyNs, f.memcpyMedianNs) + "}";
+  if (!f.hostOp.empty()) {
+    out += ",\"host_op\":{\"name\":";
+    appendJsonString(out, f.hostOp);
+    out += ",\"kind\":";
+    appendJsonString(out, f.hostOpKind);
+    out += ",\"ms_per_step\":" + fixed(ms(f.hostOpNs), 3) + "}";
+  }
+  out += ",\"trace_files\":[";
+  for (size_t i = 0; i < f.traceFiles.size(); ++i) {
+    if (i) out += ',';
+    appendJsonString(out, f.traceFiles[i]);
+  }
+  out += "],\"compute_ratio\":" + fixed(f.computeRatio, 4) +
          ",\"others_wait_ns_per_step\":" + std::to_string(f.othersWaitNs) + "}";
+}
+
+void appendFindingList(std::string& out, const std::vector<Finding>& list) {
+  out += '[';
+  for (size_t i = 0; i < list.size(); ++i) {
+    out += i ? ",\n" : "\n";
+    appendFinding(out, list[i]);
+  }
+  out += ']';
 }
 
 void appendSideTables(std::string& out, const JobAnalysis& a) {
@@ -163,23 +200,22 @@ void appendSideTables(std::string& out, const JobAnalysis& a) {
 }  // namespace
 
 std::string findingsJson(const JobAnalysis& a, const Topology& topo) {
-  std::string out = "{\"findings\":[";
-  for (size_t i = 0; i < a.findings.size(); ++i) {
-    out += i ? ",\n" : "\n";
-    appendFinding(out, a.findings[i]);
-  }
-  out += "],\n\"job\":{\"ranks\":" + std::to_string(a.ranks) +
-         ",\"steps\":" + std::to_string(a.steps) +
-         ",\"gpus_per_trainer\":" + std::to_string(topo.gpusPerTrainer) +
-         ",\"median_step_ns\":" + std::to_string(a.medianStepNs) +
-         ",\"step_time_s\":" + fixed(seconds(a.jobStepNs), 6) +
-         "},\n\"ideal_job\":{\"saving_s\":" + fixed(seconds(a.idealSavingNs), 6) +
-         ",\"saving_pct\":" +
-         fixed(a.jobStepNs
-                   ? 100.0 * static_cast<double>(a.idealSavingNs) / static_cast<double>(a.jobStepNs)
-                   : 0.0,
-               2) +
-         ",\"what\":\"step time saved if every straggler computed at the step median\"}";
+  std::string out = "{\"findings\":";
+  appendFindingList(out, a.findings);
+  out += ",\n\"below_threshold\":";
+  appendFindingList(out, a.belowThreshold);
+  out += ",\n\"min_cost_pct\":" + fixed(100 * kMinScore, 2);
+  out +=
+      ",\n\"job\":{\"ranks\":" + std::to_string(a.ranks) + ",\"steps\":" + std::to_string(a.steps) +
+      ",\"gpus_per_trainer\":" + std::to_string(topo.gpusPerTrainer) +
+      ",\"median_step_ns\":" + std::to_string(a.medianStepNs) +
+      ",\"step_time_s\":" + fixed(seconds(a.jobStepNs), 6) +
+      "},\n\"ideal_job\":{\"saving_s\":" + fixed(seconds(a.idealSavingNs), 6) + ",\"saving_pct\":" +
+      fixed(a.jobStepNs
+                ? 100.0 * static_cast<double>(a.idealSavingNs) / static_cast<double>(a.jobStepNs)
+                : 0.0,
+            2) +
+      ",\"what\":\"step time saved if every straggler computed at the step median\"}";
   appendSideTables(out, a);
   out += "}\n";
   return out;
@@ -198,7 +234,9 @@ std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology&) 
                   formatMs(a.breakdownNs[1]) + ", memcpy " + formatMs(a.breakdownNs[2]) +
                   ", idle " + formatMs(a.breakdownNs[3]) + ", overlap " +
                   formatMs(a.breakdownNs[4]));
-  if (a.findings.empty()) lines.push_back("findings: none (no straggler)");
+  if (a.findings.empty())
+    lines.push_back("findings: none (no straggler costing >= " + fixed(100 * kMinScore, 0) +
+                    " % of step time)");
   const size_t shown = std::min<size_t>(a.findings.size(), 5);
   for (size_t i = 0; i < shown; ++i)
     lines.push_back(a.findings[i].kind + ": " + a.findings[i].evidence);
@@ -206,13 +244,12 @@ std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology&) 
     lines.push_back("... " + std::to_string(a.findings.size() - shown) +
                     " more findings in findings.json");
   if (!a.findings.empty())
-    lines.push_back(
-        "ideal job (every straggler at the median): " + fixed(seconds(a.idealSavingNs), 3) +
-        " s of " + fixed(seconds(a.jobStepNs), 3) + " s step time saved (" +
-        fixed(100.0 * static_cast<double>(a.idealSavingNs) /
-                  static_cast<double>(a.jobStepNs ? a.jobStepNs : 1),
-              1) +
-        " %)");
+    lines.push_back("ideal job (every straggler at the median): " + formatMs(a.idealSavingNs) +
+                    " of " + formatMs(a.jobStepNs) + " step time saved (" +
+                    fixed(100.0 * static_cast<double>(a.idealSavingNs) /
+                              static_cast<double>(a.jobStepNs ? a.jobStepNs : 1),
+                          1) +
+                    " %)");
   return lines;
 }
 

@@ -315,13 +315,15 @@ std::string tdNum(double v, int decimals) {
 std::string findingsTable(const JobAnalysis& a) {
   std::string h =
       "<table class=\"sortable\" id=\"findings\">" +
-      head({"kind", "ranks", "steps", "score (share of job step time)", "cost (ms)", "evidence"});
+      head({"kind", "ranks", "steps", "cause", "score (share of job step time)", "cost (ms)",
+            "evidence"});
   for (const Finding& f : a.findings) {
     std::string ranks, steps;
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
     for (int64_t s : f.steps) steps += (steps.empty() ? "" : ", ") + std::to_string(s);
     h += "<tr><td class=\"kind\">" + htmlEscape(f.kind) + "</td><td>" + ranks + "</td><td>" +
-         (f.allSteps ? std::string("all") : steps) + "</td>" + tdNum(f.score, 4) +
+         (f.allSteps ? std::string("all") : steps) + "</td><td class=\"cause\">" +
+         htmlEscape(f.cause) + "</td>" + tdNum(f.score, 4) +
          tdNum(static_cast<double>(f.costNs) / 1e6, 3) + "<td>" + htmlEscape(f.evidence) +
          "</td></tr>";
   }

@@ -131,6 +131,7 @@ std::vector<RankTable> syncJob(int ranks, int steps, double noise,
       row.computeNs = compute[static_cast<size_t>(r)];
       row.arrivalNs = static_cast<int64_t>(row.computeNs);
       row.commNs = last - row.computeNs + 2'000'000;
+      row.lastCommNs = static_cast<int64_t>(row.commNs);  // one collective per step
       row.stepNs = last + 2'000'000;
       t[static_cast<size_t>(r)].rank = r;
       t[static_cast<size_t>(r)].steps.push_back(row);
@@ -191,7 +192,7 @@ TEST(FindingsTest, StepsCsvOrderAndOrigin) {
   std::string csv = stepsCsv(tables, {2, 4, 2}, 900);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "rank,trainer,gpu,step,start_ns,step_ns,forward_ns,backward_ns,compute_ns,comm_ns,"
-            "memcpy_ns,idle_ns,overlap_ns,arrival_ns");
+            "memcpy_ns,idle_ns,overlap_ns,arrival_ns,last_comm_ns,host_idle_ns");
   EXPECT_NE(csv.find("\n0,0,0,0,100,"), std::string::npos);
   EXPECT_NE(csv.find("\n1,0,1,1,200,"), std::string::npos);
   EXPECT_LT(csv.find("\n0,0,0,1,"), csv.find("\n1,0,1,0,"));

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Stragglers by lateness (docs/ANALYSIS.md, issue 20 items 1-2) on synchronous
+# jobs from `xstack synth`: each injected straggler (slow compute, host stall
+# with the GPU idle and the same kernels, slow copies, a one-step stall, a
+# stalled node) is exactly one finding with the injected ranks, steps and
+# cause, in every input format; a healthy job with 3 % jitter has no finding
+# and nothing below threshold. np 1 --display-size 1 and np 3 --display-size 4
+# give byte-identical analysis files; np 1 and np 3 with --display-size 1 the
+# same traces, where every rank a finding names is shown in detail in the
+# trace file the finding names (issue 20 item 3).
+#   usage: lateness.sh XSTACK WORKDIR CASE   (CASE: <kind>_<format>, kind in
+#   healthy compute host memcpy stallstep node; format in paddle kineto pjson)
+source "$(dirname "$0")/lib.sh"
+xstack=$1 work=$2 case=$3
+rm -rf "$work" && mkdir -p "$work"
+job=(--trainers 4 --gpus-per-trainer 2 --steps 10 --ops-per-step 600 --seed 5)
+report=(--gpus-per-trainer 2 --group-size 4 --no-progress)
+
+kind=${case%_*} format=${case##*_}
+case $format in
+  paddle) fmt=(--sync) ;;
+  kineto) fmt=(--format kineto) ;;
+  pjson) fmt=(--format paddle-json) ;;
+  *) fail "unknown format $format" ;;
+esac
+
+# The injection and the one finding it must give: ranks, steps, cause, host op
+# kind ("" when the cause is not host). A stall is a data-loader op.
+case $kind in
+  healthy) inject=(--noise 3) want="[]" ;;
+  compute) inject=(--slow 5:1.15) want="[([5], 'all', 'compute', '')]" ;;
+  host) inject=(--stall 3:4) want="[([3], 'all', 'host', 'data-loader op')]" ;;
+  memcpy) inject=(--slow-memcpy 6:6) want="[([6], 'all', 'memcpy', '')]" ;;
+  stallstep) inject=(--stall-step 2:6:12) want="[([2], [6], 'host', 'data-loader op')]" ;;
+  node) inject=(--stall-trainer 1:4) want="[([2, 3], 'all', 'host', 'data-loader op')]" ;;
+  *) fail "unknown case $kind" ;;
+esac
+
+"$xstack" synth --out "$work/data" "${job[@]}" "${fmt[@]}" "${inject[@]}" 2>"$work/synth.log" \
+  || fail "synth: $(cat "$work/synth.log")"
+"$xstack" report --data-dir "$work/data" --out "$work/np1" "${report[@]}" --display-size 1 \
+  2>"$work/np1.log" || fail "report np 1: $(cat "$work/np1.log")"
+xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3" "${report[@]}" --display-size 4 \
+  2>"$work/np3.log" || fail "report np 3: $(cat "$work/np3.log")"
+xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/np3d1" "${report[@]}" --display-size 1 \
+  2>"$work/np3d1.log" || fail "report np 3 --display-size 1: $(cat "$work/np3d1.log")"
+same_dir "$work/np1" "$work/np3d1"  # traces too, with the findings' ranks shown
+for f in steps.csv ranks.csv kernels.csv findings.json report.html; do
+  cmp "$work/np1/$f" "$work/np3/$f" || fail "$f differs between np 1 --display-size 1 and np 3 --display-size 4"
+done
+
+python3 - "$work/np1/findings.json" "$want" <<'PY' || fail "findings: $(cat "$work/np1/findings.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+got = [(f["ranks"], f["steps"], f["cause"], f.get("host_op", {}).get("kind", "")) for f in doc["findings"]]
+want = eval(sys.argv[2])
+assert got == want, f"got {got}, want {want}"
+assert doc["below_threshold"] == [] if not want else True, doc["below_threshold"]
+for f in doc["findings"]:
+    assert f["cost_pct"] >= 1.0 and f["cost_ms"] > 0 and f["late_ms_per_step"] > 0, f
+    assert " ms (" in f["evidence"] and "0.000 s" not in f["evidence"], f["evidence"]
+    assert ("cause " + f["cause"]) in f["evidence"], f["evidence"]
+    mine, median = f["per_step_ms"][{"host": "host_idle"}.get(f["cause"], f["cause"])]
+    assert mine > median, f
+print("findings:", got)
+PY
+# Every rank a finding names has detailed rows in the trace the finding
+# names, with --display-size 1 (none of the injected ranks is its group's
+# first trainer), and otherData says why.
+python3 - "$work/np1" <<'PY' || fail "the findings' ranks are not shown in detail"
+import json, os, sys
+out = sys.argv[1]
+doc = json.load(open(os.path.join(out, "findings.json")))
+for f in doc["findings"]:
+    for r in f["ranks"]:
+        want = [n for n in f["trace_files"] if n.endswith("_%d.json" % (r % 2))]
+        assert len(want) == 1, (r, f["trace_files"])
+        t = json.load(open(os.path.join(out, want[0])))
+        names = [e["args"]["name"] for e in t["traceEvents"]
+                 if e.get("ph") == "M" and e["name"] == "process_name"]
+        assert any(":" in n and n.split("_", 1)[1].startswith("trainerRank.%03d:" % r) for n in names), (r, names)
+        assert r in t["otherData"]["shown_for_findings"], t["otherData"]
+        assert t["otherData"]["options"]["display_size"] == 1
+        assert f["evidence"].endswith("see " + ", ".join(f["trace_files"])), f["evidence"]
+print("shown in detail:", [(f["ranks"], f["trace_files"]) for f in doc["findings"]])
+PY
+if [ "$want" != "[]" ]; then
+  grep -q "findings: shown in detail beyond --display-size 1: rank " "$work/np1.log" \
+    || fail "the summary does not say which ranks are shown: $(cat "$work/np1.log")"
+fi
+# The summary shows the findings, costs in ms, never "0.000 s".
+! grep -q "0\.000 s" "$work/np1.log" || fail "a cost in s: $(cat "$work/np1.log")"
+if [ "$want" = "[]" ]; then
+  grep -q "findings: none" "$work/np1.log" || fail "summary: $(cat "$work/np1.log")"
+else
+  grep -q "straggler: .*cause " "$work/np1.log" || fail "summary: $(cat "$work/np1.log")"
+fi
+grep -q "report: $work/np1/report.html" "$work/np1.log" || fail "the summary does not say where report.html is"
+echo "ok: lateness $case"

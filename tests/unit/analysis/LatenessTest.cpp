@@ -1,0 +1,255 @@
+// Stragglers by lateness (docs/ANALYSIS.md, issue 20): a rank that reaches a
+// step's last collective after the others, whatever the cause (compute, host,
+// memcpy), on synthetic step tables; healthy jitter gives no finding and a
+// cheap straggler goes to below_threshold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+#include "xstack/analysis/Findings.h"
+#include "xstack/analysis/StepTable.h"
+#include "xstack/sink/report/AnalysisFiles.h"
+
+namespace xstack {
+namespace {
+
+constexpr const char* kLoader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+// What is injected into (rank, step).
+struct Inject {
+  double compute = 1;    // compute factor (40 ms nominal)
+  double memcpy = 1;     // copy factor (2 ms nominal)
+  uint64_t stallNs = 0;  // host stall before the first kernel (GPU idle)
+};
+
+// A synchronous job's tables: rank r arrives at the step's all-reduce after
+// its host idle (0.5 ms + stall), compute and copies, each with +-noise; all
+// ranks' all-reduces end together 2 ms after the last arrival.
+std::vector<RankTable> job(int ranks, int steps, double noise,
+                           const std::function<Inject(int, int)>& inject) {
+  std::vector<RankTable> t(static_cast<size_t>(ranks));
+  uint64_t state = 987654321;
+  auto jitter = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return 1 + (2 * (static_cast<double>(state >> 11) / 9007199254740992.0) - 1) * noise;
+  };
+  for (int s = 0; s < steps; ++s) {
+    std::vector<StepRow> rows(static_cast<size_t>(ranks));
+    uint64_t last = 0;
+    for (int r = 0; r < ranks; ++r) {
+      Inject in = inject(r, s);
+      StepRow& row = rows[static_cast<size_t>(r)];
+      row.step = s;
+      row.computeNs = static_cast<uint64_t>(40e6 * in.compute * jitter());
+      row.memcpyNs = static_cast<uint64_t>(2e6 * in.memcpy * jitter());
+      row.hostIdleNs = static_cast<uint64_t>(0.5e6 * jitter()) + in.stallNs;
+      if (in.stallNs) row.gapOp = 0, row.gapOpNs = in.stallNs;
+      row.arrivalNs = static_cast<int64_t>(row.computeNs + row.memcpyNs + row.hostIdleNs);
+      last = std::max(last, static_cast<uint64_t>(row.arrivalNs));
+    }
+    for (int r = 0; r < ranks; ++r) {
+      StepRow& row = rows[static_cast<size_t>(r)];
+      row.commNs = last - static_cast<uint64_t>(row.arrivalNs) + 2'000'000;
+      row.lastCommNs = static_cast<int64_t>(row.commNs);
+      row.stepNs = last + 2'000'000;
+      row.idleNs = row.hostIdleNs;
+      RankTable& table = t[static_cast<size_t>(r)];
+      table.rank = r;
+      if (row.gapOp == 0 && table.gapOps.empty()) table.gapOps.push_back(kLoader);
+      table.steps.push_back(row);
+    }
+  }
+  return t;
+}
+
+const Topology kTopo{2, 4, 2};  // 16 ranks: 8 trainers x 2 GPUs
+
+TEST(LatenessTest, HealthyJitterHasNoFindingAtAll) {
+  for (double noise : {0.0, 0.01, 0.03, 0.05}) {
+    JobAnalysis a = analyzeJob(job(16, 20, noise, [](int, int) { return Inject{}; }), kTopo);
+    EXPECT_TRUE(a.findings.empty()) << noise << ": " << a.findings[0].evidence;
+    EXPECT_TRUE(a.belowThreshold.empty()) << noise << ": " << a.belowThreshold[0].evidence;
+  }
+}
+
+TEST(LatenessTest, SmallPersistentLatenessIsFoundOverSteps) {
+  // 8 ranks: 1.06x compute is 2.4 ms late a step, under one step's 5 sigma
+  // (+-0.8 ms jitter) but its median over the steps is over 3 sigma_job.
+  const Topology topo{2, 4, 2};
+  auto tables = job(8, 10, 0.02, [](int r, int) { return Inject{r == 6 ? 1.06 : 1.0}; });
+  JobAnalysis a = analyzeJob(tables, topo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, std::vector<int64_t>{6});
+  EXPECT_TRUE(a.findings[0].allSteps);
+  EXPECT_EQ(a.findings[0].cause, "compute");
+  for (double noise : {0.02, 0.05}) {  // and nothing on the healthy 8-rank job
+    JobAnalysis h = analyzeJob(job(8, 10, noise, [](int, int) { return Inject{}; }), topo);
+    EXPECT_TRUE(h.findings.empty()) << noise << ": " << h.findings[0].evidence;
+  }
+}
+
+TEST(LatenessTest, HostStalledRankIsFoundWithItsDataLoader) {
+  // Same kernels; its GPU idles 6 ms before them every step, the others wait.
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, 1, r == 5 ? 6'000'000u : 0}; });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  const Finding& f = a.findings[0];
+  EXPECT_EQ(f.ranks, std::vector<int64_t>{5});
+  EXPECT_TRUE(f.allSteps);
+  EXPECT_EQ(f.cause, "host");
+  EXPECT_NEAR(static_cast<double>(f.lateNs), 6e6, 1e6);
+  EXPECT_NEAR(f.computeRatio, 1.0, 0.03);
+  EXPECT_GT(f.hostIdleNs, f.hostIdleMedianNs + 5'000'000);
+  EXPECT_EQ(f.hostOp, kLoader);
+  EXPECT_EQ(f.hostOpKind, "data-loader op");
+  EXPECT_NE(f.evidence.find("rank 5 (trainer 2, gpu 1) reaches the last collective"),
+            std::string::npos)
+      << f.evidence;
+  EXPECT_NE(f.evidence.find("cause host"), std::string::npos) << f.evidence;
+  EXPECT_NE(f.evidence.find("data-loader op"), std::string::npos) << f.evidence;
+  std::string json = findingsJson(a, kTopo);
+  EXPECT_NE(json.find("\"cause\":\"host\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"host_op\":{\"name\":\"enumerate(DataLoader)"), std::string::npos);
+}
+
+TEST(LatenessTest, HostOpKindIsASyncOrACpuOp) {
+  for (auto [name, kind] : {std::pair<const char*, const char*>{"cudaStreamSynchronize", "sync"},
+                            {"gc.collect", "CPU op"},
+                            {"paddle.io.DataLoader", "data-loader op"}}) {
+    auto tables = job(16, 10, 0.02, [](int r, int) {
+      return Inject{1, 1, r == 5 ? 6'000'000u : 0};
+    });
+    tables[5].gapOps[0] = name;
+    JobAnalysis a = analyzeJob(tables, kTopo);
+    ASSERT_EQ(a.findings.size(), 1u);
+    EXPECT_EQ(a.findings[0].hostOp, name);
+    EXPECT_EQ(a.findings[0].hostOpKind, kind) << name;
+    EXPECT_NE(a.findings[0].evidence.find(std::string(kind) + " '" + name + "'"), std::string::npos)
+        << a.findings[0].evidence;
+  }
+  // An op that covers little of the idle time is not named.
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, 1, r == 5 ? 6'000'000u : 0}; });
+  for (StepRow& row : tables[5].steps) row.gapOpNs = 500'000;
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].cause, "host");
+  EXPECT_TRUE(a.findings[0].hostOp.empty()) << a.findings[0].hostOp;
+}
+
+TEST(LatenessTest, SlowComputeRankHasCauseCompute) {
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{r == 9 ? 1.12 : 1.0}; });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, std::vector<int64_t>{9});
+  EXPECT_EQ(a.findings[0].cause, "compute");
+  EXPECT_TRUE(a.findings[0].hostOp.empty());
+  EXPECT_NEAR(a.findings[0].computeRatio, 1.12, 0.03);
+}
+
+TEST(LatenessTest, SlowCopiesHaveCauseMemcpy) {
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, r == 2 ? 3.0 : 1.0}; });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, std::vector<int64_t>{2});
+  EXPECT_EQ(a.findings[0].cause, "memcpy");
+  EXPECT_GT(a.findings[0].memcpyNs, a.findings[0].memcpyMedianNs + 3'000'000);
+}
+
+TEST(LatenessTest, OneStepStallIsTransient) {
+  auto tables = job(16, 10, 0.02, [](int r, int s) {
+    return Inject{1, 1, r == 12 && s == 4 ? 20'000'000u : 0};
+  });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, std::vector<int64_t>{12});
+  EXPECT_FALSE(a.findings[0].allSteps);
+  EXPECT_EQ(a.findings[0].steps, std::vector<int64_t>{4});
+  EXPECT_EQ(a.findings[0].cause, "host");
+  EXPECT_NE(a.findings[0].evidence.find("in step 4"), std::string::npos);
+}
+
+TEST(LatenessTest, StalledNodeIsOneFinding) {
+  auto tables = job(16, 10, 0.02, [](int r, int) {
+    return Inject{1, 1, r / 2 == 6 ? 5'000'000u : 0};
+  });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  EXPECT_EQ(a.findings[0].ranks, (std::vector<int64_t>{12, 13}));
+  EXPECT_EQ(a.findings[0].trainer, 6);
+  EXPECT_EQ(a.findings[0].cause, "host");
+  EXPECT_NE(a.findings[0].evidence.find("trainer 6 (ranks 12, 13, all its 2 GPUs) reach"),
+            std::string::npos)
+      << a.findings[0].evidence;
+}
+
+TEST(LatenessTest, CheapStragglerIsBelowThresholdAndNotShown) {
+  // 3 ms late in one of 20 steps of ~45 ms: 0.3 % of the job's step time.
+  auto tables = job(16, 20, 0.01, [](int r, int s) {
+    return Inject{1, 1, r == 3 && s == 7 ? 3'000'000u : 0};
+  });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  EXPECT_TRUE(a.findings.empty()) << a.findings[0].evidence;
+  ASSERT_EQ(a.belowThreshold.size(), 1u);
+  EXPECT_EQ(a.belowThreshold[0].ranks, std::vector<int64_t>{3});
+  EXPECT_LT(a.belowThreshold[0].score, kMinScore);
+  std::string json = findingsJson(a, kTopo);
+  EXPECT_EQ(
+      json.rfind("{\"findings\":[],\n\"below_threshold\":[\n{\"kind\":\"straggler\",\"ranks\":[3]",
+                 0),
+      0u)
+      << json;
+  for (const std::string& line : terminalSummary(a, kTopo))
+    EXPECT_EQ(line.find("rank 3"), std::string::npos) << line;
+}
+
+TEST(LatenessTest, CostsArePrintedInMs) {
+  auto tables = job(16, 10, 0.02, [](int r, int) { return Inject{1, 1, r == 5 ? 5'000'000u : 0}; });
+  JobAnalysis a = analyzeJob(tables, kTopo);
+  ASSERT_EQ(a.findings.size(), 1u);
+  const std::string& e = a.findings[0].evidence;
+  EXPECT_NE(e.find("costs "), std::string::npos);
+  EXPECT_NE(e.find(" ms ("), std::string::npos) << e;
+  EXPECT_EQ(e.find(" s ("), std::string::npos) << e;
+  for (const std::string& line : terminalSummary(a, kTopo))
+    EXPECT_EQ(line.find("0.000 s"), std::string::npos) << line;
+}
+
+TEST(LatenessTest, StepTableMeasuresHostIdleLastCommAndGapOp) {
+  StepTableBuilder b;
+  auto slice = [](std::string_view name, uint64_t s, uint64_t e, RowKind k) {
+    SliceEvent x;
+    x.name = name;
+    x.startNs = s;
+    x.endNs = e;
+    x.row = {k, 0};
+    return x;
+  };
+  // Step 0 [100, 1000): loader 110..400 (the GPU idles), kernels 400..700,
+  // all-reduce 700..900; a step span covering it all is not the gap op.
+  b.addSlice(slice("ProfilerStep#0", 100, 1000, RowKind::CpuBlock));
+  b.addSlice(slice(kLoader, 110, 400, RowKind::CpuBlock));
+  b.addSlice(slice("cudaLaunchKernel", 400, 405, RowKind::CudaApi));
+  b.addSlice(slice("gemm", 400, 700, RowKind::Gpu));
+  b.addSlice(slice("ncclKernel_AllReduce", 700, 900, RowKind::Gpu));
+  RankTable t = b.build(0, {{Phase::Forward, 0, 100, 1000}});
+  ASSERT_EQ(t.steps.size(), 1u);
+  const StepRow& r = t.steps[0];
+  EXPECT_EQ(r.arrivalNs, 600);
+  EXPECT_EQ(r.lastCommNs, 200);
+  EXPECT_EQ(r.hostIdleNs, 300u);  // [100, 400)
+  ASSERT_EQ(r.gapOp, 0);
+  EXPECT_EQ(t.gapOps[0], kLoader);
+  EXPECT_EQ(r.gapOpNs, 290u);
+  std::vector<RankTable> back = decodeRankTables(encodeRankTables({t}));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].gapOps, t.gapOps);
+  EXPECT_EQ(back[0].steps[0].lastCommNs, 200);
+  EXPECT_EQ(back[0].steps[0].hostIdleNs, 300u);
+  EXPECT_EQ(back[0].steps[0].gapOpNs, 290u);
+  EXPECT_EQ(back[0].steps[0].gapOp, 0);
+}
+
+}  // namespace
+}  // namespace xstack
