@@ -13,6 +13,7 @@
 #include "xstack/app/Synth.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
+#include "xstack/core/TerminalText.h"
 
 namespace {
 
@@ -39,7 +40,7 @@ struct Run {
     return 0;
   }
   int operator()(const xstack::UsageError& e) const {
-    if (firstRankByEnvironment()) std::fprintf(stderr, "xstack: %s\n", e.message.c_str());
+    if (firstRankByEnvironment()) std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafe(e.message).c_str());
     return xstack::kExitUsage;
   }
 };

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
+#include "xstack/core/Topology.h"
 #include "xstack/core/WarningKinds.h"
 
 namespace po = boost::program_options;
@@ -104,6 +105,8 @@ Command parseReport(const std::vector<std::string>& args) {
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return UsageError{"report: give --data-dir or --profile-dir"};
   if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
+  if (P > kMaxGpusPerTrainer)
+    return UsageError{"--gpus-per-trainer must be at most " + std::to_string(kMaxGpusPerTrainer)};
   if (S < 1) return UsageError{"--group-size must be at least 1"};
   if (D < 0) return UsageError{"--display-size must not be negative"};
   if (D > S)

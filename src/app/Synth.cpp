@@ -247,7 +247,7 @@ int runSynth(const SynthOptions& o) {
   if (o.format != SynthFormat::PaddleProfile) return runChromeTraceSynth(o);
   std::error_code ec;
   for (const char* sub : {"profile", "dcgm", "net", "time"})
-    fs::create_directories(fs::path(o.outDir) / sub, ec);
+    if (fs::create_directories(fs::path(o.outDir) / sub, ec); ec) break;  // the first error
   if (ec) {
     std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", o.outDir.c_str(),
                  ec.message().c_str());

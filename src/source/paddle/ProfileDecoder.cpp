@@ -1,5 +1,7 @@
 #include "xstack/source/paddle/ProfileDecoder.h"
 
+#include <algorithm>
+
 namespace xstack {
 namespace {
 
@@ -287,6 +289,57 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
     }
   } sink(out);
   return decodeProfile(bytes, sink);
+}
+
+namespace {
+
+// What the walk learns of the top-level field at an offset.
+struct TopLevelField {
+  enum State { Whole, Rejected, Cut, Group } state;  // Cut: the prefix ends too early to tell
+  uint64_t end = 0;                                  // Whole: where it ends (tag included)
+};
+
+// The top-level field at `at` of a file of `fileSize` bytes starting with `prefix`,
+// judged as decodeProfile judges it.
+TopLevelField topLevelField(std::string_view prefix, uint64_t at, uint64_t fileSize) {
+  Cursor c(prefix.data() + at, prefix.data() + prefix.size());
+  const auto offset = [&] { return static_cast<uint64_t>(c.pos() - prefix.data()); };
+  // A varint that fails near the end of a prefix (a tag and a length take at most 20
+  // bytes) may only be cut there.
+  const TopLevelField badVarint{
+      prefix.size() < fileSize && prefix.size() - at < 24 ? TopLevelField::Cut
+                                                           : TopLevelField::Rejected};
+  uint64_t tag = 0, v = 0;
+  if (!c.varint(tag)) return badVarint;
+  const uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
+  if (field == 0) return {TopLevelField::Rejected};
+  uint64_t end = 0;
+  if (wt == kVarint || wt == kLen) {
+    if (!c.varint(v)) return badVarint;
+    end = offset();
+    if (wt == kLen && v > fileSize - std::min(end, fileSize)) return {TopLevelField::Rejected};
+    if (wt == kLen) end += v;
+  } else if (wt == kFixed64 || wt == kFixed32) {
+    end = offset() + (wt == kFixed64 ? 8 : 4);
+  } else {
+    // a group is skipped by its content; an end group at the top level, types 6, 7 are errors
+    return {wt == kStartGroup ? TopLevelField::Group : TopLevelField::Rejected};
+  }
+  if (end > fileSize) return {TopLevelField::Rejected};  // runs past the end of the file
+  return {TopLevelField::Whole, end};
+}
+
+}  // namespace
+
+uint64_t ProfilePrefixCheck::usefulBytes(std::string_view prefix, uint64_t fileSize) {
+  while (!readAll_ && next_ < prefix.size()) {
+    const TopLevelField f = topLevelField(prefix, next_, fileSize);
+    if (f.state == TopLevelField::Rejected) return prefix.size();  // decodeProfile stops here
+    if (f.state == TopLevelField::Cut) break;
+    if (f.state == TopLevelField::Group) readAll_ = true;
+    next_ = f.end;
+  }
+  return UINT64_MAX;
 }
 
 }  // namespace xstack

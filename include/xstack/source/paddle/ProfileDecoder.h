@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/io/FileBytes.h"
+
 namespace xstack {
 
 struct ProfileEvent {
@@ -65,5 +67,22 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink);
 
 // Decodes `bytes` into `out` (appending), the same way.
 DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
+
+// The top level of a profile walked as the file arrives (FileBuffer::open's check):
+// reading stops at the first top-level field that decodeProfile rejects (tag 0, wire
+// type 4, 6 or 7, a varint of more than 10 bytes, a length or fixed value past the end
+// of the file), so that what cannot be a profile (a sparse file of zeros, another
+// format) is rejected after its first piece and memory does not grow with its size.
+// decodeProfile of the bytes read then gives the same events and the same error at the
+// same offset as of the whole file: every field before the one rejected is whole.
+// A top-level group is not walked: the whole file is read (as without a check).
+class ProfilePrefixCheck final : public PrefixCheck {
+ public:
+  uint64_t usefulBytes(std::string_view prefix, uint64_t fileSize) override;
+
+ private:
+  uint64_t next_ = 0;     // offset of the next top-level field to walk
+  bool readAll_ = false;  // a group was met: walk no further
+};
 
 }  // namespace xstack

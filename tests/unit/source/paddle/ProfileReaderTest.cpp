@@ -293,5 +293,80 @@ TEST_F(ProfileReaderTest, StreamingReaderAgreesWithReadProfileOnEveryKindOfFile)
   EXPECT_EQ(missing.error().message, readProfile((dir_ / "nope.1").string()).error().message);
 }
 
+// Issue 21 item 6: a sparse file (zeros) is rejected at byte 0 after its first piece, not
+// read whole: the buffer holds 64 KiB, whatever the file's size (before: all of it).
+TEST_F(ProfileReaderTest, SparseFileIsRejectedAfterItsFirstPiece) {
+  const std::string p = (dir_ / "sparse.0").string();
+  std::ofstream(p).close();
+  fs::resize_file(p, uint64_t{256} << 20);
+  std::unique_ptr<FileBuffer> buffer;
+  struct None final : ProfileSink {
+    void onEvent(const ProfileEvent&) override {}
+    void onMemEvent(const ProfileMemEvent&) override {}
+  } none;
+  auto r = readProfileInto(p, buffer, none);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            p + ": not a profile (byte 0 of 268435456: bad field (number 0, wire type 0))");
+  ASSERT_NE(buffer, nullptr);
+  EXPECT_LE(buffer->size(), size_t{64} << 10);
+  EXPECT_EQ(buffer->fileSize(), uint64_t{256} << 20);
+  auto whole = readProfile(p);  // the same through the other reader
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().message, r.error().message);
+}
+
+// A profile with a sparse tail: partial, the events before the zeros kept, the offset and
+// the file's size as a whole read gives them, and only the first piece read.
+TEST_F(ProfileReaderTest, ProfileWithASparseTailIsPartialAndReadInPart) {
+  const std::string bytes = serialized(threeEvents());
+  const std::string p = write("tail.0", bytes);
+  fs::resize_file(p, uint64_t{256} << 20);
+  auto r = readProfile(p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->data.events.size(), 3u);
+  EXPECT_EQ(r->partial, "cut or corrupt at byte " + std::to_string(bytes.size()) +
+                            " of 268435456: bad field (number 0, wire type 0)");
+  EXPECT_EQ(r->fileBytes, uint64_t{256} << 20);
+  EXPECT_LE(r->buffer->size(), size_t{64} << 10);
+}
+
+// The check never changes what is decoded: a profile of many pieces, cut or followed by
+// junk at many places, decodes to the same events and the same error as a whole read.
+TEST_F(ProfileReaderTest, PrefixCheckDecodesAsAWholeRead) {
+  pb::Profile big;
+  for (int i = 0; i < 40000; ++i) {
+    pb::Event* e = big.add_events();
+    e->set_name("an event with a long enough name " + std::to_string(i));
+    e->set_start_ns(1);
+    e->set_end_ns(2);
+  }
+  big.set_end_ns(3);
+  const std::string good = serialized(big);  // about 2 MiB: several pieces
+  ASSERT_GT(good.size(), size_t{1} << 20);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 12; ++i) {
+    std::string bytes = good.substr(0, i == 0 ? good.size() : rng() % good.size());
+    if (i % 3 == 1) bytes += std::string(1 + rng() % 100000, '\0');
+    if (i % 3 == 2) bytes += std::string("\x0a\xff\xff\xff\xff\x07junk", 10);
+    const std::string p = write("c." + std::to_string(i), bytes);
+    SCOPED_TRACE(bytes.size());
+    auto plain = FileBuffer::open(p);
+    ASSERT_TRUE(plain.ok());
+    ProfileData a, b;
+    DecodeResult ra = decodeProfile((*plain)->view(), a);
+    ProfilePrefixCheck check;
+    auto checked = FileBuffer::open(p, nullptr, &check);
+    ASSERT_TRUE(checked.ok());
+    EXPECT_EQ((*checked)->fileSize(), bytes.size());
+    DecodeResult rb = decodeProfile((*checked)->view(), b);
+    EXPECT_EQ(ra.ok, rb.ok);
+    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
+    EXPECT_EQ(ra.error, rb.error);
+    EXPECT_EQ(a.events.size(), b.events.size());
+    EXPECT_EQ(a.hasEndNs, b.hasEndNs);
+  }
+}
+
 }  // namespace
 }  // namespace xstack
