@@ -40,7 +40,8 @@ struct Run {
     return 0;
   }
   int operator()(const xstack::UsageError& e) const {
-    if (firstRankByEnvironment()) std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafe(e.message).c_str());
+    if (firstRankByEnvironment())
+      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafe(e.message).c_str());
     return xstack::kExitUsage;
   }
 };

@@ -7,11 +7,11 @@
 
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
+#include "xstack/core/TerminalText.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/source/SourceRegistry.h"
-#include "xstack/core/TerminalText.h"
 
 namespace xstack {
 
@@ -103,7 +103,8 @@ void printText(const InspectOptions& o, const InspectedProfile& loaded, const In
               static_cast<unsigned long long>(c.maxEnd),
               formatMicros(c.maxEnd > s.minTs ? (c.maxEnd - s.minTs) / 1000 : 0).c_str());
   for (const auto& [name, n] : c.byRow)
-    std::printf("  %-22s %llu events\n", terminalSafe(name).c_str(), static_cast<unsigned long long>(n));
+    std::printf("  %-22s %llu events\n", terminalSafe(name).c_str(),
+                static_cast<unsigned long long>(n));
   for (const auto& [dev, set] : c.streams) {
     std::printf("  gpu %lld streams:", static_cast<long long>(dev));
     for (int64_t x : set) std::printf(" %lld", static_cast<long long>(x));
@@ -131,7 +132,8 @@ int runInspect(const InspectOptions& o) {
   std::vector<Span> spans;
   InspectedProfile loaded;
   std::unique_ptr<FileBuffer> buffer;  // the events' views point here
-  auto info = summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
+  auto info =
+      summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
   if (!info) {
     std::fprintf(stderr, "xstack: inspect: %s\n", terminalSafe(info.error().message).c_str());
     return kExitFatal;

@@ -1,8 +1,8 @@
 #include <cstdio>
 
 #include "xstack/app/ReportStages.h"
-#include "xstack/plan/RenderAssignment.h"
 #include "xstack/core/TerminalText.h"
+#include "xstack/plan/RenderAssignment.h"
 
 namespace xstack {
 namespace {

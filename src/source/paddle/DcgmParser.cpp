@@ -170,8 +170,8 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
   const int64_t gpu = gpuIdOf(tok);
   if (gpu < 0) {
     warnings_.add(Warn::DcgmBadRow, 1,
-                  where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : "") + " (ids are 0.." +
-                      std::to_string(kMaxGpuId) + ")");
+                  where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : "") +
+                      " (ids are 0.." + std::to_string(kMaxGpuId) + ")");
     return;
   }
   const size_t nValues = tok.size() - 2;

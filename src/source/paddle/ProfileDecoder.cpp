@@ -306,9 +306,9 @@ TopLevelField topLevelField(std::string_view prefix, uint64_t at, uint64_t fileS
   const auto offset = [&] { return static_cast<uint64_t>(c.pos() - prefix.data()); };
   // A varint that fails near the end of a prefix (a tag and a length take at most 20
   // bytes) may only be cut there.
-  const TopLevelField badVarint{
-      prefix.size() < fileSize && prefix.size() - at < 24 ? TopLevelField::Cut
-                                                           : TopLevelField::Rejected};
+  const TopLevelField badVarint{prefix.size() < fileSize && prefix.size() - at < 24
+                                    ? TopLevelField::Cut
+                                    : TopLevelField::Rejected};
   uint64_t tag = 0, v = 0;
   if (!c.varint(tag)) return badVarint;
   const uint32_t field = static_cast<uint32_t>(tag >> 3), wt = tag & 7;
