@@ -78,6 +78,7 @@ void FileBuffer::reserve(size_t bytes, size_t keep) {
 
 // Reads `want` bytes of `fd` in pieces, asking `check` after each; sets data_, size_, fileSize_.
 Status FileBuffer::readChecked(int fd, size_t want, PrefixCheck& check, const std::string& path) {
+  if (heap_ && capacity_ < want) heap_.reset();  // too small: freed before the whole is taken
   size_t got = 0;
   bool stopped = false;
   while (got < want && !stopped) {
