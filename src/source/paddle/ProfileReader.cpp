@@ -38,7 +38,7 @@ Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recyc
   p.buffer = std::move(*bytes);
   p.fileBytes = p.buffer->fileSize();
   if (p.buffer->size() == 0) return Error{path + ": empty file"};
-  DecodeResult r = decodeProfile(p.buffer->view(), p.data);
+  DecodeResult r = decodeChecked(p.buffer->view(), check, p.data);
   bool anything = !p.data.events.empty() || !p.data.memEvents.empty();
   auto partial = classify(path, r, p.fileBytes, anything, p.data.hasEndNs, p.data.events.size());
   if (!partial) return partial.error();
@@ -74,7 +74,7 @@ Expected<ProfileFileInfo> readProfileInto(const std::string& path,
       inner.onEndNs(ns);
     }
   } counting(sink);
-  DecodeResult r = decodeProfile(buffer->view(), counting);
+  DecodeResult r = decodeChecked(buffer->view(), check, counting);
   auto partial = classify(path, r, info.fileBytes, counting.events + counting.memEvents > 0,
                           counting.hasEndNs, counting.events);
   if (!partial) return partial.error();

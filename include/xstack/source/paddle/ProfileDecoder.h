@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,14 +76,35 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
 // format) is rejected after its first piece and memory does not grow with its size.
 // decodeProfile of the bytes read then gives the same events and the same error at the
 // same offset as of the whole file: every field before the one rejected is whole.
-// A top-level group is not walked: the whole file is read (as without a check).
+// An event or memory event of more than 4 MiB is walked inside too (its fields' tags
+// and lengths): when one is one decodeEvent/decodeMemEvent rejects, reading stops there
+// and rejected() holds the error decodeProfile gives for that field (decodeChecked).
+// A group is not walked: the whole file (or that event) is read, as without a check.
 class ProfilePrefixCheck final : public PrefixCheck {
  public:
   uint64_t usefulBytes(std::string_view prefix, uint64_t fileSize) override;
+  // Set when a large event was rejected inside: its offset and decodeProfile's error.
+  const std::optional<DecodeResult>& rejected() const { return rejected_; }
 
  private:
-  uint64_t next_ = 0;     // offset of the next top-level field to walk
-  bool readAll_ = false;  // a group was met: walk no further
+  bool walkInside(std::string_view prefix);  // false: more bytes needed
+  uint64_t next_ = 0;                        // offset of the next top-level field to walk
+  bool readAll_ = false;                     // a group was met: walk no further
+  bool stop_ = false;                        // a field decodeProfile rejects was met
+  // The large event being walked inside: its offset, next field and end.
+  struct Inside {
+    uint64_t start = 0, next = 0, end = 0;
+    bool memory = false;  // a memory event (field 4), else an event (field 1)
+  };
+  std::optional<Inside> inside_;
+  std::optional<DecodeResult> rejected_;
 };
+
+// decodeProfile of what FileBuffer::open read with `check`: the same result as a
+// decodeProfile of the whole file (the bytes before a rejected large event, then its error).
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileSink& sink);
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileData& out);
 
 }  // namespace xstack

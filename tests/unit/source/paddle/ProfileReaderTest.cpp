@@ -368,5 +368,84 @@ TEST_F(ProfileReaderTest, PrefixCheckDecodesAsAWholeRead) {
   }
 }
 
+// A sparse file whose first field claims to be one event of nearly all of it: the event is
+// walked inside as it arrives and rejected at its first byte; the error is the one a
+// whole read gives ("malformed event" at byte 0), after 64 KiB read.
+TEST_F(ProfileReaderTest, AHugeEventOfZerosIsRejectedInsideAfterItsFirstPiece) {
+  const uint64_t size = uint64_t{256} << 20;
+  std::string head = "\x0a";
+  for (uint64_t n = size - 5; n; n >>= 7)
+    head.push_back(static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0)));
+  ASSERT_EQ(head.size(), 5u);  // tag and a 4-byte length: the event ends at the file's end
+  const std::string p = write("huge.0", head);
+  fs::resize_file(p, size);
+  std::unique_ptr<FileBuffer> buffer;
+  struct None final : ProfileSink {
+    void onEvent(const ProfileEvent&) override {}
+    void onMemEvent(const ProfileMemEvent&) override {}
+  } none;
+  auto r = readProfileInto(p, buffer, none);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, p + ": not a profile (byte 0 of 268435456: malformed event)");
+  EXPECT_LE(buffer->size(), size_t{64} << 10);
+  auto whole = readProfile(p);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().message, r.error().message);
+}
+
+// Large events (names of 5 MiB, walked inside) whole, cut, or corrupt at many places inside
+// and after: the same events and the same error as a whole read.
+TEST_F(ProfileReaderTest, PrefixCheckOfLargeEventsDecodesAsAWholeRead) {
+  pb::Profile p = threeEvents();
+  p.mutable_events(1)->set_name(std::string(5 << 20, 'n'));
+  p.add_mem_events()->set_alloc_in(std::string(5 << 20, 'a'));
+  p.mutable_events(2)->set_detail_info(std::string(6 << 20, 'd'));
+  const std::string good = serialized(p);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 16; ++i) {
+    std::string bytes = good;
+    if (i % 4 == 1) bytes = good.substr(0, rng() % good.size());
+    if (i % 4 == 2) bytes[rng() % bytes.size()] = static_cast<char>(i % 8 == 2 ? 0 : 0x07);
+    if (i % 4 == 3)
+      std::fill_n(bytes.begin() + static_cast<long>(rng() % (bytes.size() - 64)), 64, '\xff');
+    const std::string path = write("l." + std::to_string(i), bytes);
+    SCOPED_TRACE(i);
+    auto plain = FileBuffer::open(path);
+    ASSERT_TRUE(plain.ok());
+    ProfileData a, b;
+    const DecodeResult ra = decodeProfile((*plain)->view(), a);
+    ProfilePrefixCheck check;
+    auto checked = FileBuffer::open(path, nullptr, &check);
+    ASSERT_TRUE(checked.ok());
+    const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
+    EXPECT_EQ(ra.ok, rb.ok);
+    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
+    EXPECT_EQ(ra.error, rb.error);
+    ASSERT_EQ(a.events.size(), b.events.size());
+    for (size_t k = 0; k < a.events.size(); ++k) EXPECT_EQ(a.events[k].name, b.events[k].name);
+    EXPECT_EQ(a.memEvents.size(), b.memEvents.size());
+    EXPECT_EQ(a.hasEndNs, b.hasEndNs);
+  }
+  // The tag after event 1's name (its start_ns) made 0: rejected inside, reading stopped
+  // within a piece (4 MiB) of it, the error as a whole read gives it.
+  std::string bad = good;
+  bad[good.find(std::string(5 << 20, 'n')) + (5 << 20)] = '\0';
+  const std::string path = write("l.bad", bad);
+  ProfilePrefixCheck check;
+  auto checked = FileBuffer::open(path, nullptr, &check);
+  ASSERT_TRUE(checked.ok());
+  ASSERT_TRUE(check.rejected().has_value());
+  EXPECT_LE((*checked)->size(), good.find(std::string(5 << 20, 'n')) + (5 << 20) + (4 << 20));
+  EXPECT_EQ((*checked)->fileSize(), bad.size());
+  ProfileData a, b;
+  const DecodeResult ra = decodeProfile(bad, a);
+  const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
+  ASSERT_FALSE(ra.ok);
+  EXPECT_EQ(ra.error, "malformed event");
+  EXPECT_EQ(rb.error, ra.error);
+  EXPECT_EQ(rb.errorOffset, ra.errorOffset);
+  EXPECT_EQ(b.events.size(), a.events.size());
+}
+
 }  // namespace
 }  // namespace xstack
