@@ -18,10 +18,10 @@ namespace {
 // permission on a parent, a symlink loop, over PATH_MAX, through a file) is an
 // Error naming the path and the reason.
 Status prepareOutDir(const std::string& out) {
-  std::error_code created, stat;
+  std::error_code created, probed;
   fs::create_directories(out, created);
-  if (!fs::is_directory(out, stat)) {
-    const std::error_code& why = created ? created : stat;
+  if (!fs::is_directory(out, probed)) {
+    const std::error_code& why = created ? created : probed;
     return Error{"--out " + out + ": not a folder and cannot be created" +
                  (why ? ": " + why.message() : std::string())};
   }

@@ -20,6 +20,8 @@ std::optional<int64_t> parseId(std::string_view s) {
   }
   return v;
 }
+
+// Why an id taken from a file name is not used (core/Topology.h's bounds).
 std::string aboveBound(const char* what, int64_t id, int64_t most) {
   return "implausible " + std::string(what) + " id " + std::to_string(id) + " in the name (above " +
          std::to_string(most) + "): not used";
