@@ -41,7 +41,7 @@ struct Run {
   }
   int operator()(const xstack::UsageError& e) const {
     if (firstRankByEnvironment())
-      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafe(e.message).c_str());
+      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafeLines(e.message).c_str());
     return xstack::kExitUsage;
   }
 };

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
+#include "xstack/core/TerminalText.h"
 #include "xstack/core/Topology.h"
 #include "xstack/core/WarningKinds.h"
 
@@ -223,7 +224,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     return UsageError{cmd + ": " + e.what()};
   }
-  return UsageError{"unknown command '" + cmd + "'\n" + kTopUsage};
+  return UsageError{"unknown command '" + terminalSafe(cmd) + "'\n" + kTopUsage};
 }
 
 }  // namespace xstack

@@ -1,5 +1,6 @@
 #include "xstack/core/TerminalText.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace xstack {
@@ -47,6 +48,17 @@ std::string terminalSafe(std::string_view text) {
       out.push_back('?');
       ++i;
     }
+  }
+  return out;
+}
+
+std::string terminalSafeLines(std::string_view text) {
+  std::string out;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t nl = std::min(text.find('\n', at), text.size());
+    out += terminalSafe(text.substr(at, nl - at));
+    if (nl < text.size()) out.push_back('\n');
+    at = nl + 1;
   }
   return out;
 }

@@ -15,6 +15,10 @@ namespace xstack {
 // as they are, so the result is valid UTF-8 with no control character.
 std::string terminalSafe(std::string_view text);
 
+// terminalSafe of each line of `text`, the '\n' between them kept: for a message of
+// several lines of xstack's own (a usage text) whose parts from the user are made safe.
+std::string terminalSafeLines(std::string_view text);
+
 // terminalSafe of at most `maxBytes` bytes of `text`, quoted, with "..." inside the
 // quotes when cut: a short example of input bytes for a warning ("GPU\x1b[2J" -> "GPU?[2J").
 std::string terminalExcerpt(std::string_view text, size_t maxBytes = 40);

@@ -41,6 +41,13 @@ TEST(TerminalText, InvalidUtf8IsReplacedBytewise) {
             "??a");  // a cut sequence, then ASCII
 }
 
+TEST(TerminalText, LinesKeepTheirNewlines) {
+  EXPECT_EQ(terminalSafeLines("unknown command 'a\x1b[2J'\nusage: x\n"),
+            "unknown command 'a?[2J'\nusage: x\n");
+  EXPECT_EQ(terminalSafeLines(""), "");
+  EXPECT_EQ(terminalSafeLines("\n\r\n"), "\n?\n");
+}
+
 TEST(TerminalText, ExcerptQuotesAndCuts) {
   EXPECT_EQ(terminalExcerpt("GPU\x1b[2J"), "\"GPU?[2J\"");
   EXPECT_EQ(terminalExcerpt(std::string(50, 'x')), "\"" + std::string(40, 'x') + "...\"");
