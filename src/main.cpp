@@ -14,6 +14,7 @@
 #include "xstack/app/Synth.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
+#include "xstack/core/TerminalText.h"
 
 namespace {
 
@@ -41,7 +42,8 @@ struct Run {
     return 0;
   }
   int operator()(const xstack::UsageError& e) const {
-    if (firstRankByEnvironment()) std::fprintf(stderr, "xstack: %s\n", e.message.c_str());
+    if (firstRankByEnvironment())
+      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafeLines(e.message).c_str());
     return xstack::kExitUsage;
   }
 };

@@ -10,6 +10,7 @@
 #include "xstack/app/SyncJobModel.h"
 #include "xstack/app/Synth.h"
 #include "xstack/app/SynthRandom.h"
+#include "xstack/core/TerminalText.h"
 
 namespace fs = std::filesystem;
 
@@ -59,8 +60,8 @@ int runChromeTraceSynth(const SynthOptions& o) {
   std::error_code ec;
   fs::create_directories(profile, ec);
   if (ec) {
-    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", profile.c_str(),
-                 ec.message().c_str());
+    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n",
+                 terminalSafe(profile.string()).c_str(), ec.message().c_str());
     return kExitFatal;
   }
   SyncJobModel model(o);
@@ -77,19 +78,20 @@ int runChromeTraceSynth(const SynthOptions& o) {
       errno = 0;
       if (!model.writeRank(r.rank, *writer)) {
         std::fprintf(stderr, "xstack: synth: cannot write %s: %s; the data set is incomplete\n",
-                     p.c_str(), std::strerror(errno ? errno : EIO));
+                     terminalSafe(p.string()).c_str(), std::strerror(errno ? errno : EIO));
         return kExitFatal;
       }
       bytes += fs::file_size(p, ec);
     }
   }
   if (!model.writeTruth(out / "sync_truth.csv")) return kExitFatal;
-  std::fprintf(stderr,
-               "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of %s traces) to %s\n",
-               static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),
-               static_cast<unsigned long long>(bytes >> 20),
-               o.format == SynthFormat::Kineto ? "Kineto" : "Paddle JSON", o.outDir.c_str());
-  std::fprintf(stderr, "xstack: synth: to make its traces: %s\n", reportCommandFor(o).c_str());
+  std::fprintf(
+      stderr, "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of %s traces) to %s\n",
+      static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),
+      static_cast<unsigned long long>(bytes >> 20),
+      o.format == SynthFormat::Kineto ? "Kineto" : "Paddle JSON", terminalSafe(o.outDir).c_str());
+  std::fprintf(stderr, "xstack: synth: to make its traces: %s\n",
+               terminalSafe(reportCommandFor(o)).c_str());
   return kExitOk;
 }
 

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
+#include "xstack/core/TerminalText.h"
+#include "xstack/core/Topology.h"
 #include "xstack/core/WarningKinds.h"
 
 namespace po = boost::program_options;
@@ -105,6 +107,8 @@ Command parseReport(const std::vector<std::string>& args) {
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return UsageError{"report: give --data-dir or --profile-dir"};
   if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
+  if (P > kMaxGpusPerTrainer)
+    return UsageError{"--gpus-per-trainer must be at most " + std::to_string(kMaxGpusPerTrainer)};
   if (S < 1) return UsageError{"--group-size must be at least 1"};
   if (D < 0) return UsageError{"--display-size must not be negative"};
   if (D > S)
@@ -257,7 +261,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     return UsageError{cmd + ": " + e.what()};
   }
-  return UsageError{"unknown command '" + cmd + "'\n" + kTopUsage};
+  return UsageError{"unknown command '" + terminalSafe(cmd) + "'\n" + kTopUsage};
 }
 
 }  // namespace xstack

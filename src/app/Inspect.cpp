@@ -7,6 +7,7 @@
 
 #include "xstack/app/ReadStage.h"
 #include "xstack/app/Report.h"
+#include "xstack/core/TerminalText.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
@@ -93,16 +94,17 @@ json inspectJson(const InspectOptions& o, const InspectedProfile& loaded, const 
 
 void printText(const InspectOptions& o, const InspectedProfile& loaded, const InputSummary& s,
                const EventCensus& c, const json& j, uint64_t fwd, uint64_t bwd) {
-  std::printf("%s: %llu bytes, %s%s%s\n", o.file.c_str(),
+  std::printf("%s: %llu bytes, %s%s%s\n", terminalSafe(o.file).c_str(),
               static_cast<unsigned long long>(loaded.fileBytes), statusName(s.status),
-              s.problem.empty() ? "" : ": ", s.problem.c_str());
+              s.problem.empty() ? "" : ": ", terminalSafe(s.problem).c_str());
   std::printf("  events %llu, memory events %llu\n", static_cast<unsigned long long>(s.events),
               static_cast<unsigned long long>(s.memEvents));
   std::printf("  time range %llu .. %llu ns (%s ms)\n", static_cast<unsigned long long>(s.minTs),
               static_cast<unsigned long long>(c.maxEnd),
               formatMicros(c.maxEnd > s.minTs ? (c.maxEnd - s.minTs) / 1000 : 0).c_str());
   for (const auto& [name, n] : c.byRow)
-    std::printf("  %-22s %llu events\n", name.c_str(), static_cast<unsigned long long>(n));
+    std::printf("  %-22s %llu events\n", terminalSafe(name).c_str(),
+                static_cast<unsigned long long>(n));
   for (const auto& [dev, set] : c.streams) {
     std::printf("  gpu %lld streams:", static_cast<long long>(dev));
     for (int64_t x : set) std::printf(" %lld", static_cast<long long>(x));
@@ -113,7 +115,7 @@ void printText(const InspectOptions& o, const InspectedProfile& loaded, const In
               static_cast<unsigned long long>(bwd));
   for (const auto& t : j["memory_tracks"])
     std::printf("  memory %s:%llu: %llu samples, peak %lld bytes\n",
-                t["place"].get<std::string>().c_str(),
+                terminalSafe(t["place"].get<std::string>()).c_str(),
                 static_cast<unsigned long long>(t["device"].get<uint64_t>()),
                 static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
                 static_cast<long long>(t["peak_bytes"].get<int64_t>()));
@@ -130,9 +132,10 @@ int runInspect(const InspectOptions& o) {
   std::vector<Span> spans;
   InspectedProfile loaded;
   std::unique_ptr<FileBuffer> buffer;  // the events' views point here
-  auto info = summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
+  auto info =
+      summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
   if (!info) {
-    std::fprintf(stderr, "xstack: inspect: %s\n", info.error().message.c_str());
+    std::fprintf(stderr, "xstack: inspect: %s\n", terminalSafe(info.error().message).c_str());
     return kExitFatal;
   }
   loaded.fileBytes = info->fileBytes;

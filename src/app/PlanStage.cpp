@@ -6,18 +6,25 @@
 
 #include "xstack/app/PlanGather.h"
 #include "xstack/app/ReportStages.h"
+#include "xstack/core/TerminalText.h"
 
 namespace fs = std::filesystem;
 
 namespace xstack {
 namespace {
 
+// Rank 0: --out is a folder (created with its parents when missing) this user
+// can write and search. Never throws: a path the file system refuses (no search
+// permission on a parent, a symlink loop, over PATH_MAX, through a file) is an
+// Error naming the path and the reason.
 Status prepareOutDir(const std::string& out) {
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (!fs::is_directory(out))
+  std::error_code created, probed;
+  fs::create_directories(out, created);
+  if (!fs::is_directory(out, probed)) {
+    const std::error_code& why = created ? created : probed;
     return Error{"--out " + out + ": not a folder and cannot be created" +
-                 (ec ? ": " + ec.message() : std::string())};
+                 (why ? ": " + why.message() : std::string())};
+  }
   if (::access(out.c_str(), W_OK | X_OK) != 0)
     return Error{"--out " + out + ": folder not writable"};
   return {};
@@ -26,8 +33,8 @@ Status prepareOutDir(const std::string& out) {
 void printPlan(const Plan& plan) {
   for (const auto& f : plan.files)
     std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n", kindName(f.file.kind),
-                 f.file.path.c_str(), static_cast<unsigned long long>(f.file.bytes), f.reader,
-                 f.readerHost.c_str());
+                 terminalSafe(f.file.path).c_str(), static_cast<unsigned long long>(f.file.bytes),
+                 f.reader, terminalSafe(f.readerHost).c_str());
 }
 
 // collective: rank 0 checks the output folder before anything is read.

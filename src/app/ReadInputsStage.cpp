@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "xstack/app/ReportStages.h"
+#include "xstack/core/TerminalText.h"
 
 namespace xstack {
 
@@ -25,8 +26,8 @@ Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pl
   if (run.comm.allTrue(!mine)) return local;
   // Printed by the rank that failed: rank 0 only learns that some rank did.
   if (mine)
-    std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank, mine->host.c_str(),
-                 mine->message.c_str());
+    std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank,
+                 terminalSafe(mine->host).c_str(), terminalSafe(mine->message).c_str());
   return Failure::read("reading failed on some rank; nothing written");
 }
 

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "xstack/app/ReportStages.h"
+#include "xstack/core/TerminalText.h"
 #include "xstack/plan/RenderAssignment.h"
 
 namespace xstack {
@@ -13,7 +14,7 @@ void printRenderPlan(const std::vector<OutputFile>& outputs,
       if (c.kind == ChunkKind::RankRows)
         std::fprintf(stderr, "xstack: render plan: rows of rank %lld in %s -> rank %d on %s\n",
                      static_cast<long long>(c.subject), o.fileName().c_str(), c.owner,
-                     hosts[static_cast<size_t>(c.owner)].c_str());
+                     terminalSafe(hosts[static_cast<size_t>(c.owner)]).c_str());
 }
 
 // The time origin: --time-origin-ns, else the earliest timestamp of any input.

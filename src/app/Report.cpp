@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "xstack/app/ReportStages.h"
+#include "xstack/core/TerminalText.h"
 
 namespace xstack {
 namespace {
@@ -45,8 +46,10 @@ ReportRun::ReportRun(Comm& c, const ReportOptions& o, StageClock& clk)
       progress(stderr, c.rank() == 0 && o.progress),
       start(std::chrono::steady_clock::now()) {}
 
+// Every line goes through terminalSafe: paths and names from the inputs cannot
+// reach the terminal with control bytes (issue 21 item 11).
 void ReportRun::log(const std::string& line) const {
-  if (root()) std::fprintf(stderr, "xstack: %s\n", line.c_str());
+  if (root()) std::fprintf(stderr, "xstack: %s\n", terminalSafe(line).c_str());
 }
 
 int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {

@@ -14,6 +14,7 @@
 #include "xstack/app/Report.h"
 #include "xstack/app/SyncJobModel.h"
 #include "xstack/app/SynthRandom.h"
+#include "xstack/core/TerminalText.h"
 
 namespace fs = std::filesystem;
 namespace pb = paddle::platform::proto;
@@ -54,7 +55,7 @@ bool closedOk(std::ofstream& f) {
 
 int writeFailed(const fs::path& p) {
   std::fprintf(stderr, "xstack: synth: cannot write %s: %s; the data set is incomplete\n",
-               p.c_str(), std::strerror(errno ? errno : EIO));
+               terminalSafe(p.string()).c_str(), std::strerror(errno ? errno : EIO));
   return kExitFatal;
 }
 
@@ -247,9 +248,9 @@ int runSynth(const SynthOptions& o) {
   if (o.format != SynthFormat::PaddleProfile) return runChromeTraceSynth(o);
   std::error_code ec;
   for (const char* sub : {"profile", "dcgm", "net", "time"})
-    fs::create_directories(fs::path(o.outDir) / sub, ec);
+    if (fs::create_directories(fs::path(o.outDir) / sub, ec); ec) break;  // the first error
   if (ec) {
-    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", o.outDir.c_str(),
+    std::fprintf(stderr, "xstack: synth: cannot create %s: %s\n", terminalSafe(o.outDir).c_str(),
                  ec.message().c_str());
     return kExitFatal;
   }
@@ -291,8 +292,9 @@ int runSynth(const SynthOptions& o) {
   std::fprintf(stderr,
                "xstack: synth: wrote %lld trainers x %lld GPUs (%llu MiB of profiles) to %s\n",
                static_cast<long long>(o.trainers), static_cast<long long>(o.gpusPerTrainer),
-               static_cast<unsigned long long>(bytes >> 20), o.outDir.c_str());
-  std::fprintf(stderr, "xstack: synth: to make its traces: %s\n", reportCommandFor(o).c_str());
+               static_cast<unsigned long long>(bytes >> 20), terminalSafe(o.outDir).c_str());
+  std::fprintf(stderr, "xstack: synth: to make its traces: %s\n",
+               terminalSafe(reportCommandFor(o)).c_str());
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "xstack/comm/Comm.h"
+#include "xstack/core/TerminalText.h"
 
 namespace xstack {
 
@@ -17,7 +18,7 @@ std::unique_ptr<Comm> makeWorldComm(int* /*argc*/, char*** /*argv*/) {
       std::fprintf(stderr,
                    "xstack: this xstack was built without MPI (-DXSTACK_MPI=OFF) but was started "
                    "as one of %s ranks; run it alone, or use an MPI build\n",
-                   s);
+                   terminalSafe(s).c_str());
       std::exit(1);
     }
   }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -31,47 +32,94 @@ Expected<int> openRegular(const std::string& path, struct stat& st) {
   return fd;
 }
 
-// Reads up to `want` bytes of `fd` into `dst` and closes it: the bytes read
-// (fewer when the file shrank meanwhile), or an error naming path and offset.
-Expected<size_t> readAndClose(int fd, char* dst, size_t want, const std::string& path) {
-  size_t got = 0;
+// Reads bytes [got, want) of `fd` into `dst`: the new total read (less than
+// `want` when the file shrank meanwhile), or an error naming path and offset.
+Expected<size_t> readUpTo(int fd, char* dst, size_t got, size_t want, const std::string& path) {
   while (got < want) {
     ssize_t n = ::read(fd, dst + got, want - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return Error{path + ": read failed at byte " + std::to_string(got) + ": " + std::strerror(e)};
+      return Error{path + ": read failed at byte " + std::to_string(got) + ": " +
+                   std::strerror(errno)};
     }
     if (n == 0) break;  // the file shrank while we read it
     got += static_cast<size_t>(n);
   }
+  return got;
+}
+
+// Reads up to `want` bytes of `fd` into `dst` and closes it: the bytes read
+// (fewer when the file shrank meanwhile), or an error naming path and offset.
+Expected<size_t> readAndClose(int fd, char* dst, size_t want, const std::string& path) {
+  auto got = readUpTo(fd, dst, 0, want, path);
   ::close(fd);
   return got;
 }
 
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+constexpr size_t kFirstPiece = 64 << 10;
+constexpr size_t kPiece = 4 << 20;
+
 }  // namespace
+
+// Capacity for at least `bytes`, keeping the first `keep` bytes.
+void FileBuffer::reserve(size_t bytes, size_t keep) {
+  if (heap_ && capacity_ >= bytes) return;
+  const size_t capacity = bytes + bytes / 8 + 1;  // headroom: the next file may be a little larger
+  auto fresh = std::make_unique_for_overwrite<char[]>(capacity);
+  if (keep > 0) std::memcpy(fresh.get(), heap_.get(), keep);
+  heap_ = std::move(fresh);
+  capacity_ = capacity;
+}
+
+// Reads `want` bytes of `fd` in pieces, asking `check` after each; sets data_, size_, fileSize_.
+Status FileBuffer::readChecked(int fd, size_t want, PrefixCheck& check, const std::string& path) {
+  if (heap_ && capacity_ < want) heap_.reset();  // too small: freed before the whole is taken
+  size_t got = 0;
+  bool stopped = false;
+  while (got < want && !stopped) {
+    const size_t end = got + std::min(want - got, got == 0 ? kFirstPiece : kPiece);
+    reserve(got == 0 ? end : want, got);  // the whole file only once its first piece passed
+    auto now = readUpTo(fd, heap_.get(), got, end, path);
+    if (!now) return now.error();
+    const bool shrank = *now < end;
+    got = *now;
+    stopped = check.usefulBytes(std::string_view(heap_.get(), got), want) <= got;
+    if (shrank) break;
+  }
+  data_ = heap_.get();
+  size_ = got;
+  fileSize_ = stopped ? want : got;
+  return {};
+}
 
 FileBuffer::~FileBuffer() = default;
 
 Expected<std::unique_ptr<FileBuffer>> FileBuffer::open(const std::string& path,
-                                                       std::unique_ptr<FileBuffer> reuse) {
+                                                       std::unique_ptr<FileBuffer> reuse,
+                                                       PrefixCheck* check) {
   struct stat st {};
   auto opened = openRegular(path, st);
   if (!opened) return opened.error();
-  int fd = *opened;
+  FdCloser fd{*opened};
   std::unique_ptr<FileBuffer> b =
       reuse ? std::move(reuse) : std::unique_ptr<FileBuffer>(new FileBuffer);
   const size_t want = static_cast<size_t>(st.st_size);
-  if (!b->heap_ || b->capacity_ < want) {
-    b->heap_.reset();
-    b->capacity_ = want + want / 8 + 1;  // headroom: the next file may be a little larger
-    b->heap_ = std::make_unique_for_overwrite<char[]>(b->capacity_);
+  if (check) {
+    if (Status s = b->readChecked(fd.fd, want, *check, path); !s) return s.error();
+    return b;
   }
-  auto got = readAndClose(fd, b->heap_.get(), want, path);
+  if (b->heap_ && b->capacity_ < want) b->heap_.reset();  // no copy of the old bytes
+  b->reserve(want, 0);
+  auto got = readUpTo(fd.fd, b->heap_.get(), 0, want, path);
   if (!got) return got.error();
   b->data_ = b->heap_.get();
   b->size_ = *got;
+  b->fileSize_ = *got;
   return b;
 }
 

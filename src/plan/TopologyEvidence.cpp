@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "xstack/core/Topology.h"
+
 namespace xstack {
 
 TopologyEvidence evidenceOfPlan(const Plan& plan, std::optional<int64_t> explicitP) {
@@ -35,7 +37,8 @@ std::vector<int64_t> mergeGpuIds(const std::vector<std::string>& encoded) {
   std::set<int64_t> all;
   for (const std::string& s : encoded) {
     std::istringstream in(s);
-    for (int64_t id; in >> id;) all.insert(id);
+    for (int64_t id; in >> id;)
+      if (id >= 0 && id <= kMaxGpuId) all.insert(id);  // the parsers give no other
   }
   return {all.begin(), all.end()};
 }

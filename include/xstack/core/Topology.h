@@ -7,6 +7,15 @@
 
 namespace xstack {
 
+// The largest ids xstack takes from file names and DCGM rows (issue 21 item 5). A
+// larger one is no real job's (a stray file, a corrupt row) and would overflow the
+// rank arithmetic (trainer x P + gpu): the parsers and the listing warn, naming the
+// file, and do not use it. Every id within them keeps rankOf far from overflow.
+inline constexpr int64_t kMaxGpuId = 1023;                    // a trainer's local GPU g
+inline constexpr int64_t kMaxGpusPerTrainer = kMaxGpuId + 1;  // P
+inline constexpr int64_t kMaxTrainerId = int64_t{1} << 20;    // T
+inline constexpr int64_t kMaxRankId = (kMaxTrainerId + 1) * kMaxGpusPerTrainer - 1;  // R
+
 struct Topology {
   int64_t gpusPerTrainer = 8;  // P
   int64_t groupSize = 8;       // S: trainers per group

@@ -28,6 +28,9 @@ enum class Severity {
 // enumerator in snake_case).
 // clang-format off
 #define XSTACK_WARNING_KINDS(X)                                                                   \
+  X(DcgmBadRatio, "dcgm_bad_ratio", Warning,                                                      \
+    "a DCGM FBUSD/FBTTL ratio that is not a finite number (e.g. 1e308 over 1e-300) was left out", \
+    "check the FBUSD and FBTTL fields; the other fields of the row are kept")                     \
   X(DcgmBadRow, "dcgm_bad_row", Warning,                                                          \
     "a DCGM GPU row with too few fields or no usable TIMESTAMP was skipped",                      \
     "check the dcgmi dmon command line and that the file was not cut")                            \

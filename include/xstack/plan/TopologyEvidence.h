@@ -28,7 +28,8 @@ bool needsDcgmGpuIds(const TopologyEvidence& evidence);
 std::vector<std::string> dcgmFilesReadBy(const Plan& plan, int rank);
 
 // Pure: one rank's GPU ids as text for the gather ("0 1 3 "), and the union
-// of every rank's, ascending.
+// of every rank's, ascending; an id outside 0..kMaxGpuId (core/Topology.h) is
+// dropped (the DCGM parser gives none: a row naming one is dcgm_bad_row).
 std::string encodeGpuIds(const std::set<int64_t>& ids);
 std::vector<int64_t> mergeGpuIds(const std::vector<std::string>& encoded);
 

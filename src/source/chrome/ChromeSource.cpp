@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "xstack/core/Topology.h"
 #include "xstack/source/chrome/ChromeEvents.h"
 #include "xstack/source/chrome/TraceReader.h"
 
@@ -66,7 +67,13 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
                         baseName(path));
     return;
   }
-  if (world) out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
+  if (*rank > kMaxRankId) {  // no real job's rank: it would overflow the rank arithmetic
+    out.skipped.push_back(path + ": implausible rank " + std::to_string(*rank) + " (above " +
+                          std::to_string(kMaxRankId) + "): not used");
+    return;
+  }
+  if (world && *world > 0 && *world <= kMaxRankId + 1)
+    out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
   out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
   out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
 }
@@ -105,7 +112,7 @@ struct FileStamp {
 };
 
 std::optional<FileStamp> stampOf(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   return FileStamp{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
                    static_cast<uint64_t>(st.st_size),

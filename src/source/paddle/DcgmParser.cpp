@@ -6,7 +6,9 @@
 #include <optional>
 #include <utility>
 
+#include "xstack/core/TerminalText.h"
 #include "xstack/core/TimeUnits.h"
+#include "xstack/core/Topology.h"
 
 namespace xstack {
 namespace {
@@ -52,14 +54,8 @@ std::vector<std::string_view> tokens(std::string_view line) {
   return out;
 }
 
-// A short printable rendering of input bytes for warning examples.
-std::string excerpt(std::string_view text) {
-  constexpr size_t kMax = 40;
-  std::string out = "\"";
-  for (char c : text.substr(0, kMax)) out.push_back(c >= 0x20 && c < 0x7f ? c : '?');
-  out += text.size() > kMax ? "...\"" : "\"";
-  return out;
-}
+// A short printable rendering of input bytes for warning examples (core/TerminalText.h).
+std::string excerpt(std::string_view text) { return terminalExcerpt(text); }
 
 // A value of a counter: a finite, non-negative number.
 std::optional<double> parseValue(std::string_view text) {
@@ -106,13 +102,14 @@ std::vector<int> columnIdsOf(const std::vector<std::string_view>& names) {
   return ids;
 }
 
-// The GPU id of a row ("GPU <id> ..."), or -1.
+// The GPU id of a row ("GPU <id> ..."), or -1 (not a number, or above kMaxGpuId:
+// no real GPU's, and it would overflow the inferred --gpus-per-trainer).
 int64_t gpuIdOf(const std::vector<std::string_view>& tok) {
   int64_t gpu = -1;
   if (tok.size() < 2) return gpu;
   auto r = std::from_chars(tok[1].data(), tok[1].data() + tok[1].size(), gpu);
   if (r.ec != std::errc() || r.ptr != tok[1].data() + tok[1].size()) return -1;
-  return gpu;
+  return gpu <= kMaxGpuId ? gpu : -1;
 }
 
 // The row's values (tok[2..]) into `s`; a bad value is counted and skipped.
@@ -136,10 +133,16 @@ void fillValues(const std::vector<std::string_view>& tok, const std::vector<int>
       s.present |= 1u << id;
     }
   }
-  if (fbTotal && fbUsed && *fbTotal > 0) {
-    s.values[kFB_USED_RATIO] = *fbUsed / *fbTotal;
-    s.present |= 1u << kFB_USED_RATIO;
+  if (!fbTotal || !fbUsed || *fbTotal <= 0) return;
+  // Both are finite and non-negative (parseValue), but their ratio may not be:
+  // counted, and no value written (a 0 would be a wrong value).
+  const double ratio = *fbUsed / *fbTotal;
+  if (!std::isfinite(ratio)) {
+    warnings.add(Warn::DcgmBadRatio, 1, where() + "FBUSD/FBTTL is not a finite number");
+    return;
   }
+  s.values[kFB_USED_RATIO] = ratio;
+  s.present |= 1u << kFB_USED_RATIO;
 }
 
 }  // namespace
@@ -167,7 +170,8 @@ void DcgmParser::feedLine(std::string_view line, const LineInfo& info) {
   const int64_t gpu = gpuIdOf(tok);
   if (gpu < 0) {
     warnings_.add(Warn::DcgmBadRow, 1,
-                  where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : ""));
+                  where() + "bad GPU id " + excerpt(tok.size() >= 2 ? tok[1] : "") +
+                      " (ids are 0.." + std::to_string(kMaxGpuId) + ")");
     return;
   }
   const size_t nValues = tok.size() - 2;

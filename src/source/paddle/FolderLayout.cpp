@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "xstack/core/Topology.h"
+
 namespace fs = std::filesystem;
 
 namespace xstack {
@@ -18,6 +20,34 @@ std::optional<int64_t> parseId(std::string_view s) {
   }
   return v;
 }
+
+// Why an id taken from a file name is not used (core/Topology.h's bounds).
+std::string aboveBound(const char* what, int64_t id, int64_t most) {
+  return "implausible " + std::string(what) + " id " + std::to_string(id) + " in the name (above " +
+         std::to_string(most) + "): not used";
+}
+
+// The ids of a file of `kind` named `name` into `f`, or why the name gives none:
+// no suffix, or an id beyond core/Topology.h's bounds.
+std::string idsFromName(InputKind kind, const std::string& name, InputFile& f) {
+  if (kind == InputKind::Time) {
+    auto ids = timeFileIds(name);
+    if (!ids) return "name has no .<gpu>.<trainer> suffix";
+    f.gpu = ids->first;
+    f.id = ids->second;
+    if (f.gpu > kMaxGpuId) return aboveBound("GPU", f.gpu, kMaxGpuId);
+    if (f.id > kMaxTrainerId) return aboveBound("trainer", f.id, kMaxTrainerId);
+    return {};
+  }
+  auto id = trailingId(name);
+  if (!id) return "name has no integer suffix after the last dot";
+  f.id = *id;
+  if (kind == InputKind::Profile && f.id > kMaxRankId) return aboveBound("rank", f.id, kMaxRankId);
+  if (kind != InputKind::Profile && f.id > kMaxTrainerId)
+    return aboveBound("trainer", f.id, kMaxTrainerId);
+  return {};
+}
+
 }  // namespace
 
 std::optional<int64_t> trailingId(std::string_view name) {
@@ -77,21 +107,9 @@ static void listOne(const std::string& dir, InputKind kind, InputListing& out) {
     if (name.empty() || name[0] == '.') continue;  // hidden and temporary files
     InputFile f;
     f.kind = kind;
-    if (kind == InputKind::Time) {
-      auto ids = timeFileIds(name);
-      if (!ids) {
-        out.skipped.push_back(p.string() + ": name has no .<gpu>.<trainer> suffix");
-        continue;
-      }
-      f.gpu = ids->first;
-      f.id = ids->second;
-    } else {
-      auto id = trailingId(name);
-      if (!id) {
-        out.skipped.push_back(p.string() + ": name has no integer suffix after the last dot");
-        continue;
-      }
-      f.id = *id;
+    if (std::string why = idsFromName(kind, name, f); !why.empty()) {
+      out.skipped.push_back(p.string() + ": " + why);
+      continue;
     }
     f.path = p.string();
     std::error_code sec;

@@ -1,5 +1,7 @@
 #include "xstack/source/paddle/ProfileDecoder.h"
 
+#include <algorithm>
+
 namespace xstack {
 namespace {
 
@@ -287,6 +289,116 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
     }
   } sink(out);
   return decodeProfile(bytes, sink);
+}
+
+namespace {
+
+// Events larger than this are walked inside as they arrive (ProfilePrefixCheck).
+constexpr uint64_t kWalkInsideBytes = 4 << 20;
+
+// What the walk learns of the field at an offset.
+struct WalkedField {
+  enum State { Whole, Rejected, Cut, Group } state;  // Cut: the prefix ends too early to tell
+  uint64_t end = 0;                                  // Whole: where it ends (tag included)
+  uint32_t field = 0;
+  uint64_t content = 0;  // Whole, wire type 2: where its bytes start
+};
+
+// The field at `at` of a message that ends at `end` (the file, or an event), in a file
+// whose first bytes are `prefix`, judged as the decoder judges it: Rejected only when
+// the decoder fails on it whatever the bytes not yet read.
+WalkedField walkField(std::string_view prefix, uint64_t at, uint64_t end) {
+  const uint64_t avail = std::min<uint64_t>(prefix.size(), end);
+  Cursor c(prefix.data() + at, prefix.data() + avail);
+  const auto offset = [&] { return static_cast<uint64_t>(c.pos() - prefix.data()); };
+  // A varint that fails near the end of the prefix (a tag and a length take at most 20
+  // bytes) may only be cut there.
+  const WalkedField badVarint{avail < end && avail - at < 24 ? WalkedField::Cut
+                                                             : WalkedField::Rejected};
+  uint64_t tag = 0, v = 0;
+  if (!c.varint(tag)) return badVarint;
+  WalkedField f{WalkedField::Whole};
+  f.field = static_cast<uint32_t>(tag >> 3);
+  const uint32_t wt = tag & 7;
+  if (f.field == 0) return {WalkedField::Rejected};
+  if (wt == kVarint || wt == kLen) {
+    if (!c.varint(v)) return badVarint;
+    f.content = f.end = offset();
+    if (wt == kLen && v > end - std::min(f.end, end)) return {WalkedField::Rejected};
+    if (wt == kLen) f.end += v;
+  } else if (wt == kFixed64 || wt == kFixed32) {
+    f.end = offset() + (wt == kFixed64 ? 8 : 4);
+  } else {
+    // a group is skipped by its content; an end group outside one, types 6, 7 are errors
+    return {wt == kStartGroup ? WalkedField::Group : WalkedField::Rejected};
+  }
+  if (f.end > end) return {WalkedField::Rejected};  // runs past the end of its message
+  if (wt != kLen) f.content = 0;
+  return f;
+}
+
+}  // namespace
+
+bool ProfilePrefixCheck::walkInside(std::string_view prefix) {
+  Inside& in = *inside_;
+  while (in.next < in.end) {
+    if (in.next >= prefix.size()) return false;
+    const WalkedField f = walkField(prefix, in.next, in.end);
+    if (f.state == WalkedField::Cut) return false;
+    if (f.state == WalkedField::Group) break;  // not walked: the event is read whole
+    if (f.state == WalkedField::Rejected) {
+      rejected_ =
+          DecodeResult{false, in.start, in.memory ? "malformed memory event" : "malformed event"};
+      stop_ = true;
+      return true;
+    }
+    in.next = f.end;
+  }
+  inside_.reset();  // the event's fields are whole (their content decoded later)
+  return true;
+}
+
+uint64_t ProfilePrefixCheck::usefulBytes(std::string_view prefix, uint64_t fileSize) {
+  while (!readAll_ && !stop_) {
+    if (inside_) {
+      if (!walkInside(prefix)) break;
+      continue;
+    }
+    if (next_ >= prefix.size()) break;
+    const WalkedField f = walkField(prefix, next_, fileSize);
+    if (f.state == WalkedField::Rejected) stop_ = true;  // decodeProfile stops here
+    if (f.state == WalkedField::Group) readAll_ = true;
+    if (f.state != WalkedField::Whole) break;
+    const bool event = (f.field == 1 || f.field == 4) && f.content > 0;
+    if (event && f.end - f.content > kWalkInsideBytes)
+      inside_ = Inside{next_, f.content, f.end, f.field == 4};
+    next_ = f.end;
+  }
+  return stop_ ? prefix.size() : UINT64_MAX;
+}
+
+namespace {
+
+template <class Out>
+DecodeResult decodeCheckedInto(std::string_view bytes, const ProfilePrefixCheck& check, Out& out) {
+  const std::optional<DecodeResult>& cut = check.rejected();
+  if (!cut) return decodeProfile(bytes, out);
+  // The fields before the rejected event are whole in `bytes`; an error among them
+  // comes first, as in the whole file.
+  DecodeResult r = decodeProfile(bytes.substr(0, cut->errorOffset), out);
+  return r.ok ? *cut : r;
+}
+
+}  // namespace
+
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileSink& sink) {
+  return decodeCheckedInto(bytes, check, sink);
+}
+
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileData& out) {
+  return decodeCheckedInto(bytes, check, out);
 }
 
 }  // namespace xstack

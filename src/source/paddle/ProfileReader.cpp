@@ -27,7 +27,8 @@ Expected<std::string> classify(const std::string& path, const DecodeResult& r, u
 }  // namespace
 
 Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recycled) {
-  auto bytes = FileBuffer::open(path, std::move(recycled.buffer));
+  ProfilePrefixCheck check;  // what cannot be a profile is not read whole
+  auto bytes = FileBuffer::open(path, std::move(recycled.buffer), &check);
   if (!bytes) return bytes.error();
   LoadedProfile p;
   p.data.events = std::move(recycled.data.events);
@@ -35,9 +36,9 @@ Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recyc
   p.data.events.clear();
   p.data.memEvents.clear();
   p.buffer = std::move(*bytes);
-  p.fileBytes = p.buffer->size();
+  p.fileBytes = p.buffer->fileSize();
   if (p.buffer->size() == 0) return Error{path + ": empty file"};
-  DecodeResult r = decodeProfile(p.buffer->view(), p.data);
+  DecodeResult r = decodeChecked(p.buffer->view(), check, p.data);
   bool anything = !p.data.events.empty() || !p.data.memEvents.empty();
   auto partial = classify(path, r, p.fileBytes, anything, p.data.hasEndNs, p.data.events.size());
   if (!partial) return partial.error();
@@ -47,11 +48,12 @@ Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recyc
 
 Expected<ProfileFileInfo> readProfileInto(const std::string& path,
                                           std::unique_ptr<FileBuffer>& buffer, ProfileSink& sink) {
-  auto bytes = FileBuffer::open(path, std::move(buffer));
+  ProfilePrefixCheck check;  // what cannot be a profile is not read whole
+  auto bytes = FileBuffer::open(path, std::move(buffer), &check);
   if (!bytes) return bytes.error();
   buffer = std::move(*bytes);
   ProfileFileInfo info;
-  info.fileBytes = buffer->size();
+  info.fileBytes = buffer->fileSize();
   if (info.fileBytes == 0) return Error{path + ": empty file"};
   struct Counting final : ProfileSink {
     ProfileSink& inner;
@@ -72,7 +74,7 @@ Expected<ProfileFileInfo> readProfileInto(const std::string& path,
       inner.onEndNs(ns);
     }
   } counting(sink);
-  DecodeResult r = decodeProfile(buffer->view(), counting);
+  DecodeResult r = decodeChecked(buffer->view(), check, counting);
   auto partial = classify(path, r, info.fileBytes, counting.events + counting.memEvents > 0,
                           counting.hasEndNs, counting.events);
   if (!partial) return partial.error();

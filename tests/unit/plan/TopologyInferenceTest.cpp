@@ -4,6 +4,8 @@
 // value; dcgm/net files of trainers without profiles are warnings.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "xstack/plan/TopologyEvidence.h"
 #include "xstack/plan/TopologyInference.h"
 
@@ -149,6 +151,9 @@ TEST(TopologyEvidence, WhenDcgmIdsAreNeededAndHowTheyMerge) {
   EXPECT_EQ(dcgmFilesReadBy(plan, 1), std::vector<std::string>{"/d/dcgm/dcgm.1"});
   EXPECT_EQ(mergeGpuIds({encodeGpuIds({3, 0}), encodeGpuIds({}), encodeGpuIds({1, 3})}),
             (std::vector<int64_t>{0, 1, 3}));
+  // Issue 21 item 5: an id no parser gives (beyond 0..1023) never reaches the inference.
+  EXPECT_EQ(mergeGpuIds({encodeGpuIds({1, 1024, INT64_MAX}), "-3 5 "}),
+            (std::vector<int64_t>{1, 5}));
   Plan timed;
   for (const InputFile& f : job(1, 2)) timed.files.push_back({f, 0, "h", {}});
   EXPECT_FALSE(needsDcgmGpuIds(evidenceOfPlan(timed, std::nullopt)));

@@ -24,6 +24,7 @@ namespace xstack {
 //   dcgm_bad_row         a GPU row with the wrong number of values, a bad GPU
 //                        id, or no usable TIMESTAMP
 //   dcgm_bad_value       a value that is not a finite number (series left out)
+//   dcgm_bad_ratio       FBUSD/FBTTL that is not finite (the ratio left out)
 //   dcgm_row_before_header
 // Each example message is "<path>:<line>: <what>".
 class DcgmParser {

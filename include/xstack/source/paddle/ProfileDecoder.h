@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "xstack/io/FileBytes.h"
 
 namespace xstack {
 
@@ -65,5 +68,43 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink);
 
 // Decodes `bytes` into `out` (appending), the same way.
 DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
+
+// The top level of a profile walked as the file arrives (FileBuffer::open's check):
+// reading stops at the first top-level field that decodeProfile rejects (tag 0, wire
+// type 4, 6 or 7, a varint of more than 10 bytes, a length or fixed value past the end
+// of the file), so that what cannot be a profile (a sparse file of zeros, another
+// format) is rejected after its first piece and memory does not grow with its size.
+// decodeProfile of the bytes read then gives the same events and the same error at the
+// same offset as of the whole file: every field before the one rejected is whole.
+// An event or memory event of more than 4 MiB is walked inside too (its fields' tags
+// and lengths): when one is one decodeEvent/decodeMemEvent rejects, reading stops there
+// and rejected() holds the error decodeProfile gives for that field (decodeChecked).
+// A group is not walked: the whole file (or that event) is read, as without a check.
+class ProfilePrefixCheck final : public PrefixCheck {
+ public:
+  uint64_t usefulBytes(std::string_view prefix, uint64_t fileSize) override;
+  // Set when a large event was rejected inside: its offset and decodeProfile's error.
+  const std::optional<DecodeResult>& rejected() const { return rejected_; }
+
+ private:
+  bool walkInside(std::string_view prefix);  // false: more bytes needed
+  uint64_t next_ = 0;                        // offset of the next top-level field to walk
+  bool readAll_ = false;                     // a group was met: walk no further
+  bool stop_ = false;                        // a field decodeProfile rejects was met
+  // The large event being walked inside: its offset, next field and end.
+  struct Inside {
+    uint64_t start = 0, next = 0, end = 0;
+    bool memory = false;  // a memory event (field 4), else an event (field 1)
+  };
+  std::optional<Inside> inside_;
+  std::optional<DecodeResult> rejected_;
+};
+
+// decodeProfile of what FileBuffer::open read with `check`: the same result as a
+// decodeProfile of the whole file (the bytes before a rejected large event, then its error).
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileSink& sink);
+DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
+                           ProfileData& out);
 
 }  // namespace xstack

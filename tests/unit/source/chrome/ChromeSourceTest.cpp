@@ -242,6 +242,28 @@ TEST_F(ChromeSourceTest, ListsTracesByContent) {
   EXPECT_NE(l.fatal[0].find("rank"), std::string::npos);
 }
 
+// Issue 21 item 5: a rank or world size no real job has is not used; the file is named.
+TEST_F(ChromeSourceTest, ImplausibleRanksAreSkippedAndNamed) {
+  std::filesystem::create_directory(dir_ / "profile");
+  write(
+      "profile/a.json",
+      R"j({"distributedInfo": {"rank": 9223372036854775807, "world_size": 2}, "traceEvents":[]})j");
+  write("profile/rank_999999999999999999.json", R"j({"traceEvents":[]})j");
+  write(
+      "profile/b.json",
+      R"j({"distributedInfo": {"rank": 1, "world_size": 9223372036854775807}, "traceEvents":[]})j");
+  InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 1u);
+  EXPECT_EQ(l.files[0].id, 1);
+  EXPECT_EQ(l.declaredWorldSize, 0);  // the implausible world size is not used
+  ASSERT_EQ(l.skipped.size(), 2u);
+  EXPECT_EQ(l.skipped[0],
+            (dir_ / "profile" / "a.json").string() +
+                ": implausible rank 9223372036854775807 (above 1073742847): not used");
+  EXPECT_NE(l.skipped[1].find("rank_999999999999999999.json: implausible rank"), std::string::npos)
+      << l.skipped[1];
+}
+
 TEST_F(ChromeSourceTest, TracesDirectlyInTheDataDir) {
   write("rank0.json", R"j({"traceEvents":[]})j");
   InputDirs dirs = source().resolveDirs(dir_.string(), {});

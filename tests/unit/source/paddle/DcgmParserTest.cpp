@@ -132,6 +132,48 @@ TEST(DcgmParser, BadRows) {
   EXPECT_TRUE(p.samples().empty());
 }
 
+// Issue 21 item 5: a GPU id no real node has would overflow the inferred
+// --gpus-per-trainer (largest id + 1): the row is bad, the id never a sample's.
+TEST(DcgmParser, ImplausibleGpuIdsAreBadRows) {
+  auto p = parse(
+      "#Entity GPUTL TIMESTAMP\n"
+      "GPU 9223372036854775807 1 1\n"
+      "GPU 4000000000 1 1\n"
+      "GPU 1024 1 1\n"
+      "GPU 99999999999999999999 1 1\n"
+      "GPU 1023 1 1\n");
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadRow), 4u);
+  EXPECT_EQ(p.warnings().total(), 4u);
+  ASSERT_EQ(p.samples().size(), 1u);
+  EXPECT_EQ(p.samples()[0].gpu, 1023);
+  const auto& ex = p.warnings().entries().at(Warn::DcgmBadRow).examples;
+  ASSERT_FALSE(ex.empty());
+  EXPECT_EQ(ex[0], "dcgm.0:2: bad GPU id \"9223372036854775807\" (ids are 0..1023)");
+}
+
+// Issue 21 item 7: FBUSD and FBTTL finite, their ratio not (1e308 / 1e-300): counted, and no
+// value (before, an infinite ratio was written as 0). NaN and inf inputs are bad values.
+TEST(DcgmParser, NonFiniteRatioIsCountedAndLeftOut) {
+  auto p = parse(
+      "#Entity GPUTL FBTTL FBUSD TIMESTAMP\n"
+      "GPU 0 50 1e-300 1e308 1\n"
+      "GPU 0 50 nan 100 2\n"
+      "GPU 0 50 100 inf 3\n"
+      "GPU 0 50 100 25 4\n");
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadRatio), 1u);
+  EXPECT_EQ(p.warnings().count(Warn::DcgmBadValue), 2u);
+  EXPECT_EQ(p.warnings().total(), 3u);
+  ASSERT_EQ(p.samples().size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(p.samples()[i].present, 1u << kGPUTL) << i;  // GPUTL kept, no ratio
+    EXPECT_FALSE(p.samples()[i].has(kFB_USED_RATIO)) << i;
+  }
+  EXPECT_TRUE(p.samples()[3].has(kFB_USED_RATIO));
+  EXPECT_DOUBLE_EQ(p.samples()[3].values[kFB_USED_RATIO], 0.25);
+  EXPECT_EQ(p.warnings().entries().at(Warn::DcgmBadRatio).examples.at(0),
+            "dcgm.0:2: FBUSD/FBTTL is not a finite number");
+}
+
 TEST(DcgmParser, NoTimestampColumnMakesEveryRowBad) {
   auto p = parse("#Entity GPUTL\nGPU 0 1\n");
   EXPECT_EQ(p.warnings().count(Warn::DcgmBadRow), 1u);

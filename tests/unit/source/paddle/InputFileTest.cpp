@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "../../TempDirTest.h"
+#include "xstack/core/Topology.h"
 #include "xstack/event/InputFile.h"
 #include "xstack/source/paddle/FolderLayout.h"
 
@@ -130,6 +131,40 @@ TEST_F(InputListingTest, ListsIdsSizesAndSkipsNamesWithoutIds) {
                               ": name has no integer suffix after the last dot");
   EXPECT_EQ(l.skipped[1],
             (dir_ / "time" / "time.txt.1").string() + ": name has no .<gpu>.<trainer> suffix");
+}
+
+// Issue 21 item 5: ids no real job has (a stray time.txt.999999999999999999.11, a rank beyond
+// 2^30) are skipped with the file named; the bounds themselves are kept.
+TEST_F(InputListingTest, ImplausibleIdsAreSkippedNamingTheFile) {
+  touch("profile/profile_rank." + std::to_string(kMaxRankId));
+  touch("profile/profile_rank." + std::to_string(kMaxRankId + 1));
+  touch("dcgm/dcgm." + std::to_string(kMaxTrainerId + 1));
+  touch("net/net.999999999999999999");
+  touch("time/time.txt.1023.1048576");
+  touch("time/time.txt.999999999999999999.11");
+  touch("time/time.txt.1024.0");
+  touch("time/time.txt.0.1048577");
+  auto l = listInputs(resolveInputDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 2u);
+  EXPECT_EQ(l.files[0].id, kMaxRankId);
+  EXPECT_EQ(l.files[1].gpu, 1023);
+  EXPECT_EQ(l.files[1].id, 1048576);
+  ASSERT_EQ(l.skipped.size(), 6u);
+  const std::string rankLine =
+      (dir_ / "profile" / ("profile_rank." + std::to_string(kMaxRankId + 1))).string() +
+      ": implausible rank id " + std::to_string(kMaxRankId + 1) + " in the name (above " +
+      std::to_string(kMaxRankId) + "): not used";
+  std::string all;
+  for (const std::string& s : l.skipped) {
+    EXPECT_NE(s.find(": implausible "), std::string::npos) << s;
+    all += s + "\n";
+  }
+  EXPECT_NE(all.find(rankLine + "\n"), std::string::npos) << all;
+  for (const char* name : {"dcgm.1048577:", "net.999999999999999999:",
+                           "time.txt.999999999999999999.11: implausible GPU id",
+                           "time.txt.1024.0: implausible GPU id 1024",
+                           "time.txt.0.1048577: implausible trainer id 1048577"})
+    EXPECT_NE(all.find(name), std::string::npos) << name;
 }
 
 TEST_F(InputListingTest, MissingFoldersAreNotErrors) {

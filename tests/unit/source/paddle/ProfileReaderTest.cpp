@@ -293,5 +293,159 @@ TEST_F(ProfileReaderTest, StreamingReaderAgreesWithReadProfileOnEveryKindOfFile)
   EXPECT_EQ(missing.error().message, readProfile((dir_ / "nope.1").string()).error().message);
 }
 
+// Issue 21 item 6: a sparse file (zeros) is rejected at byte 0 after its first piece, not
+// read whole: the buffer holds 64 KiB, whatever the file's size (before: all of it).
+TEST_F(ProfileReaderTest, SparseFileIsRejectedAfterItsFirstPiece) {
+  const std::string p = (dir_ / "sparse.0").string();
+  std::ofstream(p).close();
+  fs::resize_file(p, uint64_t{256} << 20);
+  std::unique_ptr<FileBuffer> buffer;
+  struct None final : ProfileSink {
+    void onEvent(const ProfileEvent&) override {}
+    void onMemEvent(const ProfileMemEvent&) override {}
+  } none;
+  auto r = readProfileInto(p, buffer, none);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            p + ": not a profile (byte 0 of 268435456: bad field (number 0, wire type 0))");
+  ASSERT_NE(buffer, nullptr);
+  EXPECT_LE(buffer->size(), size_t{64} << 10);
+  EXPECT_EQ(buffer->fileSize(), uint64_t{256} << 20);
+  auto whole = readProfile(p);  // the same through the other reader
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().message, r.error().message);
+}
+
+// A profile with a sparse tail: partial, the events before the zeros kept, the offset and
+// the file's size as a whole read gives them, and only the first piece read.
+TEST_F(ProfileReaderTest, ProfileWithASparseTailIsPartialAndReadInPart) {
+  const std::string bytes = serialized(threeEvents());
+  const std::string p = write("tail.0", bytes);
+  fs::resize_file(p, uint64_t{256} << 20);
+  auto r = readProfile(p);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->data.events.size(), 3u);
+  EXPECT_EQ(r->partial, "cut or corrupt at byte " + std::to_string(bytes.size()) +
+                            " of 268435456: bad field (number 0, wire type 0)");
+  EXPECT_EQ(r->fileBytes, uint64_t{256} << 20);
+  EXPECT_LE(r->buffer->size(), size_t{64} << 10);
+}
+
+// The check never changes what is decoded: a profile of many pieces, cut or followed by
+// junk at many places, decodes to the same events and the same error as a whole read.
+TEST_F(ProfileReaderTest, PrefixCheckDecodesAsAWholeRead) {
+  pb::Profile big;
+  for (int i = 0; i < 40000; ++i) {
+    pb::Event* e = big.add_events();
+    e->set_name("an event with a long enough name " + std::to_string(i));
+    e->set_start_ns(1);
+    e->set_end_ns(2);
+  }
+  big.set_end_ns(3);
+  const std::string good = serialized(big);  // about 2 MiB: several pieces
+  ASSERT_GT(good.size(), size_t{1} << 20);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 12; ++i) {
+    std::string bytes = good.substr(0, i == 0 ? good.size() : rng() % good.size());
+    if (i % 3 == 1) bytes += std::string(1 + rng() % 100000, '\0');
+    if (i % 3 == 2) bytes += std::string("\x0a\xff\xff\xff\xff\x07junk", 10);
+    const std::string p = write("c." + std::to_string(i), bytes);
+    SCOPED_TRACE(bytes.size());
+    auto plain = FileBuffer::open(p);
+    ASSERT_TRUE(plain.ok());
+    ProfileData a, b;
+    DecodeResult ra = decodeProfile((*plain)->view(), a);
+    ProfilePrefixCheck check;
+    auto checked = FileBuffer::open(p, nullptr, &check);
+    ASSERT_TRUE(checked.ok());
+    EXPECT_EQ((*checked)->fileSize(), bytes.size());
+    DecodeResult rb = decodeProfile((*checked)->view(), b);
+    EXPECT_EQ(ra.ok, rb.ok);
+    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
+    EXPECT_EQ(ra.error, rb.error);
+    EXPECT_EQ(a.events.size(), b.events.size());
+    EXPECT_EQ(a.hasEndNs, b.hasEndNs);
+  }
+}
+
+// A sparse file whose first field claims to be one event of nearly all of it: the event is
+// walked inside as it arrives and rejected at its first byte; the error is the one a
+// whole read gives ("malformed event" at byte 0), after 64 KiB read.
+TEST_F(ProfileReaderTest, AHugeEventOfZerosIsRejectedInsideAfterItsFirstPiece) {
+  const uint64_t size = uint64_t{256} << 20;
+  std::string head = "\x0a";
+  for (uint64_t n = size - 5; n; n >>= 7)
+    head.push_back(static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0)));
+  ASSERT_EQ(head.size(), 5u);  // tag and a 4-byte length: the event ends at the file's end
+  const std::string p = write("huge.0", head);
+  fs::resize_file(p, size);
+  std::unique_ptr<FileBuffer> buffer;
+  struct None final : ProfileSink {
+    void onEvent(const ProfileEvent&) override {}
+    void onMemEvent(const ProfileMemEvent&) override {}
+  } none;
+  auto r = readProfileInto(p, buffer, none);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, p + ": not a profile (byte 0 of 268435456: malformed event)");
+  EXPECT_LE(buffer->size(), size_t{64} << 10);
+  auto whole = readProfile(p);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_EQ(whole.error().message, r.error().message);
+}
+
+// Large events (names of 5 MiB, walked inside) whole, cut, or corrupt at many places inside
+// and after: the same events and the same error as a whole read.
+TEST_F(ProfileReaderTest, PrefixCheckOfLargeEventsDecodesAsAWholeRead) {
+  pb::Profile p = threeEvents();
+  p.mutable_events(1)->set_name(std::string(5 << 20, 'n'));
+  p.add_mem_events()->set_alloc_in(std::string(5 << 20, 'a'));
+  p.mutable_events(2)->set_detail_info(std::string(6 << 20, 'd'));
+  const std::string good = serialized(p);
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 16; ++i) {
+    std::string bytes = good;
+    if (i % 4 == 1) bytes = good.substr(0, rng() % good.size());
+    if (i % 4 == 2) bytes[rng() % bytes.size()] = static_cast<char>(i % 8 == 2 ? 0 : 0x07);
+    if (i % 4 == 3)
+      std::fill_n(bytes.begin() + static_cast<long>(rng() % (bytes.size() - 64)), 64, '\xff');
+    const std::string path = write("l." + std::to_string(i), bytes);
+    SCOPED_TRACE(i);
+    auto plain = FileBuffer::open(path);
+    ASSERT_TRUE(plain.ok());
+    ProfileData a, b;
+    const DecodeResult ra = decodeProfile((*plain)->view(), a);
+    ProfilePrefixCheck check;
+    auto checked = FileBuffer::open(path, nullptr, &check);
+    ASSERT_TRUE(checked.ok());
+    const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
+    EXPECT_EQ(ra.ok, rb.ok);
+    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
+    EXPECT_EQ(ra.error, rb.error);
+    ASSERT_EQ(a.events.size(), b.events.size());
+    for (size_t k = 0; k < a.events.size(); ++k) EXPECT_EQ(a.events[k].name, b.events[k].name);
+    EXPECT_EQ(a.memEvents.size(), b.memEvents.size());
+    EXPECT_EQ(a.hasEndNs, b.hasEndNs);
+  }
+  // The tag after event 1's name (its start_ns) made 0: rejected inside, reading stopped
+  // within a piece (4 MiB) of it, the error as a whole read gives it.
+  std::string bad = good;
+  bad[good.find(std::string(5 << 20, 'n')) + (5 << 20)] = '\0';
+  const std::string path = write("l.bad", bad);
+  ProfilePrefixCheck check;
+  auto checked = FileBuffer::open(path, nullptr, &check);
+  ASSERT_TRUE(checked.ok());
+  ASSERT_TRUE(check.rejected().has_value());
+  EXPECT_LE((*checked)->size(), good.find(std::string(5 << 20, 'n')) + (5 << 20) + (4 << 20));
+  EXPECT_EQ((*checked)->fileSize(), bad.size());
+  ProfileData a, b;
+  const DecodeResult ra = decodeProfile(bad, a);
+  const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
+  ASSERT_FALSE(ra.ok);
+  EXPECT_EQ(ra.error, "malformed event");
+  EXPECT_EQ(rb.error, ra.error);
+  EXPECT_EQ(rb.errorOffset, ra.errorOffset);
+  EXPECT_EQ(b.events.size(), a.events.size());
+}
+
 }  // namespace
 }  // namespace xstack
