@@ -74,7 +74,8 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   }
   if (world && *world > 0 && *world <= kMaxRankId + 1)
     out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
-  out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
+  if (head.info.visibleGpus <= kMaxGpusPerTrainer)  // more GPUs than a node can have: not used
+    out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
   out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
 }
 
