@@ -59,7 +59,8 @@ Ev toEv(const nlohmann::json& e) {
   ev.cat = e.value("cat", "");
   if (e.contains("ts")) ev.ts = ns(e["ts"]);
   if (e.contains("dur")) ev.dur = ns(e["dur"]);
-  if (e.contains("id")) ev.id = e["id"].get<int64_t>();
+  if (e.contains("id"))  // counters' ids are strings (xstack), numbers elsewhere
+    ev.id = e["id"].is_string() ? std::stoll(e["id"].get<std::string>()) : e["id"].get<int64_t>();
   if (!e.contains("args")) return ev;
   for (auto it = e["args"].begin(); it != e["args"].end(); ++it) {
     Arg a;

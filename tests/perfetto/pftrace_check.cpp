@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
                           e["args"]["name"].get<std::string>());
       if (ph != "C") continue;
       std::optional<int64_t> id;
-      if (e.contains("id")) id = e["id"].get<int64_t>();
+      if (e.contains("id"))  // counters' ids are strings (xstack), numbers elsewhere
+        id = e["id"].is_string() ? std::stoll(e["id"].get<std::string>()) : e["id"].get<int64_t>();
       for (auto it = e["args"].begin(); it != e["args"].end(); ++it)
         wantSamples.emplace(e["pid"].get<int64_t>(),
                             counterTrackName(e["name"].get<std::string>(), id, it.key()),

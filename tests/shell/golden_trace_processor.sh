@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Perfetto's own importer (../shared/tools/trace_processor_shell) on every golden trace, JSON and
 # .pftrace of the same data (issue 21 part D): both import to the same processes (pid, name), the
-# same threads (tid, name) and the same slice count per thread; no process or thread of ours is
+# same threads (tid, name) and the same slice count per thread, the same counter tracks (one per
+# series and trainer, same names, same sample counts); no process or thread of ours is
 # the importer's swapper/idle task (pid 0, tid 0 are not used: the pipeline is pid 1, rank R's
 # thread tid R + 1, named "rank R"). Skips (77) when the shared folder is absent;
 # XSTACK_SHARED_DIR overrides its place.
-# usage: tests/shell/golden_trace_processor.sh
+# With XSTACK, also a job whose files hold two displayed trainers (their counters must stay two
+# tracks per series in both formats).
+# usage: tests/shell/golden_trace_processor.sh [XSTACK]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 shared=${XSTACK_SHARED_DIR:-$repo/../shared}
@@ -26,9 +29,22 @@ cat >"$work/idle.sql" <<'SQL'
 SELECT 'ours-idle', p.pid, p.name, t.tid FROM thread t JOIN process p USING (upid)
 WHERE t.is_idle = 1 AND p.name IS NOT NULL;
 SQL
+# Counter tracks: one per series (name, with the trainer's id), with their sample counts.
+cat >"$work/counters.sql" <<'SQL'
+SELECT p.pid, ct.name, count(c.id) FROM process_counter_track ct JOIN process p USING (upid)
+LEFT JOIN counter c ON c.track_id = ct.id GROUP BY ct.id ORDER BY p.pid, ct.name;
+SQL
 query() { "$tp" query -f "$1" "$2" 2>/dev/null | tail -n +2; }
+traces=("$repo"/tests/golden/expected/traceFile_*.json)
+if [[ $# -ge 1 ]]; then
+  "$1" synth --out "$work/data" --trainers 2 --gpus-per-trainer 2 --steps 2 --ops-per-step 8 \
+    --seed 3 >/dev/null 2>&1 || fail "synth failed"
+  "$1" report --data-dir "$work/data" --out "$work/out" --format json,perfetto --no-progress \
+    2>/dev/null || fail "report failed"
+  traces+=("$work"/out/traceFile_*.json)
+fi
 n=0
-for json in "$repo"/tests/golden/expected/traceFile_*.json; do
+for json in "${traces[@]}"; do
   pf=${json%.json}.pftrace
   [[ -f $pf ]] || fail "no .pftrace beside $json"
   query "$work/threads.sql" "$json" >"$work/json.txt"
@@ -36,6 +52,10 @@ for json in "$repo"/tests/golden/expected/traceFile_*.json; do
   [[ -s $work/json.txt ]] || fail "no thread imported from $json"
   diff "$work/json.txt" "$work/pf.txt" >&2 ||
     fail "$(basename "$json") and its .pftrace import to different processes/threads/slices"
+  query "$work/counters.sql" "$json" >"$work/json.counters"
+  query "$work/counters.sql" "$pf" >"$work/pf.counters"
+  diff "$work/json.counters" "$work/pf.counters" >&2 ||
+    fail "$(basename "$json") and its .pftrace import to different counter tracks"
   grep -q '"00_pipeline",1,"rank 0"\|"00_pipeline",[0-9]*,"rank ' "$work/json.txt" ||
     fail "$(basename "$json"): no named pipeline thread"
   for t in "$json" "$pf"; do

@@ -191,9 +191,10 @@ void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const Gpu
   buf_ += fixedProcessName(pid);
   buf_ += "\",\"pid\":";
   appendInt(buf_, pid);
-  buf_ += ",\"id\":";
+  buf_ +=
+      ",\"id\":\"";  // a string: Perfetto's JSON importer keys counter tracks by string ids only
   appendInt(buf_, id);
-  buf_ += ",\"ts\":";
+  buf_ += "\",\"ts\":";
   appendMicros(buf_, tsNs);
   buf_ += ",\"args\":{";
   bool first = true;
@@ -215,9 +216,10 @@ void JsonTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetC
   buf_ += fixedProcessName(pid);
   buf_ += "\",\"pid\":";
   appendInt(buf_, pid);
-  buf_ += ",\"id\":";
+  buf_ +=
+      ",\"id\":\"";  // a string: Perfetto's JSON importer keys counter tracks by string ids only
   appendInt(buf_, id);
-  buf_ += ",\"ts\":";
+  buf_ += "\",\"ts\":";
   appendMicros(buf_, tsNs);
   buf_ += ",\"args\":{";
   for (size_t k = 0; k < s.args.size(); ++k) {

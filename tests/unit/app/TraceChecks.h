@@ -93,7 +93,7 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
       EXPECT_GE(e["dur"].get<double>(), 0) << e.dump();
     }
     int64_t lane = e.contains("tid")  ? e["tid"].get<int64_t>()
-                   : e.contains("id") ? e["id"].get<int64_t>()
+                   : e.contains("id") ? std::stoll(e["id"].get<std::string>())
                                       : 0;
     std::tuple<int64_t, int64_t, double> key{pid, lane, e["ts"].get<double>()};
     if (std::get<0>(last) == pid) {

@@ -333,9 +333,9 @@ TEST(JsonRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
   };
   auto r = render([&](JsonRenderer& x) { x.dcgmCounters(2, 0, 1, samples); }, 1000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":1,\"ts\":1,\"args\":{"
+            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":\"1\",\"ts\":1,\"args\":{"
             "\"GRACT\":0.125}},"
-            "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":1,\"ts\":2,"
+            "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":\"1\",\"ts\":2,"
             "\"args\":{\"GPUTL\":0.57,\"GRACT\":0.25}}");
   EXPECT_EQ(dcgmCounterCount(2, 0, samples), 2u);
   EXPECT_EQ(dcgmCounterCount(2, 1, samples), 1u);
@@ -363,7 +363,7 @@ TEST(JsonRenderer, DcgmSeriesPerPid) {
     ASSERT_EQ(ev.size(), 1u);
     EXPECT_EQ(ev[0]["name"], names[pid - 2]);
     EXPECT_EQ(ev[0]["pid"], pid);
-    EXPECT_EQ(ev[0]["id"], 0);
+    EXPECT_EQ(ev[0]["id"], "0");
     EXPECT_EQ(keysOf(ev[0]["args"]), want[static_cast<size_t>(pid - 2)]);
   }
 }
@@ -393,9 +393,9 @@ TEST(JsonRenderer, NetCountersKeepTheArgText) {
       },
       1000000000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":7,\"id\":1,\"ts\":2500,"
+            ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":7,\"id\":\"1\",\"ts\":2500,"
             "\"args\":{\"eth0\":1.50,\"ib0\":1e3,\"odd\\\"key\":-0}},"
-            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":8,\"id\":1,\"ts\":1000,\"args\":{"
+            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":8,\"id\":\"1\",\"ts\":1000,\"args\":{"
             "\"eth0\":7}}");
   EXPECT_EQ(r.events().size(), 2u);
   EXPECT_EQ(netCounterCount(7, samples), 1u);
