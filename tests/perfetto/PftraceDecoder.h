@@ -50,6 +50,7 @@ struct Decoded {
   std::vector<SliceSeen> slices;  // END order
   std::vector<SliceSeen> instants;
   std::vector<CounterSeen> counters;
+  std::map<std::string, std::string> metadata;  // ChromeMetadata: name -> string value
   std::map<uint32_t, std::map<std::string, int>> namesWritten;  // per sequence
 };
 
@@ -201,6 +202,11 @@ inline Decoded decode(const std::string& bytes) {
       s.defaultTrack = p.trace_packet_defaults().track_event_defaults().track_uuid();
     if (p.has_track_descriptor()) addDescriptor(d, p.track_descriptor());
     if (p.has_track_event()) addEvent(d, tracks, p, s);
+    if (p.has_chrome_events()) {
+      expect(!p.has_timestamp(),
+             "metadata packet with a timestamp (it would move the trace start)");
+      for (const auto& m : p.chrome_events().metadata()) d.metadata[m.name()] = m.string_value();
+    }
   }
   for (const auto& [track, stack] : tracks.open)
     expect(stack.empty(), "BEGIN without END on track " + std::to_string(track));

@@ -2,7 +2,8 @@
 # Perfetto's own importer (../shared/tools/trace_processor_shell) on every golden trace, JSON and
 # .pftrace of the same data (issue 21 part D): both import to the same processes (pid, name), the
 # same threads (tid, name) and the same slice count per thread, the same counter tracks (one per
-# series and trainer, same names, same sample counts); no process or thread of ours is
+# series and trainer, same names, same sample counts), the same trace bounds (the .pftrace's
+# metadata stays out of the timeline) and the run's metadata in the .pftrace; no process or thread of ours is
 # the importer's swapper/idle task (pid 0, tid 0 are not used: the pipeline is pid 1, rank R's
 # thread tid R + 1, named "rank R"). Skips (77) when the shared folder is absent;
 # XSTACK_SHARED_DIR overrides its place.
@@ -34,6 +35,13 @@ cat >"$work/counters.sql" <<'SQL'
 SELECT p.pid, ct.name, count(c.id) FROM process_counter_track ct JOIN process p USING (upid)
 LEFT JOIN counter c ON c.track_id = ct.id GROUP BY ct.id ORDER BY p.pid, ct.name;
 SQL
+# The trace's bounds (the metadata must not move them) and the run's metadata.
+cat >"$work/bounds.sql" <<'SQL'
+SELECT start_ts, end_ts FROM trace_bounds;
+SQL
+cat >"$work/meta.sql" <<'SQL'
+SELECT count(*) FROM metadata WHERE name = 'cr-xstack.otherData' AND str_value LIKE '{%';
+SQL
 query() { "$tp" query -f "$1" "$2" 2>/dev/null | tail -n +2; }
 traces=("$repo"/tests/golden/expected/traceFile_*.json)
 if [[ $# -ge 1 ]]; then
@@ -56,6 +64,10 @@ for json in "${traces[@]}"; do
   query "$work/counters.sql" "$pf" >"$work/pf.counters"
   diff "$work/json.counters" "$work/pf.counters" >&2 ||
     fail "$(basename "$json") and its .pftrace import to different counter tracks"
+  [[ "$(query "$work/bounds.sql" "$json")" == "$(query "$work/bounds.sql" "$pf")" ]] ||
+    fail "$(basename "$json") and its .pftrace start or end at different times:" \
+      "$(query "$work/bounds.sql" "$json") vs $(query "$work/bounds.sql" "$pf")"
+  [[ "$(query "$work/meta.sql" "$pf")" == 1 ]] || fail "$(basename "$pf"): no cr-xstack.otherData metadata"
   grep -q '"00_pipeline",1,"rank 0"\|"00_pipeline",[0-9]*,"rank ' "$work/json.txt" ||
     fail "$(basename "$json"): no named pipeline thread"
   for t in "$json" "$pf"; do

@@ -1,5 +1,7 @@
 #include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -137,6 +139,7 @@ void PerfettoSequenceEncoder::ensureProcessTrack(int64_t pid) {
   ProtoWriter::Mark p = beginPacket(0, false);
   ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
   writeTrackDescriptorHead(uuid, 0);
+  writeOrdering(pid, true);  // a process's sort index is its pid (both formats)
   ProtoWriter::Mark pd = w_.beginMessage(f::track::kProcess);
   w_.int64Field(f::process::kPid, pid);
   w_.endMessage(pd);
@@ -145,11 +148,21 @@ void PerfettoSequenceEncoder::ensureProcessTrack(int64_t pid) {
   definedTracks_.insert(uuid);
 }
 
+// A track's place among its siblings (the JSON's sort index, clamped to
+// int32) and, for a process, that its children (threads) follow their ranks.
+void PerfettoSequenceEncoder::writeOrdering(int64_t sortIndex, bool parent) {
+  if (parent) w_.varintField(f::track::kChildOrdering, f::track::kChildOrderingExplicit);
+  const int64_t rank = std::clamp<int64_t>(sortIndex, std::numeric_limits<int32_t>::min(),
+                                           std::numeric_limits<int32_t>::max());
+  w_.int64Field(f::track::kSiblingOrderRank, rank);
+}
+
 void PerfettoSequenceEncoder::process(int64_t pid, std::string_view name, int64_t sortIndex) {
   const uint64_t uuid = processTrackUuid(pid);
   ProtoWriter::Mark p = beginPacket(0, false);
   ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
   writeTrackDescriptorHead(uuid, 0);
+  writeOrdering(sortIndex, true);
   ProtoWriter::Mark pd = w_.beginMessage(f::track::kProcess);
   w_.int64Field(f::process::kPid, pid);
   w_.int64Field(f::process::kLegacySortIndex, sortIndex);
@@ -205,6 +218,7 @@ void PerfettoSequenceEncoder::thread(int64_t pid, int64_t tid, std::string_view 
   ProtoWriter::Mark p = beginPacket(0, false);
   ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
   writeTrackDescriptorHead(uuid, processTrackUuid(pid));
+  writeOrdering(sortIndex, false);
   ProtoWriter::Mark td = w_.beginMessage(f::track::kThread);
   w_.int64Field(f::thread::kPid, pid);
   w_.int64Field(f::thread::kTid, tid);
@@ -597,18 +611,41 @@ void PerfettoSequenceEncoder::counter(int64_t pid, std::string_view eventName,
   writeCounter(pid, eventName, id, seriesKey, tsNs, unit, true, 0, value);
 }
 
-void PerfettoSequenceEncoder::metadata(std::span<const DebugArg> entries) {
-  static constexpr std::string_view kName = "xstack metadata";
-  if (!definedTracks_.count(kMetadataTrackUuid)) {
-    ProtoWriter::Mark p = beginPacket(0, false);
-    ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
-    writeTrackDescriptorHead(kMetadataTrackUuid, 0);
-    w_.bytesField(f::track::kName, kName);
-    w_.endMessage(d);
-    endPacket(p);
-    definedTracks_.insert(kMetadataTrackUuid);
+namespace {
+
+// A debug argument's value as metadata text ("0.1.0", "1700000000000000000", "true").
+std::string metadataText(const DebugArg& a) {
+  switch (a.type) {
+    case DebugArg::Type::Int:
+      return std::to_string(a.i);
+    case DebugArg::Type::Uint:
+      return std::to_string(a.u);
+    case DebugArg::Type::Double: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", a.d);
+      return buf;
+    }
+    case DebugArg::Type::Bool:
+      return a.i ? "true" : "false";
+    case DebugArg::Type::String:
+      return std::string(a.s);
   }
-  writeEvent(f::event::kTypeInstant, kMetadataTrackUuid, 0, kName, "", entries, false);
+  return {};
+}
+
+}  // namespace
+
+void PerfettoSequenceEncoder::metadata(std::span<const DebugArg> entries) {
+  ProtoWriter::Mark p = beginPacket(0, false);  // no timestamp: not in the timeline
+  ProtoWriter::Mark bundle = w_.beginMessage(f::packet::kChromeEvents);
+  for (const DebugArg& a : entries) {
+    ProtoWriter::Mark m = w_.beginMessage(f::chrome::kBundleMetadata);
+    w_.bytesField(f::chrome::kMetadataName, "xstack." + std::string(a.key));
+    w_.bytesField(f::chrome::kMetadataString, metadataText(a));
+    w_.endMessage(m);
+  }
+  w_.endMessage(bundle);
+  endPacket(p);
 }
 
 void PerfettoSequenceEncoder::finish() {

@@ -21,8 +21,17 @@ constexpr uint32_t kInternedData = 12;               // InternedData
 constexpr uint32_t kSequenceFlags = 13;              // uint32
 constexpr uint32_t kTracePacketDefaults = 59;        // TracePacketDefaults
 constexpr uint32_t kTrackDescriptor = 60;            // TrackDescriptor
+constexpr uint32_t kChromeEvents = 5;                // ChromeEventBundle
 constexpr uint32_t kSeqIncrementalStateCleared = 1;  // SequenceFlags value
 }  // namespace packet
+
+// chrome/chrome_trace_event.proto: ChromeEventBundle / ChromeMetadata (trace_processor puts
+// each entry in its `metadata` table as "cr-<name>", outside the timeline)
+namespace chrome {
+constexpr uint32_t kBundleMetadata = 2;  // ChromeEventBundle.metadata, repeated ChromeMetadata
+constexpr uint32_t kMetadataName = 1;    // ChromeMetadata.name, string
+constexpr uint32_t kMetadataString = 2;  // ChromeMetadata.string_value
+}  // namespace chrome
 
 // trace_packet_defaults.proto: TracePacketDefaults / TrackEventDefaults
 namespace defaults {
@@ -78,6 +87,11 @@ constexpr uint32_t kProcess = 3;  // ProcessDescriptor
 constexpr uint32_t kThread = 4;   // ThreadDescriptor
 constexpr uint32_t kParentUuid = 5;
 constexpr uint32_t kCounter = 8;  // CounterDescriptor
+// Today's ordering (the UI ignores the legacy sort indexes): a parent's
+// children in the order of their sibling ranks (int32, smaller first).
+constexpr uint32_t kChildOrdering = 11;  // ChildTracksOrdering enum
+constexpr uint32_t kSiblingOrderRank = 12;
+constexpr uint32_t kChildOrderingExplicit = 3;
 }  // namespace track
 
 // track_event/process_descriptor.proto: ProcessDescriptor

@@ -93,8 +93,6 @@ struct CounterUnit {
 uint64_t processTrackUuid(int64_t pid);
 uint64_t threadTrackUuid(int64_t pid, int64_t tid);
 uint64_t counterTrackUuid(int64_t pid, std::string_view trackName);
-// The track of the run's metadata: a global track (no process).
-constexpr uint64_t kMetadataTrackUuid = uint64_t{1} << 47;
 // Name of a counter track as Perfetto's JSON importer names the JSON
 // counter's series: "<event name>[ id: <id>] <series key>".
 std::string counterTrackName(std::string_view eventName, std::optional<int64_t> id,
@@ -155,10 +153,11 @@ class PerfettoSequenceEncoder {
   // TYPE_INSTANT on the thread's track (JSON "i" event, scope thread).
   void instant(int64_t pid, int64_t tid, std::string_view name, std::string_view category,
                uint64_t tsNs, std::span<const DebugArg> args);
-  // The run's metadata (tool version, options, warnings, time origin): one
-  // TYPE_INSTANT named "xstack metadata" at ts 0 on the global track
-  // "xstack metadata", entries as debug annotations (trace_processor: the
-  // slice of that name, its args under "debug.").
+  // The run's metadata (tool, time origin, otherData): one packet without a
+  // timestamp holding a ChromeEventBundle whose ChromeMetadata entries are
+  // named "xstack.<key>" with the value as text. Outside the timeline (it
+  // moves no trace bound); trace_processor: its `metadata` table, names
+  // "cr-xstack.<key>".
   void metadata(std::span<const DebugArg> entries);
 
   // Ends the open slices of every thread (lanes in uuid order) and hands
@@ -228,6 +227,7 @@ class PerfettoSequenceEncoder {
   void endPacket(ProtoWriter::Mark packet);
   void ensureProcessTrack(int64_t pid);
   Thread& ensureThread(int64_t pid, int64_t tid);
+  void writeOrdering(int64_t sortIndex, bool parent);
   void writeTrackDescriptorHead(uint64_t uuid, uint64_t parentUuid);
   uint64_t intern(Index& index, std::string_view text,
                   std::vector<std::pair<uint64_t, std::string_view>>& fresh);

@@ -115,12 +115,11 @@ TEST(PerfettoSequenceEncoder, RoundTripsTracksSlicesCountersInstantsMetadata) {
   EXPECT_EQ(d.slices[0].args.at("name"), "gemm");
   EXPECT_EQ(d.slices[0].args.at("mem_bytes"), "0");
   EXPECT_EQ(d.slices[1].dur, 0u);
-  ASSERT_EQ(d.instants.size(), 2u);  // the finding and the metadata
+  ASSERT_EQ(d.instants.size(), 1u);  // the finding; the metadata is not in the timeline
   EXPECT_EQ(d.instants[0].name, "finding");
   EXPECT_EQ(d.instants[0].ts, 2500u);
-  EXPECT_EQ(d.instants[1].name, "xstack metadata");
-  EXPECT_EQ(d.instants[1].track, kMetadataTrackUuid);
-  EXPECT_EQ(d.instants[1].args.at("version"), "0.1.0");
+  EXPECT_EQ(d.metadata.at("xstack.version"), "0.1.0");
+  EXPECT_EQ(d.metadata.at("xstack.warnings"), "{}");
   ASSERT_EQ(d.counters.size(), 2u);
   EXPECT_EQ(d.counters[0].ts, 0u);
   EXPECT_EQ(d.counters[0].value, 0.0);
@@ -376,7 +375,6 @@ TEST(PerfettoSequenceEncoder, UuidsAreDistinctAcrossKinds) {
       EXPECT_TRUE(seen.insert(threadTrackUuid(pid, tid)).second) << pid << " " << tid;
     EXPECT_TRUE(seen.insert(counterTrackUuid(pid, "Memory allocated_bytes")).second);
   }
-  EXPECT_TRUE(seen.insert(kMetadataTrackUuid).second);
   EXPECT_FALSE(seen.count(0));
 }
 
