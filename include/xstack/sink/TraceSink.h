@@ -51,7 +51,8 @@ class TraceSink {
   virtual void process(int64_t pid, std::string_view name) = 0;
   // A thread with its sort index = tid (JSON: thread_name, thread_sort_index).
   virtual void thread(int64_t pid, int64_t tid, std::string_view name) = 0;
-  // A forward/backward span of `rank` on the pipeline row (pid kPipelinePid, tid rankThreadTid(rank)).
+  // A forward/backward span of `rank` on the pipeline row (pid kPipelinePid, tid
+  // rankThreadTid(rank)).
   virtual void span(int64_t rank, const Span& s, uint64_t tsNs) = 0;
   // The op rows of one displayed rank come between rankRowsBegin and
   // rankRowsEnd; `names` and `extras` of `store` resolve the OpViews.

@@ -313,10 +313,9 @@ std::string tdNum(double v, int decimals) {
 }
 
 std::string findingsTable(const JobAnalysis& a) {
-  std::string h =
-      "<table class=\"sortable\" id=\"findings\">" +
-      head({"kind", "ranks", "steps", "cause", "score (share of job step time)", "cost (ms)",
-            "evidence"});
+  std::string h = "<table class=\"sortable\" id=\"findings\">" +
+                  head({"kind", "ranks", "steps", "cause", "score (share of job step time)",
+                        "cost (ms)", "evidence"});
   for (const Finding& f : a.findings) {
     std::string ranks, steps;
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);

@@ -228,7 +228,8 @@ TEST(DiffHtmlPage, ManyRanksAreBinned) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 1000; ++r) {
     a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50});
-    b.push_back({r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50});
+    b.push_back(
+        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50});
   }
   DiffResult d;
   d.ranks = diffRanks(a, b);

@@ -38,11 +38,11 @@ struct TraceInfo {
   // deviceProperties: the GPUs the profiled process saw (one element each,
   // 8 on an 8-GPU host unless CUDA_VISIBLE_DEVICES narrows it); 0 = absent.
   int64_t visibleGpus = 0;
-  bool headerAfterEvents = false;     // distributedInfo or baseTimeNanoseconds after traceEvents
-  uint64_t events = 0;                // elements handed to the callback
-  uint64_t emptyObjects = 0;          // `{}` elements (Paddle's trailing one), skipped
-  uint64_t textBytes = 0;             // JSON text read (after gunzip)
-  uint64_t bufferBytes = 0;           // the tokenizer's buffer at its largest (the memory bound)
+  bool headerAfterEvents = false;  // distributedInfo or baseTimeNanoseconds after traceEvents
+  uint64_t events = 0;             // elements handed to the callback
+  uint64_t emptyObjects = 0;       // `{}` elements (Paddle's trailing one), skipped
+  uint64_t textBytes = 0;          // JSON text read (after gunzip)
+  uint64_t bufferBytes = 0;        // the tokenizer's buffer at its largest (the memory bound)
   bool gzip = false;
 };
 
