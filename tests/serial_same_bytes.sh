@@ -6,7 +6,7 @@
 set -euo pipefail
 serial=$1 mpi=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ldd "$serial" | grep -qi 'libmpi'; then fail "$serial links an MPI library: $(ldd "$serial" | grep -i mpi)"; fi
+if ldd "$serial" | grep -i 'libmpi' >/dev/null; then fail "$serial links an MPI library: $(ldd "$serial" | grep -i mpi)"; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$serial" synth --out "$work/data" --trainers 3 --gpus-per-trainer 4 --steps 4 --ops-per-step 400 \

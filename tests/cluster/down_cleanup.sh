@@ -56,7 +56,7 @@ check_clean() {  # label
     [ -e "$D/cluster.env" ] && t_fail "$label: $D/cluster.env left"
     ls -d "$D"/node* "$D/slurm" "$D/munge" "$D/shared" "$D/bin" 2>/dev/null && t_fail "$label: cluster files left in $D"
     [ -f "$D/keep-me" ] || t_fail "$label: cluster/down removed a file it did not make ($D/keep-me)"
-    ip netns pids "$DECOY_NS" | grep -q . || t_fail "$label: cluster/down killed a process it did not start"
+    ip netns pids "$DECOY_NS" | grep . >/dev/null || t_fail "$label: cluster/down killed a process it did not start"
     t_log "$label: nothing left behind"
 }
 

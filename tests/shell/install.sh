@@ -31,7 +31,7 @@ grep -qE '^protobuf [0-9]+\.[0-9]+\.[0-9]+$' "$work/version" || fail "--version:
 grep -qE '^mpi .*[0-9]' "$work/version" || fail "--version: no MPI library line"
 
 # xstack-run from the prefix, xstack not on PATH
-"$P/bin/xstack-run" --help | grep -q "usage\|xstack-run \[--launcher" || fail "xstack-run --help"
+"$P/bin/xstack-run" --help | grep "usage\|xstack-run \[--launcher" >/dev/null || fail "xstack-run --help"
 clean_path="$(dirname "$(command -v mpirun)"):/usr/bin:/bin"
 PATH="$clean_path" "$P/bin/xstack-run" --dry-run -- --data-dir d --out o 2>"$work/dry.err" || fail "xstack-run --dry-run: $(cat "$work/dry.err")"
 grep -q "xstack-run: .*$P/bin/xstack report --data-dir d --out o" "$work/dry.err" \
