@@ -321,13 +321,13 @@ std::string evidenceOf(const Finding& f, const Topology& topo, int64_t otherRank
          "; cause " + f.cause + ": " + causeText(f) + "; the other " +
          std::to_string(std::max<int64_t>(0, otherRanks)) + " ranks wait " +
          formatMs(f.othersWaitNs) + " per step in collectives; costs " + formatMs(f.costNs) + " (" +
-         fmt("%.1f", 100 * f.score) + " % of step time); see " + listOf(f.traceFiles);
+         fmt("%.1f", 100 * f.score) + " % of step time)";
 }
 
 // Cost, cause and evidence of one finding from its group's late cells.
 Finding describe(const Group& g, const std::vector<StepView>& views,
                  const std::map<int64_t, size_t>& viewOfStep, const std::vector<RankTable>& tables,
-                 const Topology& topo, uint64_t jobStepNs) {
+                 const Topology& topo, uint64_t jobStepNs, const std::string& traceSuffix) {
   Finding f;
   f.kind = "straggler";
   f.ranks = g.ranks;
@@ -352,12 +352,13 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
                          static_cast<int64_t>(g.ranks.size());
   for (int64_t r : f.ranks) {
     std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
-                       std::to_string(topo.gpuOf(r)) + ".json";
+                       std::to_string(topo.gpuOf(r)) + traceSuffix;
     if (std::find(f.traceFiles.begin(), f.traceFiles.end(), name) == f.traceFiles.end())
       f.traceFiles.push_back(name);
   }
   std::sort(f.traceFiles.begin(), f.traceFiles.end());
-  f.evidence = evidenceOf(f, topo, others, arrival);
+  f.evidenceInTrace = evidenceOf(f, topo, others, arrival);
+  f.evidence = f.evidenceInTrace + "; see " + listOf(f.traceFiles);
   return f;
 }
 
@@ -448,7 +449,8 @@ void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
 
 }  // namespace
 
-JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topo) {
+JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topo,
+                       const std::string& traceSuffix) {
   JobAnalysis a;
   a.ranks = static_cast<int64_t>(tables.size());
   std::map<int64_t, size_t> viewOfStep;
@@ -490,7 +492,7 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
     a.maxStepNs = *std::max_element(medians.begin(), medians.end());
   }
   for (const Group& g : groupSlowRanks(views, tables, topo)) {
-    Finding f = describe(g, views, viewOfStep, tables, topo, a.jobStepNs);
+    Finding f = describe(g, views, viewOfStep, tables, topo, a.jobStepNs, traceSuffix);
     (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
   }
   for (auto* list : {&a.findings, &a.belowThreshold})

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 
 namespace xstack {
@@ -38,7 +39,7 @@ void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
   ++n.count;
   const bool sync = e.name == "Event Sync" || e.name == "Context Sync";
   const auto type = static_cast<size_t>(n.type);
-  const Timed t{e.startNs, end, e.correlation};
+  const Timed t{e.startNs, end, e.correlation, e.tid};
   if ((e.tid >= 0 && e.correlation >= 0) || sync)
     activities_[type].push_back(t);
   else if (!sawCorrelation_)
@@ -50,7 +51,6 @@ void GpuActivityBuilder::keepOnly(uint64_t lastStepStartNs) {
   std::vector<int64_t> kept;  // correlations of the CPU-side slices kept
   for (const auto& [correlation, startNs] : launches_)
     if (startNs < lastStepStartNs) kept.push_back(correlation);
-  std::vector<std::pair<int64_t, uint64_t>>().swap(launches_);
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
   auto dropped = [&](const Timed& t) {
@@ -58,6 +58,24 @@ void GpuActivityBuilder::keepOnly(uint64_t lastStepStartNs) {
     return t.correlation >= 0 && !std::binary_search(kept.begin(), kept.end(), t.correlation);
   };
   for (auto& v : activities_) v.erase(std::remove_if(v.begin(), v.end(), dropped), v.end());
+}
+
+// HTA's idle split over the activities with a stream (RankBreakdown.h).
+IdleSplit GpuActivityBuilder::idleSplitOfActivities() {
+  std::sort(launches_.begin(), launches_.end());
+  auto launchOf = [&](int64_t correlation) -> int64_t {
+    auto after = std::upper_bound(launches_.begin(), launches_.end(),
+                                  std::make_pair(correlation, UINT64_MAX));
+    if (after == launches_.begin() || std::prev(after)->first != correlation) return -1;
+    return static_cast<int64_t>(std::prev(after)->second);  // the latest CPU-side start
+  };
+  std::vector<StreamActivity> onStreams;
+  for (const auto& v : activities_)
+    for (const Timed& a : v)
+      if (a.stream >= 0)
+        onStreams.push_back(
+            {a.stream, a.startNs, a.endNs, a.correlation >= 0 ? launchOf(a.correlation) : -1});
+  return idleSplit(onStreams);
 }
 
 RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
@@ -72,6 +90,8 @@ RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
     for (size_t t = 0; t < 4; ++t)
       activities_[t].insert(activities_[t].end(), uncorrelated_[t].begin(), uncorrelated_[t].end());
   if (out.steps >= 2) keepOnly(lastStepStartNs);
+  IdleSplit split;
+  if (sawCorrelation_) split = idleSplitOfActivities();
   std::vector<GpuActivity> selected;
   for (size_t t = 0; t < 4; ++t) {
     for (const Timed& a : activities_[t])
@@ -79,6 +99,8 @@ RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
     std::vector<Timed>().swap(activities_[t]);
   }
   out.breakdown = rankBreakdown(selected);
+  out.breakdown.hasIdleSplit = sawCorrelation_;
+  out.breakdown.idle = split;
   out.kernels.reserve(names_.size());
   for (auto& [name, n] : names_)
     out.kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 
 namespace xstack {
 namespace {
@@ -72,6 +73,27 @@ RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities) {
   b.commNs = unionLengthIn(comm, first, last);
   b.overlapNs = intersectionLengthIn(compute, comm, first, last);
   return b;
+}
+
+IdleSplit idleSplit(std::vector<StreamActivity>& activities) {
+  std::sort(
+      activities.begin(), activities.end(), [](const StreamActivity& a, const StreamActivity& b) {
+        return std::tie(a.stream, a.startNs, a.endNs) < std::tie(b.stream, b.startNs, b.endNs);
+      });
+  IdleSplit split;
+  for (size_t i = 1; i < activities.size(); ++i) {
+    const StreamActivity& prev = activities[i - 1];
+    const StreamActivity& cur = activities[i];
+    if (cur.stream != prev.stream || cur.startNs <= prev.endNs) continue;
+    const uint64_t gap = cur.startNs - prev.endNs;
+    if (cur.launchNs >= 0 && static_cast<uint64_t>(cur.launchNs) > prev.endNs)
+      split.hostWaitNs += gap;
+    else if (gap < kKernelWaitBelowNs)
+      split.kernelWaitNs += gap;
+    else
+      split.otherNs += gap;
+  }
+  return split;
 }
 
 std::string percentText(uint64_t part, uint64_t whole) {

@@ -265,9 +265,11 @@ std::string encodeRankTables(const std::vector<RankTable>& tables) {
   std::string out;
   for (const RankTable& t : tables) {
     const RankBreakdown& b = t.gpuBreakdown;
-    appendNumbers(out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes),
-                        u(b.spanNs), u(b.idleNs), u(b.computeNs), u(b.nonComputeNs),
-                        b.hasComm ? 1 : 0, u(b.commNs), u(b.overlapNs), u(t.gapOps.size())});
+    appendNumbers(
+        out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes), u(b.spanNs),
+              u(b.idleNs), u(b.computeNs), u(b.nonComputeNs), b.hasComm ? 1 : 0, u(b.commNs),
+              u(b.overlapNs), b.hasIdleSplit ? 1 : 0, u(b.idle.hostWaitNs), u(b.idle.kernelWaitNs),
+              u(b.idle.otherNs), u(t.gapOps.size())});
     for (const StepRow& r : t.steps)
       appendNumbers(out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs),
                           u(r.computeNs), u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs),
@@ -304,6 +306,9 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
     b.hasComm = c.number() != 0;
     b.commNs = static_cast<uint64_t>(c.number());
     b.overlapNs = static_cast<uint64_t>(c.number());
+    b.hasIdleSplit = c.number() != 0;
+    for (uint64_t* f : {&b.idle.hostWaitNs, &b.idle.kernelWaitNs, &b.idle.otherNs})
+      *f = static_cast<uint64_t>(c.number());
     int64_t gapOps = c.number();
     if (steps < 0 || kernels < 0 || gapOps < 0) throw std::runtime_error("bad step table encoding");
     for (int64_t i = 0; i < steps; ++i) {

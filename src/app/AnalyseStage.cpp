@@ -5,12 +5,15 @@
 #include <charconv>
 
 #include "xstack/app/ReportStages.h"
+#include "xstack/sink/OutputFormats.h"
 
 namespace xstack {
 
 GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local) {
   if (!run.options.analysis) return nullptr;
-  GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, run.options.topology);
+  const std::string traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
+                                  (run.options.compress ? ".gz" : "");
+  GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, run.options.topology, traceSuffix);
   run.clock.mark("analysis");
   return gathered;
 }

@@ -53,7 +53,7 @@ Status writeForCommit(const std::string& dir, const std::string& name, const std
 }  // namespace
 
 GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
-                                   const Topology& topology) {
+                                   const Topology& topology, const std::string& traceSuffix) {
   std::string mine;
   for (const LocalInput& in : local) mine += in.stepTable;
   if (comm.rank() != 0) {
@@ -78,7 +78,7 @@ GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& lo
     std::sort(g->tables.begin(), g->tables.end(),
               [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
     std::sort(g->readers.begin(), g->readers.end());
-    g->analysis = analyzeJob(g->tables, topology);
+    g->analysis = analyzeJob(g->tables, topology, traceSuffix);
   } catch (const std::exception& e) {
     g->status = Error{std::string("analysis failed: ") + e.what()};
   }
@@ -135,7 +135,7 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
     std::stable_sort(events.begin(), events.end());
     for (auto [ts, i] : events) {
       const Finding& f = findings[i];
-      out.instants.push_back({rank, f.kind, "finding", ts, f.score, f.evidence});
+      out.instants.push_back({rank, f.kind, "finding", ts, f.score, f.evidenceInTrace});
     }
   }
   return out;
@@ -212,6 +212,17 @@ std::string versionLine() {
   return v.substr(0, first) + ", " + v.substr(first + 1, second - first - 1);
 }
 
+// The `xstack report` command that gives these analysis files again: the
+// job-wide values that decide them (P as used, given or inferred; S; the time
+// origin), the input folder as DIR (each node has its own, agree.sh). The
+// options that change only the traces or the log are left out, so report.html
+// is the same for any np, placement, --display-size and --format.
+std::string reproducingCommand(const Topology& topo, uint64_t originNs) {
+  return "xstack report --data-dir DIR --gpus-per-trainer " + std::to_string(topo.gpusPerTrainer) +
+         " --group-size " + std::to_string(topo.groupSize) + " --time-origin-ns " +
+         std::to_string(originNs);
+}
+
 // Rank 0: the files other than kernels.csv, appended to `written`.
 Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::string& outDir,
                    bool fsync, std::vector<AtomicFile>& written) {
@@ -222,8 +233,10 @@ Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::stri
   if (st.ok())
     st = writeForCommit(outDir, "findings.json", findingsJson(g.analysis, topo), fsync, written);
   if (st.ok())
-    st = writeForCommit(outDir, "report.html",
-                        reportHtml(g.tables, g.analysis, topo, versionLine()), fsync, written);
+    st = writeForCommit(
+        outDir, "report.html",
+        reportHtml(g.tables, g.analysis, topo, versionLine(), reproducingCommand(topo, originNs)),
+        fsync, written);
   return st;
 }
 

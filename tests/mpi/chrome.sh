@@ -90,6 +90,42 @@ print("ranks.csv within 0.5 pp of HTA:", {k: (v["idle_pct"], v["compute_pct"],
 PY
 }
 
+# idle_split_match RANKS_CSV INPUT_GZ...: ranks.csv's host/kernel/other wait, recomputed here from
+# the raw JSON with HTA's idle-breakdown rule (docs/ANALYSIS.md "ranks.csv"), within 0.02 pp.
+idle_split_match() {
+  python3 - "$@" <<'PY'
+import csv, gzip, json, sys
+rows = {int(r["rank"]): r for r in csv.DictReader(open(sys.argv[1]))}
+for p in sys.argv[2:]:
+    d = json.load(gzip.open(p))
+    ev = [e for e in d["traceEvents"] if e.get("ph") == "X"]
+    steps = sorted(e["ts"] for e in ev if e.get("cat") == "user_annotation"
+                   and e["name"].startswith("ProfilerStep#"))
+    launch = {}  # correlation -> latest CPU-side start
+    for e in ev:
+        c = e.get("args", {}).get("correlation", -1)
+        if e.get("cat") in ("cuda_runtime", "cuda_driver", "cpu_op") and c >= 0:
+            launch[c] = max(launch.get(c, e["ts"]), e["ts"])
+    kept = {c for c, ts in launch.items() if len(steps) < 2 or ts < steps[-1]}
+    gpu = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+           and e["args"].get("stream", -1) >= 0 and e["args"].get("correlation", -1) >= 0
+           and e["args"]["correlation"] in kept]
+    gpu.sort(key=lambda e: (e["args"]["stream"], e["ts"], e["ts"] + e["dur"]))
+    split = [0.0, 0.0, 0.0]  # host, kernel, other (us)
+    for prev, cur in zip(gpu, gpu[1:]):
+        end = prev["ts"] + prev["dur"]
+        if cur["args"]["stream"] != prev["args"]["stream"] or cur["ts"] <= end:
+            continue
+        gap = cur["ts"] - end
+        split[0 if launch.get(cur["args"]["correlation"], -1) > end else 1 if gap < 30 else 2] += gap
+    r = rows[d["distributedInfo"]["rank"]]
+    for i, col in enumerate(("host_wait_pct", "kernel_wait_pct", "other_wait_pct")):
+        assert abs(float(r[col]) - 100 * split[i] / sum(split)) <= 0.02, (p, col, r[col], split)
+    print("idle split matches:", p, [r[c] for c in ("host_wait_pct", "kernel_wait_pct",
+                                                     "other_wait_pct")])
+PY
+}
+
 # tp_check TRACE: trace_processor imports it with no error; prints "<import
 # errors> <GPU slices> <flows from a cuda_api slice>".
 tp_check() {
@@ -143,6 +179,8 @@ case_shared() {
   [ -f "$exact" ] || exact=$k/hta-expected/nccl_data.json
   hta_match "$W/nccl.np1/ranks.csv" "$exact"
   hta_match "$W/filter.np1/ranks.csv" "$k/hta-expected/trace_filter.json"
+  idle_split_match "$W/nccl.np1/ranks.csv" "$k"/nccl_data/nccl_data.json.gz
+  idle_split_match "$W/filter.np1/ranks.csv" "$k"/trace_filter/*.json.gz
   [ -x "$SHARED/tools/trace_processor_shell" ] || { echo "SKIP: no trace_processor_shell"; exit 77; }
   local want json pf
   want=$(python3 -c "

@@ -45,9 +45,12 @@ struct Finding {
   double computeRatio = 0;    // mean compute / step median over the slow steps
   uint64_t othersWaitNs = 0;  // mean per slow step: other ranks' comm minus this one's
   int64_t stepsOfRank = 0;    // steps the rank(s) have
-  std::string evidence;       // one sentence, deterministic
-  std::string cause;          // "compute", "host" or "memcpy"
-  uint64_t lateNs = 0;        // mean per late step: arrival after the median rank
+  std::string evidence;       // one sentence, deterministic, ending "; see <trace files>"
+  // The same without the trace files: what the traces' finding instants say,
+  // so a trace's bytes do not depend on which formats the run writes.
+  std::string evidenceInTrace;
+  std::string cause;    // "compute", "host" or "memcpy"
+  uint64_t lateNs = 0;  // mean per late step: arrival after the median rank
   // Means per late step of the finding's ranks, and of the step medians (ns).
   uint64_t computeNs = 0, computeMedianNs = 0;
   uint64_t hostIdleNs = 0, hostIdleMedianNs = 0;
@@ -97,8 +100,11 @@ struct JobAnalysis {
   std::vector<uint64_t> stepComputeMedian;
 };
 
-// `tables` ordered by rank (one per rank with a profile).
-JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topology);
+// `tables` ordered by rank (one per rank with a profile). Findings name the
+// trace files of their ranks as traceFile_<k>_<g><traceSuffix> (the first
+// --format's file, e.g. ".json", ".pftrace", ".json.gz").
+JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topology,
+                       const std::string& traceSuffix = ".json");
 
 // "12.345 ms"-style, fixed decimals (deterministic).
 std::string formatMs(uint64_t ns);

@@ -15,12 +15,15 @@
 //     some kept CPU event always lacks a correlation, e.g. the first step).
 //     Without correlations (the fallback above): the GPU slices that start
 //     before the last step's start stay (xstack's rule; HTA has none).
-//   then rankBreakdown() over the survivors (analysis/RankBreakdown.h).
+//   then rankBreakdown() over the survivors (analysis/RankBreakdown.h), and
+//   HTA's idle split (idleSplit) over the survivors with a stream >= 0, each
+//   launched at the latest start of a CPU-side slice with its correlation
+//   (none: the rank has no correlations, e.g. Paddle dumps, and no split).
 // kernels.csv counts every GPU-row slice of the profile (no filter), per
 // name (Nsight's cuda_gpu_kern_sum); a name's category is HTA's kernel type.
 //
-// Memory (what grows with the trace): 24 bytes per GPU-row slice (its
-// interval and correlation), 16 bytes per CPU-side slice that has a
+// Memory (what grows with the trace): 32 bytes per GPU-row slice (its
+// interval, stream and correlation), 16 bytes per CPU-side slice that has a
 // correlation (launches), one entry per distinct GPU-row name.
 #pragma once
 
@@ -62,6 +65,7 @@ class GpuActivityBuilder {
   struct Timed {
     uint64_t startNs = 0, endNs = 0;  // endNs >= startNs
     int64_t correlation = -1;
+    int64_t stream = -1;
   };
   struct NameStats {
     HtaKernelType type;
@@ -69,6 +73,7 @@ class GpuActivityBuilder {
   };
   void addGpuSlice(const SliceEvent& e);
   void keepOnly(uint64_t lastStepStartNs);
+  IdleSplit idleSplitOfActivities();
 
   std::vector<Timed> activities_[4];    // by HtaKernelType: HTA's GPU activities
   std::vector<Timed> uncorrelated_[4];  // other GPU-row slices, while no correlation was seen

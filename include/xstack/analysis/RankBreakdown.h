@@ -41,14 +41,43 @@ struct GpuActivity {
   HtaKernelType type = HtaKernelType::Computation;
 };
 
-struct RankBreakdown {
-  uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
-  bool hasComm = false;    // the overlap is defined
-  uint64_t commNs = 0;     // |COMMUNICATION union|
-  uint64_t overlapNs = 0;  // |COMPUTATION union ∩ COMMUNICATION union|
+// HTA's idle time breakdown (its get_idle_time_breakdown), per stream then
+// summed over the rank's streams, in ns. On each stream the activities are
+// taken in start order (ties: end order) and each one's gap to the previous
+// one's end, when positive, is idle time of one kind:
+//   host wait   the activity's launch (its CPU-side slice) started after the
+//               previous activity ended: the GPU ran dry waiting for the host;
+//   kernel wait otherwise, when the gap is below kKernelWaitBelowNs: the
+//               overhead of launching back-to-back kernels;
+//   other       otherwise (cross-stream syncs, launch delays).
+// Summed over streams, so a rank with several streams can have more idle here
+// than its GPU's idle_ns (which is over the union of all streams).
+inline constexpr uint64_t kKernelWaitBelowNs = 30'000;  // HTA's consecutive_kernel_delay=30 (us)
+struct IdleSplit {
+  uint64_t hostWaitNs = 0, kernelWaitNs = 0, otherNs = 0;
+  uint64_t totalNs() const { return hostWaitNs + kernelWaitNs + otherNs; }
 };
 
-// The breakdown of one rank's selected GPU activities (any order).
+struct StreamActivity {
+  int64_t stream = 0;
+  uint64_t startNs = 0, endNs = 0;  // endNs >= startNs
+  int64_t launchNs = -1;            // start of its CPU-side launch; -1: unknown
+};
+
+// The split over `activities` (any order; reordered in place).
+IdleSplit idleSplit(std::vector<StreamActivity>& activities);
+
+struct RankBreakdown {
+  uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
+  bool hasComm = false;       // the overlap is defined
+  uint64_t commNs = 0;        // |COMMUNICATION union|
+  uint64_t overlapNs = 0;     // |COMPUTATION union ∩ COMMUNICATION union|
+  bool hasIdleSplit = false;  // the rank's GPU slices carry launch correlations
+  IdleSplit idle;             // meaningful iff hasIdleSplit
+};
+
+// The breakdown of one rank's selected GPU activities (any order); the idle
+// split is the caller's (idleSplit).
 RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities);
 
 // `part` / `whole` x 100 with 2 decimals, rounded half up, as exact text

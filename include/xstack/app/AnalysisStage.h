@@ -38,8 +38,9 @@ struct AnalysisResult {
 
 // collective: every rank calls it after the read stage, with its own inputs;
 // returns the gathered analysis on rank 0, null elsewhere.
+// `traceSuffix`: of the trace files the findings name (analyzeJob).
 GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
-                                   const Topology& topology);
+                                   const Topology& topology, const std::string& traceSuffix);
 
 // Rank 0: the findings' instant events for trace file (group, gpu), on a
 // process `pid` of their own (after the file's last row), as format-neutral

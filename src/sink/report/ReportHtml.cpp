@@ -121,29 +121,52 @@ std::string scriptSafe(const std::string& o) {
 
 constexpr size_t kSlowest = 20;
 
-// The kSlowest ranks by mean compute / step median over their steps, slowest
-// first (ties: lower rank), as ",\"slowest\":{\"ranks\":[...],\"ratio\":[...]}".
-std::string slowestRanks(const std::vector<RankTable>& tables, const JobAnalysis& a,
-                         const std::map<int64_t, size_t>& colOfStep) {
-  std::vector<std::pair<double, int64_t>> mean;  // (-ratio, rank): sorts slowest first
+// Per step: the median duration of the ranks' last collective (ns), over the
+// ranks that have one in that step.
+std::map<int64_t, double> medianLastCommByStep(const std::vector<RankTable>& tables) {
+  std::map<int64_t, std::vector<int64_t>> byStep;
+  for (const RankTable& t : tables)
+    for (const StepRow& r : t.steps)
+      if (r.lastCommNs >= 0) byStep[r.step].push_back(r.lastCommNs);
+  std::map<int64_t, double> median;
+  for (auto& [step, v] : byStep) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    median[step] = n % 2 ? static_cast<double>(v[n / 2])
+                         : (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2])) / 2;
+  }
+  return median;
+}
+
+// The kSlowest ranks by how late they reach the steps' last collective: the
+// mean over their steps of the step's median last-collective duration minus
+// their own (ms; the later a rank arrives, the less it waits there), latest
+// first (ties: lower rank), as ",\"slowest\":{\"ranks\":[...],\"lateMs\":[...]}".
+// This is the lateness the findings use, so it names host stragglers too.
+std::string slowestRanks(const std::vector<RankTable>& tables) {
+  const std::map<int64_t, double> median = medianLastCommByStep(tables);
+  std::vector<std::pair<double, int64_t>> mean;  // (-late ms, rank): sorts latest first
   for (const RankTable& t : tables) {
     double sum = 0;
+    size_t steps = 0;
     for (const StepRow& r : t.steps) {
-      const double med = static_cast<double>(a.stepComputeMedian[colOfStep.at(r.step)]);
-      sum += med > 0 ? static_cast<double>(r.computeNs) / med : 0;
+      auto m = median.find(r.step);
+      if (r.lastCommNs < 0 || m == median.end()) continue;
+      sum += (m->second - static_cast<double>(r.lastCommNs)) / 1e6;
+      ++steps;
     }
-    if (!t.steps.empty()) mean.emplace_back(-sum / static_cast<double>(t.steps.size()), t.rank);
+    if (steps) mean.emplace_back(-sum / static_cast<double>(steps), t.rank);
   }
   std::sort(mean.begin(), mean.end());
   if (mean.size() > kSlowest) mean.resize(kSlowest);
-  std::vector<double> ratio;
+  std::vector<double> late;
   std::string o = ",\"slowest\":{\"ranks\":[";
   for (size_t i = 0; i < mean.size(); ++i) {
     o += (i ? "," : "") + std::to_string(mean[i].second);
-    ratio.push_back(-mean[i].first);
+    late.push_back(-mean[i].first);
   }
-  o += "],\"ratio\":";
-  appendArray(o, ratio, 3);
+  o += "],\"lateMs\":";
+  appendArray(o, late, 3);
   return o + "}";
 }
 
@@ -201,7 +224,7 @@ std::string plotData(const std::vector<RankTable>& tables, const JobAnalysis& a)
   appendArray(o, g.brk, 3);
   o += ",\"aggregated\":" + std::string(g.rows < nr || g.cols < nc ? "true" : "false");
   o += ",\"rowsBinned\":" + std::string(g.rows < nr ? "true" : "false");
-  o += slowestRanks(tables, a, colOfStep) + "}";
+  o += slowestRanks(tables) + "}";
   return scriptSafe(o);
 }
 
@@ -280,17 +303,16 @@ yAxis(sp,X0,Y0,PH,pw,hi,'step time','ms');
 el('polyline',{points:d[q[0]].map(function(v,j){return sx(j).toFixed(1)+','+sy(v).toFixed(1);}).join(' '),fill:'none',stroke:q[1],'stroke-width':2,'stroke-dasharray':q[2]},sp);});
 d.stepMedMs.forEach(function(v,j){hover(el('circle',{cx:sx(j),cy:sy(v),r:3,fill:'#36c'},sp),'step '+d.cols[j]+': median rank '+v.toFixed(3)+' ms, slowest '+d.stepMaxMs[j].toFixed(3)+' ms');});
 xTicks(sp,C,sx,Y0+PH,function(j){return d.cols[j];},10,'step',X0+pw/2);
-// The slowest ranks (mean compute / step median), sorted, never binned: horizontal bars from a zero baseline.
-var sl=d.slowest,SW=600,top=0;sl.ratio.forEach(function(v){top=Math.max(top,v);});if(!(top>0))top=1;top*=1.05;
+// The latest ranks at the last collective (mean ms after the median rank), sorted, never binned: bars from a zero baseline.
+var sl=d.slowest,SW=600,top=0;sl.lateMs.forEach(function(v){top=Math.max(top,v);});if(!(top>0))top=1;top*=1.05;
 var ss=el('svg',{width:SW+X0+120,height:sl.ranks.length*16+Y0+50,id:'slowest'},document.getElementById('slowestbox'));
 var SH=sl.ranks.length*16,stp=niceStep(top);
-for(var v=0;v<=top+stp*1e-9;v+=stp){var x=X0+v/top*SW;el('line',{x1:x,x2:x,y1:Y0+SH,y2:Y0+SH+4,stroke:'#888'},ss);txt(ss,x,Y0+SH+16,v.toFixed(2)+'x');}
-sl.ranks.forEach(function(r,k){var w=sl.ratio[k]/top*SW;
-hover(el('rect',{x:X0,y:Y0+k*16+2,width:w,height:12,fill:sl.ratio[k]>=1.05?'#c44':'#48c'},ss),'rank '+r+': compute '+sl.ratio[k].toFixed(3)+'x the step median (mean over its steps)');
-txt(ss,X0-6,Y0+k*16+12,'rank '+r,'end');});
-el('line',{x1:X0,x2:X0,y1:Y0,y2:Y0+SH,stroke:'#000','class':'zero'},ss);txt(ss,X0,Y0-6,'zero baseline','start');
-var one=X0+SW/top;el('line',{x1:one,x2:one,y1:Y0,y2:Y0+SH,stroke:'#888','stroke-dasharray':'4 3'},ss);txt(ss,one+4,Y0-6,'1.00x = the step median','start');
-txt(ss,X0+SW/2,Y0+SH+34,'mean compute / the step median (ratio)');
+for(var v=0;v<=top+stp*1e-9;v+=stp){var x=X0+v/top*SW;el('line',{x1:x,x2:x,y1:Y0+SH,y2:Y0+SH+4,stroke:'#888'},ss);txt(ss,x,Y0+SH+16,v.toFixed(3)+' ms');}
+sl.ranks.forEach(function(r,k){var v=sl.lateMs[k],w=Math.max(0,v)/top*SW;
+hover(el('rect',{x:X0,y:Y0+k*16+2,width:w,height:12,fill:v>0?'#c44':'#48c'},ss),'rank '+r+': reaches the last collective '+v.toFixed(3)+' ms after the median rank (mean over its steps)');
+txt(ss,X0-6,Y0+k*16+12,'rank '+r,'end');txt(ss,X0+w+4,Y0+k*16+12,v.toFixed(3),'start');});
+el('line',{x1:X0,x2:X0,y1:Y0,y2:Y0+SH,stroke:'#000','class':'zero'},ss);txt(ss,X0,Y0-6,'zero baseline = the median rank','start');
+txt(ss,X0+SW/2,Y0+SH+34,'mean lateness at the last collective (ms after the median rank)');
 document.querySelectorAll('table.sortable').forEach(function(t){
   t.querySelectorAll('th').forEach(function(h,i){h.addEventListener('click',function(){
     var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows),dir=h.dataset.dir==='1'?-1:1;
@@ -312,10 +334,20 @@ std::string tdNum(double v, int decimals) {
   return "<td class=\"n\" data-v=\"" + num(v, 6) + "\">" + num(v, decimals) + "</td>";
 }
 
+// Links to the finding's trace files, beside report.html in the output folder
+// (relative: the folder can be moved or shared whole; the names are ours).
+std::string traceLinks(const std::vector<std::string>& files) {
+  std::string cell = "<td class=\"traces\">";
+  for (const std::string& f : files)
+    cell += "<a class=\"trace\" href=\"" + htmlEscape(f) +
+            "\" title=\"open it in ui.perfetto.dev\">" + htmlEscape(f) + "</a> ";
+  return cell + "</td>";
+}
+
 std::string findingsTable(const JobAnalysis& a) {
   std::string h = "<table class=\"sortable\" id=\"findings\">" +
                   head({"kind", "ranks", "steps", "cause", "score (share of job step time)",
-                        "cost (ms)", "evidence"});
+                        "cost (ms)", "trace to open", "evidence"});
   for (const Finding& f : a.findings) {
     std::string ranks, steps;
     for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
@@ -323,8 +355,8 @@ std::string findingsTable(const JobAnalysis& a) {
     h += "<tr><td class=\"kind\">" + htmlEscape(f.kind) + "</td><td>" + ranks + "</td><td>" +
          (f.allSteps ? std::string("all") : steps) + "</td><td class=\"cause\">" +
          htmlEscape(f.cause) + "</td>" + tdNum(f.score, 4) +
-         tdNum(static_cast<double>(f.costNs) / 1e6, 3) + "<td>" + htmlEscape(f.evidence) +
-         "</td></tr>";
+         tdNum(static_cast<double>(f.costNs) / 1e6, 3) + traceLinks(f.traceFiles) + "<td>" +
+         htmlEscape(f.evidence) + "</td></tr>";
   }
   return h + "</tbody></table>";
 }
@@ -343,6 +375,20 @@ std::string kernelsTable(const JobAnalysis& a) {
   return h + "</tbody></table>";
 }
 
+// HTA's idle split as shares of the rank's per-stream idle; "-" without one.
+std::string idleSplitCells(const RankBreakdown& b) {
+  const IdleSplit& s = b.idle;
+  if (!b.hasIdleSplit || s.totalNs() == 0) {
+    const std::string none = "<td class=\"n\" data-v=\"-1\">-</td>";
+    return none + none + none;
+  }
+  const double total = static_cast<double>(s.totalNs());
+  std::string cells;
+  for (uint64_t v : {s.hostWaitNs, s.kernelWaitNs, s.otherNs})
+    cells += tdNum(100 * static_cast<double>(v) / total, 2);
+  return cells;
+}
+
 // HTA's per-rank numbers (ranks.csv), every rank up to kMaxRows, else the
 // kMaxRows with the largest compute share.
 std::string ranksTable(const std::vector<RankTable>& tables) {
@@ -359,7 +405,8 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
   }
   std::string h = "<table class=\"sortable\" id=\"ranks\">" +
                   head({"rank", "GPU span (ms)", "idle (%)", "compute (%)", "non-compute (%)",
-                        "comm/compute overlap (% of comm)", "GPU memory peak (MiB)"});
+                        "comm/compute overlap (% of comm)", "idle: host wait (% of stream idle)",
+                        "idle: kernel wait (%)", "idle: other (%)", "GPU memory peak (MiB)"});
   for (const RankTable* t : shown) {
     const RankBreakdown& b = t->gpuBreakdown;
     const double span = static_cast<double>(b.spanNs ? b.spanNs : 1);
@@ -371,7 +418,8 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
          (b.hasComm && b.commNs
               ? tdNum(100 * static_cast<double>(b.overlapNs) / static_cast<double>(b.commNs), 2)
               : std::string("<td class=\"n\" data-v=\"-1\">-</td>")) +
-         tdNum(static_cast<double>(t->gpuMemoryPeakBytes) / 1048576.0, 1) + "</tr>";
+         idleSplitCells(b) + tdNum(static_cast<double>(t->gpuMemoryPeakBytes) / 1048576.0, 1) +
+         "</tr>";
   }
   return h + "</tbody></table>";
 }
@@ -379,7 +427,8 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
 }  // namespace
 
 std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
-                       const Topology& topo, const std::string& toolVersion) {
+                       const Topology& topo, const std::string& toolVersion,
+                       const std::string& commandLine) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>xstack analysis</title>";
@@ -387,6 +436,10 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
   h += "</head><body><h1>xstack analysis</h1><div id=\"tip\"></div>";
   if (!toolVersion.empty())
     h += "<p class=\"note\" id=\"version\">" + htmlEscape(toolVersion) + "</p>";
+  if (!commandLine.empty())
+    h += "<p class=\"note\">these numbers again (DIR: the job's data folder, on each node; "
+         "--out, --display-size and --format change only the traces): <code id=\"command\">" +
+         htmlEscape(commandLine) + "</code></p>";
   for (const std::string& line : terminalSummary(a, topo))
     h += "<div class=\"note\">" + htmlEscape(line) + "</div>";
   h += "<h2>Findings</h2>";
@@ -400,9 +453,10 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
        "<h2>GPU time per rank (mean per step)</h2><div id=\"breakdownbox\"></div>"
        "<h2>Per-rank GPU breakdown (HTA, ranks.csv)</h2>" +
        ranksTable(tables) +
-       "<h2>Slowest ranks (mean compute time relative to the step median)</h2>"
-       "<p class=\"note\">the 20 ranks that compute longest against the other ranks of their "
-       "steps, slowest first, at any job size (not binned)</p><div id=\"slowestbox\"></div>"
+       "<h2>Latest ranks (mean lateness at each step's last collective)</h2>"
+       "<p class=\"note\">the 20 ranks that reach the steps' last collective latest (the median "
+       "rank's last-collective time minus their own: the others wait for them), latest first, "
+       "whatever the cause, at any job size (not binned)</p><div id=\"slowestbox\"></div>"
        "<h2>Step time over steps</h2><div id=\"stepbox\"></div>"
        "<h2>Kernels with the largest cross-rank spread</h2>" +
        kernelsTable(a);

@@ -147,20 +147,63 @@ TEST(GpuActivityTest, RankWithoutGpuActivity) {
   topo.gpusPerTrainer = 2;
   EXPECT_EQ(ranksCsv({t}, topo),
             "rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,"
-            "compute_pct,non_compute_pct,comm_comp_overlap_pct\n"
-            "5,2,1,3,0,0,0,0,0.00,0.00,0.00,\n");
+            "compute_pct,non_compute_pct,comm_comp_overlap_pct,host_wait_ns,kernel_wait_ns,"
+            "other_wait_ns,host_wait_pct,kernel_wait_pct,other_wait_pct\n"
+            "5,2,1,3,0,0,0,0,0.00,0.00,0.00,,0,0,0,0.00,0.00,0.00\n");  // a launch: a split, empty
 }
 
 TEST(GpuActivityTest, RanksCsvPercentagesAndOverlap) {
   RankTable t;
   t.rank = 0;
   t.steps.resize(2);
-  t.gpuBreakdown = {
-      1000, 125, 600, 275, true, 300, 100,
-  };
+  t.gpuBreakdown = {1000, 125, 600, 275, true, 300, 100, false, {}};
   Topology topo;
   EXPECT_EQ(ranksCsv({t}, topo).substr(ranksCsv({}, topo).size()),
-            "0,0,0,2,1000,125,600,275,12.50,60.00,27.50,33.33\n");
+            "0,0,0,2,1000,125,600,275,12.50,60.00,27.50,33.33,,,,,,\n");
+  t.gpuBreakdown.hasIdleSplit = true;
+  t.gpuBreakdown.idle = {30, 10, 60};
+  EXPECT_EQ(ranksCsv({t}, topo).substr(ranksCsv({}, topo).size()),
+            "0,0,0,2,1000,125,600,275,12.50,60.00,27.50,33.33,30,10,60,30.00,10.00,60.00\n");
+}
+
+// HTA's idle split: per stream, each gap is host wait (launched after the
+// previous kernel ended), kernel wait (short) or other.
+TEST(GpuActivityTest, IdleSplitPerStream) {
+  std::vector<StreamActivity> a{
+      {1, 0, 100'000, 0},  // first on stream 1: no gap
+      {1, 100'020'000, 100'030'000,
+       100'010'000},                      // launched after the previous end: host wait 99.92 ms
+      {1, 100'040'000, 100'050'000, 50},  // launched early, 10 us gap: kernel wait
+      {1, 100'100'000, 100'110'000, 60},  // launched early, 50 us gap: other
+      {1, 100'105'000, 100'120'000, 70},  // overlaps the previous: no idle
+      {2, 100'000, 200'000, -1},          // other stream, its own first
+      {2, 200'000 + kKernelWaitBelowNs, 400'000, -1},  // no launch known, gap = threshold: other
+  };
+  std::swap(a[0], a[6]);  // any order
+  IdleSplit s = idleSplit(a);
+  EXPECT_EQ(s.hostWaitNs, 99'920'000u);
+  EXPECT_EQ(s.kernelWaitNs, 10'000u);
+  EXPECT_EQ(s.otherNs, 50'000u + kKernelWaitBelowNs);
+}
+
+TEST(GpuActivityTest, IdleSplitFromLaunchCorrelations) {
+  GpuActivityBuilder b;
+  b.addSlice(launch(0, 1));
+  b.addSlice(gpu("gemm", 10, 20, 1));
+  b.addSlice(launch(5, 2));  // launched before kernel 1 ended: a 5 ns gap is kernel wait
+  b.addSlice(gpu("gemm", 25, 40, 2));
+  b.addSlice(launch(60, 3));  // launched after kernel 2 ended: host wait
+  b.addSlice(gpu("gemm", 70, 80, 3));
+  b.addSlice(gpu("Event Sync", 85, 90, -1, -1));  // no stream: not in the split
+  RankBreakdown r = b.build({}).breakdown;
+  ASSERT_TRUE(r.hasIdleSplit);
+  EXPECT_EQ(r.idle.kernelWaitNs, 5u);
+  EXPECT_EQ(r.idle.hostWaitNs, 30u);
+  EXPECT_EQ(r.idle.otherNs, 0u);
+  GpuActivityBuilder none;  // no correlations (Paddle dumps): no split
+  none.addSlice(gpu("gemm", 10, 20, -1));
+  none.addSlice(gpu("gemm", 90, 100, -1));
+  EXPECT_FALSE(none.build({}).breakdown.hasIdleSplit);
 }
 
 TEST(GpuActivityTest, KernelStatsMinMaxMeanAndOrder) {
@@ -227,13 +270,17 @@ TEST(GpuActivityTest, CsvFieldsQuotedPerRfc4180) {
 TEST(GpuActivityTest, StepTablesCarryTheBreakdown) {
   RankTable t;
   t.rank = 2;
-  t.gpuBreakdown = {100, 10, 50, 40, true, 30, 20};
+  t.gpuBreakdown = {100, 10, 50, 40, true, 30, 20, true, {7, 8, 9}};
   std::vector<RankTable> back = decodeRankTables(encodeRankTables({t}));
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].gpuBreakdown.spanNs, 100u);
   EXPECT_EQ(back[0].gpuBreakdown.nonComputeNs, 40u);
   EXPECT_TRUE(back[0].gpuBreakdown.hasComm);
   EXPECT_EQ(back[0].gpuBreakdown.overlapNs, 20u);
+  EXPECT_TRUE(back[0].gpuBreakdown.hasIdleSplit);
+  EXPECT_EQ(back[0].gpuBreakdown.idle.hostWaitNs, 7u);
+  EXPECT_EQ(back[0].gpuBreakdown.idle.kernelWaitNs, 8u);
+  EXPECT_EQ(back[0].gpuBreakdown.idle.otherNs, 9u);
 }
 
 }  // namespace

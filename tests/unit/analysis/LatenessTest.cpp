@@ -108,6 +108,14 @@ TEST(LatenessTest, HostStalledRankIsFoundWithItsDataLoader) {
             std::string::npos)
       << f.evidence;
   EXPECT_NE(f.evidence.find("cause host"), std::string::npos) << f.evidence;
+  EXPECT_EQ(f.traceFiles, std::vector<std::string>{"traceFile_0_1.json"});
+  // The trace named is the file the run writes (--format perfetto, --compress).
+  const Finding p = analyzeJob(tables, kTopo, ".pftrace.gz").findings.at(0);
+  EXPECT_EQ(p.traceFiles, std::vector<std::string>{"traceFile_0_1.pftrace.gz"});
+  EXPECT_NE(p.evidence.find("see traceFile_0_1.pftrace.gz"), std::string::npos) << p.evidence;
+  // What the traces' instants say does not depend on the formats written.
+  EXPECT_EQ(p.evidenceInTrace, f.evidenceInTrace);
+  EXPECT_EQ(f.evidenceInTrace.find("see "), std::string::npos) << f.evidenceInTrace;
   EXPECT_NE(f.evidence.find("data-loader op"), std::string::npos) << f.evidence;
   std::string json = findingsJson(a, kTopo);
   EXPECT_NE(json.find("\"cause\":\"host\""), std::string::npos) << json;

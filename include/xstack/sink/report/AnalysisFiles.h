@@ -23,9 +23,11 @@ void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<Kern
 // doubled, when it contains a comma, a quote, CR or LF; as is otherwise.
 void appendCsvField(std::string& out, std::string_view field);
 std::string findingsJson(const JobAnalysis& a, const Topology& topology);
-// `toolVersion` (xstack, git, protobuf, MPI; empty: none) is shown at the top.
+// `toolVersion` (xstack, git, protobuf, MPI; empty: none) and `commandLine`
+// (empty: none) are shown at the top.
 std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
-                       const Topology& topology, const std::string& toolVersion = "");
+                       const Topology& topology, const std::string& toolVersion = "",
+                       const std::string& commandLine = "");
 // At most 10 lines for the terminal.
 std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology& topology);
 
