@@ -127,7 +127,7 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
     for (auto [rank, ts] : instantsOf(*g, findings[i], group, gpu))
       byRank[rank].emplace_back(ts > originNs ? ts - originNs : 0, i);
   if (byRank.empty()) return out;
-  char nn[24];
+  char nn[32];
   std::snprintf(nn, sizeof nn, "%02lld_findings", static_cast<long long>(processOrder(pid)));
   out.pid = pid;
   out.processName = nn;

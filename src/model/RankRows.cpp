@@ -34,6 +34,14 @@ std::string rowProcessName(int64_t order, int64_t rank, const RowKey& row) {
   return s;
 }
 
+std::string memoryCounterName(int64_t rank, const RowKey& row) {
+  const std::string dev = std::to_string(row.device);
+  const char* place = row.kind == RowKind::MemGpu   ? ":gpu:"
+                      : row.kind == RowKind::MemCpu ? ":cpu:"
+                                                    : ":cudapinnedplace:";
+  return rankLabel(rank) + place + dev + " memory";
+}
+
 // O(log n) per event, O(n log n) per profile for n distinct rows: a key not
 // found in the sorted `sorted_` goes to `pending_` (duplicates allowed), which
 // is merged into `sorted_` once it is as long as `sorted_` (or 64 keys).

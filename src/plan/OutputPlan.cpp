@@ -103,31 +103,45 @@ void addPipelineChunks(OutputFile& o, const InputIndex& in, const std::vector<In
   }
 }
 
-// The counter processes (kCounterGroups, in output order): the displayed trainers of this group
-// that have a DCGM / net file with counters for that process.
+// The trainers of file `o` shown in detail, ascending: the first D of its group and those of the
+// ranks a finding names (topo.shownRanks with this file's GPU), so that a shown rank's DCGM and
+// net counters are in the file beside its rows.
+std::vector<int64_t> shownTrainers(const OutputFile& o, const Topology& topo) {
+  const int64_t firstTrainer = o.group * topo.groupSize;
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < std::min(topo.displaySize, o.trainersInGroup); ++i)
+    out.push_back(firstTrainer + i);
+  for (int64_t r : topo.shownRanks)
+    if (topo.groupOf(r) == o.group && topo.gpuOf(r) == o.gpu) out.push_back(topo.trainerOf(r));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The counter processes (kCounterGroups, in output order): the shown trainers of this file
+// that have a DCGM / net file with counters for that process. Chunk subject: the trainer T.
 void addCounterChunks(OutputFile& o, const InputIndex& in, const std::vector<InputSummary>& all,
                       const Topology& topo) {
-  const int64_t firstTrainer = o.group * topo.groupSize;
-  const int64_t shown = std::min(topo.displaySize, o.trainersInGroup);
+  const std::vector<int64_t> trainers = shownTrainers(o, topo);
   for (const CounterGroup group : kCounterGroups) {
     const int64_t pid = counterPid(group);
     const bool net = isNetGroup(group);
     const auto& files = net ? in.netOf : in.dcgmOf;
     bool metaDone = false;
-    for (int64_t i = 0; i < shown; ++i) {
-      auto it = files.find(firstTrainer + i);
+    for (int64_t t : trainers) {
+      auto it = files.find(t);
       if (it == files.end()) continue;
       const InputSummary& s = all[it->second];
       if (!s.counters(group, net ? 0 : o.gpu)) continue;
       if (!metaDone) o.chunks.push_back({ChunkKind::ProcessMeta, 0, pid, 0, 0, 0});
       metaDone = true;
       o.chunks.push_back(
-          {net ? ChunkKind::Net : ChunkKind::Dcgm, s.reader, pid, i, o.gpu, it->second});
+          {net ? ChunkKind::Net : ChunkKind::Dcgm, s.reader, pid, t, o.gpu, it->second});
     }
   }
-  for (int64_t i = 0; i < shown; ++i) {
+  for (int64_t t : trainers) {
     for (const auto* files : {&in.dcgmOf, &in.netOf}) {
-      auto it = files->find(firstTrainer + i);
+      auto it = files->find(t);
       if (it != files->end()) o.inputs.push_back(it->second);
     }
   }

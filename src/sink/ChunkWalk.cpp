@@ -67,9 +67,11 @@ void ChunkWalk::memoryRow(int64_t pid, const RowKey& row, RowBuckets& b) {
   }
   const auto place =
       static_cast<MemPlace>(static_cast<int>(row.kind) - static_cast<int>(RowKind::MemGpu));
+  const std::string name = memoryCounterName(flowRank_, row);
   for (const MemoryTrack& t : tracks_) {
     if (t.place != place || static_cast<int64_t>(t.device) != row.device) continue;
-    for (const MemorySample& s : t.samples) sink_.memorySample(pid, tsOf(s.ns), s.allocatedBytes);
+    for (const MemorySample& s : t.samples)
+      sink_.memorySample(pid, name, tsOf(s.ns), s.allocatedBytes);
   }
 }
 
@@ -92,16 +94,19 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
   flows_ = false;
 }
 
-void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                              const std::vector<GpuTelemetrySample>& samples) {
   const SeriesRange range = dcgmSeriesOfPid(pid);
+  const std::string name = dcgmCounterName(trainer, gpu);
   for (uint32_t i : dcgmSamplesInOrder(samples, gpu, pid, origin_))
-    sink_.dcgmSample(pid, id, tsOf(samples[i].tsNs), samples[i], range);
+    sink_.dcgmSample(pid, name, tsOf(samples[i].tsNs), samples[i], range);
 }
 
-void ChunkWalk::netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
+void ChunkWalk::netCounters(int64_t pid, int64_t trainer,
+                            const std::vector<NetCounterSample>& samples) {
+  const std::string name = netCounterName(trainer, pid);
   for (uint32_t i : netSamplesInOrder(samples, pid, origin_))
-    sink_.netSample(pid, id, tsOf(samples[i].tsNs), samples[i]);
+    sink_.netSample(pid, name, tsOf(samples[i].tsNs), samples[i]);
 }
 
 void ChunkWalk::extraRows(const TraceExtraRows& rows) {
@@ -135,18 +140,20 @@ void TeeSink::opRowBegin(int64_t pid) {
 void TeeSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
   for (TraceSink* s : sinks_) s->ops(pid, tid, ops);
 }
-void TeeSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
-  for (TraceSink* s : sinks_) s->memorySample(pid, tsNs, allocatedBytes);
+void TeeSink::memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                           int64_t allocatedBytes) {
+  for (TraceSink* s : sinks_) s->memorySample(pid, counterName, tsNs, allocatedBytes);
 }
 void TeeSink::rankRowsEnd() {
   for (TraceSink* s : sinks_) s->rankRowsEnd();
 }
-void TeeSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& d,
-                         SeriesRange range) {
-  for (TraceSink* s : sinks_) s->dcgmSample(pid, id, tsNs, d, range);
+void TeeSink::dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                         const GpuTelemetrySample& d, SeriesRange range) {
+  for (TraceSink* s : sinks_) s->dcgmSample(pid, counterName, tsNs, d, range);
 }
-void TeeSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& n) {
-  for (TraceSink* s : sinks_) s->netSample(pid, id, tsNs, n);
+void TeeSink::netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                        const NetCounterSample& n) {
+  for (TraceSink* s : sinks_) s->netSample(pid, counterName, tsNs, n);
 }
 void TeeSink::instantThread(int64_t pid, int64_t tid) {
   for (TraceSink* s : sinks_) s->instantThread(pid, tid);

@@ -28,6 +28,14 @@ SeriesRange dcgmSeriesOfPid(int64_t pid) {
   return {0, 0};
 }
 
+std::string dcgmCounterName(int64_t trainer, int64_t gpu) {
+  return "trainer " + std::to_string(trainer) + " GPU " + std::to_string(gpu);
+}
+
+std::string netCounterName(int64_t trainer, int64_t pid) {
+  return "trainer " + std::to_string(trainer) + (pid == kNetTxPid ? " tx" : " rx");
+}
+
 std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& samples,
                                          int64_t gpu, int64_t pid, const TimeOrigin& origin) {
   const SeriesRange r = dcgmSeriesOfPid(pid);

@@ -80,6 +80,12 @@ for f in doc["findings"]:
                  if e.get("ph") == "M" and e["name"] == "process_name"]
         assert any(":" in n and n.split("_", 1)[1].startswith("trainerRank.%03d:" % r) for n in names), (r, names)
         assert r in t["otherData"]["shown_for_findings"], t["otherData"]
+        # ... with its trainer's DCGM and net counters beside its rows (P = 2).
+        counters = {e["name"] for e in t["traceEvents"] if e.get("ph") == "C"}
+        # The inputs have telemetry (DCGM on pids 2..6; not the JSON cases).
+        if any(e.get("ph") == "C" and 2 <= e["pid"] <= 6 for e in t["traceEvents"]):
+            for c in ("trainer %d GPU %d" % (r // 2, r % 2), "trainer %d tx" % (r // 2)):
+                assert c in counters, (r, c, sorted(counters))
         assert t["otherData"]["options"]["display_size"] == 1
         assert f["evidence"].endswith("see " + ", ".join(f["trace_files"])), f["evidence"]
 print("shown in detail:", [(f["ranks"], f["trace_files"]) for f in doc["findings"]])

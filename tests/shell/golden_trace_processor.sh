@@ -39,10 +39,31 @@ SQL
 cat >"$work/bounds.sql" <<'SQL'
 SELECT start_ts, end_ts FROM trace_bounds;
 SQL
+# Counter names and units (issue 21 item 14): what and whose in the name, units that are units.
+cat >"$work/units.sql" <<'SQL'
+SELECT ct.name, coalesce(ct.unit, 'none') FROM counter_track ct ORDER BY ct.name;
+SQL
 cat >"$work/meta.sql" <<'SQL'
 SELECT count(*) FROM metadata WHERE name = 'cr-xstack.otherData' AND str_value LIKE '{%';
 SQL
 query() { "$tp" query -f "$1" "$2" 2>/dev/null | tail -n +2; }
+# check_counters TRACE: every counter track is named "<whose> <series>" (trainer T GPU g / tx /
+# rx, or a rank's memory row), no name twice, and its unit is a unit (JSON: none, the format has
+# no field for it); memory in bytes.
+check_counters() {
+  local t=$1 name unit
+  query "$work/units.sql" "$t" >"$work/units.txt"
+  while IFS=, read -r name unit; do
+    name=${name//\"/} unit=${unit//\"/}
+    [[ $name =~ ^(trainer\ [0-9]+\ (GPU\ [0-9]+|tx|rx)|trainerRank\.[0-9]+:(gpu|cpu|cudapinnedplace):[0-9]+\ memory)\ [^\ ]+$ ]] ||
+      fail "$(basename "$t"): counter track '$name' does not say what and whose"
+    [[ $unit =~ ^(none|bytes|bytes/s|ratio)$ ]] || fail "$(basename "$t"): counter '$name' has unit '$unit'"
+    [[ $name != *" memory allocated_bytes" || $unit == bytes || $t == *.json ]] ||
+      fail "$(basename "$t"): memory counter '$name' not in bytes ($unit)"
+  done <"$work/units.txt"
+  [[ -z "$(cut -d, -f1 "$work/units.txt" | sort | uniq -d)" ]] ||
+    fail "$(basename "$t"): two counter tracks share a name"
+}
 traces=("$repo"/tests/golden/expected/traceFile_*.json)
 if [[ $# -ge 1 ]]; then
   "$1" synth --out "$work/data" --trainers 2 --gpus-per-trainer 2 --steps 2 --ops-per-step 8 \
@@ -67,6 +88,8 @@ for json in "${traces[@]}"; do
   [[ "$(query "$work/bounds.sql" "$json")" == "$(query "$work/bounds.sql" "$pf")" ]] ||
     fail "$(basename "$json") and its .pftrace start or end at different times:" \
       "$(query "$work/bounds.sql" "$json") vs $(query "$work/bounds.sql" "$pf")"
+  check_counters "$json"
+  check_counters "$pf"
   [[ "$(query "$work/meta.sql" "$pf")" == 1 ]] || fail "$(basename "$pf"): no cr-xstack.otherData metadata"
   grep -q '"00_pipeline",1,"rank 0"\|"00_pipeline",[0-9]*,"rank ' "$work/json.txt" ||
     fail "$(basename "$json"): no named pipeline thread"

@@ -19,6 +19,9 @@ std::string rankLabel(int64_t rank);
 // the process's place in the file (sink/TracePids.h, processOrder) written
 // with at least two digits.
 std::string rowProcessName(int64_t order, int64_t rank, const RowKey& row);
+// The counter of a memory row: "<label>:<place>:<device> memory" (e.g.
+// "trainerRank.003:gpu:0 memory"), whose memory in the words of the row names.
+std::string memoryCounterName(int64_t rank, const RowKey& row);
 
 // The sorted rows of a profile's events that have at least one event.
 std::vector<RowKey> rankRows(const EventList& events);

@@ -27,7 +27,7 @@ struct Chunk {
   ChunkKind kind = ChunkKind::ProcessMeta;
   int owner = 0;  // rank that renders it
   int64_t pid = 0;
-  int64_t subject = 0;  // rank (ThreadMeta, Spans, RankRows) or trainer index i (Dcgm, Net)
+  int64_t subject = 0;  // rank (ThreadMeta, Spans, RankRows) or trainer T (Dcgm, Net)
   int64_t gpu = 0;      // Dcgm: which GPU's rows
   size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
 };

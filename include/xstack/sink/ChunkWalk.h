@@ -33,11 +33,11 @@ class ChunkWalk {
   // order), or its memory samples. Ops that end a flow (RowBuckets::
   // markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
-  // DCGM counters of process `pid` (1..5) for GPU `gpu`, id = trainer in group.
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+  // DCGM counters of process `pid` (2..6) for GPU `gpu` of trainer `trainer` (T).
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                     const std::vector<GpuTelemetrySample>& samples);
-  // Net counters of pid 6 (tx) or 7 (rx), id = trainer in group.
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples);
+  // Net counters of trainer `trainer` (T) on process kNetTxPid or kNetRxPid.
+  void netCounters(int64_t pid, int64_t trainer, const std::vector<NetCounterSample>& samples);
   // The findings: a process, per tid a thread "rank <tid>", the instants
   // (ordered by tid, then ts).
   void extraRows(const TraceExtraRows& rows);

@@ -33,6 +33,13 @@ std::vector<uint32_t> dcgmSamplesInOrder(const std::vector<GpuTelemetrySample>& 
 std::vector<uint32_t> netSamplesInOrder(const std::vector<NetCounterSample>& samples, int64_t pid,
                                         const TimeOrigin& origin);
 
+// Names of counters (JSON C event name, .pftrace counter track name without its series key):
+// what the counter is and whose, the same in both formats (docs/FORMAT.md section 3).
+// "trainer <T> GPU <g>": the DCGM samples of GPU g of trainer T.
+std::string dcgmCounterName(int64_t trainer, int64_t gpu);
+// "trainer <T> tx" / "trainer <T> rx": the net samples of trainer T (pid kNetTxPid / kNetRxPid).
+std::string netCounterName(int64_t trainer, int64_t pid);
+
 // thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
 // row (the tid is the CUDA stream), "thread <tid>" on CPU rows.
 std::string opRowThreadName(RowKind kind, int64_t tid);

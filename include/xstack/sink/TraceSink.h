@@ -59,14 +59,19 @@ class TraceSink {
   virtual void rankRowsBegin(const RowBuckets& store) = 0;
   virtual void opRowBegin(int64_t pid) = 0;  // a new op row (process `pid`) starts
   virtual void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) = 0;
-  // One sample of a memory row (process `pid`): the bytes allocated from tsNs on.
-  virtual void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) = 0;
+  // One sample of a memory row (process `pid`): the bytes allocated from tsNs on,
+  // on the counter `counterName` (memoryCounterName: whose memory).
+  virtual void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                            int64_t allocatedBytes) = 0;
   virtual void rankRowsEnd() = 0;
-  // One DCGM sample of process `pid`: the present series of `range`; `id`: trainer in group.
-  virtual void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                          SeriesRange range) = 0;
-  // One net sample of process `pid` (tx or rx); `id`: trainer in group.
-  virtual void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) = 0;
+  // One DCGM sample of process `pid`: the present series of `range`, on the counter
+  // `counterName` (dcgmCounterName: whose GPU).
+  virtual void dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                          const GpuTelemetrySample& s, SeriesRange range) = 0;
+  // One net sample of process `pid` (tx or rx) on the counter `counterName`
+  // (netCounterName: whose network).
+  virtual void netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                         const NetCounterSample& s) = 0;
   // The findings rows: a thread of process `pid` named "rank <tid>" (no sort
   // index), then instants on it (ts already since the origin).
   virtual void instantThread(int64_t pid, int64_t tid) = 0;
@@ -89,11 +94,13 @@ class TeeSink final : public TraceSink {
   void rankRowsBegin(const RowBuckets& store) override;
   void opRowBegin(int64_t pid) override;
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
-  void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
+  void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                    int64_t allocatedBytes) override;
   void rankRowsEnd() override;
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                  SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
+  void dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                  const GpuTelemetrySample& s, SeriesRange range) override;
+  void netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                 const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   void flush() override;

@@ -140,13 +140,17 @@ void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
   endEvent();
 }
 
-void JsonTraceSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
-  static constexpr std::string_view kHead = ",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":";
+void JsonTraceSink::memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                                 int64_t allocatedBytes) {
+  static constexpr std::string_view kPid = ",\"pid\":";
   static constexpr std::string_view kTs = ",\"ts\":", kArgs = ",\"args\":{\"allocated_bytes\":";
-  char text[160];
+  buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
+  buf_ += counterName;  // memoryCounterName: ASCII without quotes or backslashes
+  buf_ += '"';
+  char text[128];
   char* p = text;
-  std::memcpy(p, kHead.data(), kHead.size());
-  p = writeInt(p + kHead.size(), pid);
+  std::memcpy(p, kPid.data(), kPid.size());
+  p = writeInt(p + kPid.size(), pid);
   std::memcpy(p, kTs.data(), kTs.size());
   p = writeMicros(p + kTs.size(), tsNs);
   std::memcpy(p, kArgs.data(), kArgs.size());
@@ -185,17 +189,18 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
   endEvent();
 }
 
-void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                               SeriesRange range) {
+void JsonTraceSink::counterHead(int64_t pid, std::string_view counterName, uint64_t tsNs) {
   buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
-  buf_ += fixedProcessName(pid);
+  buf_ += counterName;  // dcgmCounterName / netCounterName: ASCII without quotes
   buf_ += "\",\"pid\":";
   appendInt(buf_, pid);
-  buf_ +=
-      ",\"id\":\"";  // a string: Perfetto's JSON importer keys counter tracks by string ids only
-  appendInt(buf_, id);
-  buf_ += "\",\"ts\":";
+  buf_ += ",\"ts\":";
   appendMicros(buf_, tsNs);
+}
+
+void JsonTraceSink::dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                               const GpuTelemetrySample& s, SeriesRange range) {
+  counterHead(pid, counterName, tsNs);
   buf_ += ",\"args\":{";
   bool first = true;
   for (int k = range.first; k < range.first + range.count; ++k) {
@@ -211,16 +216,9 @@ void JsonTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const Gpu
   endEvent();
 }
 
-void JsonTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) {
-  buf_ += ",\n{\"ph\":\"C\",\"name\":\"";
-  buf_ += fixedProcessName(pid);
-  buf_ += "\",\"pid\":";
-  appendInt(buf_, pid);
-  buf_ +=
-      ",\"id\":\"";  // a string: Perfetto's JSON importer keys counter tracks by string ids only
-  appendInt(buf_, id);
-  buf_ += "\",\"ts\":";
-  appendMicros(buf_, tsNs);
+void JsonTraceSink::netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                              const NetCounterSample& s) {
+  counterHead(pid, counterName, tsNs);
   buf_ += ",\"args\":{";
   for (size_t k = 0; k < s.args.size(); ++k) {
     if (k) buf_.push_back(',');

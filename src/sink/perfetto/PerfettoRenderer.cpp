@@ -47,15 +47,20 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
   }
 }
 
-void PerfettoTraceSink::memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) {
-  pendingMemory_.push_back({pid, tsNs, allocatedBytes});
+void PerfettoTraceSink::memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                                     int64_t allocatedBytes) {
+  if (pendingMemoryNames_.empty() || pendingMemoryNames_.back() != counterName)
+    pendingMemoryNames_.emplace_back(counterName);
+  const auto name = static_cast<uint32_t>(pendingMemoryNames_.size() - 1);
+  pendingMemory_.push_back({pid, name, tsNs, allocatedBytes});
 }
 
 void PerfettoTraceSink::rankRowsEnd() {
   for (const MemorySampleAt& m : pendingMemory_)
-    enc_.counter(m.pid, "Memory", std::nullopt, "allocated_bytes", m.tsNs, m.bytes,
-                 CounterUnit{CounterUnit::Builtin::SizeBytes, {}});
+    enc_.counter(m.pid, pendingMemoryNames_[m.name], std::nullopt, "allocated_bytes", m.tsNs,
+                 m.bytes, CounterUnit{CounterUnit::Builtin::SizeBytes, {}});
   pendingMemory_.clear();
+  pendingMemoryNames_.clear();
   store_ = nullptr;
 }
 
@@ -70,32 +75,31 @@ CounterUnit dcgmUnit(int series) {
 
 }  // namespace
 
-void PerfettoTraceSink::dcgmSample(int64_t pid, int64_t id, uint64_t tsNs,
+void PerfettoTraceSink::dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
                                    const GpuTelemetrySample& s, SeriesRange range) {
-  const char* name = fixedProcessName(pid);
   for (int k = range.first; k < range.first + range.count; ++k) {
     if (!s.has(k)) continue;
     double v = s.values[static_cast<size_t>(k)];
     if (!std::isfinite(v)) v = 0;  // as the JSON writes it
-    enc_.counter(pid, name, id, dcgmSeriesName(k), tsNs, v, dcgmUnit(k));
+    enc_.counter(pid, counterName, std::nullopt, dcgmSeriesName(k), tsNs, v, dcgmUnit(k));
   }
 }
 
-void PerfettoTraceSink::netSample(int64_t pid, int64_t id, uint64_t tsNs,
+void PerfettoTraceSink::netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
                                   const NetCounterSample& s) {
-  const char* name = fixedProcessName(pid);
+  // The net log says nothing of its values' unit (docs/FORMAT.md section 1): none is claimed.
+  const CounterUnit unit{CounterUnit::Builtin::Unspecified, {}};
   for (const auto& [key, text] : s.args) {
     // The value is validated JSON number text: integers stay integers.
-    const CounterUnit unit{CounterUnit::Builtin::Unspecified, key};
     int64_t iv = 0;
     const char* end = text.data() + text.size();
     if (auto r = std::from_chars(text.data(), end, iv); r.ec == std::errc() && r.ptr == end) {
-      enc_.counter(pid, name, id, key, tsNs, iv, unit);
+      enc_.counter(pid, counterName, std::nullopt, key, tsNs, iv, unit);
       continue;
     }
     double dv = 0;
     std::from_chars(text.data(), end, dv);
-    enc_.counter(pid, name, id, key, tsNs, dv, unit);
+    enc_.counter(pid, counterName, std::nullopt, key, tsNs, dv, unit);
   }
 }
 

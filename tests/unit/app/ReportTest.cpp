@@ -304,7 +304,7 @@ TEST_F(ReportTest, OddJob) {
   ASSERT_EQ(gpuUtil.size(), 2u);
   EXPECT_EQ(
       gpuUtil[0].dump(),
-      R"({"ph":"C","name":"01_gpuUtility","pid":2,"id":"0","ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
+      R"({"ph":"C","name":"trainer 0 GPU 0","pid":2,"ts":9999,"args":{"GPUTL":0.57,"GRACT":0.5}})");
   auto sm = eventsOf(f00, [](const ojson& e) { return e["ph"] == "C" && e["pid"] == 3; });
   ASSERT_EQ(sm.size(), 1u);  // the first row's SMACT was N/A
   EXPECT_EQ(sm[0]["args"].dump(), R"({"SMACT":0.125})");
@@ -315,7 +315,7 @@ TEST_F(ReportTest, OddJob) {
   std::string text = files["traceFile_0_0.json"];
   EXPECT_NE(
       text.find(
-          R"({"ph":"C","name":"06_net_tx","pid":7,"id":"0","ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
+          R"({"ph":"C","name":"trainer 0 tx","pid":7,"ts":11499,"args":{"eth0":1.50,"ib0":2e3}})"),
       std::string::npos)
       << text.substr(text.find("\"pid\":7,"), 300);
 

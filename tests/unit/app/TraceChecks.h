@@ -70,6 +70,7 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
   std::tuple<int64_t, int64_t, double> last{-1, INT64_MIN, -1};
   std::map<int64_t, int> named;
   std::set<int64_t> pidsWithEvents;
+  std::map<std::pair<int64_t, std::string>, int64_t> counterLane;
   for (const auto& e : j["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid"));
     const std::string ph = e["ph"];
@@ -92,9 +93,13 @@ inline void checkTraceInto(const fs::path& p, ojson& j) {
       ASSERT_TRUE(e["dur"].is_number());
       EXPECT_GE(e["dur"].get<double>(), 0) << e.dump();
     }
-    int64_t lane = e.contains("tid")  ? e["tid"].get<int64_t>()
-                   : e.contains("id") ? std::stoll(e["id"].get<std::string>())
-                                      : 0;
+    // A counter's lane: its name's place among the pid's counter names (each counter's samples
+    // come together, in ts order).
+    if (ph == "C" && !counterLane.count({pid, e["name"]}))
+      counterLane[{pid, e["name"]}] = static_cast<int64_t>(counterLane.size());
+    int64_t lane = e.contains("tid") ? e["tid"].get<int64_t>()
+                   : ph == "C"       ? counterLane[{pid, e["name"]}]
+                                     : 0;
     std::tuple<int64_t, int64_t, double> key{pid, lane, e["ts"].get<double>()};
     if (std::get<0>(last) == pid) {
       EXPECT_LE(last, key) << e.dump();

@@ -183,13 +183,39 @@ TEST(OutputPlan, PartialLastGroup) {
   std::vector<std::string> c = chunks(o);
   EXPECT_EQ(c.back(), "rows pid=10 subj=8 owner=2");
   EXPECT_EQ(c[c.size() - 2], "rows pid=9 subj=6 owner=0");
-  // DCGM ids are the trainer-in-group index, for trainers 3 and 4.
-  std::vector<std::pair<int64_t, int64_t>> dcgm;  // (i, trainer)
+  // A DCGM chunk's subject is its trainer T (the counter says whose: "trainer T GPU g").
+  std::vector<std::pair<int64_t, int64_t>> dcgm;  // (subject, trainer of the file)
   for (const Chunk& ch : o.chunks)
     if (ch.kind == ChunkKind::Dcgm && ch.pid == kFirstDcgmPid)
       dcgm.push_back({ch.subject, all[ch.input].file.id});
-  EXPECT_EQ(dcgm, (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 4}}));
+  EXPECT_EQ(dcgm, (std::vector<std::pair<int64_t, int64_t>>{{3, 3}, {4, 4}}));
   EXPECT_EQ(outs[0].trainersInGroup, 3);
+}
+
+// A rank a finding names is shown beyond --display-size with its trainer's DCGM and net
+// counters (issue 20 item 3): the user sees its GPU's utilisation beside its rows.
+TEST(OutputPlan, ShownRanksBringTheirTrainersCounters) {
+  Topology topo{2, 4, 1};
+  auto all = job(topo, 4, 1);
+  auto countersOf = [&](const OutputFile& o, ChunkKind kind) {
+    std::vector<int64_t> trainers;
+    for (const Chunk& ch : o.chunks)
+      if (ch.kind == kind && (ch.pid == kFirstDcgmPid || ch.pid == kNetTxPid))
+        trainers.push_back(ch.subject);
+    return trainers;
+  };
+  auto outs = planOutputs(all, topo);
+  EXPECT_EQ(countersOf(outs[1], ChunkKind::Dcgm), (std::vector<int64_t>{0}));
+  topo.shownRanks = {5};  // trainer 2, GPU 1: file (0, 1) only
+  outs = planOutputs(all, topo);
+  EXPECT_EQ(countersOf(outs[0], ChunkKind::Dcgm), (std::vector<int64_t>{0}));
+  EXPECT_EQ(countersOf(outs[1], ChunkKind::Dcgm), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(countersOf(outs[1], ChunkKind::Net), (std::vector<int64_t>{0, 2}));
+  const auto& inputs = outs[1].inputs;
+  const bool hasTrainer2Dcgm = std::any_of(inputs.begin(), inputs.end(), [&](size_t i) {
+    return all[i].file.kind == InputKind::Dcgm && all[i].file.id == 2;
+  });
+  EXPECT_TRUE(hasTrainer2Dcgm);
 }
 
 TEST(OutputPlan, PartialGroupSmallerThanDisplaySize) {

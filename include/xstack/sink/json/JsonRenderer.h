@@ -43,11 +43,13 @@ class JsonTraceSink final : public TraceSink {
   void rankRowsBegin(const RowBuckets& store) override { store_ = &store; }
   void opRowBegin(int64_t /*pid*/) override {}
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
-  void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
+  void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                    int64_t allocatedBytes) override;
   void rankRowsEnd() override { store_ = nullptr; }
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                  SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
+  void dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                  const GpuTelemetrySample& s, SeriesRange range) override;
+  void netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                 const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   // Hands any buffered text to the piece sink.
@@ -59,6 +61,8 @@ class JsonTraceSink final : public TraceSink {
 
  private:
   void endEvent();
+  // `{"ph":"C","name":<counterName>,"pid":<pid>,"ts":<ts>` (the args follow).
+  void counterHead(int64_t pid, std::string_view counterName, uint64_t tsNs);
   void opEvent(int64_t pid, int64_t tid, const OpView& op);
 
   PieceSink pieces_;
@@ -85,12 +89,12 @@ class JsonRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                     const std::vector<GpuTelemetrySample>& samples) {
-    walk_.dcgmCounters(pid, gpu, id, samples);
+    walk_.dcgmCounters(pid, gpu, trainer, samples);
   }
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
-    walk_.netCounters(pid, id, samples);
+  void netCounters(int64_t pid, int64_t trainer, const std::vector<NetCounterSample>& samples) {
+    walk_.netCounters(pid, trainer, samples);
   }
   void extraRows(const TraceExtraRows& rows) { walk_.extraRows(rows); }
   void flush() { json_.flush(); }

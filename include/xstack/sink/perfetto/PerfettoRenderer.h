@@ -57,11 +57,13 @@ class PerfettoTraceSink final : public TraceSink {
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
   // Kept until rankRowsEnd: the sequence holds every row's descriptor before
   // the memory counters (the packet order of earlier versions, same bytes).
-  void memorySample(int64_t pid, uint64_t tsNs, int64_t allocatedBytes) override;
+  void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                    int64_t allocatedBytes) override;
   void rankRowsEnd() override;
-  void dcgmSample(int64_t pid, int64_t id, uint64_t tsNs, const GpuTelemetrySample& s,
-                  SeriesRange range) override;
-  void netSample(int64_t pid, int64_t id, uint64_t tsNs, const NetCounterSample& s) override;
+  void dcgmSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                  const GpuTelemetrySample& s, SeriesRange range) override;
+  void netSample(int64_t pid, std::string_view counterName, uint64_t tsNs,
+                 const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
   // The run's metadata packet: tool, time_origin_ns and `otherDataJson`
@@ -76,12 +78,14 @@ class PerfettoTraceSink final : public TraceSink {
  private:
   struct MemorySampleAt {
     int64_t pid;
+    uint32_t name;  // index into pendingMemoryNames_
     uint64_t tsNs;
     int64_t bytes;
   };
   perfetto::PerfettoSequenceEncoder enc_;
   const RowBuckets* store_ = nullptr;
   std::vector<MemorySampleAt> pendingMemory_;
+  std::vector<std::string> pendingMemoryNames_;  // one per memory row of the rank
   bool finished_ = false;
 };
 
@@ -101,12 +105,12 @@ class PerfettoRenderer {
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b) {
     walk_.rankRows(rank, pidBase, rows, b);
   }
-  void dcgmCounters(int64_t pid, int64_t gpu, int64_t id,
+  void dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                     const std::vector<GpuTelemetrySample>& samples) {
-    walk_.dcgmCounters(pid, gpu, id, samples);
+    walk_.dcgmCounters(pid, gpu, trainer, samples);
   }
-  void netCounters(int64_t pid, int64_t id, const std::vector<NetCounterSample>& samples) {
-    walk_.netCounters(pid, id, samples);
+  void netCounters(int64_t pid, int64_t trainer, const std::vector<NetCounterSample>& samples) {
+    walk_.netCounters(pid, trainer, samples);
   }
   void extraRows(const TraceExtraRows& rows) { walk_.extraRows(rows); }
   void metadata(std::string_view otherDataJson, uint64_t originNs) {

@@ -250,13 +250,14 @@ TEST(JsonRenderer, RowsGetConsecutivePidsAndTheirOwnEvents) {
                            "10_trainerRank.001:cuda_api", "11_trainerRank.001:gpu:3",
                            "12_trainerRank.001:gpu:4",
                            "13_memory usage on trainerRank.001:cudapinnedplace:1"}));
-  EXPECT_EQ(events, (std::vector<std::pair<int64_t, std::string>>{{9, "cpu0"},
-                                                                  {10, "cpu1"},
-                                                                  {11, "api"},
-                                                                  {12, "kernel"},
-                                                                  {13, "peer"},
-                                                                  {14, "Memory"},
-                                                                  {14, "Memory"}}));
+  EXPECT_EQ(events, (std::vector<std::pair<int64_t, std::string>>{
+                        {9, "cpu0"},
+                        {10, "cpu1"},
+                        {11, "api"},
+                        {12, "kernel"},
+                        {13, "peer"},
+                        {14, "trainerRank.001:cudapinnedplace:1 memory"},
+                        {14, "trainerRank.001:cudapinnedplace:1 memory"}}));
 }
 
 TEST(JsonRenderer, MemoryCounterEvents) {
@@ -272,7 +273,8 @@ TEST(JsonRenderer, MemoryCounterEvents) {
   };
   d.memory = {mk(0, 0, 1000, 3000, 100), mk(0, 0, 2000, 0, 50), mk(1, 0, 2000, 2500, 8)};
   auto r = render([&](JsonRenderer& x) { x.rankRows(3, 20, rowsOf(d), d); }, 1000);
-  EXPECT_NE(r.text.find(",\n{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":20,\"ts\":0,\"args\":{"
+  EXPECT_NE(r.text.find(",\n{\"ph\":\"C\",\"name\":\"trainerRank.003:gpu:0 "
+                        "memory\",\"pid\":20,\"ts\":0,\"args\":{"
                         "\"allocated_bytes\":100}}"),
             std::string::npos)
       << r.text;
@@ -333,9 +335,9 @@ TEST(JsonRenderer, DcgmCountersForOneGpuWithMissingSeriesLeftOut) {
   };
   auto r = render([&](JsonRenderer& x) { x.dcgmCounters(2, 0, 1, samples); }, 1000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":\"1\",\"ts\":1,\"args\":{"
+            ",\n{\"ph\":\"C\",\"name\":\"trainer 1 GPU 0\",\"pid\":2,\"ts\":1,\"args\":{"
             "\"GRACT\":0.125}},"
-            "\n{\"ph\":\"C\",\"name\":\"01_gpuUtility\",\"pid\":2,\"id\":\"1\",\"ts\":2,"
+            "\n{\"ph\":\"C\",\"name\":\"trainer 1 GPU 0\",\"pid\":2,\"ts\":2,"
             "\"args\":{\"GPUTL\":0.57,\"GRACT\":0.25}}");
   EXPECT_EQ(dcgmCounterCount(2, 0, samples), 2u);
   EXPECT_EQ(dcgmCounterCount(2, 1, samples), 1u);
@@ -356,14 +358,12 @@ TEST(JsonRenderer, DcgmSeriesPerPid) {
                                                       {"FB_USED_RATIO", "DRAMA"},
                                                       {"NVLTX", "NVLRX", "PCITX", "PCIRX"},
                                                       {"FP32A", "FP16A", "TENSO"}};
-  const char* names[] = {"01_gpuUtility", "02_smUtility", "03_memUtility", "04_txUtility",
-                         "05_calUtility"};
   for (int64_t pid = 2; pid <= 6; ++pid) {
-    auto ev = render([&](JsonRenderer& x) { x.dcgmCounters(pid, 0, 0, {all}); }).events();
+    auto ev = render([&](JsonRenderer& x) { x.dcgmCounters(pid, 0, 7, {all}); }).events();
     ASSERT_EQ(ev.size(), 1u);
-    EXPECT_EQ(ev[0]["name"], names[pid - 2]);
+    EXPECT_EQ(ev[0]["name"], "trainer 7 GPU 0");  // whose GPU; the process says what
     EXPECT_EQ(ev[0]["pid"], pid);
-    EXPECT_EQ(ev[0]["id"], "0");
+    EXPECT_FALSE(ev[0].contains("id"));
     EXPECT_EQ(keysOf(ev[0]["args"]), want[static_cast<size_t>(pid - 2)]);
   }
 }
@@ -393,9 +393,9 @@ TEST(JsonRenderer, NetCountersKeepTheArgText) {
       },
       1000000000);
   EXPECT_EQ(r.text,
-            ",\n{\"ph\":\"C\",\"name\":\"06_net_tx\",\"pid\":7,\"id\":\"1\",\"ts\":2500,"
+            ",\n{\"ph\":\"C\",\"name\":\"trainer 1 tx\",\"pid\":7,\"ts\":2500,"
             "\"args\":{\"eth0\":1.50,\"ib0\":1e3,\"odd\\\"key\":-0}},"
-            "\n{\"ph\":\"C\",\"name\":\"07_net_rx\",\"pid\":8,\"id\":\"1\",\"ts\":1000,\"args\":{"
+            "\n{\"ph\":\"C\",\"name\":\"trainer 1 rx\",\"pid\":8,\"ts\":1000,\"args\":{"
             "\"eth0\":7}}");
   EXPECT_EQ(r.events().size(), 2u);
   EXPECT_EQ(netCounterCount(7, samples), 1u);
