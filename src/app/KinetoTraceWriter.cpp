@@ -5,8 +5,8 @@
 // instants; metadata; the "Record Window End" instant). displayTimeUnit and
 // baseTimeNanoseconds come before traceEvents, in the order of Kineto's
 // output_json.cpp (files re-serialized by other tools, e.g. HTA's test data,
-// put them after: the reader accepts both). ts and dur are microseconds with exactly 3 decimals, ts relative to
-// baseTimeNanoseconds (a multiple of 7,889,238 s, as Kineto picks it).
+// put them after: the reader accepts both). ts and dur are microseconds with exactly 3 decimals, ts
+// relative to baseTimeNanoseconds (a multiple of 7,889,238 s, as Kineto picks it).
 #include <set>
 #include <string>
 #include <string_view>

@@ -128,6 +128,7 @@ Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed,
   if (info) {
     sum.finish(where, info->partial, spans);
     s.visibleGpus = info->visibleGpus;
+    s.identity = info->identity;
   }
   return info;
 }
@@ -227,6 +228,17 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
   countCounterEvents(in);
 }
 
+// A file that could not be read (or not twice alike): nothing of it is kept.
+LocalInput failedInput(const PlannedFile& pf, std::string problem) {
+  LocalInput in;
+  in.summary.file = pf.file;
+  in.summary.reader = pf.reader;
+  in.summary.readerHost = pf.readerHost;
+  in.summary.status = InputStatus::Failed;
+  in.summary.problem = std::move(problem);
+  return in;
+}
+
 }  // namespace
 
 void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
@@ -247,6 +259,11 @@ void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
     } catch (const std::exception&) {  // keep the first reading: the rank stays undisplayed
       continue;
     }
+    const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
+    if (!change.empty()) {  // neither reading is kept: the rank is a bad input, never a mix
+      in = failedInput(pf, "changed between its two reads: " + change);
+      continue;
+    }
     if (again.summary.status == InputStatus::Ok) in = std::move(again);
   }
 }
@@ -263,12 +280,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
       if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
       readOne(pf, options, in, spare, keptOps);
     } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
-      in = LocalInput{};
-      in.summary.file = pf.file;
-      in.summary.reader = pf.reader;
-      in.summary.readerHost = pf.readerHost;
-      in.summary.status = InputStatus::Failed;
-      in.summary.problem = std::string("read failed: ") + e.what();
+      in = failedInput(pf, std::string("read failed: ") + e.what());
     }
     if (onFile) onFile(in);
     out.push_back(std::move(in));

@@ -76,11 +76,18 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     return;
   }
   scratch.buckets.reset(s.rows);
+  runInjectedCommand("render-read-cmd", c.owner);
   auto info = (ctx.source ? *ctx.source : defaultSource())
                   .decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
+    return;
+  }
+  const bool sameHost =
+      static_cast<size_t>(c.owner) < ctx.hosts.size() && ctx.hosts[c.owner] == s.readerHost;
+  if (std::string change = identityChange(s.identity, info->identity, sameHost); !change.empty()) {
+    problem = "changed since it was first read, rows not drawn: " + change;
     return;
   }
   walk.rankRows(c.subject, c.pid, s.rows, scratch.buckets);

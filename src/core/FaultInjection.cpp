@@ -17,4 +17,10 @@ bool faultInjected(const char* stage, int rank) {
   return false;
 }
 
+void runInjectedCommand(const char* stage, int rank) {
+  if (!faultInjected(stage, rank)) return;
+  if (const char* cmd = std::getenv("XSTACK_INJECT_COMMAND"))
+    (void)std::system(cmd);  // NOLINT(cert-env33-c): a test hook, off in normal runs
+}
+
 }  // namespace xstack

@@ -16,6 +16,28 @@ const char* statusName(InputStatus s) {
   return "?";
 }
 
+namespace {
+
+nlohmann::json identityJson(const FileIdentity& id) {
+  if (!id.known) return nullptr;
+  return {id.device, id.inode, id.size, id.mtimeNs, id.hasDigest, id.digest};
+}
+
+FileIdentity identityFrom(const nlohmann::json& j) {
+  FileIdentity id;
+  if (!j.is_array()) return id;
+  id.known = true;
+  id.device = j[0].get<uint64_t>();
+  id.inode = j[1].get<uint64_t>();
+  id.size = j[2].get<uint64_t>();
+  id.mtimeNs = j[3].get<int64_t>();
+  id.hasDigest = j[4].get<bool>();
+  id.digest = j[5].get<uint64_t>();
+  return id;
+}
+
+}  // namespace
+
 std::string encodeSummaries(const std::vector<InputSummary>& all) {
   nlohmann::json arr = nlohmann::json::array();
   for (const InputSummary& s : all) {
@@ -29,7 +51,8 @@ std::string encodeSummaries(const std::vector<InputSummary>& all) {
       counters.push_back({static_cast<int>(k.first), k.second, n});
     arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
                    s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs, s.events,
-                   s.memEvents, w, rows, s.spanCount, counters, s.gpuDevices, s.visibleGpus});
+                   s.memEvents, w, rows, s.spanCount, counters, s.gpuDevices, s.visibleGpus,
+                   identityJson(s.identity)});
   }
   auto bytes = nlohmann::json::to_msgpack(arr);
   return std::string(bytes.begin(), bytes.end());
@@ -71,6 +94,7 @@ Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes) {
           c[2].get<uint64_t>();
     s.gpuDevices = a[16].get<std::vector<int64_t>>();
     s.visibleGpus = a[17].get<int64_t>();
+    s.identity = identityFrom(a[18]);
     out.push_back(std::move(s));
   }
   return out;

@@ -8,13 +8,41 @@
 
 namespace xstack {
 
+namespace {
+
+struct Seen {
+  InputFile file;
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+};
+
+// "two files claim profile rank 3: A (120 bytes, on h1), B (...)"; variants that
+// differ only in their contents (same path and size on several hosts) say so and
+// name every host of each.
+std::string conflictMessage(const std::string& what, const std::vector<Seen>& variants) {
+  bool samePathAndSize = true;
+  for (const Seen& v : variants)
+    samePathAndSize = samePathAndSize && v.file.path == variants[0].file.path &&
+                      v.file.bytes == variants[0].file.bytes;
+  std::string msg = samePathAndSize ? "different contents under one path claim " + what + ":"
+                                    : "two files claim " + what + ":";
+  for (size_t i = 0; i < variants.size(); ++i) {
+    std::set<std::string> hosts(variants[i].hosts.begin(), variants[i].hosts.end());
+    std::string on;
+    for (const std::string& h : hosts) on += (on.empty() ? "" : ", ") + h;
+    msg += (i == 0            ? " "
+            : samePathAndSize ? "; "
+                              : ", ") +
+           variants[i].file.path + " (" + std::to_string(variants[i].file.bytes) + " bytes, on " +
+           (samePathAndSize ? on : variants[i].hosts[0]) + ")";
+  }
+  return msg;
+}
+
+}  // namespace
+
 Plan makePlan(const std::vector<RankListing>& listings) {
   Plan plan;
-  struct Seen {
-    InputFile file;
-    std::vector<int> ranks;
-    std::vector<std::string> hosts;
-  };
   // subject -> distinct (path, bytes) variants
   std::map<std::tuple<int, int64_t, int64_t>, std::vector<Seen>> subjects;
   std::set<std::string> skipped;
@@ -28,7 +56,7 @@ Plan makePlan(const std::vector<RankListing>& listings) {
     for (const InputFile& f : l.listing.files) {
       auto& variants = subjects[{static_cast<int>(f.kind), f.id, f.gpu}];
       auto it = std::find_if(variants.begin(), variants.end(), [&](const Seen& s) {
-        return s.file.path == f.path && s.file.bytes == f.bytes;
+        return s.file.path == f.path && s.file.bytes == f.bytes && s.file.sample == f.sample;
       });
       if (it == variants.end()) {
         variants.push_back({f, {}, {}});
@@ -52,11 +80,7 @@ Plan makePlan(const std::vector<RankListing>& listings) {
            : f.kind == InputKind::Time  ? " gpu " + std::to_string(f.gpu) + " of trainer "
                                         : " trainer ") +
           std::to_string(f.id);
-      std::string msg = "two files claim " + what + ":";
-      for (size_t i = 0; i < variants.size(); ++i)
-        msg += (i ? ", " : " ") + variants[i].file.path + " (" +
-               std::to_string(variants[i].file.bytes) + " bytes, on " + variants[i].hosts[0] + ")";
-      plan.conflicts.push_back(msg);
+      plan.conflicts.push_back(conflictMessage(what, variants));
       continue;
     }
     unique.push_back(&variants[0]);
@@ -92,7 +116,7 @@ std::string encodeListing(const std::string& host, const InputListing& mine) {
   j["notFolders"] = mine.notFolders;
   auto& files = j["files"] = nlohmann::json::array();
   for (const InputFile& f : mine.files)
-    files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes});
+    files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes, f.sample});
   auto bytes = nlohmann::json::to_msgpack(j);
   return std::string(bytes.begin(), bytes.end());
 }
@@ -112,6 +136,7 @@ RankListing decodeListing(int rank, const std::string& bytes) {
     x.gpu = f[2].get<int64_t>();
     x.path = f[3].get<std::string>();
     x.bytes = f[4].get<uint64_t>();
+    x.sample = f.size() > 5 ? f[5].get<uint64_t>() : 0;
     l.listing.files.push_back(std::move(x));
   }
   return l;

@@ -1,6 +1,7 @@
 // Test hook: XSTACK_INJECT_FAULT="<stage>:<rank>[,<stage>:<rank>...]" makes
 // MPI rank <rank> fail at <stage> ("list", "read", "render", or
-// "kill-render" which SIGKILLs the process), so the tests can prove that a
+// "kill-render" which SIGKILLs the process; "render-read-cmd" runs a command,
+// runInjectedCommand), so the tests can prove that a
 // failure on one rank at any stage neither hangs nor loses the other
 // ranks' outputs. Unset in normal runs (a getenv per stage, no cost).
 #pragma once
@@ -8,5 +9,10 @@
 namespace xstack {
 
 bool faultInjected(const char* stage, int rank);
+
+// When faultInjected(stage, rank): runs the shell command in
+// XSTACK_INJECT_COMMAND and waits for it (e.g. "render-read-cmd": replace a
+// profile between its first read and its rendering's second read).
+void runInjectedCommand(const char* stage, int rank);
 
 }  // namespace xstack

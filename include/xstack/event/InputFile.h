@@ -22,6 +22,10 @@ struct InputFile {
   int64_t gpu = 0;  // local GPU (time files only), else 0
   std::string path;
   uint64_t bytes = 0;
+  // A digest of a sample of its contents as listed on this host
+  // (core/FileIdentity.h sampleDigestOf; 0 = not taken): the same path and size
+  // on two hosts with different samples are two files, never one.
+  uint64_t sample = 0;
 
   // Identity of what the file describes: two files with the same key claim
   // the same rank or trainer.

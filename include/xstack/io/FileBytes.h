@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "xstack/core/FileIdentity.h"
 #include "xstack/core/Status.h"
 
 namespace xstack {
@@ -43,6 +44,10 @@ class FileBuffer {
   // else size(): the bytes read (fewer than at open when the file shrank meanwhile).
   uint64_t fileSize() const { return fileSize_; }
 
+  // The file as opened (device, inode, size, mtime) and the digest of the
+  // size() bytes read (core/FileIdentity.h): a second read is checked against it.
+  const FileIdentity& identity() const { return identity_; }
+
   // `reuse`: a buffer no longer needed; its memory is reused when large
   // enough (fresh pages are costly, docs/PERFORMANCE.md). `check`: when given,
   // the file is read in pieces (64 KiB, then 4 MiB), memory for the whole file
@@ -55,10 +60,12 @@ class FileBuffer {
  private:
   FileBuffer() = default;
   void reserve(size_t bytes, size_t keep);
+  void noteDigest();
   Status readChecked(int fd, size_t want, PrefixCheck& check, const std::string& path);
   const char* data_ = nullptr;
   size_t size_ = 0;
   uint64_t fileSize_ = 0;
+  FileIdentity identity_;
   size_t capacity_ = 0;
   std::unique_ptr<char[]> heap_;
 };

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "xstack/core/FileIdentity.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/InputFile.h"
@@ -42,6 +43,9 @@ struct InputSummary {
   // kMaxGpuDevicesKept; and the GPUs its process saw (0 = not said).
   std::vector<int64_t> gpuDevices;
   int64_t visibleGpus = 0;
+  // A profile as the read stage read it (core/FileIdentity.h): the rendering's
+  // second read of a displayed profile must find the same file.
+  FileIdentity identity;
   // dcgm: (group, gpu) -> counter events; net: (NetTx or NetRx, 0) -> counter events
   std::map<std::pair<CounterGroup, int64_t>, uint64_t> counterEvents;
 

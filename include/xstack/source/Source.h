@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/core/FileIdentity.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/CounterSamples.h"
@@ -38,6 +39,9 @@ struct TraceDecodeInfo {
   // GPUs the profiled process saw, when the file says (Chrome JSON's
   // deviceProperties); 0 = not said. Evidence of GPUs per node.
   int64_t visibleGpus = 0;
+  // The file as this decode read it (core/FileIdentity.h; not known when the
+  // source does not say): the rendering's second read is checked against it.
+  FileIdentity identity;
 };
 
 // What a counter or time file (InputKind Dcgm, Net, Time) holds.

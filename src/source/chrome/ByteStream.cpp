@@ -160,6 +160,7 @@ uint64_t ByteStream::read(char* dst, uint64_t n) {
     got = readRaw(dst, n);
   }
   textBytes_ += got;
+  digest_.add(std::string_view(dst, got));
   return got;
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "xstack/core/FileIdentity.h"
 #include "xstack/core/Topology.h"
 #include "xstack/source/chrome/ChromeEvents.h"
 #include "xstack/source/chrome/TraceReader.h"
@@ -203,13 +204,16 @@ class ChromeSource final : public Source {
                                         const TraceDecodeOptions& options) const override {
     Expected<int64_t> base = timeBaseOf(path, bases_);
     if (!base) return base.error();
+    FileIdentity identity = statIdentity(path);  // at open; the digest is of the text read
     Warnings scratch;
     chrome::ChromeEventMapper mapper(sink, options.dropWarnings ? *options.dropWarnings : scratch,
                                      *base);
     chrome::ReadResult r =
         chrome::readTrace(path, [&mapper](const chrome::TraceEvent& e) { mapper.onEvent(e); });
     mapper.finish();
-    TraceDecodeInfo info{{}, fileSize(path), r.info.visibleGpus};
+    identity.digest = r.info.textDigest;
+    identity.hasDigest = identity.known;
+    TraceDecodeInfo info{{}, fileSize(path), r.info.visibleGpus, identity};
     if (r.error) {
       if (r.info.events == 0) return r.error->toError();
       info.partial = "read " + std::to_string(r.info.events) + " events, then byte " +

@@ -251,6 +251,7 @@ ReadResult walk(ByteStream& source, const ReadOptions& options, const EventCallb
   walker.run(result.info);
   result.error = in.error();
   result.info.textBytes = source.textBytesRead();
+  result.info.textDigest = source.textDigest();
   result.info.bufferBytes = in.bufferBytes();
   result.info.gzip = source.gzip();
   return result;

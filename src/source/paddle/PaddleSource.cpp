@@ -38,7 +38,9 @@ class PaddleSource final : public Source {
     auto info = readProfileInto(path, buffer, mapper);
     if (!info) return info.error();
     mapper.finish();
-    return TraceDecodeInfo{info->partial, info->fileBytes};
+    TraceDecodeInfo out{info->partial, info->fileBytes};
+    if (buffer) out.identity = buffer->identity();
+    return out;
   }
 
   Status readCounterFile(const InputFile& file, const std::string& label,

@@ -124,6 +124,42 @@ TEST(Plan, MixOfSharedAndLocal) {
   EXPECT_EQ(r["/shared/p.0"], 0);
 }
 
+InputFile sampled(InputFile f, uint64_t sample) {
+  f.sample = sample;
+  return f;
+}
+
+// Issue 21 item A2: one path and size on two hosts with different contents is
+// no shared file: a conflict naming both hosts, whatever the placement.
+TEST(Plan, OnePathAndSizeWithDifferentContentsOnTwoHostsIsAConflictNamingBoth) {
+  for (int np : {2, 3}) {
+    std::vector<RankListing> ls = {
+        listing(0, "hostA", {sampled(prof(0, "p/profile_rank.0", 10), 7)}),
+        listing(1, "hostB", {sampled(prof(0, "p/profile_rank.0", 10), 9)})};
+    if (np == 3) ls.push_back(listing(2, "hostB", {sampled(prof(0, "p/profile_rank.0", 10), 9)}));
+    Plan p = makePlan(ls);
+    ASSERT_EQ(p.conflicts.size(), 1u) << np;
+    EXPECT_EQ(p.conflicts[0],
+              "different contents under one path claim profile rank 0: p/profile_rank.0 (10 bytes, "
+              "on hostA); p/profile_rank.0 (10 bytes, on hostB)");
+    EXPECT_TRUE(p.files.empty());
+  }
+  // The same contents on both hosts: one file, read once.
+  Plan same = makePlan({listing(0, "hostA", {sampled(prof(0, "p/profile_rank.0", 10), 7)}),
+                        listing(1, "hostB", {sampled(prof(0, "p/profile_rank.0", 10), 7)})});
+  EXPECT_TRUE(same.conflicts.empty());
+  ASSERT_EQ(same.files.size(), 1u);
+  EXPECT_EQ(same.files[0].seers, (std::vector<int>{0, 1}));
+}
+
+TEST(Plan, TheSampleDigestSurvivesTheGather) {
+  InputListing mine;
+  mine.files.push_back(sampled(prof(0, "p/profile_rank.0", 10), 0x1234567890abcdefULL));
+  RankListing back = decodeListing(0, encodeListing("h", mine));
+  ASSERT_EQ(back.listing.files.size(), 1u);
+  EXPECT_EQ(back.listing.files[0].sample, 0x1234567890abcdefULL);
+}
+
 TEST(Plan, TwoDifferentFilesClaimingOneRankAreAConflictNamingBoth) {
   std::vector<RankListing> ls = {
       listing(0, "h1", {prof(3, "/a/profile.3", 10), prof(4, "/a/profile.4", 1)}),

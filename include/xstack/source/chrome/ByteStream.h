@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "xstack/core/FileIdentity.h"
 #include "xstack/source/chrome/ReadError.h"
 
 namespace xstack::chrome {
@@ -34,6 +35,9 @@ class ByteStream {
   const std::string& name() const { return name_; }
   bool gzip() const { return gzip_; }
   uint64_t textBytesRead() const { return textBytes_; }
+  // A digest of the JSON text read so far (core/FileIdentity.h): a second read
+  // of the file is checked against the first (issue 21 item A1).
+  uint64_t textDigest() const { return digest_.value(); }
 
  private:
   struct Zlib;
@@ -55,6 +59,7 @@ class ByteStream {
   bool detected_ = false;
   std::unique_ptr<Zlib> z_;
   uint64_t textBytes_ = 0;
+  ContentDigest digest_;
   std::optional<ReadError> error_;
 };
 

@@ -42,6 +42,7 @@ struct TraceInfo {
   uint64_t events = 0;             // elements handed to the callback
   uint64_t emptyObjects = 0;       // `{}` elements (Paddle's trailing one), skipped
   uint64_t textBytes = 0;          // JSON text read (after gunzip)
+  uint64_t textDigest = 0;         // of those bytes (core/FileIdentity.h ContentDigest)
   uint64_t bufferBytes = 0;        // the tokenizer's buffer at its largest (the memory bound)
   bool gzip = false;
 };
