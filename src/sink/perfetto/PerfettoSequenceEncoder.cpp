@@ -181,10 +181,11 @@ PerfettoSequenceEncoder::Thread& PerfettoSequenceEncoder::ensureThread(int64_t p
   if (added) {
     t.pid = pid;
     t.tid = tid;
-    t.lanes.push_back({threadTrackUuid(pid, tid), {}});
+    t.lanes.addLane();
+    t.laneUuids.push_back(threadTrackUuid(pid, tid));
   }
   lastThread_ = &t;
-  const uint64_t uuid = t.lanes[0].uuid;
+  const uint64_t uuid = t.laneUuids[0];
   if (!definedTracks_.count(uuid)) {
     ensureProcessTrack(pid);
     ProtoWriter::Mark p = beginPacket(0, false);
@@ -210,11 +211,12 @@ void PerfettoSequenceEncoder::thread(int64_t pid, int64_t tid, std::string_view 
   if (added) {
     t.pid = pid;
     t.tid = tid;
-    t.lanes.push_back({threadTrackUuid(pid, tid), {}});
+    t.lanes.addLane();
+    t.laneUuids.push_back(threadTrackUuid(pid, tid));
   }
   t.name.clear();
   appendValidUtf8(t.name, name, text_);
-  const uint64_t uuid = t.lanes[0].uuid;
+  const uint64_t uuid = t.laneUuids[0];
   ProtoWriter::Mark p = beginPacket(0, false);
   ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
   writeTrackDescriptorHead(uuid, processTrackUuid(pid));
@@ -397,31 +399,25 @@ void PerfettoSequenceEncoder::writeSliceEnd(uint64_t trackUuid, uint64_t tsNs) {
 }
 
 void PerfettoSequenceEncoder::closeSlicesUntil(Thread& t, uint64_t tsNs) {
-  for (;;) {
-    // The innermost open slice of each lane ends first in that lane; take
-    // the earliest of them (lowest lane on ties) while it ends by tsNs.
-    Lane* next = nullptr;
-    for (Lane& lane : t.lanes)
-      if (!lane.openEnds.empty() && lane.openEnds.back() <= tsNs &&
-          (!next || lane.openEnds.back() < next->openEnds.back()))
-        next = &lane;
-    if (!next) return;
-    writeSliceEnd(next->uuid, next->openEnds.back());
-    next->openEnds.pop_back();
+  // The innermost open slice of each lane ends first in that lane; the
+  // earliest of them (lowest lane on ties) ends while it ends by tsNs.
+  while (std::optional<size_t> lane = t.lanes.firstEndingBy(tsNs)) {
+    writeSliceEnd(t.laneUuids[*lane], t.lanes.innermostEnd(*lane));
+    t.lanes.close(*lane);
   }
 }
 
 size_t PerfettoSequenceEncoder::laneFor(Thread& t, uint64_t endNs) {
-  for (size_t i = 0; i < t.lanes.size(); ++i)
-    if (t.lanes[i].openEnds.empty() || endNs <= t.lanes[i].openEnds.back()) return i;
+  const size_t found = t.lanes.laneFor(endNs);
+  if (found < t.lanes.size()) return found;
   // Overlaps the innermost open slice of every lane: a new lane, a child
   // track of the thread with the thread's name.
-  const size_t lane = t.lanes.size();
+  const size_t lane = t.lanes.addLane();
   const uint64_t uuid = laneUuid(t.pid, t.tid, lane);
-  t.lanes.push_back({uuid, {}});
+  t.laneUuids.push_back(uuid);
   ProtoWriter::Mark p = beginPacket(0, false);
   ProtoWriter::Mark d = w_.beginMessage(f::packet::kTrackDescriptor);
-  writeTrackDescriptorHead(uuid, t.lanes[0].uuid);
+  writeTrackDescriptorHead(uuid, t.laneUuids[0]);
   w_.bytesField(f::track::kName, t.name);
   w_.endMessage(d);
   endPacket(p);
@@ -438,9 +434,9 @@ void PerfettoSequenceEncoder::slice(int64_t pid, int64_t tid, std::string_view n
   closeSlicesUntil(t, tsNs);
   const uint64_t endNs = tsNs + durNs;
   const size_t lane = laneFor(t, endNs);
-  writeEvent(f::event::kTypeSliceBegin, t.lanes[lane].uuid, tsNs, name, category, args, lane == 0,
+  writeEvent(f::event::kTypeSliceBegin, t.laneUuids[lane], tsNs, name, category, args, lane == 0,
              flow);
-  t.lanes[lane].openEnds.push_back(endNs);
+  t.lanes.open(lane, endNs);
 }
 
 void PerfettoSequenceEncoder::opSlice(int64_t pid, int64_t tid, const OpSlice& op) {
@@ -481,9 +477,8 @@ bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
   const OpNameIids ids = opNames_[op.nameId];
   if (!ids.name || !ids.value || !opCategoryIid_ || !opKeyIids_[0]) return false;
   if ((op.memBytes && !opKeyIids_[1]) || (!op.detail.empty() && !opKeyIids_[2])) return false;
-  Lane& lane = t.lanes[0];
   const uint64_t endNs = op.tsNs + op.durNs;
-  if (defaultTrack_ != lane.uuid || (!lane.openEnds.empty() && endNs > lane.openEnds.back()))
+  if (defaultTrack_ != t.laneUuids[0] || (!t.lanes.empty(0) && endNs > t.lanes.innermostEnd(0)))
     return false;
   namespace a = f::annotation;
   const size_t nameArg =
@@ -527,7 +522,7 @@ bool PerfettoSequenceEncoder::tryFastOpSlice(Thread& t, const OpSlice& op) {
   }
   o.varintField(f::event::kType, f::event::kTypeSliceBegin);
   o.varintField(f::event::kNameIid, ids.name);
-  lane.openEnds.push_back(endNs);
+  t.lanes.open(0, endNs);
   endSizedEvent();
   return true;
 }
@@ -539,7 +534,7 @@ void PerfettoSequenceEncoder::instant(int64_t pid, int64_t tid, std::string_view
   if (tsNs < t.lastTs) throw std::logic_error("perfetto: events of a thread out of ts order");
   t.lastTs = tsNs;
   closeSlicesUntil(t, tsNs);
-  writeEvent(f::event::kTypeInstant, t.lanes[0].uuid, tsNs, name, category, args, true);
+  writeEvent(f::event::kTypeInstant, t.laneUuids[0], tsNs, name, category, args, true);
 }
 
 uint64_t PerfettoSequenceEncoder::counterTrack(int64_t pid, std::string_view eventName,

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "xstack/sink/json/JsonText.h"
+#include "xstack/sink/perfetto/OverlapLanes.h"
 #include "xstack/sink/perfetto/ProtoWriter.h"
 
 namespace xstack::perfetto {
@@ -171,16 +172,13 @@ class PerfettoSequenceEncoder {
   uint64_t packetCount() const { return packets_; }
 
  private:
-  struct Lane {
-    uint64_t uuid = 0;
-    std::vector<uint64_t> openEnds;  // end ns of the open slices, innermost last
-  };
   struct Thread {
     int64_t pid = 0, tid = 0;
     std::string name;  // sanitised thread name, for overlap lanes
     uint64_t lastTs = 0;
-    bool declared = false;    // lanes[0]'s descriptor written in this sequence
-    std::vector<Lane> lanes;  // lanes[0]: the thread's own track
+    bool declared = false;            // laneUuids[0]'s descriptor written in this sequence
+    OverlapLanes lanes;               // the open slices, lane 0 the thread's own track
+    std::vector<uint64_t> laneUuids;  // track uuid per lane
   };
   struct TextHash {
     using is_transparent = void;
