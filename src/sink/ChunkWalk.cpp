@@ -1,5 +1,7 @@
 #include "xstack/sink/ChunkWalk.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 
 #include "xstack/sink/TraceLayout.h"
@@ -25,8 +27,10 @@ void ChunkWalk::spans(int64_t rank, const std::vector<Span>& spans) {
 
 void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
   sink_.opRowBegin(pid);
-  for (const RowBuckets::Tid& t : b.tidsInOutputOrder(r, origin_)) {
-    sink_.thread(pid, t.tid, opRowThreadName(kind, t.tid));
+  std::span<RowBuckets::Tid> tids = b.tidsInOutputOrder(r, origin_);
+  // Overlap lanes take the tids after the row's largest (tids are sorted).
+  int64_t nextLaneTid = tids.empty() ? 0 : tids.back().tid;
+  for (const RowBuckets::Tid& t : tids) {
     batch_.resize(t.ops.size());
     for (size_t i = 0; i < t.ops.size(); ++i) {
       const RowBuckets::Op& op = t.ops[i];
@@ -44,8 +48,94 @@ void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
       v.flow = FlowEnd::None;
     }
     if (flows_) markFlows(batch_, b);
-    sink_.ops(pid, t.tid, batch_);
+    threadOps(pid, kind, t.tid, nextLaneTid);
   }
+  // The overlap lanes after the row's threads: the file stays in tid order.
+  for (const LaneThread& lane : laneThreads_) {
+    sink_.thread(pid, lane.tid, lane.name, lane.sortIndex);
+    sink_.ops(pid, lane.tid, std::span<const OpView>(laneOps_).subspan(lane.first, lane.count));
+  }
+  laneThreads_.clear();
+  laneOps_.clear();
+}
+
+namespace {
+
+uint64_t endOf(const OpView& v) {
+  return v.durNs > UINT64_MAX - v.tsNs ? UINT64_MAX : v.tsNs + v.durNs;
+}
+
+// Perfetto's importers nest slices of one track in this order: by ts, and
+// at one ts the longer first (it encloses the shorter).
+void nestingOrder(std::vector<OpView>& ops) {
+  auto before = [](const OpView& x, const OpView& y) {
+    return x.tsNs != y.tsNs ? x.tsNs < y.tsNs : x.durNs > y.durNs;
+  };
+  if (!std::is_sorted(ops.begin(), ops.end(), before))
+    std::stable_sort(ops.begin(), ops.end(), before);
+}
+
+}  // namespace
+
+// One thread's ops (batch_), on the thread and, for those that overlap
+// without nesting, kept for its overlap lanes (tids from nextLaneTid + 1 on,
+// written after the row's threads).
+void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid) {
+  const std::string name = opRowThreadName(kind, tid);
+  sink_.thread(pid, tid, name, tid);
+  nestingOrder(batch_);
+  if (nestsOnOneLane() || nextLaneTid > INT64_MAX - static_cast<int64_t>(batch_.size())) {
+    sink_.ops(pid, tid, batch_);
+    return;
+  }
+  // The ops grouped by lane, in ts order within each (a counting sort):
+  // lane 0 into laneBatch_, the others appended to laneOps_.
+  const size_t lanes = assignLanes();
+  std::vector<size_t> start(lanes + 1, 0);
+  for (uint32_t lane : laneOf_) ++start[lane + 1];
+  for (size_t lane = 0; lane < lanes; ++lane) start[lane + 1] += start[lane];
+  const size_t base = laneOps_.size();
+  laneBatch_.resize(start[1]);
+  laneOps_.resize(base + batch_.size() - start[1]);
+  std::vector<size_t> next(start.begin(), start.end() - 1);
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    const size_t at = next[laneOf_[i]]++;
+    (laneOf_[i] == 0 ? laneBatch_[at] : laneOps_[base + at - start[1]]) = batch_[i];
+  }
+  sink_.ops(pid, tid, laneBatch_);
+  for (size_t lane = 1; lane < lanes; ++lane) {
+    laneThreads_.push_back({++nextLaneTid, tid, name + " (overlap " + std::to_string(lane) + ")",
+                            base + start[lane] - start[1], start[lane + 1] - start[lane]});
+    warnings_.add(Warn::EventOverlapLane, start[lane + 1] - start[lane]);
+  }
+}
+
+// True when batch_'s ops nest on one track (the common case, one stack).
+bool ChunkWalk::nestsOnOneLane() {
+  openEnds_.clear();
+  for (const OpView& v : batch_) {
+    while (!openEnds_.empty() && openEnds_.back() <= v.tsNs) openEnds_.pop_back();
+    const uint64_t end = endOf(v);
+    if (!openEnds_.empty() && end > openEnds_.back()) return false;
+    openEnds_.push_back(end);
+  }
+  return true;
+}
+
+// The lane of each op of batch_ in laneOf_ (OverlapLanes' rule, the one the
+// .pftrace encoder applies); returns the number of lanes.
+size_t ChunkWalk::assignLanes() {
+  OverlapLanes lanes;
+  laneOf_.resize(batch_.size());
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    while (std::optional<size_t> l = lanes.firstEndingBy(batch_[i].tsNs)) lanes.close(*l);
+    const uint64_t end = endOf(batch_[i]);
+    size_t lane = lanes.laneFor(end);
+    if (lane == lanes.size()) lane = lanes.addLane();
+    lanes.open(lane, end);
+    laneOf_[i] = static_cast<uint32_t>(lane);
+  }
+  return lanes.size();
 }
 
 void ChunkWalk::markFlows(std::span<OpView> views, const RowBuckets& b) const {
@@ -125,8 +215,8 @@ void ChunkWalk::extraRows(const TraceExtraRows& rows) {
 void TeeSink::process(int64_t pid, std::string_view name) {
   for (TraceSink* s : sinks_) s->process(pid, name);
 }
-void TeeSink::thread(int64_t pid, int64_t tid, std::string_view name) {
-  for (TraceSink* s : sinks_) s->thread(pid, tid, name);
+void TeeSink::thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) {
+  for (TraceSink* s : sinks_) s->thread(pid, tid, name, sortIndex);
 }
 void TeeSink::span(int64_t rank, const Span& sp, uint64_t tsNs) {
   for (TraceSink* s : sinks_) s->span(rank, sp, tsNs);

@@ -8,7 +8,9 @@
 # thread tid R + 1, named "rank R"). Skips (77) when the shared folder is absent;
 # XSTACK_SHARED_DIR overrides its place.
 # With XSTACK, also a job whose files hold two displayed trainers (their counters must stay two
-# tracks per series in both formats).
+# tracks per series in both formats), and a PyTorch trace whose ops overlap without nesting (both
+# formats draw them on the same overlap lane threads; no import error such as the JSON
+# importer's slice_spill_overlapping_complete_event, issue 21 item 16).
 # usage: tests/shell/golden_trace_processor.sh [XSTACK]
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -46,6 +48,14 @@ SQL
 cat >"$work/meta.sql" <<'SQL'
 SELECT count(*) FROM metadata WHERE name = 'cr-xstack.otherData' AND str_value LIKE '{%';
 SQL
+# Import problems (issue 21): none of severity error or data_loss, e.g. the JSON importer's
+# slice_spill_overlapping_complete_event for X events that overlap without nesting.
+cat >"$work/stats.sql" <<'SQL'
+SELECT name, value FROM stats WHERE severity IN ('error', 'data_loss') AND value > 0;
+SQL
+cat >"$work/flows.sql" <<'SQL'
+SELECT count(*) FROM flow;
+SQL
 query() { "$tp" query -f "$1" "$2" 2>/dev/null | tail -n +2; }
 # check_counters TRACE: every counter track is named "<whose> <series>" (trainer T GPU g / tx /
 # rx, or a rank's memory row), no name twice, and its unit is a unit (JSON: none, the format has
@@ -71,6 +81,41 @@ if [[ $# -ge 1 ]]; then
   "$1" report --data-dir "$work/data" --out "$work/out" --format json,perfetto --no-progress \
     2>/dev/null || fail "report failed"
   traces+=("$work"/out/traceFile_*.json)
+  # Item 16: ops of one thread that overlap without nesting (kernels a/b on stream 7, CPU ops
+  # x/y), one launching the other's flow, and two ops at one ts, the shorter first in the file
+  # (the importers nest the longer around it). Both formats must draw the same slices on the
+  # same threads: the overlapping ones on the overlap lane threads, no spill in the JSON.
+  mkdir -p "$work/overlap"
+  cat >"$work/overlap/rank0.trace.json" <<'JSON'
+{"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 1}, "traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+{"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 10, "dur": 40},
+{"ph": "X", "cat": "cpu_op", "name": "y", "pid": 1, "tid": 1, "ts": 30, "dur": 40},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 140, "dur": 5, "args": {"correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 100, "dur": 100, "args": {"device": 0, "stream": 7, "correlation": 4}},
+{"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 150, "dur": 100, "args": {"device": 0, "stream": 7, "correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 160, "dur": 10, "args": {"device": 0, "stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "short", "pid": 0, "tid": 7, "ts": 300, "dur": 10, "args": {"device": 0, "stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "long", "pid": 0, "tid": 7, "ts": 300, "dur": 100, "args": {"device": 0, "stream": 7}},
+{"ph": "f", "id": 5, "pid": 0, "tid": 7, "ts": 150, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+{"ph": "s", "id": 5, "pid": 1, "tid": 1, "ts": 140, "cat": "ac2g", "name": "ac2g"}
+]}
+JSON
+  "$1" report --data-dir "$work/overlap" --out "$work/overlap_out" --format json,perfetto \
+    --no-progress 2>"$work/overlap.log" || { cat "$work/overlap.log" >&2; fail "report failed"; }
+  grep -q 'event_overlap_lane 2' "$work/overlap.log" || fail "overlap lanes not counted"
+  for t in "$work"/overlap_out/traceFile_*.json "$work"/overlap_out/traceFile_*.pftrace; do
+    query "$work/threads.sql" "$t" >"$work/lanes.txt"
+    grep -q '"stream 7 (overlap 1)",0,1$' "$work/lanes.txt" ||
+      fail "$(basename "$t"): no overlap lane holding kernel b: $(cat "$work/lanes.txt")"
+    grep -q '"thread 1 (overlap 1)",0,1$' "$work/lanes.txt" ||
+      fail "$(basename "$t"): no overlap lane holding CPU op y"
+    [[ $(query "$work/flows.sql" "$t") -ge 1 ]] || fail "$(basename "$t"): the launch -> b flow is lost"
+  done
+  [[ $(query "$work/flows.sql" "$work"/overlap_out/traceFile_0_0.json) == \
+     $(query "$work/flows.sql" "$work"/overlap_out/traceFile_0_0.pftrace) ]] ||
+    fail "the overlap job's formats import different flows"
+  traces+=("$work"/overlap_out/traceFile_*.json)
 fi
 n=0
 for json in "${traces[@]}"; do
@@ -88,6 +133,10 @@ for json in "${traces[@]}"; do
   [[ "$(query "$work/bounds.sql" "$json")" == "$(query "$work/bounds.sql" "$pf")" ]] ||
     fail "$(basename "$json") and its .pftrace start or end at different times:" \
       "$(query "$work/bounds.sql" "$json") vs $(query "$work/bounds.sql" "$pf")"
+  for t in "$json" "$pf"; do
+    [[ -z "$(query "$work/stats.sql" "$t")" ]] ||
+      fail "$(basename "$t"): import problems: $(query "$work/stats.sql" "$t")"
+  done
   check_counters "$json"
   check_counters "$pf"
   [[ "$(query "$work/meta.sql" "$pf")" == 1 ]] || fail "$(basename "$pf"): no cr-xstack.otherData metadata"

@@ -49,6 +49,10 @@ enum class Severity {
   X(EventEndBeforeStart, "event_end_before_start", Warning,                                       \
     "an event ends before it starts; drawn with duration 0",                                      \
     "check the profiler's clock")                                                                 \
+  X(EventOverlapLane, "event_overlap_lane", Note,                                                 \
+    "an event overlaps an earlier one on its thread without nesting in it; drawn on the "        \
+    "thread's overlap lane '<thread> (overlap N)', the same in every format",                    \
+    "nothing: Chrome JSON allows it, trace viewers nest slices only")                           \
   X(EventUnknownType, "event_unknown_type", Warning,                                              \
     "an event of a type other than 0 (CPU) or 1 (GPU) was dropped",                               \
     "check the profiler version against docs/FORMAT.md")                                          \

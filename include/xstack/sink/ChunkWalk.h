@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "xstack/core/TimeUnits.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/model/MemoryTrack.h"
+#include "xstack/sink/OverlapLanes.h"
 #include "xstack/sink/TraceSink.h"
 
 namespace xstack {
@@ -25,13 +27,18 @@ class ChunkWalk {
   ChunkWalk(TimeOrigin origin, TraceSink& sink) : origin_(origin), sink_(sink) {}
 
   void processMeta(int64_t pid, std::string_view name) { sink_.process(pid, name); }
-  void threadMeta(int64_t pid, int64_t tid, std::string_view name) { sink_.thread(pid, tid, name); }
+  void threadMeta(int64_t pid, int64_t tid, std::string_view name) {
+    sink_.thread(pid, tid, name, tid);
+  }
   // One rank's forward/backward spans on pid 0, tid = rank.
   void spans(int64_t rank, const std::vector<Span>& spans);
   // All rows of one displayed rank, pids pidBase, pidBase+1, ...: per row its
-  // process, then its threads (by tid) and their ops (by ts, ties in file
-  // order), or its memory samples. Ops that end a flow (RowBuckets::
-  // markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
+  // process, then its threads (by tid) and their ops (by ts; at one ts the
+  // longer first, ties in file order), or its memory samples. Ops of a thread
+  // that overlap without nesting go to the thread's overlap lanes
+  // (OverlapLanes): threads "<thread name> (overlap N)", tids after the row's
+  // largest, sort index the thread's tid; counted as event_overlap_lane. Ops that end a flow
+  // (RowBuckets:: markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
   // DCGM counters of process `pid` (2..6) for GPU `gpu` of trainer `trainer` (T).
   void dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
@@ -49,12 +56,26 @@ class ChunkWalk {
   uint64_t tsOf(uint64_t ns);
   void opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b);
   void markFlows(std::span<OpView> views, const RowBuckets& b) const;
+  void threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid);
+  bool nestsOnOneLane();
+  size_t assignLanes();
   void memoryRow(int64_t pid, const RowKey& row, RowBuckets& b);
 
   TimeOrigin origin_;
   TraceSink& sink_;
   Warnings warnings_;
-  std::vector<OpView> batch_;        // one thread's ops, reused
+  std::vector<OpView> batch_;      // one thread's ops, reused
+  std::vector<OpView> laneBatch_;  // the ops left on a thread with overlap lanes, reused
+  // Overlap lanes of the row being walked, written after its threads.
+  struct LaneThread {
+    int64_t tid = 0, sortIndex = 0;
+    std::string name;
+    size_t first = 0, count = 0;  // its ops in laneOps_
+  };
+  std::vector<LaneThread> laneThreads_;
+  std::vector<OpView> laneOps_;
+  std::vector<uint64_t> openEnds_;   // nestsOnOneLane's stack of end ns
+  std::vector<uint32_t> laneOf_;     // per op of batch_: its lane (0: the thread)
   std::vector<MemoryTrack> tracks_;  // of the rank being walked
   bool tracksBuilt_ = false;
   int64_t flowRank_ = 0;  // the rank being walked, when it has flows

@@ -49,8 +49,9 @@ class TraceSink {
   virtual ~TraceSink() = default;
   // A process (JSON: process_name and process_sort_index = pid).
   virtual void process(int64_t pid, std::string_view name) = 0;
-  // A thread with its sort index = tid (JSON: thread_name, thread_sort_index).
-  virtual void thread(int64_t pid, int64_t tid, std::string_view name) = 0;
+  // A thread (JSON: thread_name, thread_sort_index = sortIndex): the tid
+  // for a row's own threads, the lanes of a thread (ChunkWalk) its tid too.
+  virtual void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) = 0;
   // A forward/backward span of `rank` on the pipeline row (pid kPipelinePid, tid
   // rankThreadTid(rank)).
   virtual void span(int64_t rank, const Span& s, uint64_t tsNs) = 0;
@@ -89,7 +90,7 @@ class TeeSink final : public TraceSink {
  public:
   explicit TeeSink(std::span<TraceSink* const> sinks) : sinks_(sinks) {}
   void process(int64_t pid, std::string_view name) override;
-  void thread(int64_t pid, int64_t tid, std::string_view name) override;
+  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override;
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
   void rankRowsBegin(const RowBuckets& store) override;
   void opRowBegin(int64_t pid) override;

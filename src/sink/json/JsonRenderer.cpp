@@ -52,7 +52,7 @@ void JsonTraceSink::process(int64_t pid, std::string_view name) {
   endEvent();
 }
 
-void JsonTraceSink::thread(int64_t pid, int64_t tid, std::string_view name) {
+void JsonTraceSink::thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) {
   buf_ += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
@@ -64,7 +64,7 @@ void JsonTraceSink::thread(int64_t pid, int64_t tid, std::string_view name) {
   buf_ += ",\"tid\":";
   appendInt(buf_, tid);
   buf_ += ",\"args\":{\"sort_index\":";
-  appendInt(buf_, tid);
+  appendInt(buf_, sortIndex);
   buf_ += "}";
   endEvent();
 }

@@ -38,7 +38,7 @@ class JsonTraceSink final : public TraceSink {
   JsonTraceSink(PieceSink pieces, size_t pieceBytes = 4 << 20, std::string buffer = {});
 
   void process(int64_t pid, std::string_view name) override;
-  void thread(int64_t pid, int64_t tid, std::string_view name) override;
+  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override;
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
   void rankRowsBegin(const RowBuckets& store) override { store_ = &store; }
   void opRowBegin(int64_t /*pid*/) override {}

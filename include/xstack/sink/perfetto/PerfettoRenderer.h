@@ -47,8 +47,8 @@ class PerfettoTraceSink final : public TraceSink {
 
   void process(int64_t pid, std::string_view name) override { enc_.process(pid, name, pid); }
   // Pipeline threads come with their rankThreadTid, rows' with their own.
-  void thread(int64_t pid, int64_t tid, std::string_view name) override {
-    enc_.thread(pid, perfettoRowTid(pid, tid), name, tid);
+  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override {
+    enc_.thread(pid, perfettoRowTid(pid, tid), name, sortIndex);
   }
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
   void rankRowsBegin(const RowBuckets& store) override;

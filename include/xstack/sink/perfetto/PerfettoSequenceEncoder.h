@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "xstack/sink/json/JsonText.h"
-#include "xstack/sink/perfetto/OverlapLanes.h"
+#include "xstack/sink/OverlapLanes.h"
 #include "xstack/sink/perfetto/ProtoWriter.h"
 
 namespace xstack::perfetto {

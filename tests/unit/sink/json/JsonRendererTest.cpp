@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -173,7 +174,8 @@ TEST(JsonRenderer, EndBeforeStartGivesZeroDurationAndIsCounted) {
   EXPECT_EQ(r.warnings.count(Warn::EventEndBeforeStart), 1u);
 }
 
-TEST(JsonRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
+// At one ts the longer first (it encloses the shorter, as Perfetto nests).
+TEST(JsonRenderer, EventsInARowAreOrderedByTidThenTsLongerFirstThenInputOrder) {
   EventList d;
   d.slices = {op("t2-late", 300, 310, 0, 2),  op("t1-b", 200, 210, 0, 1),
               op("t2-early", 100, 110, 0, 2), op("t1-a", 100, 105, 0, 1),
@@ -182,7 +184,7 @@ TEST(JsonRenderer, EventsInARowAreOrderedByTidThenTsThenInputOrder) {
   std::vector<std::string> names;
   for (size_t i = 2; i < ev.size(); ++i) names.push_back(ev[i]["name"]);
   EXPECT_EQ(names,
-            (std::vector<std::string>{"t-neg", "t1-a", "t1-b", "t1-c", "t2-early", "t2-late"}));
+            (std::vector<std::string>{"t-neg", "t1-a", "t1-c", "t1-b", "t2-early", "t2-late"}));
 }
 
 // Many tids in one row (past the counting pass's limit of 64) and many
@@ -458,6 +460,53 @@ TEST(JsonRenderer, NothingRenderedNothingSent) {
   });
   EXPECT_TRUE(r.pieces.empty());
   EXPECT_TRUE(r.warnings.empty());
+}
+
+// Issue 21 item 16: ops of one thread that overlap without nesting go to the
+// thread's overlap lanes, threads of the same row after its own ones, so
+// every thread's slices nest (Perfetto's JSON importer spills them else).
+TEST(JsonRenderer, OpsThatOverlapWithoutNestingGoToOverlapLanes) {
+  EventList d;
+  d.slices = {op("a", 100, 200, 0, 1), op("b", 150, 250, 0, 1), op("c", 160, 170, 0, 1),
+              op("d", 190, 260, 0, 1), op("e", 255, 300, 0, 1), op("t2", 0, 10, 0, 2)};
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
+  std::map<std::string, int64_t> tidOf;
+  std::map<int64_t, std::string> threadName;
+  std::map<int64_t, int64_t> sortIndex;
+  for (const auto& e : r.events(true)) {
+    if (e["ph"] == "X") tidOf[e["name"]] = e["tid"];
+    if (e["ph"] == "M" && e["name"] == "thread_name") threadName[e["tid"]] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_sort_index")
+      sortIndex[e["tid"]] = e["args"]["sort_index"];
+  }
+  // a, c (nests in a), e (after a and c end) on the thread; b crosses a: lane 1;
+  // d crosses a and b: lane 2. Lane tids after the row's largest (2).
+  EXPECT_EQ(tidOf["a"], 1);
+  EXPECT_EQ(tidOf["c"], 1);
+  EXPECT_EQ(tidOf["e"], 1);
+  EXPECT_EQ(tidOf["t2"], 2);
+  EXPECT_EQ(tidOf["b"], 3);
+  EXPECT_EQ(tidOf["d"], 4);
+  EXPECT_EQ(threadName[3], "thread 1 (overlap 1)");
+  EXPECT_EQ(threadName[4], "thread 1 (overlap 2)");
+  EXPECT_EQ(sortIndex[3], 1);
+  EXPECT_EQ(sortIndex[4], 1);
+  EXPECT_EQ(r.warnings.count(Warn::EventOverlapLane), 2u);
+  // The file stays in (tid, ts) order: the lanes come after tid 2.
+  std::vector<int64_t> order;
+  for (const auto& e : r.events())
+    if (e["ph"] == "X") order.push_back(e["tid"]);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+}
+
+TEST(JsonRenderer, OpsThatNestOrTouchNeedNoLane) {
+  EventList d;
+  d.slices = {op("outer", 100, 200, 0, 1), op("inner", 120, 200, 0, 1), op("touch", 200, 210, 0, 1),
+              op("zero", 210, 210, 0, 1)};
+  auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
+  for (const auto& e : r.events())
+    if (e["ph"] == "X") EXPECT_EQ(e["tid"], 1) << e["name"];
+  EXPECT_EQ(r.warnings.count(Warn::EventOverlapLane), 0u);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #pragma once
-// The open slices of one thread in the .pftrace writer, spread over lanes so
-// that the slices of each lane nest (Perfetto's BEGIN/END on one track must
-// nest; Chrome JSON's X events on one tid need not). Lane 0 is the thread's
-// own track; a slice goes to the lowest lane it nests in, and ends leave in
-// time order (lowest lane on ties). Lanes are kept once made (their track
-// descriptors are written), so their number is the peak overlap.
+// The open slices of one thread, spread over lanes so that the slices of
+// each lane nest (Perfetto's BEGIN/END on one track must nest, and its JSON
+// importer spills X events that do not; Chrome JSON allows them). Lane 0 is
+// the thread itself; a slice goes to the lowest lane it nests in (it ends at
+// or before the lane's innermost open slice), and slices end in time order
+// (lowest lane on ties; a slice ending at ts is closed before one starting
+// at ts). Lanes are kept once made, so their number is the peak overlap.
+// Used by the walk (the rows both formats write) and, as a guard for direct
+// callers, by the .pftrace encoder.
 //
 // Cost: O(log lanes) per open, close and lookup (a tournament tree over the
 // lanes' innermost end times), not O(lanes) as a scan; `probes()` counts the
@@ -14,7 +17,7 @@
 #include <optional>
 #include <vector>
 
-namespace xstack::perfetto {
+namespace xstack {
 
 class OverlapLanes {
  public:
@@ -55,4 +58,4 @@ class OverlapLanes {
   mutable uint64_t probes_ = 0;
 };
 
-}  // namespace xstack::perfetto
+}  // namespace xstack

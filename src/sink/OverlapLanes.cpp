@@ -1,8 +1,8 @@
-#include "xstack/sink/perfetto/OverlapLanes.h"
+#include "xstack/sink/OverlapLanes.h"
 
 #include <algorithm>
 
-namespace xstack::perfetto {
+namespace xstack {
 
 OverlapLanes::OverlapLanes() : maxKey_(2, 0), minKey_(2, kEmpty) {}
 
@@ -72,4 +72,4 @@ void OverlapLanes::close(size_t lane) {
   update(lane);
 }
 
-}  // namespace xstack::perfetto
+}  // namespace xstack

@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "xstack/sink/perfetto/OverlapLanes.h"
+#include "xstack/sink/OverlapLanes.h"
 
-using xstack::perfetto::OverlapLanes;
+using xstack::OverlapLanes;
 
 namespace {
 
