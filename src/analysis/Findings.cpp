@@ -9,6 +9,8 @@
 #include <map>
 #include <tuple>
 
+#include "xstack/core/FileIdentity.h"
+
 namespace xstack {
 namespace {
 
@@ -405,30 +407,42 @@ std::vector<Group> groupSlowRanks(const std::vector<StepView>& views,
   return groups;
 }
 
-void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
-                   const std::vector<StepView>& views) {
-  std::map<std::string, std::vector<std::pair<uint64_t, int64_t>>> perName;  // name -> (ns, rank)
-  for (const RankTable& t : tables) {
-    for (const KernelTotal& k : t.kernels)
-      if (kernelCategoryOf(k.name, 0) != KernelCategory::Comm)
-        perName[k.name].emplace_back(k.ns, t.rank);
-    a.memoryPeaks.emplace_back(t.rank, t.gpuMemoryPeakBytes);
-  }
-  for (auto& [name, v] : perName) {
-    if (v.size() < 2) continue;
+// The kernels in the top lists of >= 2 ranks, by digest (names need not be
+// known: rank 0 gets digests, issue 21 item 10), the most spread first.
+std::vector<KernelSpread> kernelSpreadOf(const std::vector<RankTable>& tables) {
+  struct PerKernel {
+    std::string name;                             // the first rank's (empty without names)
+    std::vector<std::pair<uint64_t, int64_t>> v;  // (ns, rank)
+  };
+  std::map<uint64_t, PerKernel> perKernel;  // digest -> totals
+  for (const RankTable& t : tables)
+    for (const KernelTotal& k : t.kernels) {
+      if (!k.name.empty() && kernelCategoryOf(k.name, 0) == KernelCategory::Comm) continue;
+      PerKernel& p = perKernel[k.name.empty() ? k.nameDigest : digestOf(k.name)];
+      if (p.v.empty()) p.name = k.name;
+      p.v.emplace_back(k.ns, t.rank);
+    }
+  std::vector<KernelSpread> out;
+  for (auto& [digest, p] : perKernel) {
+    if (p.v.size() < 2) continue;
     std::vector<uint64_t> ns;
-    for (auto& p : v) ns.push_back(p.first);
-    auto slowest = std::max_element(v.begin(), v.end(), [](const auto& x, const auto& y) {
+    for (auto& x : p.v) ns.push_back(x.first);
+    auto slowest = std::max_element(p.v.begin(), p.v.end(), [](const auto& x, const auto& y) {
       return x.first != y.first ? x.first < y.first : x.second > y.second;
     });
-    a.kernelSpread.push_back(
-        {name, medianOf(ns), slowest->first, slowest->second, static_cast<int64_t>(v.size())});
+    out.push_back({std::move(p.name), digest, medianOf(ns), slowest->first, slowest->second,
+                   static_cast<int64_t>(p.v.size())});
   }
-  std::sort(a.kernelSpread.begin(), a.kernelSpread.end(), [](const auto& x, const auto& y) {
-    uint64_t dx = x.slowestNs - x.medianNs, dy = y.slowestNs - y.medianNs;
-    return dx != dy ? dx > dy : x.name < y.name;
-  });
-  if (a.kernelSpread.size() > 8) a.kernelSpread.resize(8);
+  orderKernelSpread(out);
+  const bool named = std::all_of(out.begin(), out.end(), [](auto& k) { return !k.name.empty(); });
+  out.resize(named ? std::min(out.size(), kKernelSpreadShown) : kernelSpreadCut(out));
+  return out;
+}
+
+void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
+                   const std::vector<StepView>& views) {
+  for (const RankTable& t : tables) a.memoryPeaks.emplace_back(t.rank, t.gpuMemoryPeakBytes);
+  a.kernelSpread = kernelSpreadOf(tables);
   std::vector<uint64_t> peaks;
   for (auto& p : a.memoryPeaks) peaks.push_back(p.second);
   a.memoryPeakMedian = medianOf(peaks);
@@ -448,6 +462,22 @@ void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
 }
 
 }  // namespace
+
+uint64_t spreadOf(const KernelSpread& k) { return k.slowestNs - k.medianNs; }
+
+size_t kernelSpreadCut(const std::vector<KernelSpread>& v) {
+  size_t n = std::min(v.size(), kKernelSpreadShown);
+  while (n > 0 && n < v.size() && spreadOf(v[n]) == spreadOf(v[n - 1])) ++n;
+  return n;
+}
+
+void orderKernelSpread(std::vector<KernelSpread>& v) {
+  std::sort(v.begin(), v.end(), [](const KernelSpread& x, const KernelSpread& y) {
+    const uint64_t dx = spreadOf(x), dy = spreadOf(y);
+    if (dx != dy) return dx > dy;
+    return x.name != y.name ? x.name < y.name : x.nameDigest < y.nameDigest;
+  });
+}
 
 JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topo,
                        const std::string& traceSuffix) {

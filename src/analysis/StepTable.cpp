@@ -5,6 +5,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "xstack/core/FileIdentity.h"
+
 namespace xstack {
 
 namespace {
@@ -275,7 +277,8 @@ std::string encodeRankTables(const std::vector<RankTable>& tables) {
                           u(r.computeNs), u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs),
                           r.arrivalNs, r.lastCommNs, u(r.hostIdleNs), u(r.gapOpNs), r.gapOp});
     for (const KernelTotal& k : t.kernels) {
-      appendNumbers(out, {u(k.ns), u(k.count), u(k.name.size())});
+      const uint64_t digest = k.name.empty() ? k.nameDigest : digestOf(k.name);
+      appendNumbers(out, {u(k.ns), u(k.count), u(digest), u(k.name.size())});
       out.pop_back();
       out += ' ';
       out += k.name;
@@ -329,6 +332,7 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
       KernelTotal k;
       k.ns = static_cast<uint64_t>(c.number());
       k.count = static_cast<uint64_t>(c.number());
+      k.nameDigest = static_cast<uint64_t>(c.number());
       int64_t len = c.number();
       if (len < 0) throw std::runtime_error("bad step table encoding");
       k.name = c.bytes(static_cast<size_t>(len));
@@ -344,6 +348,26 @@ std::vector<RankTable> decodeRankTables(std::string_view text) {
     if (!c.done()) c.bytes(0);
   }
   return tables;
+}
+
+std::string withoutKernelNames(std::string_view encoded) {
+  std::vector<RankTable> tables = decodeRankTables(encoded);
+  for (RankTable& t : tables) {
+    std::erase_if(t.kernels, [](const KernelTotal& k) {
+      return kernelCategoryOf(k.name, 0) == KernelCategory::Comm;
+    });
+    for (KernelTotal& k : t.kernels) std::string().swap(k.name);
+  }
+  return encodeRankTables(tables);
+}
+
+std::string kernelNameOf(std::string_view encoded, int64_t rank, uint64_t digest) {
+  for (RankTable& t : decodeRankTables(encoded)) {
+    if (t.rank != rank) continue;
+    for (KernelTotal& k : t.kernels)
+      if (k.nameDigest == digest && !k.name.empty()) return std::move(k.name);
+  }
+  return {};
 }
 
 }  // namespace xstack

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -52,10 +53,18 @@ Status writeForCommit(const std::string& dir, const std::string& name, const std
 
 }  // namespace
 
+// Collective (with gatherAnalysis's receives): every rank's step tables
+// without kernel names go to rank 0, one message per MPI rank, so what rank 0
+// receives and keeps is O(ranks x (steps + kKernelsPerRank)) numbers (plus
+// the gap ops' names), whatever the names' length (issue 21 item 10).
 GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
                                    const Topology& topology, const std::string& traceSuffix) {
   std::string mine;
-  for (const LocalInput& in : local) mine += in.stepTable;
+  try {
+    for (const LocalInput& in : local) mine += withoutKernelNames(in.stepTable);
+  } catch (const std::exception&) {
+    mine = "malformed";  // rank 0 fails the analysis on it, naming this MPI rank
+  }
   if (comm.rank() != 0) {
     sendMessage(comm, 0, MessageTag::StepTables, mine);
     return nullptr;
@@ -143,12 +152,91 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
 
 namespace {
 
+// "n <rank> <digest>": a request for one kernel's name (kernelNameFrom).
+std::string nameRequest(int64_t rank, uint64_t digest) {
+  return "n " + std::to_string(rank) + " " + std::to_string(digest);
+}
+
+// The answer to nameRequest(rank, digest) from this rank's own step tables
+// (with names): the name, empty when unknown.
+std::string localKernelName(const std::vector<LocalInput>& local, const std::string& request) {
+  int64_t rank = -1;
+  uint64_t digest = 0;
+  const char* end = request.data() + request.size();
+  auto r = std::from_chars(request.data() + std::min<size_t>(2, request.size()), end, rank);
+  if (r.ec != std::errc() || r.ptr == end) return {};
+  if (std::from_chars(r.ptr + 1, end, digest).ec != std::errc()) return {};
+  try {
+    for (const LocalInput& in : local)
+      if (!in.stepTable.empty() && in.summary.file.id == rank)
+        return kernelNameOf(in.stepTable, rank, digest);
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
+// Rank 0: the name of the kernel `digest` of training rank `rank`, read by
+// MPI rank `reader` (asked while it serves kernel tables); empty when unknown.
+std::string kernelNameFrom(Comm& comm, const std::vector<LocalInput>& local, int64_t rank,
+                           uint64_t digest, int reader) {
+  if (reader == 0) return localKernelName(local, nameRequest(rank, digest));
+  sendMessage(comm, reader, MessageTag::KernelTableRequest, nameRequest(rank, digest));
+  return receiveMessage(comm, reader, MessageTag::KernelName);
+}
+
+// Rank 0: the reader of training rank `rank` (-1 when none).
+int readerOf(const GatheredAnalysis& g, int64_t rank) {
+  auto r = std::lower_bound(g.readers.begin(), g.readers.end(), std::pair<int64_t, int>(rank, -1));
+  return r != g.readers.end() && r->first == rank ? r->second : -1;
+}
+
+// Keeps in `kept` the `room` first kernels by (name, digest), `k` included.
+void keepFirstByName(std::vector<KernelSpread>& kept, KernelSpread k, size_t room) {
+  kept.push_back(std::move(k));
+  std::sort(kept.begin(), kept.end(), [](const KernelSpread& x, const KernelSpread& y) {
+    return x.name != y.name ? x.name < y.name : x.nameDigest < y.nameDigest;
+  });
+  if (kept.size() > room) kept.pop_back();
+}
+
+// Rank 0: names the kernel-spread table (nameless from the gather), each
+// kernel asked from the reader of its slowest rank, and cuts it to
+// kKernelSpreadShown, ties at the cut by name as with names in hand. Rank 0
+// holds at most kKernelSpreadShown + 1 names at a time (issue 21 item 10).
+Status nameKernelSpread(Comm& comm, const GatheredAnalysis& g, const std::vector<LocalInput>& local,
+                        std::vector<KernelSpread>& spread) {
+  const size_t shown = std::min(spread.size(), kKernelSpreadShown);
+  const uint64_t cutSpread = shown ? spreadOf(spread[shown - 1]) : 0;
+  std::vector<KernelSpread> named, tied;
+  for (KernelSpread& k : spread) {
+    const int reader = readerOf(g, k.slowestRank);
+    if (reader < 0) return Error{"analysis: no reader of rank " + std::to_string(k.slowestRank)};
+    if (k.name.empty()) k.name = kernelNameFrom(comm, local, k.slowestRank, k.nameDigest, reader);
+    if (k.name.empty())
+      return Error{"analysis: MPI rank " + std::to_string(reader) +
+                   " sent no kernel name of rank " + std::to_string(k.slowestRank)};
+    if (spreadOf(k) > cutSpread)
+      named.push_back(std::move(k));
+    else
+      keepFirstByName(tied, std::move(k), shown - named.size());
+  }
+  for (KernelSpread& k : tied) named.push_back(std::move(k));
+  orderKernelSpread(named);
+  spread = std::move(named);
+  return {};
+}
+
 // A reader (MPI rank > 0) answers rank 0's requests for the kernel tables of
-// the training ranks it read, one at a time, until the empty request.
+// the training ranks it read, one at a time, and for kernel names
+// (nameRequest), until the empty request.
 void serveKernelTables(Comm& comm, const std::vector<LocalInput>& local) {
   for (;;) {
     const std::string request = receiveMessage(comm, 0, MessageTag::KernelTableRequest);
     if (request.empty()) return;
+    if (request.front() == 'n') {
+      sendMessage(comm, 0, MessageTag::KernelName, localKernelName(local, request));
+      continue;
+    }
     const int64_t rank = std::stoll(request);
     std::string_view table;
     for (const LocalInput& in : local)
@@ -224,19 +312,18 @@ std::string reproducingCommand(const Topology& topo, uint64_t originNs) {
 }
 
 // Rank 0: the files other than kernels.csv, appended to `written`.
-Status writeTables(const GatheredAnalysis& g, uint64_t originNs, const std::string& outDir,
-                   bool fsync, std::vector<AtomicFile>& written) {
+Status writeTables(const GatheredAnalysis& g, const JobAnalysis& a, uint64_t originNs,
+                   const std::string& outDir, bool fsync, std::vector<AtomicFile>& written) {
   const Topology& topo = g.topology;
   Status st =
       writeForCommit(outDir, "steps.csv", stepsCsv(g.tables, topo, originNs), fsync, written);
   if (st.ok()) st = writeForCommit(outDir, "ranks.csv", ranksCsv(g.tables, topo), fsync, written);
-  if (st.ok())
-    st = writeForCommit(outDir, "findings.json", findingsJson(g.analysis, topo), fsync, written);
+  if (st.ok()) st = writeForCommit(outDir, "findings.json", findingsJson(a, topo), fsync, written);
   if (st.ok())
     st = writeForCommit(
         outDir, "report.html",
-        reportHtml(g.tables, g.analysis, topo, versionLine(), reproducingCommand(topo, originNs)),
-        fsync, written);
+        reportHtml(g.tables, a, topo, versionLine(), reproducingCommand(topo, originNs)), fsync,
+        written);
   return st;
 }
 
@@ -257,9 +344,11 @@ AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
     res.written = g->status;
   } else {
     try {
-      res.lines = terminalSummary(g->analysis, g->topology);
+      JobAnalysis named = g->analysis;  // with the kernel names it shows
+      Status st = nameKernelSpread(comm, *g, local, named.kernelSpread);
+      if (st.ok()) res.lines = terminalSummary(named, g->topology);
       std::vector<AtomicFile> written;  // all five or none
-      Status st = writeTables(*g, originNs, outDir, fsync, written);
+      if (st.ok()) st = writeTables(*g, named, originNs, outDir, fsync, written);
       if (st.ok()) st = writeKernelsCsv(comm, *g, local, outDir, fsync, written);
       if (st.ok())
         for (auto& f : written) files.push_back(std::move(f));

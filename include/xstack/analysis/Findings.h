@@ -71,11 +71,22 @@ struct Finding {
 constexpr double kMinScore = 0.01;
 
 struct KernelSpread {
-  std::string name;
+  std::string name;         // empty when the tables came without names (withoutKernelNames)
+  uint64_t nameDigest = 0;  // KernelTotal::nameDigest: whom to ask for the name
   uint64_t medianNs = 0, slowestNs = 0;  // per-rank total over the run
   int64_t slowestRank = 0;
   int64_t ranks = 0;
 };
+
+constexpr size_t kKernelSpreadShown = 8;
+
+// The spread of a kernel: slowest - median (ns).
+uint64_t spreadOf(const KernelSpread& k);
+// Sorts `v` by spread descending, then name, then digest.
+void orderKernelSpread(std::vector<KernelSpread>& v);
+// In `v` ordered by spread: the first kKernelSpreadShown and every later one
+// with the same spread as the last of them (their count).
+size_t kernelSpreadCut(const std::vector<KernelSpread>& v);
 
 struct StepVariation {
   int64_t step = 0;
@@ -92,6 +103,11 @@ struct JobAnalysis {
   std::vector<Finding> findings;        // most costly first, score >= kMinScore
   std::vector<Finding> belowThreshold;  // the others, most costly first
   uint64_t idealSavingNs = 0;           // every straggler at the median
+  // The kKernelSpreadShown non-collective kernels in the top lists of >= 2
+  // ranks with the largest spread (slowest - median), ties by name
+  // (orderKernelSpread). When the tables came without names (rank 0's
+  // gather), also every kernel whose spread equals the last one's, numbers
+  // only: rank 0 names them and keeps the first by name (app/AnalysisStage.cpp).
   std::vector<KernelSpread> kernelSpread;
   std::vector<StepVariation> stepVariation;
   std::vector<std::pair<int64_t, uint64_t>> memoryPeaks;  // (rank, bytes), largest first

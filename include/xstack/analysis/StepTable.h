@@ -58,7 +58,11 @@ struct StepRow {
 };
 
 struct KernelTotal {
-  std::string name;
+  std::string name;  // empty in the form gathered to rank 0 (withoutKernelNames)
+  // digestOf(name) (core/FileIdentity.h), kept when the name is dropped: the
+  // kernel's identity across ranks on rank 0 (a 64-bit digest, not a hash
+  // proof against crafted collisions; two names with one digest are one kernel).
+  uint64_t nameDigest = 0;
   uint64_t ns = 0;     // summed kernel durations (not clipped, whole profile)
   uint64_t count = 0;  // launches
 };
@@ -109,8 +113,21 @@ class StepTableBuilder {
   std::vector<Interval> comm_;  // every comm kernel, unmerged (last collective's length)
 };
 
-// Compact text form for the gather to rank 0 (O(steps + kernels) per rank).
+// Compact text form of a reader's tables (O(steps + kernels) per rank, names included).
 std::string encodeRankTables(const std::vector<RankTable>& tables);
 std::vector<RankTable> decodeRankTables(std::string_view text);  // throws on malformed input
+
+// What travels to rank 0 (issue 21 item 10): `encoded` tables with every
+// kernel's name dropped (its nameDigest kept) and the collective kernels left
+// out (analyzeJob never uses them), so a rank's table is O(steps +
+// kKernelsPerRank) numbers plus its gap ops' names, whatever its kernel names'
+// length. Rank 0 asks the reader for the few names it shows (kernelNameOf).
+// Throws on malformed input.
+std::string withoutKernelNames(std::string_view encoded);
+
+// The name of the kernel of training rank `rank` whose digest is `digest` in
+// `encoded` (a reader's own tables, with names); empty when there is none.
+// Throws on malformed input.
+std::string kernelNameOf(std::string_view encoded, int64_t rank, uint64_t digest);
 
 }  // namespace xstack

@@ -18,6 +18,9 @@ enum class MessageTag : int {
   // rank's kernel table (the rank as decimal text; empty = no more requests) ...
   KernelTableRequest = 92,
   KernelTable = 93,  // ... and the reader answers with it (encoded, analysis/GpuActivity.h)
+  // To "n <rank> <digest>" on KernelTableRequest, the reader answers with that
+  // kernel's name (the report's kernel-spread table, app/AnalysisStage.cpp).
+  KernelName = 94,
 };
 
 constexpr int tagValue(MessageTag tag) { return static_cast<int>(tag); }
