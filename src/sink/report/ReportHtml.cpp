@@ -233,6 +233,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 th{cursor:pointer;background:#f4f4f4}td.n{text-align:right}
+td.kname{max-width:60em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .kind{font-weight:bold;color:#b00}#tip{position:fixed;background:#fff;border:1px solid #888;
 padding:4px;pointer-events:none;display:none;font-size:12px}
 .note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
@@ -368,7 +369,10 @@ std::string kernelsTable(const JobAnalysis& a) {
                         "slowest / median", "ranks"});
   for (const KernelSpread& k : a.kernelSpread) {
     const double med = static_cast<double>(k.medianNs), slow = static_cast<double>(k.slowestNs);
-    h += "<tr><td>" + htmlEscape(k.name) + "</td>" + tdNum(med / 1e6, 3) +
+    // Kernel names run to kilobytes (C++ templates): one line, cut with an
+    // ellipsis, the whole name in the cell's text and its title (hover).
+    const std::string name = htmlEscape(k.name);
+    h += "<tr><td class=\"kname\" title=\"" + name + "\">" + name + "</td>" + tdNum(med / 1e6, 3) +
          tdNum(static_cast<double>(k.slowestRank), 0) + tdNum(slow / 1e6, 3) +
          tdNum(med > 0 ? slow / med : 0, 3) + tdNum(static_cast<double>(k.ranks), 0) + "</tr>";
   }
