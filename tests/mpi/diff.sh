@@ -39,38 +39,13 @@ if [ "$case" = kineto ]; then
 fi
 
 if [ "$case" = browser ]; then
-  browser=""
-  for b in chromium chromium-browser; do
-    if command -v "$b" >/dev/null 2>&1; then browser=$b; break; fi
-  done
-  if [ -z "$browser" ]; then echo "SKIP: no chromium"; exit 77; fi
+  find_chromium
   "$xstack" diff "$work/healthy" "$work/slow" >/dev/null || fail "diff"
   html=$work/slow/diff.html
-  profile=$(mktemp -d)
-  rc=0
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
-    --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
-    --enable-logging=stderr --v=0 --log-net-log="$work/net.json" --virtual-time-budget=5000 \
-    --host-resolver-rules="MAP * ~NOTFOUND" --dump-dom "file://$html" >"$work/dom.html" \
-    2>"$work/console.log" || rc=$?
-  rm -rf "$profile"
-  [ "$rc" -eq 0 ] || fail "chromium --dump-dom exited $rc: $(tail -5 "$work/console.log")"
-  python3 - "$work/dom.html" "$work/console.log" "$work/net.json" "$html" <<'PY' || fail "browser check"
-import json, re, sys
+  load_page "$html" "$work"
+  python3 - "$work/dom.html" <<'PY' || fail "browser check"
+import re, sys
 dom = open(sys.argv[1], encoding="utf-8").read()
-console = open(sys.argv[2], encoding="utf-8", errors="replace").read()
-bad = [l for l in console.splitlines() if "CONSOLE" in l or "Uncaught" in l]
-assert not bad, "console: " + "\n".join(bad[:5])
-log = json.load(open(sys.argv[3], encoding="utf-8", errors="replace"))
-start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
-page = [e["params"]["url"] for e in log["events"]
-        if e["type"] == start and "url" in e.get("params", {})
-        and e["params"].get("initiator") != "not an origin"]
-remote = [u for u in page if not u.startswith(("file:", "data:", "blob:"))]
-assert not remote, f"network requests from the page: {remote}"
-src = open(sys.argv[4], encoding="utf-8").read()
-for pattern in (r'\b(src|href)\s*=', r'url\(', r'@import', r'\bfetch\(', r'XMLHttpRequest', r'<link\b'):
-    assert not re.search(pattern, src), f"diff.html contains {pattern}"
 assert dom.count("<svg") >= 2, "charts missing"
 axes = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', dom)
 for title in ("step time, cross-rank median (ms)", "step", "change of % of GPU span (pt)", "rank"):
