@@ -1,8 +1,8 @@
 // What rendering one displayed rank's rows needs, gathered in a single pass
 // in input order: an EventSink (event/Events.h), fed while the profile file
 // is decoded by its source (so no decoded event is ever stored) or from an
-// EventList. Per row and per tid, each slice's times, its name (interned and escaped once,
-// EscapedNameTable) and, for the few events that have them, mem_bytes and
+// EventList. Per row and per tid, each slice's times, its name (interned once, raw,
+// NameTable) and, for the few events that have them, mem_bytes and
 // detail_info; the memory events as they are. Rendering then reads the
 // buckets in order instead of jumping around the events (a cache miss per
 // event otherwise). Memory is reused from one profile to the next: call
@@ -26,7 +26,7 @@
 #include "xstack/core/Warnings.h"
 #include "xstack/event/Events.h"
 #include "xstack/model/RankRows.h"
-#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/NameTable.h"
 
 namespace xstack {
 
@@ -39,7 +39,7 @@ class RowBuckets final : public EventSink {
   struct Op {
     uint64_t startNs = 0;
     uint64_t endNs = 0;
-    uint32_t nameId = 0;  // EscapedNameTable id
+    uint32_t nameId = 0;  // NameTable id
     uint32_t extra = 0;   // 0: none; else 1 + index into extras()
   };
   struct Extra {
@@ -79,7 +79,7 @@ class RowBuckets final : public EventSink {
   // each tid's ops by ts since `origin` (clamped), ties in file order. Sorts
   // in place; a tid already in order is left as it is.
   std::span<Tid> tidsInOutputOrder(size_t r, const TimeOrigin& origin);
-  const EscapedNameTable& names() const { return names_; }
+  const NameTable& names() const { return names_; }
   const std::vector<Extra>& extras() const { return extras_; }
   const std::vector<MemoryEvent>& memEvents() const { return memEvents_; }
   // Whether any op of the profile has a correlation (else no flow, no work).
@@ -107,7 +107,7 @@ class RowBuckets final : public EventSink {
   uint64_t ops_ = 0;
   std::vector<Row> rows_;
   size_t lastRow_ = 0;
-  EscapedNameTable names_;
+  NameTable names_;
   std::vector<Extra> extras_;
   // Copies of the details, one slot each (a deque never moves its elements;
   // slots keep their capacity from one profile to the next).

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "xstack/model/MemoryTrack.h"
-#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/NameTable.h"
 #include "xstack/sink/RowBuckets.h"
 #include "xstack/sink/TraceLayout.h"
 
@@ -102,9 +102,8 @@ void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
     std::memcpy(p, lit.data(), lit.size());
     return p + lit.size();
   };
-  const EscapedNameTable& names = store_->names();
-  const std::string_view escapedName = names.escaped(op.nameId);
-  const JsonTextStats& nameStats = names.stats(op.nameId);
+  JsonTextStats nameFixes;
+  const std::string_view escapedName = names_.text(op.nameId, nameFixes);
   char mid[192];
   char* p = put(mid, ",\"pid\":");
   p = writeInt(p, pid);
@@ -115,8 +114,8 @@ void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
   p = put(p, ",\"dur\":");
   p = writeMicros(p, op.durNs);
   p = put(p, ",\"args\":{\"name\":");
-  text_.invalidUtf8 += nameStats.invalidUtf8;
-  text_.controlChars += nameStats.controlChars;
+  text_.invalidUtf8 += nameFixes.invalidUtf8;  // once per event (name and args.name)
+  text_.controlChars += nameFixes.controlChars;
   buf_.append(kHead);
   buf_.append(escapedName);
   buf_.append(mid, static_cast<size_t>(p - mid));

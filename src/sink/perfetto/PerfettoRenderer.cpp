@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "xstack/model/MemoryTrack.h"
-#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/NameTable.h"
 #include "xstack/sink/TraceLayout.h"
 #include "xstack/sink/json/JsonRenderer.h"
 
@@ -28,7 +28,7 @@ void PerfettoTraceSink::rankRowsBegin(const RowBuckets& store) {
 }
 
 void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
-  const EscapedNameTable& names = store_->names();
+  const NameTable& names = store_->names();
   perfetto::PerfettoSequenceEncoder::OpSlice s;
   for (const OpView& op : ops) {
     s.nameId = op.nameId;

@@ -23,6 +23,7 @@
 #include "xstack/sink/RowBuckets.h"
 #include "xstack/sink/TraceEvents.h"
 #include "xstack/sink/TraceSink.h"
+#include "xstack/sink/json/JsonNameCache.h"
 #include "xstack/sink/json/JsonText.h"
 
 namespace xstack {
@@ -40,7 +41,10 @@ class JsonTraceSink final : public TraceSink {
   void process(int64_t pid, std::string_view name) override;
   void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override;
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
-  void rankRowsBegin(const RowBuckets& store) override { store_ = &store; }
+  void rankRowsBegin(const RowBuckets& store) override {
+    store_ = &store;
+    names_.reset(store.names());
+  }
   void opRowBegin(int64_t /*pid*/) override {}
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
   void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
@@ -70,6 +74,7 @@ class JsonTraceSink final : public TraceSink {
   std::string buf_;
   JsonTextStats text_;
   const RowBuckets* store_ = nullptr;  // between rankRowsBegin and rankRowsEnd
+  JsonNameCache names_;                // the store's names as JSON text
 };
 
 class JsonRenderer {

@@ -1,4 +1,4 @@
-#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/NameTable.h"
 
 #include <algorithm>
 #include <cstring>
@@ -32,7 +32,7 @@ uint64_t quickHash(std::string_view s) {
 
 }  // namespace
 
-uint32_t EscapedNameTable::intern(std::string_view s) {
+uint32_t NameTable::intern(std::string_view s) {
   if (slots_.empty() || (entries_.size() + 1) * 2 > slots_.size()) grow();
   const uint64_t h = quickHash(s);
   const size_t mask = slots_.size() - 1;
@@ -42,9 +42,6 @@ uint32_t EscapedNameTable::intern(std::string_view s) {
       Entry e;
       e.key = keep(s);
       e.hash = h;
-      e.textAt = text_.size();
-      appendJsonString(text_, s, e.stats);
-      e.textLen = text_.size() - e.textAt;
       entries_.push_back(e);
       slots_[i] = static_cast<uint32_t>(entries_.size());
       return slots_[i] - 1;
@@ -54,7 +51,7 @@ uint32_t EscapedNameTable::intern(std::string_view s) {
   }
 }
 
-std::string_view EscapedNameTable::keep(std::string_view s) {
+std::string_view NameTable::keep(std::string_view s) {
   constexpr size_t kChunkBytes = 64 << 10;
   while (rawChunk_ < rawChunks_.size() &&
          rawChunks_[rawChunk_].capacity() - rawChunks_[rawChunk_].size() < s.size())
@@ -67,7 +64,7 @@ std::string_view EscapedNameTable::keep(std::string_view s) {
   return std::string_view(chunk).substr(at, s.size());
 }
 
-void EscapedNameTable::grow() {
+void NameTable::grow() {
   size_t n = slots_.empty() ? 1024 : slots_.size() * 2;
   slots_.assign(n, 0);
   for (uint32_t k = 0; k < entries_.size(); ++k)
@@ -78,10 +75,9 @@ void EscapedNameTable::grow() {
       }
 }
 
-void EscapedNameTable::clear() {
+void NameTable::clear() {
   entries_.clear();
   std::fill(slots_.begin(), slots_.end(), 0);
-  text_.clear();
   for (std::string& chunk : rawChunks_) chunk.clear();
   rawChunk_ = 0;
 }

@@ -1,30 +1,32 @@
-// Interned names: one id per distinct string, each escaped exactly as
-// appendJsonString does, with the fixes counted per use by the renderer.
+// Interned names: one id per distinct string, raw; and the JSON sink's cache
+// of their escaped text (JsonNameCache), exactly as appendJsonString writes
+// it, with the fixes counted per use.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
-#include "xstack/sink/EscapedNameTable.h"
+#include "xstack/sink/NameTable.h"
+#include "xstack/sink/json/JsonNameCache.h"
 
 namespace xstack {
 namespace {
 
-TEST(EscapedNameTable, SameTextSameIdWhereverItLives) {
-  EscapedNameTable t;
+TEST(NameTable, SameTextSameIdWhereverItLives) {
+  NameTable t;
   std::string a = "matmul_v2_grad", b = "matmul_v2_grad", c = "matmul_v2";
   uint32_t ia = t.intern(a), ib = t.intern(b), ic = t.intern(c);
   EXPECT_EQ(ia, ib);  // different buffers, same text
   EXPECT_NE(ia, ic);
   EXPECT_EQ(t.size(), 2u);
-  EXPECT_EQ(t.escaped(ia), "\"matmul_v2_grad\"");
-  EXPECT_EQ(t.escaped(ic), "\"matmul_v2\"");
+  EXPECT_EQ(t.raw(ia), "matmul_v2_grad");
+  EXPECT_EQ(t.raw(ic), "matmul_v2");
 }
 
 // A streaming source reuses its buffer: the table keeps its own copies.
-TEST(EscapedNameTable, KeepsCopiesOfStringsThatDieAfterTheCall) {
-  EscapedNameTable t;
+TEST(NameTable, KeepsCopiesOfStringsThatDieAfterTheCall) {
+  NameTable t;
   std::string buffer = "first name";
   const uint32_t a = t.intern(buffer);
   buffer.assign(200000, 'x');  // reallocates and overwrites
@@ -39,23 +41,34 @@ TEST(EscapedNameTable, KeepsCopiesOfStringsThatDieAfterTheCall) {
   EXPECT_EQ(t.raw(0), "again");
 }
 
-TEST(EscapedNameTable, EscapesLikeAppendJsonStringAndKeepsItsStats) {
-  EscapedNameTable t;
+TEST(JsonNameCache, EscapesLikeAppendJsonStringAndCountsFixesPerUse) {
+  NameTable t;
   std::string odd = std::string("q\"\\\x01\xff", 5), empty;
   uint32_t i = t.intern(odd), e = t.intern(empty);
+  JsonNameCache cache;
+  cache.reset(t);
   std::string want;
-  JsonTextStats stats;
+  JsonTextStats stats, fixed;
   appendJsonString(want, odd, stats);
-  EXPECT_EQ(t.escaped(i), want);
-  EXPECT_EQ(t.stats(i).invalidUtf8, stats.invalidUtf8);
-  EXPECT_EQ(t.stats(i).controlChars, stats.controlChars);
-  EXPECT_EQ(t.escaped(e), "\"\"");
-  EXPECT_EQ(t.stats(e).invalidUtf8, 0u);
+  EXPECT_EQ(cache.text(i, fixed), want);
+  EXPECT_EQ(cache.text(i, fixed), want);  // escaped once, counted per use
+  EXPECT_EQ(fixed.invalidUtf8, 2 * stats.invalidUtf8);
+  EXPECT_EQ(fixed.controlChars, 2 * stats.controlChars);
+  JsonTextStats none;
+  EXPECT_EQ(cache.text(e, none), "\"\"");
+  EXPECT_EQ(none.invalidUtf8, 0u);
+  // A name interned after the reset is found too; a reset forgets the text.
+  const uint32_t late = t.intern("late");
+  EXPECT_EQ(cache.text(late, none), "\"late\"");
+  t.clear();
+  const uint32_t again = t.intern("other");
+  cache.reset(t);
+  EXPECT_EQ(cache.text(again, none), "\"other\"");
 }
 
 // Many strings, many collisions of the quick hash's sampled bytes (same
 // length, same start, middle and end): every id still maps back to its text.
-TEST(EscapedNameTable, ManyStringsThroughGrowthAndSampledByteCollisions) {
+TEST(NameTable, ManyStringsThroughGrowthAndSampledByteCollisions) {
   std::vector<std::string> keep;
   std::mt19937_64 rng(7);
   for (int i = 0; i < 20000; ++i) {
@@ -65,13 +78,17 @@ TEST(EscapedNameTable, ManyStringsThroughGrowthAndSampledByteCollisions) {
     s[25 + (i / 7) % 3] = static_cast<char>('0' + rng() % 10);
     keep.push_back(i % 3 ? s : std::string(i % 17, 'k') + std::to_string(i));
   }
-  EscapedNameTable t;
+  NameTable t;
   std::vector<uint32_t> ids;
   for (const auto& s : keep) ids.push_back(t.intern(s));
+  JsonNameCache cache;
+  cache.reset(t);
+  JsonTextStats fixed;
   for (size_t i = 0; i < keep.size(); ++i) {
     std::string want;
     appendJsonString(want, keep[i]);
-    ASSERT_EQ(t.escaped(ids[i]), want) << i;
+    ASSERT_EQ(t.raw(ids[i]), keep[i]) << i;
+    ASSERT_EQ(cache.text(ids[i], fixed), want) << i;
     ASSERT_EQ(t.intern(keep[i]), ids[i]) << i;
   }
   t.clear();
