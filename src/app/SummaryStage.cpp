@@ -123,8 +123,8 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   if (analysis.written.ok() && !analysis.lines.empty())  // the analysis ran and was written
     run.log("report: " + (std::filesystem::path(run.options.outDir) / "report.html").string() +
             " (findings.json, steps.csv, ranks.csv, kernels.csv beside it)");
-  bool partial =
-      totals.anyProblem || !written.renderProblems.empty() || inputFailed || !analysis.written.ok();
+  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed ||
+                 !analysis.written.ok() || !written.staleKept.empty();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

@@ -32,7 +32,10 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
     run.log("removed " + std::to_string(commitResult.staleRemoved) +
             " earlier output files this run did not write (traceFile_*, analysis files) from " +
             run.options.outDir);
-  for (const auto& n : commitResult.notes) run.log("warning: " + n);
+  for (const auto& kept : commitResult.staleKept)  // issue 21 A4: rc 3, never a silent mix
+    run.log("failed: cannot remove the earlier output file " + kept +
+            "; it stays in --out and is not this run's");
+  res.staleKept = std::move(commitResult.staleKept);
   run.clock.mark("commit");
   return res;
 }

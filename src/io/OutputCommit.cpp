@@ -217,6 +217,15 @@ Status OutputCommit::checkTargets(const std::vector<AtomicFile*>& files) const {
   return Error{msg};
 }
 
+void OutputCommit::removeStale(const std::vector<std::string>& stale, Result& result) const {
+  for (const std::string& n : stale) {
+    if (::unlinkat(dirFd_, n.c_str(), 0) == 0)
+      ++result.staleRemoved;
+    else if (errno != ENOENT)  // gone already: nothing of another run stays
+      result.staleKept.push_back((fs::path(dir_) / n).string() + ": " + errnoText());
+  }
+}
+
 Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& result) {
   if (Status s = checkTargets(files); !s) return s;
   std::set<std::string> newNames;
@@ -258,12 +267,7 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
     renamed.push_back(name);
   }
   syncFolder(dirFd_);
-  for (const std::string& n : stale) {
-    if (::unlinkat(dirFd_, n.c_str(), 0) == 0)
-      ++result.staleRemoved;
-    else
-      result.notes.push_back("cannot remove the earlier output file " + n + ": " + errnoText());
-  }
+  removeStale(stale, result);
   ::unlinkat(dirFd_, kJournal, 0);
   syncFolder(dirFd_);
   gInCommit.store(false);

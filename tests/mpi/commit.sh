@@ -135,6 +135,37 @@ case $case in
     for f in "$work/ref2"/traceFile_*; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") is not run 2's"; done
     no_leftovers "$work/out"
     ;;
+  foreign)  # issue 21 A4: a sticky shared --out holding another user's stale traceFile_*
+    # The run is made as nobody (root may unlink anything in a sticky folder), in a folder of
+    # its own under /tmp; the foreign file belongs to uid 1234. It cannot be removed: rc 3,
+    # the file named with the reason, it stays; every other output is this run's, and a stale
+    # trace of nobody's own is removed as usual.
+    command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
+    tmp=$(mktemp -d /tmp/xstack-foreign.XXXXXX)
+    trap 'rm -rf "$tmp"' EXIT
+    cp "$xstack" "$tmp/xstack" && cp -r "$work/data1" "$tmp/data"
+    "$tmp/xstack" report --data-dir "$tmp/data" "${opts[@]}" --out "$tmp/ref" 2>/dev/null || fail "reference run"
+    chmod -R a+rwX "$tmp"
+    out=$tmp/out
+    mkdir "$out" && chmod 1777 "$out"
+    echo theirs > "$out/traceFile_9_9.json" && chown 1234:1234 "$out/traceFile_9_9.json"
+    echo mine > "$out/traceFile_5_5.json" && chown 65534:65534 "$out/traceFile_5_5.json"
+    set +e
+    HOME=$tmp setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$MPIRUN" --timeout "$MPI_TIMEOUT" -np 2 --oversubscribe --bind-to none --mca btl self,tcp,vader \
+      "$tmp/xstack" report --data-dir "$tmp/data" "${opts[@]}" --out "$out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
+    grep -qF "cannot remove the earlier output file $out/traceFile_9_9.json: Operation not permitted" "$work/log" ||
+      fail "the foreign file not named with the reason: $(cat "$work/log")"
+    grep -q "removed 1 earlier output files" "$work/log" || fail "own stale trace not counted: $(cat "$work/log")"
+    [ "$(cat "$out/traceFile_9_9.json")" = theirs ] || fail "the foreign file changed"
+    [ ! -e "$out/traceFile_5_5.json" ] || fail "own stale trace kept"
+    rm -f "$out/traceFile_9_9.json"  # as root: the rest must be exactly the run's
+    same_dir "$tmp/ref" "$out"
+    no_leftovers "$out"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

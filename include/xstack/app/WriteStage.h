@@ -22,7 +22,7 @@
 namespace xstack {
 
 struct WriteContext {
-  const Source* source = nullptr;                   // the format of the run's inputs
+  const Source* source = nullptr;                  // the format of the run's inputs
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
   std::vector<LocalInput>* local = nullptr;        // this rank's inputs
   size_t firstLocal = 0;                           // global index of local[0]
@@ -57,6 +57,9 @@ struct WriteResult {
   // Profiles this rank decoded for rendering: once per displayed profile it
   // renders, whatever the number of formats (--timings: render_decodes).
   uint64_t renderDecodes = 0;
+  // Rank 0, after the commit: earlier output files in --out this run did not
+  // write and could not remove ("path: reason"); each makes the run partial.
+  std::vector<std::string> staleKept;
 };
 
 // collective (every rank calls it; point to point with rank 0 only): renders this

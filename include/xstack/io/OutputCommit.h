@@ -13,6 +13,9 @@
 //     stale files; removes the journal. Killed at any point, the folder holds
 //     the old set (no journal) or, with the journal, what is needed to finish
 //     the new set: the next run rolls it forward. Other files are never touched.
+//     A stale file that cannot be removed (another user's in a sticky folder)
+//     stays and is reported in Result::staleKept: the caller's run is partial
+//     (rc 3), since not every output file in the folder is its own.
 //  While locked, SIGTERM/SIGINT/SIGHUP remove this process's temporaries
 //  (unless the journal is being written or applied) before dying.
 #pragma once
@@ -47,7 +50,10 @@ class OutputCommit {
   struct Result {
     size_t committed = 0;
     size_t staleRemoved = 0;
-    std::vector<std::string> notes;  // stale files that could not be removed
+    // Stale files that exist and could not be removed, one per file:
+    // "<dir>/<name>: <reason>". Empty after every stale file was removed
+    // (or had vanished).
+    std::vector<std::string> staleKept;
   };
   // `files`: the run's finished files, all in the locked folder; after a
   // failed rename the ones not renamed are abandoned.
@@ -55,6 +61,9 @@ class OutputCommit {
 
  private:
   Status checkTargets(const std::vector<AtomicFile*>& files) const;
+  // Unlinks each of `stale` (names in the folder), counting what went and
+  // naming what stayed in `result`.
+  void removeStale(const std::vector<std::string>& stale, Result& result) const;
   std::string dir_;
   int dirFd_ = -1;
 };

@@ -109,6 +109,26 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
 }
 
+// Issue 21 A4: a stale output that cannot be removed (here a folder named
+// like a trace; as a user, another user's file in a sticky folder) is named
+// with the reason, never passed over: the run's outputs are committed and
+// the caller makes it rc 3.
+TEST_F(OutputCommitTest, AStaleFileThatCannotBeRemovedIsNamedWithTheReason) {
+  put("traceFile_0_2.json", "old stale");
+  fs::create_directory(dir_ / "traceFile_9_9.json");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  auto w = writersFor({"traceFile_0_0.json"}, "new");
+  OutputCommit::Result r;
+  ASSERT_TRUE(c.commit(filesOf(w), r).ok());
+  EXPECT_EQ(r.committed, 1u);
+  EXPECT_EQ(r.staleRemoved, 1u);
+  ASSERT_EQ(r.staleKept.size(), 1u);
+  EXPECT_EQ(r.staleKept[0], (dir_ / "traceFile_9_9.json").string() + ": Is a directory");
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_9_9.json"}));
+}
+
 TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
   put("traceFile_0_0.json", "old");
   put("traceFile_0_2.json", "old stale");
