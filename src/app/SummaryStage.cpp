@@ -124,7 +124,7 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
     run.log("report: " + (std::filesystem::path(run.options.outDir) / "report.html").string() +
             " (findings.json, steps.csv, ranks.csv, kernels.csv beside it)");
   bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed ||
-                 !analysis.written.ok() || !written.staleKept.empty();
+                 !analysis.written.ok() || !written.commitProblems.empty();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

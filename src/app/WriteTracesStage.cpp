@@ -33,9 +33,11 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
             " earlier output files this run did not write (traceFile_*, analysis files) from " +
             run.options.outDir);
   for (const auto& kept : commitResult.staleKept)  // issue 21 A4: rc 3, never a silent mix
-    run.log("failed: cannot remove the earlier output file " + kept +
-            "; it stays in --out and is not this run's");
-  res.staleKept = std::move(commitResult.staleKept);
+    res.commitProblems.push_back("cannot remove the earlier output file " + kept +
+                                 "; it stays in --out and is not this run's");
+  if (!commitResult.folderMoved.empty())  // issue 21 A3
+    res.commitProblems.push_back(commitResult.folderMoved);
+  for (const auto& p : res.commitProblems) run.log("failed: " + p);
   run.clock.mark("commit");
   return res;
 }

@@ -166,6 +166,34 @@ case $case in
     same_dir "$tmp/ref" "$out"
     no_leftovers "$out"
     ;;
+  moved)  # issue 21 A3: --out renamed and made anew during the run (mv out out.old; mkdir out)
+    # The run's folder is the one --out named when it started (locked, held open): every file,
+    # the stale listing and removals and the journal stay there, now out.old. The new out is
+    # not touched: what the user put there stays, nothing is created there (no output, no
+    # temporary, no journal for the next run). rc 3 says where the files went.
+    cp -r "$work/ref2" "$work/out"
+    echo stale > "$work/out/traceFile_7_7.json"  # another layout's: stale in the run's folder
+    echo mine > "$work/out/notes.txt"
+    cmd="mkdir '$work/done' 2>/dev/null && mv '$work/out' '$work/out.old' && mkdir '$work/out' &&
+      echo theirs > '$work/out/traceFile_6_6.json' && echo later > '$work/out/notes.txt' || true"
+    set +e
+    XSTACK_INJECT_FAULT="render-read-cmd:0,render-read-cmd:1" XSTACK_INJECT_COMMAND="$cmd" \
+      xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ -d "$work/done" ] || fail "the hook did not run"
+    [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
+    grep -qF -- "--out $work/out was renamed or replaced during the run" "$work/log" &&
+      grep -qF "now at $work/out.old" "$work/log" || fail "not said where the files went: $(cat "$work/log")"
+    [ "$(cat "$work/out.old/notes.txt")" = mine ] || fail "the user's file in out.old was touched"
+    [ "$(ls -A "$work/out")" = "$(printf 'notes.txt\ntraceFile_6_6.json')" ] ||
+      fail "the new out was touched: $(ls -A "$work/out")"
+    [ "$(cat "$work/out/traceFile_6_6.json")" = theirs ] && [ "$(cat "$work/out/notes.txt")" = later ] ||
+      fail "the user's files in the new out changed"
+    rm "$work/out.old/notes.txt"
+    same_dir "$work/ref1" "$work/out.old"  # the whole set in one folder, its stale trace gone
+    no_leftovers "$work/out.old"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"
