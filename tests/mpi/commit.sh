@@ -194,6 +194,28 @@ case $case in
     same_dir "$work/ref1" "$work/out.old"  # the whole set in one folder, its stale trace gone
     no_leftovers "$work/out.old"
     ;;
+  moved_kill)  # issue 21 A3: --out renamed during the run, then SIGKILL in the commit
+    # The journal is in the run's folder (out.old) and names it; the new out gets none, so a
+    # run into out has nothing to replay; a run into out.old completes the commit.
+    cp -r "$work/ref2" "$work/out"
+    cmd="mkdir '$work/done' 2>/dev/null && mv '$work/out' '$work/out.old' && mkdir '$work/out' &&
+      echo theirs > '$work/out/traceFile_6_6.json' || true"
+    set +e
+    XSTACK_INJECT_FAULT="render-read-cmd:0,render-read-cmd:1,kill-commit:0" XSTACK_INJECT_COMMAND="$cmd" \
+      "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ -d "$work/done" ] || fail "the hook did not run"
+    [ "$rc" -ne 0 ] || fail "exit 0 after SIGKILL"
+    [ -f "$work/out.old/.xstack-commit" ] || fail "no journal in the run's folder: $(ls -A "$work/out.old")"
+    [ "$(ls -A "$work/out")" = traceFile_6_6.json ] || fail "the new out was touched: $(ls -A "$work/out")"
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out.old" 2>"$work/log2"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "rerun into out.old: exit $rc: $(cat "$work/log2")"
+    grep -q "completed the interrupted commit" "$work/log2" || fail "the journal was not applied: $(cat "$work/log2")"
+    same_dir "$work/ref1" "$work/out.old"
+    no_leftovers "$work/out.old"
+    [ "$(cat "$work/out/traceFile_6_6.json")" = theirs ] || fail "the user's file in the new out changed"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"
