@@ -332,6 +332,7 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
   gInCommit.store(false);
   result.committed = renamed.size();
   result.folderMoved = movedAway();
+  result.folderPath = result.folderMoved.empty() ? dir_ : currentPathOf(dirFd_);
   return {};
 }
 

@@ -185,6 +185,8 @@ case $case in
     [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
     grep -qF -- "--out $work/out was renamed or replaced during the run" "$work/log" &&
       grep -qF "now at $work/out.old" "$work/log" || fail "not said where the files went: $(cat "$work/log")"
+    grep -qE "wrote [0-9]+ trace files .* to $work/out.old in" "$work/log" &&
+      grep -qF "report: $work/out.old/report.html" "$work/log" || fail "the summary names another folder: $(cat "$work/log")"
     [ "$(cat "$work/out.old/notes.txt")" = mine ] || fail "the user's file in out.old was touched"
     [ "$(ls -A "$work/out")" = "$(printf 'notes.txt\ntraceFile_6_6.json')" ] ||
       fail "the new out was touched: $(ls -A "$work/out")"

@@ -62,6 +62,8 @@ struct WriteResult {
   // each a message (an earlier output file that could not be removed, --out
   // renamed during the run); each makes the run partial.
   std::vector<std::string> commitProblems;
+  // Rank 0: where the committed files are (OutputCommit::Result::folderPath).
+  std::string outPath;
 };
 
 // collective (every rank calls it; point to point with rank 0 only): renders this

@@ -61,6 +61,9 @@ class OutputCommit {
     // Not empty when the path --out no longer names the locked folder
     // (renamed or replaced during the run): says where the files went.
     std::string folderMoved;
+    // Where the committed files are: the path given to lock(), or after a
+    // rename the locked folder's path now.
+    std::string folderPath;
   };
   // `files`: the run's finished files, all in the locked folder; after a
   // failed rename the ones not renamed are abandoned.

@@ -156,6 +156,7 @@ TEST_F(OutputCommitTest, AFolderRenamedDuringTheRunGetsTheWholeCommit) {
   EXPECT_EQ(r.staleRemoved, 1u);
   EXPECT_NE(r.folderMoved.find("was renamed or replaced during the run"), std::string::npos);
   EXPECT_NE(r.folderMoved.find("now at " + old.string()), std::string::npos) << r.folderMoved;
+  EXPECT_EQ(r.folderPath, old.string());
   auto namesOf = [](const fs::path& d) {
     std::vector<std::string> n;
     for (const auto& e : fs::directory_iterator(d)) n.push_back(e.path().filename().string());
