@@ -92,7 +92,7 @@ AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analys
                                   std::vector<AtomicFile>& files) {
   if (!run.options.analysis) return {};
   AnalysisResult r = writeAnalysis(run.comm, analysed, local, render.context.origin.ns,
-                                   run.options.outDir, run.options.fsync, files);
+                                   run.outCommit.folder(), run.options.fsync, files);
   run.clock.mark("analysis_files");
   return r;
 }

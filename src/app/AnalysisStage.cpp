@@ -40,10 +40,10 @@ namespace {
 // trace's, O_EXCL, so a later run recognises it) and appends the finished
 // file to `files`: it is renamed into place with the traces by
 // OutputCommit, never alone.
-Status writeForCommit(const std::string& dir, const std::string& name, const std::string& text,
+Status writeForCommit(const Folder& dir, const std::string& name, const std::string& text,
                       bool fsync, std::vector<AtomicFile>& files) {
   AtomicFile f;
-  Status st = f.open((fs::path(dir) / name).string());
+  Status st = f.open(dir, name);
   if (st) st = f.write(text);
   if (st) st = f.finish(fsync);
   if (!st) return Error{"cannot write " + name + ": " + st.error().message};
@@ -264,9 +264,9 @@ std::string kernelTableOf(Comm& comm, const std::vector<LocalInput>& local, int6
 // the temporary before the next is fetched (rank 0 holds one remote table at
 // a time, never all ranks' names). The caller releases the readers.
 Status writeKernelsCsv(Comm& comm, const GatheredAnalysis& g, const std::vector<LocalInput>& local,
-                       const std::string& dir, bool fsync, std::vector<AtomicFile>& files) {
+                       const Folder& dir, bool fsync, std::vector<AtomicFile>& files) {
   AtomicFile f;
-  Status st = f.open((fs::path(dir) / "kernels.csv").string());
+  Status st = f.open(dir, "kernels.csv");
   if (st) st = f.write(kernelsCsvHeader());
   std::string rows;
   for (auto [rank, reader] : g.readers) {
@@ -313,7 +313,7 @@ std::string reproducingCommand(const Topology& topo, uint64_t originNs) {
 
 // Rank 0: the files other than kernels.csv, appended to `written`.
 Status writeTables(const GatheredAnalysis& g, const JobAnalysis& a, uint64_t originNs,
-                   const std::string& outDir, bool fsync, std::vector<AtomicFile>& written) {
+                   const Folder& outDir, bool fsync, std::vector<AtomicFile>& written) {
   const Topology& topo = g.topology;
   Status st =
       writeForCommit(outDir, "steps.csv", stepsCsv(g.tables, topo, originNs), fsync, written);
@@ -331,8 +331,7 @@ Status writeTables(const GatheredAnalysis& g, const JobAnalysis& a, uint64_t ori
 
 AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
                              const std::vector<LocalInput>& local, uint64_t originNs,
-                             const std::string& outDir, bool fsync,
-                             std::vector<AtomicFile>& files) {
+                             const Folder& outDir, bool fsync, std::vector<AtomicFile>& files) {
   AnalysisResult res;
   if (comm.rank() != 0) {
     serveKernelTables(comm, local);

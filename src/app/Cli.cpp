@@ -32,7 +32,7 @@ const char* kTopUsage =
     "\n"
     "xstack <command> --help shows the command's options.\n"
     "exit codes: 0 ok, 1 fatal (nothing written), 2 usage, 3 partial (outputs written, bad inputs "
-    "named)\n";
+    "or earlier outputs that could not be removed named)\n";
 
 std::string helpText(const char* usage, const po::options_description& d) {
   std::ostringstream s;

@@ -43,7 +43,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.topology = opt.topology;
   ctx.shape = jobShape(gathered.all, opt.topology);
   ctx.pieceBytes = opt.pieceBytes;
-  ctx.outDir = opt.outDir;
+  ctx.outDir = run.outCommit.folder();
   ctx.compress = opt.compress;
   ctx.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);

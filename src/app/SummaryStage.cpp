@@ -80,6 +80,11 @@ void logMissingRanks(const ReportRun& run, const JobShape& shape) {
           " (below the highest rank found)");
 }
 
+// Where the run's files are: --out, or the folder's path after a rename (issue 21 A3).
+const std::string& outPathOf(const ReportRun& run, const WriteResult& written) {
+  return written.outPath.empty() ? run.options.outDir : written.outPath;
+}
+
 void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& written) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - run.start).count();
   std::string kinds;
@@ -88,7 +93,7 @@ void logTotals(const ReportRun& run, const InputTotals& t, const WriteResult& wr
   char line[512];
   std::snprintf(line, sizeof line, "wrote %llu trace files (%s) to %s in %.2f s",
                 static_cast<unsigned long long>(written.filesWritten),
-                humanBytes(written.bytesWritten).c_str(), run.options.outDir.c_str(), secs);
+                humanBytes(written.bytesWritten).c_str(), outPathOf(run, written).c_str(), secs);
   run.log(line);
   run.log("inputs: " + kinds + "; " + std::to_string(t.events) + " events; " +
           std::to_string(run.comm.size()) + " MPI ranks on " + std::to_string(t.hosts.size()) +
@@ -121,10 +126,10 @@ int summaryStage(ReportRun& run, const GatheredSummaries& gathered, const WriteR
   if (!analysis.written.ok()) run.log("analysis not written: " + analysis.written.error().message);
   for (const std::string& l : analysis.lines) run.log(l);
   if (analysis.written.ok() && !analysis.lines.empty())  // the analysis ran and was written
-    run.log("report: " + (std::filesystem::path(run.options.outDir) / "report.html").string() +
+    run.log("report: " + (std::filesystem::path(outPathOf(run, written)) / "report.html").string() +
             " (findings.json, steps.csv, ranks.csv, kernels.csv beside it)");
-  bool partial =
-      totals.anyProblem || !written.renderProblems.empty() || inputFailed || !analysis.written.ok();
+  bool partial = totals.anyProblem || !written.renderProblems.empty() || inputFailed ||
+                 !analysis.written.ok() || !written.commitProblems.empty();
   return run.comm.allTrue(!partial) ? kExitOk : kExitPartial;
 }
 

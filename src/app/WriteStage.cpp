@@ -386,8 +386,7 @@ struct FileWrite {
     wo.fsync = ctx.fsync;
     wo.raw = outputFormat(output.format).rawFile;
     std::string name = output.fileName() + (ctx.compress ? ".gz" : "");
-    if (Status s = writer.open((std::filesystem::path(ctx.outDir) / name).string(), wo); !s)
-      fail(s);
+    if (Status s = writer.open(ctx.outDir, name, wo); !s) fail(s);
   }
   void chunkDone(const Chunk& c, const WriteContext& ctx, const Warnings& chunkWarnings,
                  const std::string& problem) {

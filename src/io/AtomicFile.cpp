@@ -26,6 +26,11 @@ bool isHex16(const std::string& s, size_t pos) {
 
 std::string errnoText() { return std::strerror(errno); }
 
+// `name` as the *at() calls in `dir` take it.
+std::string atName(const Folder& dir, const std::string& name) {
+  return dir.fd == AT_FDCWD ? (fs::path(dir.path) / name).string() : name;
+}
+
 }  // namespace
 
 const std::string& processToken() {
@@ -55,21 +60,26 @@ bool isXstackTempName(const std::string& n) {
                      [](char c) { return c >= '0' && c <= '9'; });
 }
 
-Status writeFileAtomically(const std::string& dir, const std::string& name,
-                           const std::string& text) {
-  const std::string temp = (fs::path(dir) / (name + ".xstack-" + processToken() + ".tmp")).string();
-  const std::string path = (fs::path(dir) / name).string();
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{temp + ": cannot create: " + errnoText()};
+Status writeFileAtomically(const Folder& dir, const std::string& name, const std::string& text) {
+  const std::string tempName = name + ".xstack-" + processToken() + ".tmp";
+  const std::string temp = atName(dir, tempName), path = (fs::path(dir.path) / name).string();
+  int fd = ::openat(dir.fd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Error{(fs::path(dir.path) / tempName).string() + ": cannot create: " + errnoText()};
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ok = ::fsync(fd) == 0 && ok;
   ok = ::close(fd) == 0 && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+  if (!ok || ::renameat(dir.fd, temp.c_str(), dir.fd, atName(dir, name).c_str()) != 0) {
     std::string msg = path + ": cannot write: " + errnoText();
-    ::unlink(temp.c_str());
+    ::unlinkat(dir.fd, temp.c_str(), 0);
     return Error{msg};
   }
   return {};
+}
+
+Status writeFileAtomically(const std::string& dir, const std::string& name,
+                           const std::string& text) {
+  return writeFileAtomically(Folder{AT_FDCWD, dir}, name, text);
 }
 
 AtomicFile::~AtomicFile() { abandon(); }
@@ -81,29 +91,46 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& o) noexcept {
     abandon();
     final_ = std::move(o.final_);
     temp_ = std::move(o.temp_);
+    name_ = std::move(o.name_);
+    tempName_ = std::move(o.tempName_);
+    dirPath_ = std::move(o.dirPath_);
+    dirFd_ = o.dirFd_;
     fd_ = o.fd_;
     finished_ = o.finished_;
     bytes_ = o.bytes_;
     o.fd_ = -1;
     o.temp_.clear();
+    o.tempName_.clear();
   }
   return *this;
 }
 
-Status AtomicFile::open(const std::string& finalPath) {
-  final_ = finalPath;
-  fs::path p(finalPath);
-  temp_ = (p.parent_path() / ("." + p.filename().string() + ".xstack-" + processToken() + ".tmp"))
-              .string();
+std::string AtomicFile::at(const std::string& name) const {
+  return atName(Folder{dirFd_, dirPath_}, name);
+}
+
+Status AtomicFile::open(const Folder& dir, const std::string& name) {
+  dirFd_ = dir.fd;
+  dirPath_ = dir.path;
+  name_ = name;
+  tempName_ = "." + name + ".xstack-" + processToken() + ".tmp";
+  final_ = (fs::path(dir.path) / name).string();
+  temp_ = (fs::path(dir.path) / tempName_).string();
   // O_EXCL: never write into a file another writer created (the token makes
   // a clash practically impossible; this makes it an error, not a mix).
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  fd_ = ::openat(dirFd_, at(tempName_).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     std::string msg = temp_ + ": cannot create: " + std::strerror(errno);
     temp_.clear();
+    tempName_.clear();
     return Error{msg};
   }
   return {};
+}
+
+Status AtomicFile::open(const std::string& finalPath) {
+  const fs::path p(finalPath);
+  return open(Folder{AT_FDCWD, p.parent_path().string()}, p.filename().string());
 }
 
 Status AtomicFile::write(std::string_view bytes) {
@@ -137,9 +164,10 @@ Status AtomicFile::finish(bool fsync) {
 
 Status AtomicFile::commit() {
   if (!finished_) return Error{final_ + ": commit before finish"};
-  if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+  if (::renameat(dirFd_, at(tempName_).c_str(), dirFd_, at(name_).c_str()) != 0)
     return Error{final_ + ": cannot rename from " + temp_ + ": " + std::strerror(errno)};
   temp_.clear();
+  tempName_.clear();
   return {};
 }
 
@@ -148,9 +176,10 @@ void AtomicFile::abandon() {
     ::close(fd_);
     fd_ = -1;
   }
-  if (!temp_.empty()) {
-    ::unlink(temp_.c_str());
+  if (!tempName_.empty()) {
+    ::unlinkat(dirFd_, at(tempName_).c_str(), 0);
     temp_.clear();
+    tempName_.clear();
   }
 }
 

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <regex>
 #include <set>
@@ -92,13 +91,50 @@ void syncFolder(int dirFd) {
   if (dirFd >= 0) ::fsync(dirFd);
 }
 
-std::vector<std::string> namesIn(const std::string& dir) {
+// The entries of the folder `dirFd` (not "." and ".."), sorted; none if it
+// cannot be listed.
+std::vector<std::string> namesIn(int dirFd) {
   std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    names.push_back(it->path().filename().string());
+  const int fd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) ::close(fd);
+    return names;
+  }
+  while (const dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  ::closedir(d);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// "<device>\t<inode>" of the folder `dirFd`, empty if it cannot be stat'ed:
+// the identity a journal records (issue 21 A3).
+std::string folderIdentity(int dirFd) {
+  struct stat st {};
+  if (::fstat(dirFd, &st) != 0) return {};
+  return std::to_string(st.st_dev) + "\t" + std::to_string(st.st_ino);
+}
+
+// The whole small file `name` in `dirFd` (not through a symlink); false if
+// it cannot be read.
+bool readSmallFile(int dirFd, const char* name, std::string& text) {
+  const int fd = ::openat(dirFd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return n == 0;
+}
+
+// The current path of the open folder `dirFd` (from /proc), or why not.
+std::string currentPathOf(int dirFd) {
+  char link[64], buf[4096];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", dirFd);
+  const ssize_t n = ::readlink(link, buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown (" + errnoText() + ")";
 }
 
 std::string joinNames(const std::vector<std::string>& v) {
@@ -123,30 +159,50 @@ bool isCommittedOutputName(const std::string& n) {
   return isTraceFileName(n) || isAnalysisFileName(n);
 }
 
-std::string rollForwardJournal(const std::string& dir) {
-  const std::string path = (fs::path(dir) / kJournal).string();
-  std::ifstream in(path);
-  if (!in) return {};
-  std::string line, word, a, b;
-  std::getline(in, line);
-  if (line != "xstack-commit 1") return {};  // not ours: left alone
-  size_t renamed = 0, removed = 0;
-  auto plain = [](const std::string& n) {
-    return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos;
-  };
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    if (!std::getline(ls, word, '\t')) continue;
-    if (word == "new" && std::getline(ls, a, '\t') && std::getline(ls, b, '\t') && plain(a) &&
-        plain(b) && isXstackTempName(b)) {
-      const fs::path target = fs::path(dir) / a, temp = fs::path(dir) / b;
-      if (::access(temp.c_str(), F_OK) == 0 && std::rename(temp.c_str(), target.c_str()) == 0)
-        ++renamed;
-    } else if (word == "stale" && std::getline(ls, a, '\t') && isCommittedOutputName(a)) {
-      if (::unlink((fs::path(dir) / a).c_str()) == 0) ++removed;
-    }
+namespace {
+
+bool plainName(const std::string& n) {
+  return !n.empty() && n != "." && n != ".." && n.find('/') == std::string::npos;
+}
+
+// Applies one line of a journal in the folder `dirFd`: renames a listed
+// temporary into place, removes a listed stale file. Anything else (a path,
+// a name this tool never writes) is ignored.
+void applyJournalLine(int dirFd, const std::string& line, size_t& renamed, size_t& removed) {
+  std::istringstream ls(line);
+  std::string word, a, b;
+  if (!std::getline(ls, word, '\t')) return;
+  if (word == "new" && std::getline(ls, a, '\t') && std::getline(ls, b, '\t') && plainName(a) &&
+      plainName(b) && isXstackTempName(b)) {
+    if (::renameat(dirFd, b.c_str(), dirFd, a.c_str()) == 0) ++renamed;
+  } else if (word == "stale" && std::getline(ls, a, '\t') && isCommittedOutputName(a)) {
+    if (::unlinkat(dirFd, a.c_str(), 0) == 0) ++removed;
   }
-  ::unlink(path.c_str());
+}
+
+}  // namespace
+
+std::string rollForwardJournal(const Folder& dir) {
+  std::string text, line;
+  if (!readSmallFile(dir.fd, kJournal, text)) return {};
+  const std::string path = (fs::path(dir.path) / kJournal).string();
+  std::istringstream in(text);
+  std::getline(in, line);
+  if (line == "xstack-commit 2") {  // names its folder: applied only there
+    std::string id;
+    std::getline(in, id);
+    if (id != "folder\t" + folderIdentity(dir.fd)) {
+      ::unlinkat(dir.fd, kJournal, 0);
+      return "removed the commit journal " + path +
+             " of another folder (copied here with its files, not applied): an interrupted "
+             "commit's files stay as they were copied";
+    }
+  } else if (line != "xstack-commit 1") {  // version 1 (older releases) names no folder
+    return {};                             // not ours: left alone
+  }
+  size_t renamed = 0, removed = 0;
+  while (std::getline(in, line)) applyJournalLine(dir.fd, line, renamed, removed);
+  ::unlinkat(dir.fd, kJournal, 0);
   return "completed the interrupted commit of an earlier run (journal " + path +
          "): " + std::to_string(renamed) + " files renamed into place, " + std::to_string(removed) +
          " stale files removed";
@@ -179,9 +235,9 @@ Status OutputCommit::lock(const std::string& outDir, std::vector<std::string>& n
   installHandlers();
   gOutDirFd.store(dirFd_);
   // Leftovers of dead runs (the lock says no live run uses the folder).
-  if (std::string done = rollForwardJournal(outDir); !done.empty()) notes.push_back(done);
+  if (std::string done = rollForwardJournal(folder()); !done.empty()) notes.push_back(done);
   size_t temps = 0;
-  for (const std::string& n : namesIn(outDir))
+  for (const std::string& n : namesIn(dirFd_))
     if (isXstackTempName(n) && ::unlinkat(dirFd_, n.c_str(), 0) == 0) ++temps;
   if (temps)
     notes.push_back("removed " + std::to_string(temps) +
@@ -191,19 +247,24 @@ Status OutputCommit::lock(const std::string& outDir, std::vector<std::string>& n
 
 Status OutputCommit::checkTargets(const std::vector<AtomicFile*>& files) const {
   std::vector<std::string> problems;
-  if (::access(dir_.c_str(), W_OK | X_OK) != 0)
+  if (::faccessat(dirFd_, ".", W_OK | X_OK, 0) != 0)
     problems.push_back(dir_ + ": cannot replace files in this folder: " + errnoText());
   struct stat dirSt {};
-  const bool sticky = ::stat(dir_.c_str(), &dirSt) == 0 && (dirSt.st_mode & S_ISVTX);
+  const bool sticky = ::fstat(dirFd_, &dirSt) == 0 && (dirSt.st_mode & S_ISVTX);
   const uid_t me = ::geteuid();
   for (const AtomicFile* f : files) {
     const AtomicFile& w = *f;
     struct stat st {};
-    if (!w.finished() || ::lstat(w.tempPath().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (w.folderFd() != dirFd_) {
+      problems.push_back(w.finalPath() + ": not written in the locked --out folder");
+      continue;
+    }
+    if (!w.finished() || ::fstatat(dirFd_, w.tempName().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        !S_ISREG(st.st_mode)) {
       problems.push_back(w.tempPath() + ": the finished temporary file is gone");
       continue;
     }
-    if (::lstat(w.finalPath().c_str(), &st) != 0) continue;  // a new name
+    if (::fstatat(dirFd_, w.name().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // new
     if (S_ISDIR(st.st_mode))
       problems.push_back(w.finalPath() + ": is a folder");
     else if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
@@ -217,20 +278,27 @@ Status OutputCommit::checkTargets(const std::vector<AtomicFile*>& files) const {
   return Error{msg};
 }
 
+void OutputCommit::removeStale(const std::vector<std::string>& stale, Result& result) const {
+  for (const std::string& n : stale) {
+    if (::unlinkat(dirFd_, n.c_str(), 0) == 0)
+      ++result.staleRemoved;
+    else if (errno != ENOENT)  // gone already: nothing of another run stays
+      result.staleKept.push_back((fs::path(dir_) / n).string() + ": " + errnoText());
+  }
+}
+
 Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& result) {
   if (Status s = checkTargets(files); !s) return s;
   std::set<std::string> newNames;
-  for (const AtomicFile* w : files) newNames.insert(fs::path(w->finalPath()).filename().string());
+  for (const AtomicFile* w : files) newNames.insert(w->name());
   std::vector<std::string> stale;
-  for (const std::string& n : namesIn(dir_))
+  for (const std::string& n : namesIn(dirFd_))
     if (isCommittedOutputName(n) && !newNames.count(n)) stale.push_back(n);
-  std::string journal = "xstack-commit 1\n";
-  for (const AtomicFile* w : files)
-    journal += "new\t" + fs::path(w->finalPath()).filename().string() + "\t" +
-               fs::path(w->tempPath()).filename().string() + "\n";
+  std::string journal = "xstack-commit 2\nfolder\t" + folderIdentity(dirFd_) + "\n";
+  for (const AtomicFile* w : files) journal += "new\t" + w->name() + "\t" + w->tempName() + "\n";
   for (const std::string& n : stale) journal += "stale\t" + n + "\n";
   gInCommit.store(true);
-  if (Status s = writeFileAtomically(dir_, kJournal, journal); !s) {
+  if (Status s = writeFileAtomically(folder(), kJournal, journal); !s) {
     gInCommit.store(false);
     return Error{"cannot write the commit journal, nothing replaced: " + s.error().message};
   }
@@ -238,7 +306,7 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
   std::vector<std::string> renamed;
   for (size_t i = 0; i < files.size(); ++i) {
     if (i == 1 && faultInjected("kill-commit", 0)) std::raise(SIGKILL);
-    const std::string name = fs::path(files[i]->finalPath()).filename().string();
+    const std::string name = files[i]->name();
     // Test hook: "commit-rename:0" fails the second rename as a real one would.
     Status s = i == 1 && faultInjected("commit-rename", 0)
                    ? Status{Error{files[i]->finalPath() + ": injected rename failure"}}
@@ -246,7 +314,7 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
     if (!s) {
       std::vector<std::string> old;
       for (size_t j = i; j < files.size(); ++j) {
-        old.push_back(fs::path(files[j]->finalPath()).filename().string());
+        old.push_back(files[j]->name());
         files[j]->abandon();
       }
       ::unlinkat(dirFd_, kJournal, 0);
@@ -258,17 +326,26 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
     renamed.push_back(name);
   }
   syncFolder(dirFd_);
-  for (const std::string& n : stale) {
-    if (::unlinkat(dirFd_, n.c_str(), 0) == 0)
-      ++result.staleRemoved;
-    else
-      result.notes.push_back("cannot remove the earlier output file " + n + ": " + errnoText());
-  }
+  removeStale(stale, result);
   ::unlinkat(dirFd_, kJournal, 0);
   syncFolder(dirFd_);
   gInCommit.store(false);
   result.committed = renamed.size();
+  result.folderMoved = movedAway();
+  result.folderPath = result.folderMoved.empty() ? dir_ : currentPathOf(dirFd_);
   return {};
+}
+
+std::string OutputCommit::movedAway() const {
+  struct stat now {
+  }, locked{};
+  if (::stat(dir_.c_str(), &now) == 0 && ::fstat(dirFd_, &locked) == 0 &&
+      now.st_dev == locked.st_dev && now.st_ino == locked.st_ino)
+    return {};
+  return "--out " + dir_ +
+         " was renamed or replaced during the run: this run's files are in the folder it named "
+         "when the run started, now at " +
+         currentPathOf(dirFd_) + "; the folder now at " + dir_ + ", if any, was not touched";
 }
 
 }  // namespace xstack

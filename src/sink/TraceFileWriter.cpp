@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <filesystem>
+
 namespace xstack {
 
 struct TraceFileWriter::Gzip {
@@ -16,8 +18,13 @@ TraceFileWriter::TraceFileWriter(TraceFileWriter&& o) noexcept = default;
 TraceFileWriter& TraceFileWriter::operator=(TraceFileWriter&& o) noexcept = default;
 
 Status TraceFileWriter::open(const std::string& finalPath, const Options& options) {
+  const std::filesystem::path p(finalPath);
+  return open(Folder{AT_FDCWD, p.parent_path().string()}, p.filename().string(), options);
+}
+
+Status TraceFileWriter::open(const Folder& dir, const std::string& name, const Options& options) {
   options_ = options;
-  if (Status s = file_.open(finalPath); !s) return s;
+  if (Status s = file_.open(dir, name); !s) return s;
   if (options_.gzip) {
     gz_ = std::make_unique<Gzip>();
     // windowBits 15 + 16: a gzip header, so the file is a plain .gz

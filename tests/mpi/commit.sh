@@ -135,6 +135,89 @@ case $case in
     for f in "$work/ref2"/traceFile_*; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") is not run 2's"; done
     no_leftovers "$work/out"
     ;;
+  foreign)  # issue 21 A4: a sticky shared --out holding another user's stale traceFile_*
+    # The run is made as nobody (root may unlink anything in a sticky folder), in a folder of
+    # its own under /tmp; the foreign file belongs to uid 1234. It cannot be removed: rc 3,
+    # the file named with the reason, it stays; every other output is this run's, and a stale
+    # trace of nobody's own is removed as usual.
+    command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
+    tmp=$(mktemp -d /tmp/xstack-foreign.XXXXXX)
+    trap 'rm -rf "$tmp"' EXIT
+    cp "$xstack" "$tmp/xstack" && cp -r "$work/data1" "$tmp/data"
+    "$tmp/xstack" report --data-dir "$tmp/data" "${opts[@]}" --out "$tmp/ref" 2>/dev/null || fail "reference run"
+    chmod -R a+rwX "$tmp"
+    out=$tmp/out
+    mkdir "$out" && chmod 1777 "$out"
+    echo theirs > "$out/traceFile_9_9.json" && chown 1234:1234 "$out/traceFile_9_9.json"
+    echo mine > "$out/traceFile_5_5.json" && chown 65534:65534 "$out/traceFile_5_5.json"
+    set +e
+    HOME=$tmp setpriv --reuid=65534 --regid=65534 --clear-groups \
+      "$MPIRUN" --timeout "$MPI_TIMEOUT" -np 2 --oversubscribe --bind-to none --mca btl self,tcp,vader \
+      "$tmp/xstack" report --data-dir "$tmp/data" "${opts[@]}" --out "$out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
+    grep -qF "cannot remove the earlier output file $out/traceFile_9_9.json: Operation not permitted" "$work/log" ||
+      fail "the foreign file not named with the reason: $(cat "$work/log")"
+    grep -q "removed 1 earlier output files" "$work/log" || fail "own stale trace not counted: $(cat "$work/log")"
+    [ "$(cat "$out/traceFile_9_9.json")" = theirs ] || fail "the foreign file changed"
+    [ ! -e "$out/traceFile_5_5.json" ] || fail "own stale trace kept"
+    rm -f "$out/traceFile_9_9.json"  # as root: the rest must be exactly the run's
+    same_dir "$tmp/ref" "$out"
+    no_leftovers "$out"
+    ;;
+  moved)  # issue 21 A3: --out renamed and made anew during the run (mv out out.old; mkdir out)
+    # The run's folder is the one --out named when it started (locked, held open): every file,
+    # the stale listing and removals and the journal stay there, now out.old. The new out is
+    # not touched: what the user put there stays, nothing is created there (no output, no
+    # temporary, no journal for the next run). rc 3 says where the files went.
+    cp -r "$work/ref2" "$work/out"
+    echo stale > "$work/out/traceFile_7_7.json"  # another layout's: stale in the run's folder
+    echo mine > "$work/out/notes.txt"
+    cmd="mkdir '$work/done' 2>/dev/null && mv '$work/out' '$work/out.old' && mkdir '$work/out' &&
+      echo theirs > '$work/out/traceFile_6_6.json' && echo later > '$work/out/notes.txt' || true"
+    set +e
+    XSTACK_INJECT_FAULT="render-read-cmd:0,render-read-cmd:1" XSTACK_INJECT_COMMAND="$cmd" \
+      xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ -d "$work/done" ] || fail "the hook did not run"
+    [ "$rc" -eq 3 ] || fail "exit $rc, expected 3: $(cat "$work/log")"
+    grep -qF -- "--out $work/out was renamed or replaced during the run" "$work/log" &&
+      grep -qF "now at $work/out.old" "$work/log" || fail "not said where the files went: $(cat "$work/log")"
+    grep -qE "wrote [0-9]+ trace files .* to $work/out.old in" "$work/log" &&
+      grep -qF "report: $work/out.old/report.html" "$work/log" || fail "the summary names another folder: $(cat "$work/log")"
+    [ "$(cat "$work/out.old/notes.txt")" = mine ] || fail "the user's file in out.old was touched"
+    [ "$(ls -A "$work/out")" = "$(printf 'notes.txt\ntraceFile_6_6.json')" ] ||
+      fail "the new out was touched: $(ls -A "$work/out")"
+    [ "$(cat "$work/out/traceFile_6_6.json")" = theirs ] && [ "$(cat "$work/out/notes.txt")" = later ] ||
+      fail "the user's files in the new out changed"
+    rm "$work/out.old/notes.txt"
+    same_dir "$work/ref1" "$work/out.old"  # the whole set in one folder, its stale trace gone
+    no_leftovers "$work/out.old"
+    ;;
+  moved_kill)  # issue 21 A3: --out renamed during the run, then SIGKILL in the commit
+    # The journal is in the run's folder (out.old) and names it; the new out gets none, so a
+    # run into out has nothing to replay; a run into out.old completes the commit.
+    cp -r "$work/ref2" "$work/out"
+    cmd="mkdir '$work/done' 2>/dev/null && mv '$work/out' '$work/out.old' && mkdir '$work/out' &&
+      echo theirs > '$work/out/traceFile_6_6.json' || true"
+    set +e
+    XSTACK_INJECT_FAULT="render-read-cmd:0,render-read-cmd:1,kill-commit:0" XSTACK_INJECT_COMMAND="$cmd" \
+      "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out" 2>"$work/log"
+    rc=$?
+    set -e
+    [ -d "$work/done" ] || fail "the hook did not run"
+    [ "$rc" -ne 0 ] || fail "exit 0 after SIGKILL"
+    [ -f "$work/out.old/.xstack-commit" ] || fail "no journal in the run's folder: $(ls -A "$work/out.old")"
+    [ "$(ls -A "$work/out")" = traceFile_6_6.json ] || fail "the new out was touched: $(ls -A "$work/out")"
+    set +e; xmpirun 2 "$xstack" report --data-dir "$work/data1" "${opts[@]}" --out "$work/out.old" 2>"$work/log2"; rc=$?; set -e
+    [ "$rc" -eq 0 ] || fail "rerun into out.old: exit $rc: $(cat "$work/log2")"
+    grep -q "completed the interrupted commit" "$work/log2" || fail "the journal was not applied: $(cat "$work/log2")"
+    same_dir "$work/ref1" "$work/out.old"
+    no_leftovers "$work/out.old"
+    [ "$(cat "$work/out/traceFile_6_6.json")" = theirs ] || fail "the user's file in the new out changed"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

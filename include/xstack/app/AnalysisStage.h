@@ -58,8 +58,9 @@ TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_
 // request, always sent). Rank 0 appends the five files, finished, to
 // `files` (all, or none and an error in `written`), for OutputCommit, and
 // returns the summary. `originNs`: steps.csv start_ns is relative to it.
+// `outDir`: rank 0's locked --out (OutputCommit::folder()).
 AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
                              const std::vector<LocalInput>& local, uint64_t originNs,
-                             const std::string& outDir, bool fsync, std::vector<AtomicFile>& files);
+                             const Folder& outDir, bool fsync, std::vector<AtomicFile>& files);
 
 }  // namespace xstack

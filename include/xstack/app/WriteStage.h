@@ -16,13 +16,14 @@
 #include "xstack/app/ReadStage.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/TimeUnits.h"
+#include "xstack/io/AtomicFile.h"
 #include "xstack/plan/OutputPlan.h"
 #include "xstack/sink/TraceEvents.h"
 
 namespace xstack {
 
 struct WriteContext {
-  const Source* source = nullptr;                   // the format of the run's inputs
+  const Source* source = nullptr;                  // the format of the run's inputs
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
   std::vector<LocalInput>* local = nullptr;        // this rank's inputs
   size_t firstLocal = 0;                           // global index of local[0]
@@ -34,7 +35,7 @@ struct WriteContext {
   size_t pieceBytes = 4 << 20;
   size_t piecesAhead = 4;            // pieces a sender may have in flight to rank 0
   class BufferPool* pool = nullptr;  // piece buffers (set by writeOutputs)
-  std::string outDir;
+  Folder outDir;  // rank 0: the locked --out (OutputCommit::folder()), where the files go
   bool compress = false;
   bool fsync = false;
   // Rank 0: called after each chunk with (chunks done, chunks total).
@@ -57,6 +58,12 @@ struct WriteResult {
   // Profiles this rank decoded for rendering: once per displayed profile it
   // renders, whatever the number of formats (--timings: render_decodes).
   uint64_t renderDecodes = 0;
+  // Rank 0, after the commit: what makes --out not exactly this run's set,
+  // each a message (an earlier output file that could not be removed, --out
+  // renamed during the run); each makes the run partial.
+  std::vector<std::string> commitProblems;
+  // Rank 0: where the committed files are (OutputCommit::Result::folderPath).
+  std::string outPath;
 };
 
 // collective (every rank calls it; point to point with rank 0 only): renders this

@@ -9,6 +9,8 @@
 // OutputCommit (io/OutputCommit.h), not one by one.
 #pragma once
 
+#include <fcntl.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,17 @@
 #include "xstack/core/Status.h"
 
 namespace xstack {
+
+// The folder files are created, renamed and removed in. `fd` is a folder held
+// open by its owner (OutputCommit::folder()) for longer than any file made in
+// it: every operation is relative to it (openat, renameat, unlinkat), so the
+// files stay in that one folder whatever happens to its path meanwhile
+// (renamed, replaced: issue 21 A3). fd AT_FDCWD: `path` is looked up at each
+// operation. `path` also names the folder in messages.
+struct Folder {
+  int fd = AT_FDCWD;
+  std::string path;
+};
 
 class AtomicFile {
  public:
@@ -27,24 +40,34 @@ class AtomicFile {
   AtomicFile(AtomicFile&& o) noexcept;
   AtomicFile& operator=(AtomicFile&& o) noexcept;
 
-  // Creates the temporary file of `finalPath`.
+  // Creates the temporary file of `name` (a plain file name) in `dir`.
+  Status open(const Folder& dir, const std::string& name);
+  // The same in the folder of `finalPath`, looked up by path.
   Status open(const std::string& finalPath);
   // Appends bytes (retries short writes and EINTR).
   Status write(std::string_view bytes);
   // Syncs the file when `fsync` (a file system without fsync is not an
   // error), then closes it: ready for commit().
   Status finish(bool fsync);
-  // Renames the finished temporary file to the final path.
+  // Renames the finished temporary file to the final name, in its folder.
   Status commit();
   void abandon();
 
   uint64_t bytesWritten() const { return bytes_; }
+  // For messages: the folder's path joined with the names.
   const std::string& finalPath() const { return final_; }
   const std::string& tempPath() const { return temp_; }
+  // The names in the folder (empty temporary name: none, or committed).
+  const std::string& name() const { return name_; }
+  const std::string& tempName() const { return tempName_; }
+  int folderFd() const { return dirFd_; }
   bool finished() const { return finished_; }
 
  private:
-  std::string final_, temp_;
+  // A name in the folder as the *at() calls take it.
+  std::string at(const std::string& name) const;
+  std::string final_, temp_, name_, tempName_, dirPath_;
+  int dirFd_ = AT_FDCWD;
   int fd_ = -1;
   bool finished_ = false;
   uint64_t bytes_ = 0;
@@ -58,7 +81,9 @@ const std::string& processToken();
 bool isXstackTempName(const std::string& name);
 
 // A small file dir/name written whole to "<name>.xstack-<token>.tmp", synced,
-// then renamed into place.
+// then renamed into place, all in `dir`.
+Status writeFileAtomically(const Folder& dir, const std::string& name, const std::string& text);
+// The same in the folder `dir` names, looked up by path.
 Status writeFileAtomically(const std::string& dir, const std::string& name,
                            const std::string& text);
 

@@ -13,6 +13,13 @@
 //     stale files; removes the journal. Killed at any point, the folder holds
 //     the old set (no journal) or, with the journal, what is needed to finish
 //     the new set: the next run rolls it forward. Other files are never touched.
+//     A stale file that cannot be removed (another user's in a sticky folder)
+//     stays and is reported in Result::staleKept: the caller's run is partial
+//     (rc 3), since not every output file in the folder is its own.
+//  Every operation after lock() (the run's files, listing, journal, renames,
+//  removals) is relative to the folder's descriptor (folder()): one folder
+//  for the whole run even if its path is renamed or replaced meanwhile
+//  (issue 21 A3); the journal names that folder (device, inode).
 //  While locked, SIGTERM/SIGINT/SIGHUP remove this process's temporaries
 //  (unless the journal is being written or applied) before dying.
 #pragma once
@@ -47,21 +54,41 @@ class OutputCommit {
   struct Result {
     size_t committed = 0;
     size_t staleRemoved = 0;
-    std::vector<std::string> notes;  // stale files that could not be removed
+    // Stale files that exist and could not be removed, one per file:
+    // "<dir>/<name>: <reason>". Empty after every stale file was removed
+    // (or had vanished).
+    std::vector<std::string> staleKept;
+    // Not empty when the path --out no longer names the locked folder
+    // (renamed or replaced during the run): says where the files went.
+    std::string folderMoved;
+    // Where the committed files are: the path given to lock(), or after a
+    // rename the locked folder's path now.
+    std::string folderPath;
   };
   // `files`: the run's finished files, all in the locked folder; after a
   // failed rename the ones not renamed are abandoned.
   Status commit(const std::vector<AtomicFile*>& files, Result& result);
+  // The locked folder, for every file of the run (after lock(); fd -1
+  // before): the run's one folder, whatever happens to its path.
+  Folder folder() const { return Folder{dirFd_, dir_}; }
 
  private:
   Status checkTargets(const std::vector<AtomicFile*>& files) const;
+  // Unlinks each of `stale` (names in the folder), counting what went and
+  // naming what stayed in `result`.
+  void removeStale(const std::vector<std::string>& stale, Result& result) const;
+  // Empty while the path given to lock() names the locked folder; else what
+  // happened and where the folder is now.
+  std::string movedAway() const;
   std::string dir_;
   int dirFd_ = -1;
 };
 
 // Applies a journal left by an interrupted commit in `dir` (renames the
-// temporaries still there, removes the stale files) and removes it. Returns
-// what it did, empty if there was no journal.
-std::string rollForwardJournal(const std::string& dir);
+// temporaries still there, removes the stale files) and removes it. A journal
+// naming another folder (device, inode: copied here with its files) is
+// removed without being applied. Returns what it did, empty if there was no
+// journal of this tool.
+std::string rollForwardJournal(const Folder& dir);
 
 }  // namespace xstack

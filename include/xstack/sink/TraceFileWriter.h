@@ -39,7 +39,10 @@ class TraceFileWriter {
     // their bytes unchanged, and finish writes the given bytes unchanged.
     bool raw = false;
   };
-  // Creates the temporary file and writes the header.
+  // Creates the temporary file of `name` in `dir` (io/AtomicFile.h) and
+  // writes the header.
+  Status open(const Folder& dir, const std::string& name, const Options& options);
+  // The same in the folder of `finalPath`, looked up by path.
   Status open(const std::string& finalPath, const Options& options);
   Status open(const std::string& finalPath) { return open(finalPath, Options{}); }
   // Appends rendered events (each starting with ",\n"; the comma of the

@@ -3,6 +3,7 @@
 // removed after the commit, leftovers of dead runs cleaned, journals rolled
 // forward, nothing else touched.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -36,12 +37,14 @@ class OutputCommitTest : public TempDirTest {
   void put(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ / name, std::ios::binary) << text;
   }
-  // Finished writers for `names`, each holding `tag` in otherData.
-  std::vector<TraceFileWriter> writersFor(const std::vector<std::string>& files,
-                                          const std::string& tag) const {
+  // Finished writers for `names` in the folder `c` locked, each holding `tag`
+  // in otherData.
+  static std::vector<TraceFileWriter> writersFor(const OutputCommit& c,
+                                                 const std::vector<std::string>& files,
+                                                 const std::string& tag) {
     std::vector<TraceFileWriter> w(files.size());
     for (size_t i = 0; i < files.size(); ++i) {
-      EXPECT_TRUE(w[i].open((dir_ / files[i]).string()).ok());
+      EXPECT_TRUE(w[i].open(c.folder(), files[i], {}).ok());
       EXPECT_TRUE(w[i].finish("{\"run\":\"" + tag + "\"}").ok());
     }
     return w;
@@ -99,7 +102,7 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   std::vector<std::string> notes;
   OutputCommit c;
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
-  auto w = writersFor({"traceFile_0_0.json", "traceFile_1_0.json"}, "new");
+  auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_1_0.json"}, "new");
   OutputCommit::Result r;
   ASSERT_TRUE(c.commit(filesOf(w), r).ok());
   EXPECT_EQ(r.committed, 2u);
@@ -107,6 +110,109 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   EXPECT_EQ(names(), (std::vector<std::string>{"notes.txt", "traceFile_0_0.json",
                                                "traceFile_1_0.json", "traceFile_notes.txt"}));
   EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
+}
+
+// Issue 21 A4: a stale output that cannot be removed (here a folder named
+// like a trace; as a user, another user's file in a sticky folder) is named
+// with the reason, never passed over: the run's outputs are committed and
+// the caller makes it rc 3.
+// A file made by path (not in the locked folder's descriptor) is refused:
+// every file of a commit is made in folder().
+TEST_F(OutputCommitTest, AFileNotMadeInTheLockedFolderReplacesNothing) {
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  TraceFileWriter w;
+  ASSERT_TRUE(w.open((dir_ / "traceFile_0_0.json").string()).ok());
+  ASSERT_TRUE(w.finish("{}").ok());
+  OutputCommit::Result r;
+  Status s = c.commit({&w.file()}, r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("not written in the locked --out folder"), std::string::npos)
+      << s.error().message;
+}
+
+// Issue 21 A3: --out renamed and made anew during the run. Every file, the
+// listing of stale files, the journal and the removals stay in the folder
+// locked at the start; the new folder at the path is not touched; the result
+// says where the files went.
+TEST_F(OutputCommitTest, AFolderRenamedDuringTheRunGetsTheWholeCommit) {
+  const fs::path out = dir_ / "out", old = dir_ / "out.old";
+  fs::create_directory(out);
+  std::ofstream(out / "traceFile_7_7.json") << "stale";
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(out.string(), notes).ok());
+  auto w = writersFor(c, {"traceFile_0_0.json"}, "half");  // before the rename
+  fs::rename(out, old);
+  fs::create_directory(out);
+  std::ofstream(out / "traceFile_6_6.json") << "theirs";  // the user's, in the new folder
+  std::vector<TraceFileWriter> after(1);
+  ASSERT_TRUE(after[0].open(c.folder(), "traceFile_0_1.json", {}).ok());
+  ASSERT_TRUE(after[0].finish("{}").ok());
+  OutputCommit::Result r;
+  ASSERT_TRUE(c.commit({&w[0].file(), &after[0].file()}, r).ok());
+  EXPECT_EQ(r.committed, 2u);
+  EXPECT_EQ(r.staleRemoved, 1u);
+  EXPECT_NE(r.folderMoved.find("was renamed or replaced during the run"), std::string::npos);
+  EXPECT_NE(r.folderMoved.find("now at " + old.string()), std::string::npos) << r.folderMoved;
+  EXPECT_EQ(r.folderPath, old.string());
+  auto namesOf = [](const fs::path& d) {
+    std::vector<std::string> n;
+    for (const auto& e : fs::directory_iterator(d)) n.push_back(e.path().filename().string());
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  EXPECT_EQ(namesOf(old), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_0_1.json"}));
+  EXPECT_EQ(namesOf(out), (std::vector<std::string>{"traceFile_6_6.json"}));
+}
+
+// A journal names its folder (device, inode): one copied into another folder
+// with its files is removed there, not applied; one of this folder is.
+TEST_F(OutputCommitTest, AJournalIsAppliedOnlyInItsFolder) {
+  struct stat st {};
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  const std::string here = std::to_string(st.st_dev) + "\t" + std::to_string(st.st_ino);
+  const std::string elsewhere = std::to_string(st.st_dev) + "\t" + std::to_string(st.st_ino + 1);
+  const std::string t = ".traceFile_0_0.json.xstack-00000000000000aa.tmp";
+  for (const std::string& id : {elsewhere, here}) {
+    put("traceFile_0_0.json", "old");
+    put(t, "new");
+    put("traceFile_9_9.json", "stale");
+    put(".xstack-commit", "xstack-commit 2\nfolder\t" + id + "\nnew\ttraceFile_0_0.json\t" + t +
+                              "\nstale\ttraceFile_9_9.json\n");
+    std::vector<std::string> notes;
+    OutputCommit c;
+    ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+    ASSERT_FALSE(notes.empty());
+    if (id == elsewhere) {
+      EXPECT_NE(notes[0].find("of another folder"), std::string::npos) << notes[0];
+      EXPECT_EQ(slurp("traceFile_0_0.json"), "old");
+      EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_9_9.json"}));
+    } else {
+      EXPECT_NE(notes[0].find("1 files renamed into place, 1 stale files removed"),
+                std::string::npos)
+          << notes[0];
+      EXPECT_EQ(slurp("traceFile_0_0.json"), "new");
+      EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json"}));
+    }
+  }
+}
+
+TEST_F(OutputCommitTest, AStaleFileThatCannotBeRemovedIsNamedWithTheReason) {
+  put("traceFile_0_2.json", "old stale");
+  fs::create_directory(dir_ / "traceFile_9_9.json");
+  std::vector<std::string> notes;
+  OutputCommit c;
+  ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+  auto w = writersFor(c, {"traceFile_0_0.json"}, "new");
+  OutputCommit::Result r;
+  ASSERT_TRUE(c.commit(filesOf(w), r).ok());
+  EXPECT_EQ(r.committed, 1u);
+  EXPECT_EQ(r.staleRemoved, 1u);
+  ASSERT_EQ(r.staleKept.size(), 1u);
+  EXPECT_EQ(r.staleKept[0], (dir_ / "traceFile_9_9.json").string() + ": Is a directory");
+  EXPECT_EQ(names(), (std::vector<std::string>{"traceFile_0_0.json", "traceFile_9_9.json"}));
 }
 
 TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
@@ -117,7 +223,7 @@ TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
   OutputCommit c;
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   {
-    auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json"}, "new");
+    auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_0_1.json"}, "new");
     OutputCommit::Result r;
     Status s = c.commit(filesOf(w), r);
     ASSERT_FALSE(s.ok());
@@ -170,7 +276,7 @@ TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
   std::vector<std::string> notes;
   OutputCommit c;
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
-  auto w = writersFor({"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
+  auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
   ::setenv("XSTACK_INJECT_FAULT", "commit-rename:0", 1);
   OutputCommit::Result r;
   Status s = c.commit(filesOf(w), r);
