@@ -80,8 +80,17 @@ for r in 1 2 3; do
   [ "$kib" -gt "$others" ] && others=$kib
 done
 echo "rank 0 peak RSS $rank0 KiB, the other ranks' largest $others KiB"
-[ "$rank0" -le $((others + 12 * 1024)) ] ||
-  fail "rank 0 peak RSS $rank0 KiB, more than 12 MiB over the other ranks' $others KiB"
+# Under AddressSanitizer peak RSS is the allocator's, not ours: freed blocks wait in a
+# quarantine of up to 256 MiB and every block has redzones, so the ranks that allocate most
+# often (rank 0 receives every piece) look larger by tens of MiB whatever they keep (CI saw
+# 535 MB against 516 MB). The bound is checked in the plain build; the ASan build checks
+# the rest (names in full, np 1 = np 4).
+if ldd "$xstack" | grep libasan >/dev/null || grep -a __asan_init "$xstack" >/dev/null; then
+  echo "note: ASan build, the RSS bound is not checked here (allocator quarantine)"
+else
+  [ "$rank0" -le $((others + 12 * 1024)) ] ||
+    fail "rank 0 peak RSS $rank0 KiB, more than 12 MiB over the other ranks' $others KiB"
+fi
 python3 - "$work/out4/findings.json" <<'PY'
 import json, sys
 spread = json.load(open(sys.argv[1]))['kernel_spread']
