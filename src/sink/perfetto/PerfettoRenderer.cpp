@@ -22,7 +22,7 @@ void PerfettoTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
              s.endNs - s.startNs, args);
 }
 
-void PerfettoTraceSink::rankRowsBegin(const RowBuckets& store) {
+void PerfettoTraceSink::rankRowsBegin(const OpStore& store) {
   store_ = &store;
   pendingMemory_.clear();
 }
@@ -39,7 +39,7 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
     s.detail = {};
     s.flow = {op.flow == FlowEnd::None ? 0 : op.flowId, op.flow == FlowEnd::In};
     if (op.extra) {
-      const RowBuckets::Extra& extra = store_->extras()[op.extra - 1];
+      const OpExtra& extra = store_->extras()[op.extra - 1];
       s.memBytes = extra.memcopyBytes;
       s.detail = extra.detail;
     }

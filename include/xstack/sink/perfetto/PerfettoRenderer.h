@@ -51,7 +51,7 @@ class PerfettoTraceSink final : public TraceSink {
     enc_.thread(pid, perfettoRowTid(pid, tid), name, sortIndex);
   }
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
-  void rankRowsBegin(const RowBuckets& store) override;
+  void rankRowsBegin(const OpStore& store) override;
   // Op name ids are the store's; the encoder's cache of them starts again per row.
   void opRowBegin(int64_t /*pid*/) override { enc_.resetOpNames(); }
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
@@ -83,7 +83,7 @@ class PerfettoTraceSink final : public TraceSink {
     int64_t bytes;
   };
   perfetto::PerfettoSequenceEncoder enc_;
-  const RowBuckets* store_ = nullptr;
+  const OpStore* store_ = nullptr;
   std::vector<MemorySampleAt> pendingMemory_;
   std::vector<std::string> pendingMemoryNames_;  // one per memory row of the rank
   bool finished_ = false;
