@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "TempDirTest.h"
+#include "../TempDirTest.h"
 #include "xstack/io/ExternalSorter.h"
 #include "xstack/io/SpillFile.h"
 
