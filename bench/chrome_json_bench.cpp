@@ -1,9 +1,10 @@
 // chrome_json_bench: throughput of the Chrome-trace JSON tokenizer
-// (src/source/chrome) against nlohmann::json's SAX parser, for the parser
-// choice in docs/DESIGN.md ("Chrome-trace JSON parser").
+// (src/source/chrome) against nlohmann::json's SAX parser and, when built with
+// libsimdjson-dev, simdjson's On-Demand API, for the parser choice in
+// docs/DESIGN.md ("Chrome-trace JSON parser").
 //
-//   chrome_json_bench synth OUT.json MB    writes a Kineto-like trace of about MB megabytes
-//   chrome_json_bench FILE [REPEAT]        measures on FILE (.json or .json.gz)
+//   chrome_json_bench synth OUT.json MB       writes a Kineto-like trace of about MB megabytes
+//   chrome_json_bench FILE [REPEAT [ONLY]]    measures on FILE (.json or .json.gz)
 //
 // Measurements (best of REPEAT runs, CPU seconds of the process, MB = 10^6 bytes of
 // JSON text after gunzip):
@@ -13,19 +14,46 @@
 //   nlohmann-memory nlohmann::json::sax_parse over the text in memory, a handler that
 //                   does nothing (the SAX tokenizer's upper bound)
 //   nlohmann-stream the same from an std::ifstream (streamed; plain files only)
-//   gunzip          zlib inflate of FILE alone (the floor of a .gz file)
+//   gunzip          FILE inflated whole into one buffer (the floor of a .gz file)
+//   simdjson-memory simdjson On-Demand over the text in memory (padded), every
+//                   traceEvents element walked and the fields EventParser gives
+//                   meaning to read: ph name cat pid tid id ts dur bp s, args'
+//                   correlation / External id (other args skipped unread, where
+//                   EventParser keeps every arg's JSON text); ts and dur from their
+//                   decimal text to int64 ns by xstack's parseMicrosToNanos, so the
+//                   values are EventParser's (sums of both are printed and compared)
+//   simdjson-double the same with ts/dur by get_double() x 1000 and numbers by
+//                   get_int64(): simdjson's own number parsing, not exact past 2^53 ns
+//   simdjson-file   FILE read (and inflated) whole into one padded buffer, then
+//                   simdjson-memory's walk: simdjson parses a whole document in memory
+// ONLY runs one measurement (a name above) and prints the process's peak RSS; the
+// text is held in memory only when that measurement runs over it.
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <zlib.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
+
+#ifdef XSTACK_HAVE_SIMDJSON
+#include <simdjson.h>
+#define XSTACK_STRING_OF(x) #x
+#define XSTACK_STRING(x) XSTACK_STRING_OF(x)
+#endif
 
 #include "xstack/source/chrome/ByteStream.h"
+#include "xstack/source/chrome/EventParser.h"
+#include "xstack/source/chrome/ExactDecimal.h"
 #include "xstack/source/chrome/TraceReader.h"
 
 namespace {
@@ -52,15 +80,240 @@ struct NullSax : nlohmann::json_sax<nlohmann::json> {
   }
 };
 
+// Bytes simdjson may read past the end of the text (simdjson::SIMDJSON_PADDING).
+constexpr size_t kPadding = 64;
+constexpr size_t kPiece = 1 << 20;
+
+bool isGzip(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char magic[2] = {0, 0};
+  const bool gz = std::fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  std::fclose(f);
+  return gz;
+}
+
+// A capacity hint for the whole text: a gzip file's ISIZE trailer (its last
+// member's size mod 2^32), else the file's size.
+uint64_t sizeHint(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return 0;
+  uint64_t hint = static_cast<uint64_t>(st.st_size);
+  std::FILE* f = isGzip(path) ? std::fopen(path.c_str(), "rb") : nullptr;
+  unsigned char isize[4];
+  if (f && std::fseek(f, -4, SEEK_END) == 0 && std::fread(isize, 1, 4, f) == 4)
+    hint = isize[0] | isize[1] << 8 | isize[2] << 16 | static_cast<uint64_t>(isize[3]) << 24;
+  if (f) std::fclose(f);
+  return hint;
+}
+
+// The JSON text of FILE (inflated) in one buffer whose capacity leaves
+// kPadding bytes after it, as simdjson needs (a whole-document parser).
 std::string textOf(const std::string& path) {
   std::optional<ReadError> error;
-  auto source = ByteStream::openFile(path, 1 << 20, error);
+  auto source = ByteStream::openFile(path, kPiece, error);
   std::string text;
   if (!source) return text;
-  std::string piece(1 << 20, '\0');
-  while (uint64_t n = source->read(piece.data(), piece.size())) text.append(piece.data(), n);
+  text.reserve(sizeHint(path) + kPadding);
+  for (;;) {
+    const size_t at = text.size();
+    if (text.capacity() < at + kPiece + kPadding) text.reserve(2 * at + kPiece + kPadding);
+    text.resize(at + kPiece);
+    const uint64_t n = source->read(text.data() + at, kPiece);
+    text.resize(at + n);
+    if (n == 0) break;
+  }
   return text;
 }
+
+// The text's size, streamed (nothing held).
+uint64_t bytesOf(const std::string& path) {
+  std::optional<ReadError> error;
+  auto source = ByteStream::openFile(path, kPiece, error);
+  std::string piece(kPiece, '\0');
+  uint64_t bytes = 0;
+  while (uint64_t n = source ? source->read(piece.data(), piece.size()) : 0) bytes += n;
+  return bytes;
+}
+
+// What a walk read, summed: equal sums = the same values were read.
+struct Sums {
+  uint64_t events = 0;
+  uint64_t ts = 0, dur = 0;  // ns of the valid ts / dur
+  uint64_t ids = 0;          // pid + 3 tid + 7 id (numeric values)
+  uint64_t args = 0;         // correlation + 5 External id
+  uint64_t text = 0;         // bytes of name, cat, bp, s (decoded) + the ph byte
+  bool operator==(const Sums&) const = default;
+};
+
+void addEvent(Sums& s, const TraceEvent& e) {
+  ++s.events;
+  if (e.ts.valid) s.ts += static_cast<uint64_t>(e.ts.ns);
+  if (e.dur.valid) s.dur += static_cast<uint64_t>(e.dur.ns);
+  s.ids += static_cast<uint64_t>(e.pid.value) + 3 * static_cast<uint64_t>(e.tid.value) +
+           7 * static_cast<uint64_t>(e.id.value);
+  s.args += static_cast<uint64_t>(e.argInt(ArgKey::Correlation).value_or(0)) +
+            5 * static_cast<uint64_t>(e.argInt(ArgKey::ExternalId).value_or(0));
+  s.text += e.name.size() + e.cat.size() + e.bp.size() + e.scope.size() +
+            static_cast<unsigned char>(e.ph);
+}
+
+void printSums(const char* what, const Sums& s) {
+  std::printf("%-16s events %llu ts %llu dur %llu ids %llu args %llu text %llu\n", what,
+              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(s.ts),
+              static_cast<unsigned long long>(s.dur), static_cast<unsigned long long>(s.ids),
+              static_cast<unsigned long long>(s.args), static_cast<unsigned long long>(s.text));
+}
+
+#ifdef XSTACK_HAVE_SIMDJSON
+namespace od = simdjson::ondemand;
+
+// A raw number token without the whitespace simdjson leaves after it.
+std::string_view trimmed(std::string_view token) {
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
+                            token.back() == '\r' || token.back() == '\t'))
+    token.remove_suffix(1);
+  return token;
+}
+
+// The fields EventParser gives meaning to, read with simdjson On-Demand.
+// Exact: numbers from their decimal text by xstack's exact parsers (the same
+// int64 values as EventParser); else simdjson's get_double / get_int64.
+template <bool Exact>
+class SimdWalk {
+ public:
+  explicit SimdWalk(Sums& sums) : s_(sums) {}
+
+  // text: the document, with capacity >= text.size() + kPadding readable bytes.
+  bool walk(std::string_view text, size_t capacity) {
+    od::parser parser;
+    od::document doc;
+    od::object top;
+    if (parser.iterate(text, capacity).get(doc) || doc.get_object().get(top)) return false;
+    for (auto member : top) {
+      od::field f;
+      std::string_view key;
+      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      if (key != "traceEvents") continue;  // the value is skipped
+      od::array events;
+      if (f.value().get_array().get(events)) return false;
+      for (auto element : events) {
+        od::object event;
+        if (element.get_object().get(event) || !readEvent(event)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  bool readEvent(od::object& event) {
+    ++s_.events;
+    for (auto member : event) {
+      od::field f;
+      std::string_view key, text;
+      int64_t id = 0;
+      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      od::value& v = f.value();
+      bool ok = true;
+      if (key == "ph") {
+        ok = readText(v, text);
+        s_.text += text.empty() ? 0 : static_cast<unsigned char>(text[0]);
+      } else if (key == "name") {
+        ok = readText(v, text);
+        s_.text += stripDurationSuffix(text).size();
+      } else if (key == "cat" || key == "bp" || key == "s") {
+        ok = readText(v, text);
+        s_.text += text.size();
+      } else if (key == "pid" || key == "tid" || key == "id") {
+        ok = readInt(v, true, id);
+        s_.ids += static_cast<uint64_t>(id) * (key == "pid" ? 1 : key == "tid" ? 3 : 7);
+      } else if (key == "ts") {
+        ok = readTime(v, s_.ts);
+      } else if (key == "dur") {
+        ok = readTime(v, s_.dur);
+      } else if (key == "args") {
+        ok = readArgs(v);
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // A string decoded; another scalar as its JSON text.
+  static bool readText(od::value& v, std::string_view& out) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    if (type == od::json_type::string) return v.get_string().get(out) == simdjson::SUCCESS;
+    out = trimmed(v.raw_json_token());
+    return true;
+  }
+
+  // EventParser's rules: a number, a hex string, a numeric string (with a
+  // leading integer when `leading`); anything else 0.
+  static bool readInt(od::value& v, bool leading, int64_t& out) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    std::optional<int64_t> r;
+    if (type == od::json_type::string) {
+      std::string_view text;
+      if (v.get_string().get(text)) return false;
+      r = parseHex(text);
+      if (!r) r = leading ? parseLeadingInteger(text) : parseExactInteger(text);
+    } else if (type == od::json_type::number) {
+      if constexpr (Exact) {
+        r = parseExactInteger(trimmed(v.raw_json_token()));
+      } else {
+        int64_t i;
+        if (!v.get_int64().get(i)) r = i;
+      }
+    }
+    out = r.value_or(0);
+    return true;
+  }
+
+  static bool readTime(od::value& v, uint64_t& sum) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    std::optional<int64_t> ns;
+    if (type == od::json_type::string) {
+      std::string_view text;
+      if (v.get_string().get(text)) return false;
+      ns = parseMicrosToNanos(text);
+    } else if (type == od::json_type::number) {
+      if constexpr (Exact) {
+        ns = parseMicrosToNanos(trimmed(v.raw_json_token()));
+      } else {
+        double us;
+        if (!v.get_double().get(us)) ns = std::llround(us * 1000.0);
+      }
+    }
+    if (ns) sum += static_cast<uint64_t>(*ns);
+    return true;
+  }
+
+  bool readArgs(od::value& v) {
+    od::json_type type;
+    if (v.type().get(type)) return false;
+    if (type != od::json_type::object) return true;  // skipped, as EventParser does
+    od::object args;
+    if (v.get_object().get(args)) return false;
+    int64_t correlation = 0, external = 0;
+    for (auto member : args) {
+      od::field f;
+      std::string_view key;
+      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      bool ok = true;
+      if (key == "correlation" || key == "correlation id") ok = readInt(f.value(), false, correlation);
+      else if (key == "External id" || key == "external id") ok = readInt(f.value(), false, external);
+      if (!ok) return false;
+    }
+    s_.args += static_cast<uint64_t>(correlation) + 5 * static_cast<uint64_t>(external);
+    return true;
+  }
+
+  Sums& s_;
+};
+#endif
 
 // CPU seconds of this process (user + system): on a shared machine the wall
 // time also counts other processes' turns.
@@ -83,41 +336,76 @@ double bestSeconds(int repeat, const std::function<bool()>& run) {
   return best;
 }
 
-void report(const char* what, double seconds, uint64_t bytes) {
-  std::printf("%-16s %8.3f s cpu %9.1f MB/s\n", what, seconds, bytes / 1e6 / seconds);
-}
+struct Bench {
+  const char* name;
+  bool overText;  // runs over the text held in memory
+  bool applies;
+  std::function<bool()> run;
+};
 
-int measure(const std::string& path, int repeat) {
-  const std::string text = textOf(path);
-  const uint64_t bytes = text.size();
-  uint64_t events = 0;
-  auto count = [&](const TraceEvent&) { ++events; };
-  std::printf("%s: %.1f MB of JSON text\n", path.c_str(), bytes / 1e6);
-  report("xstack-file", bestSeconds(repeat, [&] { return readTrace(path, count).ok(); }), bytes);
-  report("xstack-header", bestSeconds(repeat, [&] { return readTraceHeader(path).ok(); }), bytes);
-  report("xstack-memory",
-         bestSeconds(repeat, [&] { return readTraceBytes(text, path, count).ok(); }), bytes);
-  report("nlohmann-memory",
-         bestSeconds(repeat,
-                     [&] {
-                       NullSax sax;
-                       return nlohmann::json::sax_parse(text, &sax);
-                     }),
-         bytes);
-  bool gz = text.size() > 0 && readTraceHeader(path).info.gzip;
-  if (!gz) {
-    report("nlohmann-stream",
-           bestSeconds(repeat,
-                       [&] {
-                         std::ifstream in(path, std::ios::binary);
-                         NullSax sax;
-                         return nlohmann::json::sax_parse(in, &sax);
-                       }),
-           bytes);
-  } else {
-    report("gunzip", bestSeconds(repeat, [&] { return textOf(path).size() == bytes; }), bytes);
+int measure(const std::string& path, int repeat, const std::string& only) {
+  const bool gz = isGzip(path);
+  const bool overTextOnly =
+      only == "xstack-memory" || only == "nlohmann-memory" || only.rfind("simdjson-", 0) == 0;
+  std::string text;
+  if (only.empty() || (overTextOnly && only != "simdjson-file")) text = textOf(path);
+  Sums xstack, simd, simdDouble;
+  auto count = [&](const TraceEvent& e) { addEvent(xstack, e); };
+  std::vector<Bench> benches = {
+      {"xstack-file", false, true, [&] { xstack = {}; return readTrace(path, count).ok(); }},
+      {"xstack-header", false, true, [&] { return readTraceHeader(path).ok(); }},
+      {"xstack-memory", true, true,
+       [&] { xstack = {}; return readTraceBytes(text, path, count).ok(); }},
+      {"nlohmann-memory", true, true,
+       [&] {
+         NullSax sax;
+         return nlohmann::json::sax_parse(text, &sax);
+       }},
+      {"nlohmann-stream", false, !gz,
+       [&] {
+         std::ifstream in(path, std::ios::binary);
+         NullSax sax;
+         return nlohmann::json::sax_parse(in, &sax);
+       }},
+      {"gunzip", false, gz, [&] { return textOf(path).size() > 0; }},
+#ifdef XSTACK_HAVE_SIMDJSON
+      {"simdjson-memory", true, true,
+       [&] { simd = {}; return SimdWalk<true>(simd).walk(text, text.capacity()); }},
+      {"simdjson-double", true, true,
+       [&] { simdDouble = {}; return SimdWalk<false>(simdDouble).walk(text, text.capacity()); }},
+      {"simdjson-file", false, true,
+       [&] {
+         simd = {};
+         const std::string whole = textOf(path);
+         return SimdWalk<true>(simd).walk(whole, whole.capacity());
+       }},
+#endif
+  };
+  std::vector<std::pair<const char*, double>> results;
+  for (const Bench& b : benches) {
+    if (!b.applies || (!only.empty() && only != b.name)) continue;
+    results.emplace_back(b.name, bestSeconds(repeat, b.run));
   }
-  std::printf("events per run: %llu\n", static_cast<unsigned long long>(events / (2 * repeat)));
+  if (results.empty()) {
+    std::fprintf(stderr, "chrome_json_bench: no measurement named %s applies\n", only.c_str());
+    return 2;
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const uint64_t bytes = text.empty() ? bytesOf(path) : text.size();
+  std::printf("%s: %.1f MB of JSON text\n", path.c_str(), bytes / 1e6);
+#ifdef XSTACK_HAVE_SIMDJSON
+  std::printf("simdjson %s, On-Demand compiled for %s\n", XSTACK_STRING(SIMDJSON_VERSION),
+              XSTACK_STRING(SIMDJSON_BUILTIN_IMPLEMENTATION));
+#endif
+  for (const auto& [name, seconds] : results)
+    std::printf("%-16s %8.3f s cpu %9.1f MB/s\n", name, seconds, bytes / 1e6 / seconds);
+  if (xstack.events) printSums("xstack sums", xstack);
+  if (simd.events) printSums("simdjson sums", simd);
+  if (simdDouble.events) printSums("simdjson-double", simdDouble);
+  if (xstack.events && simd.events)
+    std::printf("simdjson read %s values as xstack\n", simd == xstack ? "the same" : "OTHER");
+  if (!only.empty()) std::printf("peak RSS %.1f MB\n", usage.ru_maxrss / 1e3);
   return 0;
 }
 
@@ -182,8 +470,10 @@ int synth(const std::string& path, double megabytes) {
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "synth") return synth(argv[2], std::atof(argv[3]));
-  if (argc == 2 || argc == 3) return measure(argv[1], argc == 3 ? std::atoi(argv[2]) : 3);
+  if (argc >= 2 && argc <= 4)
+    return measure(argv[1], argc >= 3 ? std::atoi(argv[2]) : 3, argc == 4 ? argv[3] : "");
   std::fprintf(stderr,
-               "usage: chrome_json_bench synth OUT.json MB | chrome_json_bench FILE [REPEAT]\n");
+               "usage: chrome_json_bench synth OUT.json MB | "
+               "chrome_json_bench FILE [REPEAT [ONLY]]\n");
   return 2;
 }
