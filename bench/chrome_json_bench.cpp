@@ -22,8 +22,15 @@
 //                   EventParser keeps every arg's JSON text); ts and dur from their
 //                   decimal text to int64 ns by xstack's parseMicrosToNanos, so the
 //                   values are EventParser's (sums of both are printed and compared)
-//   simdjson-double the same with ts/dur by get_double() x 1000 and numbers by
+//   simdjson-double simdjson-rawkeys with ts/dur by get_double() x 1000 and numbers by
 //                   get_int64(): simdjson's own number parsing, not exact past 2^53 ns
+//   simdjson-reuse  simdjson-memory with one parser kept across the runs (its buffers
+//                   stay allocated: the steady state of a process parsing many files)
+//   simdjson-rawkeys simdjson-reuse comparing keys as written, not unescaped (no
+//                   trace escapes a key, but EventParser decodes escaped keys)
+//   simdjson-stream streamed from FILE: xstack's JsonStream cuts each traceEvents
+//                   element out of its bounded buffer (xstack-header's bracket scan),
+//                   copied into a padded buffer, parsed by On-Demand (one parser)
 //   simdjson-file   FILE read (and inflated) whole into one padded buffer, then
 //                   simdjson-memory's walk: simdjson parses a whole document in memory
 // ONLY runs one measurement (a name above) and prints the process's peak RSS; the
@@ -33,10 +40,12 @@
 #include <time.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -54,6 +63,7 @@
 #include "xstack/source/chrome/ByteStream.h"
 #include "xstack/source/chrome/EventParser.h"
 #include "xstack/source/chrome/ExactDecimal.h"
+#include "xstack/source/chrome/JsonStream.h"
 #include "xstack/source/chrome/TraceReader.h"
 
 namespace {
@@ -114,12 +124,20 @@ std::string textOf(const std::string& path) {
   auto source = ByteStream::openFile(path, kPiece, error);
   std::string text;
   if (!source) return text;
-  text.reserve(sizeHint(path) + kPadding);
+  text.reserve(sizeHint(path) + kPadding);  // capacity >= size + kPadding from here on
   for (;;) {
     const size_t at = text.size();
-    if (text.capacity() < at + kPiece + kPadding) text.reserve(2 * at + kPiece + kPadding);
-    text.resize(at + kPiece);
-    const uint64_t n = source->read(text.data() + at, kPiece);
+    const size_t room = std::min<size_t>(kPiece, text.capacity() - at - kPadding);
+    if (room < 4096) {  // full (the hint was right, or too small): grow only if more comes
+      char probe[4096];
+      const uint64_t n = source->read(probe, sizeof probe);
+      if (n == 0) break;
+      text.reserve(2 * at + kPiece + kPadding);
+      text.append(probe, n);
+      continue;
+    }
+    text.resize(at + room);  // within the capacity: no reallocation
+    const uint64_t n = source->read(text.data() + at, room);
     text.resize(at + n);
     if (n == 0) break;
   }
@@ -182,18 +200,23 @@ std::string_view trimmed(std::string_view token) {
 template <bool Exact>
 class SimdWalk {
  public:
-  explicit SimdWalk(Sums& sums) : s_(sums) {}
+  // parser: reused across documents (its buffers stay allocated), or nullptr
+  // for a parser of this walk's own. rawKeys: keys compared as written, not
+  // unescaped (no trace escapes a key; EventParser decodes escaped keys).
+  SimdWalk(Sums& sums, od::parser* parser, bool rawKeys)
+      : s_(sums), parser_(parser), rawKeys_(rawKeys) {}
 
   // text: the document, with capacity >= text.size() + kPadding readable bytes.
   bool walk(std::string_view text, size_t capacity) {
-    od::parser parser;
+    od::parser own;
+    od::parser& parser = parser_ ? *parser_ : own;
     od::document doc;
     od::object top;
     if (parser.iterate(text, capacity).get(doc) || doc.get_object().get(top)) return false;
     for (auto member : top) {
       od::field f;
       std::string_view key;
-      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      if (std::move(member).get(f) || !keyOf(f, key)) return false;
       if (key != "traceEvents") continue;  // the value is skipped
       od::array events;
       if (f.value().get_array().get(events)) return false;
@@ -205,6 +228,14 @@ class SimdWalk {
     return true;
   }
 
+  // One event object alone (text padded as in walk), with the given parser.
+  bool walkEvent(std::string_view text, size_t capacity) {
+    od::document doc;
+    od::object event;
+    return !parser_->iterate(text, capacity).get(doc) && !doc.get_object().get(event) &&
+           readEvent(event);
+  }
+
  private:
   bool readEvent(od::object& event) {
     ++s_.events;
@@ -212,7 +243,7 @@ class SimdWalk {
       od::field f;
       std::string_view key, text;
       int64_t id = 0;
-      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      if (std::move(member).get(f) || !keyOf(f, key)) return false;
       od::value& v = f.value();
       bool ok = true;
       if (key == "ph") {
@@ -301,7 +332,7 @@ class SimdWalk {
     for (auto member : args) {
       od::field f;
       std::string_view key;
-      if (std::move(member).get(f) || f.unescaped_key().get(key)) return false;
+      if (std::move(member).get(f) || !keyOf(f, key)) return false;
       bool ok = true;
       if (key == "correlation" || key == "correlation id") ok = readInt(f.value(), false, correlation);
       else if (key == "External id" || key == "external id") ok = readInt(f.value(), false, external);
@@ -311,8 +342,53 @@ class SimdWalk {
     return true;
   }
 
+  bool keyOf(od::field& f, std::string_view& key) const {
+    if (!rawKeys_) return f.unescaped_key().get(key) == simdjson::SUCCESS;
+    const char* raw = f.key().raw();  // after the opening quote
+    key = std::string_view(raw, static_cast<size_t>(std::strchr(raw, '"') - raw));
+    return true;
+  }
+
   Sums& s_;
+  od::parser* parser_;
+  bool rawKeys_;
 };
+// Streamed: xstack's JsonStream cuts FILE's traceEvents elements out of its
+// bounded buffer (the bracket scan of xstack-header); each is copied into a
+// padded buffer and parsed by On-Demand. Memory stays bounded, as xstack's.
+bool simdStream(const std::string& path, Sums& sums) {
+  std::optional<ReadError> error;
+  auto source = ByteStream::openFile(path, 256 << 10, error);
+  if (!source) return false;
+  JsonStream in(*source, 64 << 20, 256 << 10);
+  od::parser parser;
+  SimdWalk<true> walk(sums, &parser, false);
+  std::string padded;
+  std::string_view text;
+  uint64_t offset = 0;
+  if (!in.expect('{', "the document")) return false;
+  while (in.peek() == '"') {
+    if (!in.captureValue(text, offset)) return false;
+    const bool events = text == "\"traceEvents\"";
+    if (!in.expect(':', "the document")) return false;
+    if (!events) {
+      if (!in.skipValue()) return false;
+    } else if (in.expect('[', "traceEvents")) {
+      while (in.peek() == '{') {
+        if (!in.captureValue(text, offset)) return false;
+        padded.reserve(text.size() + kPadding);
+        padded.assign(text);
+        if (!walk.walkEvent(padded, padded.capacity())) return false;
+        if (in.peek() == ',') in.consume();
+      }
+      if (!in.expect(']', "traceEvents")) return false;
+    } else {
+      return false;
+    }
+    if (in.peek() == ',') in.consume();
+  }
+  return in.expect('}', "the document");
+}
 #endif
 
 // CPU seconds of this process (user + system): on a shared machine the wall
@@ -345,11 +421,11 @@ struct Bench {
 
 int measure(const std::string& path, int repeat, const std::string& only) {
   const bool gz = isGzip(path);
-  const bool overTextOnly =
-      only == "xstack-memory" || only == "nlohmann-memory" || only.rfind("simdjson-", 0) == 0;
-  std::string text;
-  if (only.empty() || (overTextOnly && only != "simdjson-file")) text = textOf(path);
+  std::string text;  // loaded below when a measurement to run needs it
   Sums xstack, simd, simdDouble;
+#ifdef XSTACK_HAVE_SIMDJSON
+  od::parser reused;
+#endif
   auto count = [&](const TraceEvent& e) { addEvent(xstack, e); };
   std::vector<Bench> benches = {
       {"xstack-file", false, true, [&] { xstack = {}; return readTrace(path, count).ok(); }},
@@ -370,17 +446,37 @@ int measure(const std::string& path, int repeat, const std::string& only) {
       {"gunzip", false, gz, [&] { return textOf(path).size() > 0; }},
 #ifdef XSTACK_HAVE_SIMDJSON
       {"simdjson-memory", true, true,
-       [&] { simd = {}; return SimdWalk<true>(simd).walk(text, text.capacity()); }},
+       [&] { simd = {}; return SimdWalk<true>(simd, nullptr, false).walk(text, text.capacity()); }},
+      {"simdjson-reuse", true, true,
+       [&] {
+         simd = {};
+         return SimdWalk<true>(simd, &reused, false).walk(text, text.capacity());
+       }},
+      {"simdjson-rawkeys", true, true,
+       [&] {
+         simd = {};
+         return SimdWalk<true>(simd, &reused, true).walk(text, text.capacity());
+       }},
       {"simdjson-double", true, true,
-       [&] { simdDouble = {}; return SimdWalk<false>(simdDouble).walk(text, text.capacity()); }},
+       [&] {
+         simdDouble = {};
+         return SimdWalk<false>(simdDouble, &reused, true).walk(text, text.capacity());
+       }},
+      {"simdjson-stream", false, true, [&] { simd = {}; return simdStream(path, simd); }},
       {"simdjson-file", false, true,
        [&] {
          simd = {};
          const std::string whole = textOf(path);
-         return SimdWalk<true>(simd).walk(whole, whole.capacity());
+         return SimdWalk<true>(simd, nullptr, false).walk(whole, whole.capacity());
        }},
 #endif
   };
+  for (const Bench& b : benches) {
+    if (b.applies && b.overText && (only.empty() || only == b.name)) {
+      text = textOf(path);
+      break;
+    }
+  }
   std::vector<std::pair<const char*, double>> results;
   for (const Bench& b : benches) {
     if (!b.applies || (!only.empty() && only != b.name)) continue;
