@@ -28,8 +28,10 @@ void ChunkWalk::spans(int64_t rank, const std::vector<Span>& spans) {
 void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
   sink_.opRowBegin(pid);
   std::span<RowBuckets::Tid> tids = b.tidsInOutputOrder(r, origin_);
-  // Overlap lanes take the tids after the row's largest (tids are sorted).
-  int64_t nextLaneTid = tids.empty() ? 0 : tids.back().tid;
+  // The ids written (TraceLayout.h): reserved input tids and overlap lanes take free ones.
+  inputTids_.clear();
+  for (const RowBuckets::Tid& t : tids) inputTids_.push_back(t.tid);
+  threadIds_.reset(pid, inputTids_);
   for (const RowBuckets::Tid& t : tids) {
     batch_.resize(t.ops.size());
     for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -48,7 +50,7 @@ void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
       v.flow = FlowEnd::None;
     }
     if (flows_) markFlows(batch_, b);
-    threadOps(pid, kind, t.tid, nextLaneTid);
+    threadOps(pid, kind, t.tid);
   }
   // The overlap lanes after the row's threads: the file stays in tid order.
   for (const LaneThread& lane : laneThreads_) {
@@ -78,14 +80,16 @@ void nestingOrder(std::vector<OpView>& ops) {
 }  // namespace
 
 // One thread's ops (batch_), on the thread and, for those that overlap
-// without nesting, kept for its overlap lanes (tids from nextLaneTid + 1 on,
-// written after the row's threads).
-void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid) {
+// without nesting, kept for its overlap lanes (ids from threadIds_, written
+// after the row's threads). The thread is written with threadIds_' id for
+// `tid`, its name and sort index keep `tid`.
+void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid) {
   const std::string name = opRowThreadName(kind, tid);
-  sink_.thread(pid, tid, name, tid);
+  const int64_t outTid = threadIds_.outputTid(tid);
+  sink_.thread(pid, outTid, name, tid);
   nestingOrder(batch_);
-  if (nestsOnOneLane() || nextLaneTid > INT64_MAX - static_cast<int64_t>(batch_.size())) {
-    sink_.ops(pid, tid, batch_);
+  if (nestsOnOneLane()) {
+    sink_.ops(pid, outTid, batch_);
     return;
   }
   // The ops grouped by lane, in ts order within each (a counting sort):
@@ -102,9 +106,9 @@ void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextL
     const size_t at = next[laneOf_[i]]++;
     (laneOf_[i] == 0 ? laneBatch_[at] : laneOps_[base + at - start[1]]) = batch_[i];
   }
-  sink_.ops(pid, tid, laneBatch_);
+  sink_.ops(pid, outTid, laneBatch_);
   for (size_t lane = 1; lane < lanes; ++lane) {
-    laneThreads_.push_back({++nextLaneTid, tid, name + " (overlap " + std::to_string(lane) + ")",
+    laneThreads_.push_back({threadIds_.take(), tid, name + " (overlap " + std::to_string(lane) + ")",
                             base + start[lane] - start[1], start[lane + 1] - start[lane]});
     warnings_.add(Warn::EventOverlapLane, start[lane + 1] - start[lane]);
   }

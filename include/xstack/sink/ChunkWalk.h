@@ -18,6 +18,7 @@
 #include "xstack/core/Warnings.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/sink/OverlapLanes.h"
+#include "xstack/sink/TraceLayout.h"
 #include "xstack/sink/TraceSink.h"
 
 namespace xstack {
@@ -37,7 +38,9 @@ class ChunkWalk {
   // longer first, ties in file order), or its memory samples. Ops of a thread
   // that overlap without nesting go to the thread's overlap lanes
   // (OverlapLanes): threads "<thread name> (overlap N)", tids after the row's
-  // largest, sort index the thread's tid; counted as event_overlap_lane. Ops that end a flow
+  // largest, sort index the thread's tid; counted as event_overlap_lane. A tid
+  // Perfetto's importers reserve (0, the row's pid, ...) is written with a free
+  // id (RowThreadIds), its name keeping the input tid. Ops that end a flow
   // (RowBuckets:: markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
   // DCGM counters of process `pid` (2..6) for GPU `gpu` of trainer `trainer` (T).
@@ -56,7 +59,7 @@ class ChunkWalk {
   uint64_t tsOf(uint64_t ns);
   void opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b);
   void markFlows(std::span<OpView> views, const RowBuckets& b) const;
-  void threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid);
+  void threadOps(int64_t pid, RowKind kind, int64_t tid);
   bool nestsOnOneLane();
   size_t assignLanes();
   void memoryRow(int64_t pid, const RowKey& row, RowBuckets& b);
@@ -74,6 +77,8 @@ class ChunkWalk {
   };
   std::vector<LaneThread> laneThreads_;
   std::vector<OpView> laneOps_;
+  std::vector<int64_t> inputTids_;  // the row's input tids, reused
+  RowThreadIds threadIds_;          // the ids the row's threads and lanes are written with
   std::vector<uint64_t> openEnds_;   // nestsOnOneLane's stack of end ns
   std::vector<uint32_t> laneOf_;     // per op of batch_: its lane (0: the thread)
   std::vector<MemoryTrack> tracks_;  // of the rank being walked
