@@ -103,9 +103,10 @@ int runDiff(const DiffOptions& o) {
   // The comparison is printed even when diff.html cannot be written (rc 1 then).
   Status st = writeFileAtomically(dir, "diff.html", diffHtml(*d, o.commandLine));
   if (!st) html.clear();
-  const std::string out = o.json ? diffJson(*d, html)
-                                 : diffText(*d) + (html.empty() ? "diff.html: not written\n"
-                                                                : "diff.html: " + terminalSafe(html) + "\n");
+  const std::string out =
+      o.json ? diffJson(*d, html)
+             : diffText(*d) + (html.empty() ? "diff.html: not written\n"
+                                            : "diff.html: " + terminalSafe(html) + "\n");
   std::fwrite(out.data(), 1, out.size(), stdout);
   const bool printed = std::fflush(stdout) == 0;
   if (!st) std::fprintf(stderr, "xstack: diff: %s\n", terminalSafe(st.error().message).c_str());

@@ -101,9 +101,9 @@ std::string meanUs(uint64_t ns, uint64_t count) {
 
 void kernelLine(const KernelDelta& k, std::string& out) {
   const KernelTotalsAB& t = k.t;
-  out += "  " + terminalSafe(k.name) + " [" + terminalSafe(k.category) + "]: total " + ms(t.aNs) + " -> " + ms(t.bNs) + " (" +
-         signedMs(t.aNs, t.bNs) + ", " + relChange(t.aNs, t.bNs) + "), count " +
-         std::to_string(t.aCount) + " -> " + std::to_string(t.bCount) + ", mean " +
+  out += "  " + terminalSafe(k.name) + " [" + terminalSafe(k.category) + "]: total " + ms(t.aNs) +
+         " -> " + ms(t.bNs) + " (" + signedMs(t.aNs, t.bNs) + ", " + relChange(t.aNs, t.bNs) +
+         "), count " + std::to_string(t.aCount) + " -> " + std::to_string(t.bCount) + ", mean " +
          meanUs(t.aNs, t.aCount) + " -> " + meanUs(t.bNs, t.bCount) + "; changed on " +
          std::to_string(k.ranksChanged) + " of " + std::to_string(std::max(t.aRanks, t.bRanks)) +
          " ranks";
@@ -123,7 +123,8 @@ void kernelsText(const KernelsDiff& k, std::string& out) {
 }
 
 std::string findingText(const FindingEntry& f) {
-  std::string s = terminalSafe(f.kind) + " " + ranksText(f.ranks) + " (steps " + terminalSafe(f.steps);
+  std::string s =
+      terminalSafe(f.kind) + " " + ranksText(f.ranks) + " (steps " + terminalSafe(f.steps);
   if (!f.cause.empty()) s += ", cause " + terminalSafe(f.cause);
   return s + ", cost " + fmt("%.3f ms", f.costMs) + "): " + terminalSafe(f.evidence);
 }
