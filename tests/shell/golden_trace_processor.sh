@@ -4,12 +4,13 @@
 # same threads (tid, name) and the same slice count per thread, the same counter tracks (one per
 # series and trainer, same names, same sample counts; as many as the JSON has series), the same
 # trace bounds (the .pftrace's metadata stays out of the timeline) and the run's metadata in the
-# .pftrace; no process or thread of ours is the importer's swapper/idle task (pid 0, tid 0 are not
-# used: the pipeline is pid 1, rank R's thread tid R + 1, named "rank R"). Each .pftrace process
-# track has child_ordering "explicit" and a sibling_order_rank equal to the JSON's
-# process_sort_index (issue 21 item 15; trace_processor keeps no ordering of thread tracks:
-# tests/perfetto/pftrace_check.cpp checks theirs in the bytes). Skips (77) when the shared folder is
-# absent; XSTACK_SHARED_DIR overrides its place.
+# .pftrace; as many slices, named processes and threads, counter samples and flows as the JSON
+# holds, in both formats; no process or thread of ours is the importer's swapper/idle task (pid
+# 0, tid 0 are not used: the pipeline is pid 1, rank R's thread tid R + 1, named "rank R"). Each
+# .pftrace process track has child_ordering "explicit" and a sibling_order_rank equal to the
+# JSON's process_sort_index (issue 21 item 15; trace_processor keeps no ordering of thread
+# tracks: tests/perfetto/pftrace_check.cpp checks theirs in the bytes). Skips (77) when the
+# shared folder is absent; XSTACK_SHARED_DIR overrides its place.
 # With XSTACK, also:
 # - a job whose files hold two displayed trainers (their counters must stay two tracks per series
 #   in both formats);
@@ -45,7 +46,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 #   S  import problems (issue 21): none of severity error or data_loss, e.g. the JSON importer's
 #      slice_spill_overlapping_complete_event for X events that overlap without nesting;
 #   F  flows;
-#   O  process tracks' ordering (.pftrace only: child_ordering, sibling_order_rank).
+#   O  process tracks' ordering (.pftrace only: child_ordering, sibling_order_rank);
+#   K  what was imported in all: slices, named processes, named threads, counter samples, flows.
 cat >"$work/all.sql" <<'SQL'
 SELECT 'T' AS tag, p.pid, p.name, t.tid, t.name, t.is_idle,
        (SELECT count(*) FROM thread_track tt JOIN slice s ON s.track_id = tt.id
@@ -64,6 +66,11 @@ SELECT 'O' AS tag, p.pid, extract_arg(pt.source_arg_set_id, 'child_ordering'),
        extract_arg(pt.source_arg_set_id, 'sibling_order_rank')
 FROM process_track pt JOIN process p USING (upid)
 WHERE extract_arg(pt.source_arg_set_id, 'source') = 'descriptor' ORDER BY p.pid;
+SELECT 'K' AS tag, (SELECT count(*) FROM slice),
+       (SELECT count(*) FROM process WHERE pid != 0 AND name IS NOT NULL),
+       (SELECT count(*) FROM thread t JOIN process p USING (upid)
+        WHERE p.pid != 0 AND t.name IS NOT NULL),
+       (SELECT count(*) FROM counter), (SELECT count(*) FROM flow);
 SQL
 # load TRACE OUT: the tagged answers of TRACE in OUT.
 load() {
@@ -73,18 +80,31 @@ load() {
 # section TAG FILE: the rows of section TAG, without the tag.
 section() { grep "^\"$1\"," "$2" | cut -d, -f2- || true; }
 # What the JSON itself says (python, streaming would not pay at these sizes): "O pid sort_index"
-# per process_sort_index, and "N <count>" the distinct counter series (pid, name, arg key).
+# per process_sort_index, "N <count>" the distinct counter series (pid, name, arg key), and
+# "K slices,processes,threads,samples,flows" as the K section counts them: X and i events, the
+# named processes and threads, one counter sample per C event and arg, the flows started.
 json_facts() {
   python3 - "$1" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
-series = set()
+series, procs, threads = set(), set(), set()
+slices = samples = flows = 0
 for e in events:
-    if e.get("ph") == "M" and e.get("name") == "process_sort_index":
+    ph = e.get("ph")
+    if ph == "M" and e.get("name") == "process_sort_index":
         print("O", e["pid"], e["args"]["sort_index"])
-    if e.get("ph") == "C":
+    if ph == "M" and e.get("name") == "process_name":
+        procs.add(e["pid"])
+    if ph == "M" and e.get("name") == "thread_name":
+        threads.add((e["pid"], e["tid"]))
+    if ph in ("X", "i"):
+        slices += 1
+        flows += 1 if e.get("flow_out") else 0
+    if ph == "C":
         series.update((e["pid"], e["name"], k) for k in e["args"])
+        samples += len(e["args"])
 print("N", len(series))
+print("K %d,%d,%d,%d,%d" % (slices, len(procs), len(threads), samples, flows))
 PY
 }
 # check_counters NAME ANSWERS: every counter track is named "<whose> <series>" (trainer T GPU g /
@@ -120,6 +140,14 @@ check_pair() {
   json_facts "$json" >"$work/facts.txt"
   [[ $(wc -l <"$work/pf.counters") == "$(sed -n 's/^N //p' "$work/facts.txt")" ]] ||
     fail "$name: $(wc -l <"$work/pf.counters") counter tracks, not one per series ($(sed -n 's/^N //p' "$work/facts.txt"))"
+  # Counts (slices, processes, threads, counter samples, flows): the JSON's own, in both formats.
+  local want
+  want=$(sed -n 's/^K //p' "$work/facts.txt")
+  [[ "$(section K "$work/json.out")" == "$want" ]] ||
+    fail "$name imports slices,processes,threads,samples,flows $(section K "$work/json.out"), the file has $want"
+  [[ "$(section K "$work/pf.out")" == "$want" ]] ||
+    fail "${name%.json}.pftrace imports slices,processes,threads,samples,flows $(section K "$work/pf.out"), the JSON has $want"
+  counts+=("$name $want")
   [[ "$(section B "$work/json.out")" == "$(section B "$work/pf.out")" ]] ||
     fail "$name and its .pftrace start or end at different times:" \
       "$(section B "$work/json.out") vs $(section B "$work/pf.out")"
@@ -228,8 +256,10 @@ JSON
   traces+=("${std[@]}")
 fi
 n=0
+counts=()
 for json in "${traces[@]}"; do
   check_pair "$json"
   n=$((n + 1))
 done
+printf '  %s (slices,processes,threads,counter samples,flows)\n' "${counts[@]}"
 echo "golden traces through trace_processor: $n pairs import alike"
