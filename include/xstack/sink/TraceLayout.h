@@ -64,9 +64,9 @@ class RowThreadIds {
  private:
   bool taken(int64_t id) const;
   int64_t pid_ = 0;
-  int64_t next_ = 0;             // the last id handed out (or the largest kept input tid)
-  bool wrapped_ = false;         // next_ passed kMaxThreadId once: ids from 1 on
-  std::vector<int64_t> kept_;    // the kept input tids, ascending
+  int64_t next_ = 0;           // the last id handed out (or the largest kept input tid)
+  bool wrapped_ = false;       // next_ passed kMaxThreadId once: ids from 1 on
+  std::vector<int64_t> kept_;  // the kept input tids, ascending
 };
 
 // Events a chunk will hold, computed without rendering (used to decide which

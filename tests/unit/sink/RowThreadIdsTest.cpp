@@ -22,9 +22,9 @@ TEST(RowThreadIds, KeepsOwnIdsAndMovesReservedOnes) {
   EXPECT_EQ(ids.outputTid(-4), 6);  // after the largest kept tid, 5
   EXPECT_EQ(ids.outputTid(0), 7);
   EXPECT_EQ(ids.outputTid(5), 5);
-  EXPECT_EQ(ids.outputTid(9), 8);                 // the pid: the main thread
+  EXPECT_EQ(ids.outputTid(9), 8);                  // the pid: the main thread
   EXPECT_EQ(ids.outputTid(int64_t{1} << 32), 10);  // 9 is the pid
-  EXPECT_EQ(ids.take(), 11);                      // a lane
+  EXPECT_EQ(ids.take(), 11);                       // a lane
   // The same row again gives the same ids (deterministic, whatever was walked before).
   ids.reset(9, tids);
   EXPECT_EQ(ids.outputTid(-4), 6);
@@ -81,8 +81,8 @@ TEST(RowThreadIds, TheJsonWritesReservedTidsWithFreeIds) {
   r.rankRows(0, 9, rows, d);
   r.flush();
   const nlohmann::json all = nlohmann::json::parse("[" + text.substr(1) + "]");
-  std::map<std::string, int64_t> tidOf;   // by thread name
-  std::map<int64_t, int64_t> sortOf;       // by tid
+  std::map<std::string, int64_t> tidOf;     // by thread name
+  std::map<int64_t, int64_t> sortOf;        // by tid
   std::map<std::string, int64_t> sliceTid;  // by op name
   for (const auto& e : all) {
     const int64_t tid = e.value("tid", int64_t{-1});
