@@ -269,7 +269,7 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     // Hidden (not in the usage): the table of docs/WARNINGS.md, from core/WarningKinds.h.
     if (cmd == "warnings-table") return HelpRequest{warningKindsMarkdown()};
   } catch (const po::error& e) {
-    return UsageError{cmd + ": " + e.what()};
+    return UsageError{cmd + ": " + terminalSafe(e.what())};  // it quotes the arguments
   }
   return UsageError{"unknown command '" + terminalSafe(cmd) + "'\n" + kTopUsage};
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "xstack/app/Report.h"
+#include "xstack/core/TerminalText.h"
 #include "xstack/io/AtomicFile.h"
 
 namespace fs = std::filesystem;
@@ -91,7 +92,8 @@ Expected<DiffResult> computeDiff(const std::string& aDir, const std::string& bDi
 int runDiff(const DiffOptions& o) {
   auto d = computeDiff(o.a, o.b);
   if (!d) {
-    std::fprintf(stderr, "xstack: diff: %s\n", d.error().message.c_str());
+    // Messages name the folders and files and quote their bytes: made safe for the terminal.
+    std::fprintf(stderr, "xstack: diff: %s\n", terminalSafe(d.error().message).c_str());
     return kExitFatal;
   }
   const std::string dir = o.outDir.empty() ? o.b : o.outDir;
@@ -101,12 +103,13 @@ int runDiff(const DiffOptions& o) {
   // The comparison is printed even when diff.html cannot be written (rc 1 then).
   Status st = writeFileAtomically(dir, "diff.html", diffHtml(*d, o.commandLine));
   if (!st) html.clear();
-  const std::string out = o.json ? diffJson(*d, html)
-                                 : diffText(*d) + (html.empty() ? "diff.html: not written\n"
-                                                                : "diff.html: " + html + "\n");
+  const std::string out =
+      o.json ? diffJson(*d, html)
+             : diffText(*d) + (html.empty() ? "diff.html: not written\n"
+                                            : "diff.html: " + terminalSafe(html) + "\n");
   std::fwrite(out.data(), 1, out.size(), stdout);
   const bool printed = std::fflush(stdout) == 0;
-  if (!st) std::fprintf(stderr, "xstack: diff: %s\n", st.error().message.c_str());
+  if (!st) std::fprintf(stderr, "xstack: diff: %s\n", terminalSafe(st.error().message).c_str());
   return printed && st ? kExitOk : kExitFatal;
 }
 

@@ -251,7 +251,7 @@ std::string findingRow(const char* status, const FindingEntry& f) {
   std::string ranks;
   for (int64_t r : f.ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
   return std::string("<tr><td class=\"status\">") + status + "</td>" + td(f.kind) + td(ranks) +
-         td(f.steps) + td(f.cause) + tdNum(f.costS * 1e3, 3) + td(f.evidence) + "</tr>";
+         td(f.steps) + td(f.cause) + tdNum(f.costMs, 3) + td(f.evidence) + "</tr>";
 }
 
 std::string findingTable(const FindingsDiff& f) {

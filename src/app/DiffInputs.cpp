@@ -144,7 +144,10 @@ FindingEntry findingOf(const nlohmann::json& f) {
   e.steps = stepsText(f.at("steps"));
   if (f.contains("cause") && f["cause"].is_string()) e.cause = f["cause"].get<std::string>();
   if (f.contains("evidence")) e.evidence = f["evidence"].get<std::string>();
-  if (f.contains("cost_s")) e.costS = f["cost_s"].get<double>();
+  if (f.contains("cost_ms"))
+    e.costMs = f["cost_ms"].get<double>();
+  else if (f.contains("cost_s"))  // findings.json of xstack before issue 20 (seconds)
+    e.costMs = f["cost_s"].get<double>() * 1e3;
   return e;
 }
 

@@ -1,11 +1,15 @@
 // The terminal text and the --json document of `xstack diff` (app/Diff.h).
 // Times are printed in ms with 3 decimals (kernel means in us), changes signed; percentages of a
 // rank's span as "%", their changes in percentage points ("pt").
+// The text is for a terminal: every name from the folders (kernel names, findings' fields) and
+// the folders' paths go through terminalSafe (no control byte, no line of its own). The JSON keeps
+// the exact names, JSON-escaped (DEL and C1 controls too, so it is safe on a terminal as well).
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "xstack/app/Diff.h"
+#include "xstack/core/TerminalText.h"
 
 namespace xstack {
 namespace {
@@ -97,9 +101,9 @@ std::string meanUs(uint64_t ns, uint64_t count) {
 
 void kernelLine(const KernelDelta& k, std::string& out) {
   const KernelTotalsAB& t = k.t;
-  out += "  " + k.name + " [" + k.category + "]: total " + ms(t.aNs) + " -> " + ms(t.bNs) + " (" +
-         signedMs(t.aNs, t.bNs) + ", " + relChange(t.aNs, t.bNs) + "), count " +
-         std::to_string(t.aCount) + " -> " + std::to_string(t.bCount) + ", mean " +
+  out += "  " + terminalSafe(k.name) + " [" + terminalSafe(k.category) + "]: total " + ms(t.aNs) +
+         " -> " + ms(t.bNs) + " (" + signedMs(t.aNs, t.bNs) + ", " + relChange(t.aNs, t.bNs) +
+         "), count " + std::to_string(t.aCount) + " -> " + std::to_string(t.bCount) + ", mean " +
          meanUs(t.aNs, t.aCount) + " -> " + meanUs(t.bNs, t.bCount) + "; changed on " +
          std::to_string(k.ranksChanged) + " of " + std::to_string(std::max(t.aRanks, t.bRanks)) +
          " ranks";
@@ -119,9 +123,10 @@ void kernelsText(const KernelsDiff& k, std::string& out) {
 }
 
 std::string findingText(const FindingEntry& f) {
-  std::string s = f.kind + " " + ranksText(f.ranks) + " (steps " + f.steps;
-  if (!f.cause.empty()) s += ", cause " + f.cause;
-  return s + "): " + f.evidence;
+  std::string s =
+      terminalSafe(f.kind) + " " + ranksText(f.ranks) + " (steps " + terminalSafe(f.steps);
+  if (!f.cause.empty()) s += ", cause " + terminalSafe(f.cause);
+  return s + ", cost " + fmt("%.3f ms", f.costMs) + "): " + terminalSafe(f.evidence);
 }
 
 void findingsText(const FindingsDiff& f, std::string& out) {
@@ -132,13 +137,13 @@ void findingsText(const FindingsDiff& f, std::string& out) {
   for (const FindingEntry& e : f.vanished) out += "  vanished: " + findingText(e) + "\n";
   for (const auto& [a, b] : f.kept)
     if (a.steps != b.steps || a.cause != b.cause)
-      out += "  changed: " + findingText(a) + " -> steps " + b.steps +
-             (b.cause.empty() ? "" : ", cause " + b.cause) + "\n";
+      out += "  changed: " + findingText(a) + " -> steps " + terminalSafe(b.steps) +
+             (b.cause.empty() ? "" : ", cause " + terminalSafe(b.cause)) + "\n";
 }
 
 ojson findingJson(const FindingEntry& f) {
-  return {{"kind", f.kind},   {"ranks", f.ranks},  {"steps", f.steps},
-          {"cause", f.cause}, {"cost_s", f.costS}, {"evidence", f.evidence}};
+  return {{"kind", f.kind},   {"ranks", f.ranks},    {"steps", f.steps},
+          {"cause", f.cause}, {"cost_ms", f.costMs}, {"evidence", f.evidence}};
 }
 
 ojson categoriesJson(const RankCategories& r, const CategoryPct& p) {
@@ -232,10 +237,33 @@ ojson findingsJson(const FindingsDiff& f) {
   return {{"new", added}, {"vanished", vanished}, {"kept", kept}};
 }
 
+// `json` (valid UTF-8 from dump) with DEL and the C1 controls (U+0080-U+009F, bytes C2 80..C2 9F)
+// written as \u escapes, which dump keeps raw (it escapes only U+0000-U+001F): the same JSON
+// values, and no byte a terminal acts on. Such bytes occur only inside strings.
+std::string escapeDelAndC1(const std::string& json) {
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    const auto c = static_cast<unsigned char>(json[i]);
+    const auto next = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
+    if (c == 0x7f) {
+      out += "\\u007f";
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(next));
+      out += esc;
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string diffText(const DiffResult& d) {
-  std::string out = "xstack diff: A " + d.a + ", B " + d.b + "\n";
+  std::string out = "xstack diff: A " + terminalSafe(d.a) + ", B " + terminalSafe(d.b) + "\n";
   if (d.noChange) out += "no change: step times, rank categories, kernels and findings are equal\n";
   if (d.steps) stepsText(*d.steps, out);
   if (d.ranks) ranksText(*d.ranks, out);
@@ -257,7 +285,7 @@ std::string diffJson(const DiffResult& d, const std::string& htmlPath) {
   j["findings"] = d.findings ? findingsJson(*d.findings) : ojson(nullptr);
   j["html"] = htmlPath.empty() ? ojson(nullptr) : ojson(htmlPath);  // null: not written
   // Kernel names are bytes from the traces: invalid UTF-8 becomes U+FFFD.
-  return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n";
+  return escapeDelAndC1(j.dump(-1, ' ', false, ojson::error_handler_t::replace)) + "\n";
 }
 
 }  // namespace xstack

@@ -48,11 +48,13 @@ void ChunkWalk::toViews(std::span<const RowBuckets::Op> ops, const OpStore& b) {
 void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
   sink_.opRowBegin(pid);
   std::span<RowBuckets::Tid> tids = b.tidsInOutputOrder(r, origin_);
-  // Overlap lanes take the tids after the row's largest (tids are sorted).
-  int64_t nextLaneTid = tids.empty() ? 0 : tids.back().tid;
+  // The ids written (TraceLayout.h): reserved input tids and overlap lanes take free ones.
+  inputTids_.clear();
+  for (const RowBuckets::Tid& t : tids) inputTids_.push_back(t.tid);
+  threadIds_.reset(pid, inputTids_);
   for (const RowBuckets::Tid& t : tids) {
     toViews(t.ops, b);
-    threadOps(pid, kind, t.tid, nextLaneTid);
+    threadOps(pid, kind, t.tid);
   }
   writeLaneThreads(pid);
 }
@@ -86,14 +88,16 @@ void nestingOrder(std::vector<OpView>& ops) {
 }  // namespace
 
 // One thread's ops (batch_), on the thread and, for those that overlap
-// without nesting, kept for its overlap lanes (tids from nextLaneTid + 1 on,
-// written after the row's threads).
-void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid) {
+// without nesting, kept for its overlap lanes (ids from threadIds_, written
+// after the row's threads). The thread is written with threadIds_' id for
+// `tid`, its name and sort index keep `tid`.
+void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid) {
   const std::string name = opRowThreadName(kind, tid);
-  sink_.thread(pid, tid, name, tid);
+  const int64_t outTid = threadIds_.outputTid(tid);
+  sink_.thread(pid, outTid, name, tid);
   nestingOrder(batch_);
-  if (nestsOnOneLane() || nextLaneTid > INT64_MAX - static_cast<int64_t>(batch_.size())) {
-    sink_.ops(pid, tid, batch_);
+  if (nestsOnOneLane()) {
+    sink_.ops(pid, outTid, batch_);
     return;
   }
   // The ops grouped by lane, in ts order within each (a counting sort):
@@ -110,9 +114,10 @@ void ChunkWalk::threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextL
     const size_t at = next[laneOf_[i]]++;
     (laneOf_[i] == 0 ? laneBatch_[at] : laneOps_[base + at - start[1]]) = batch_[i];
   }
-  sink_.ops(pid, tid, laneBatch_);
+  sink_.ops(pid, outTid, laneBatch_);
   for (size_t lane = 1; lane < lanes; ++lane) {
-    laneThreads_.push_back({++nextLaneTid, tid, name + " (overlap " + std::to_string(lane) + ")",
+    laneThreads_.push_back({threadIds_.take(), tid,
+                            name + " (overlap " + std::to_string(lane) + ")",
                             base + start[lane] - start[1], start[lane + 1] - start[lane]});
     warnings_.add(Warn::EventOverlapLane, start[lane + 1] - start[lane]);
   }
@@ -213,10 +218,11 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
 
 void ChunkWalk::spilledOpRow(int64_t pid, RowKind kind, size_t r, SpilledRows& b) {
   sink_.opRowBegin(pid);
-  int64_t nextLaneTid = b.largestTid(r);
+  b.tidsOf(r, inputTids_);
+  threadIds_.reset(pid, inputTids_);
   size_t row = 0;
   int64_t tid = 0;
-  while (b.peek(row, tid) && row == r) spilledThread(pid, kind, r, tid, b, nextLaneTid);
+  while (b.peek(row, tid) && row == r) spilledThread(pid, kind, r, tid, b);
   if (laneThreads_.empty()) return;
   b.swapExtras(laneExtras_);  // the lanes' ops refer to their copied extras
   writeLaneThreads(pid);
@@ -229,21 +235,15 @@ void ChunkWalk::spilledOpRow(int64_t pid, RowKind kind, size_t r, SpilledRows& b
 // nests (OverlapLanes, the rule assignLanes() applies to a whole thread, so
 // the lanes are the same), lane 0's ops handed to the sink batch by batch,
 // the other lanes' held for after the row's threads.
-void ChunkWalk::spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b,
-                              int64_t& nextLaneTid) {
+void ChunkWalk::spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b) {
   constexpr size_t kBatchOps = 16384;
   const std::string name = opRowThreadName(kind, tid);
-  sink_.thread(pid, tid, name, tid);
-  const uint64_t count = b.opCount(r, tid);
-  const bool lanesAllowed = nextLaneTid <= INT64_MAX - static_cast<int64_t>(count);
+  const int64_t outTid = threadIds_.outputTid(tid);
+  sink_.thread(pid, outTid, name, tid);
   OverlapLanes lanes;
   spilledLanes_.clear();
   while (b.nextBatch(r, tid, spilledOps_, kBatchOps) > 0) {
     toViews(spilledOps_, b);
-    if (!lanesAllowed) {
-      sink_.ops(pid, tid, batch_);
-      continue;
-    }
     laneBatch_.clear();
     for (const OpView& v : batch_) {
       while (std::optional<size_t> l = lanes.firstEndingBy(v.tsNs)) lanes.close(*l);
@@ -256,12 +256,13 @@ void ChunkWalk::spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, 
       else
         keepLaneOp(lane, v, b);
     }
-    sink_.ops(pid, tid, laneBatch_);
+    sink_.ops(pid, outTid, laneBatch_);
   }
   for (size_t lane = 1; lane < spilledLanes_.size(); ++lane) {
     std::vector<OpView>& ops = spilledLanes_[lane];
-    laneThreads_.push_back({++nextLaneTid, tid, name + " (overlap " + std::to_string(lane) + ")",
-                            laneOps_.size(), ops.size()});
+    laneThreads_.push_back({threadIds_.take(), tid,
+                            name + " (overlap " + std::to_string(lane) + ")", laneOps_.size(),
+                            ops.size()});
     warnings_.add(Warn::EventOverlapLane, ops.size());
     laneOps_.insert(laneOps_.end(), ops.begin(), ops.end());
   }

@@ -55,7 +55,6 @@ SpilledRows::SpilledRows(const std::vector<RowKey>& rows, TimeOrigin origin,
                          const SpillOptions& options)
     : rows_(rows),
       origin_(origin),
-      largestTid_(rows.size()),
       ops_(share(options, 6), OutputOrder{origin}),
       flowCandidates_(share(options, 1)),
       memory_(share(options, 1)),
@@ -93,7 +92,6 @@ void SpilledRows::onSlice(const SliceEvent& e) {
   op.tid = e.tid;
   op.nameId = names_.intern(e.name);
   op.row = static_cast<uint32_t>(r);
-  largestTid_[r] = std::max(largestTid_[r].value_or(e.tid), e.tid);
   ++opsPerThread_[{op.row, e.tid}];
   if (e.bytes > 0 || !e.detail.empty() || e.correlation >= 0) {
     op.hasExtra = 1;
@@ -180,8 +178,12 @@ bool SpilledRows::fill() {
   return false;
 }
 
-int64_t SpilledRows::largestTid(size_t r) const {
-  return r < largestTid_.size() ? largestTid_[r].value_or(0) : 0;
+void SpilledRows::tidsOf(size_t row, std::vector<int64_t>& out) const {
+  out.clear();
+  const auto r = static_cast<uint32_t>(row);
+  for (auto it = opsPerThread_.lower_bound({r, INT64_MIN});
+       it != opsPerThread_.end() && it->first.first == r; ++it)
+    out.push_back(it->first.second);
 }
 
 uint64_t SpilledRows::opCount(size_t row, int64_t tid) const {

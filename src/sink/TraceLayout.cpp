@@ -65,6 +65,37 @@ std::string opRowThreadName(RowKind kind, int64_t tid) {
   return (kind == RowKind::Gpu ? "stream " : "thread ") + std::to_string(tid);
 }
 
+void RowThreadIds::reset(int64_t pid, std::span<const int64_t> inputTids) {
+  pid_ = pid;
+  wrapped_ = false;
+  kept_.clear();
+  for (int64_t t : inputTids)
+    if (isOwnThreadId(pid, t)) kept_.push_back(t);
+  next_ = kept_.empty() ? 0 : kept_.back();
+}
+
+int64_t RowThreadIds::outputTid(int64_t inputTid) {
+  return isOwnThreadId(pid_, inputTid) ? inputTid : take();
+}
+
+bool RowThreadIds::taken(int64_t id) const {
+  // Ids handed out before the wrap are above the kept ones, those after it count up from 1:
+  // the two meet only after 2^32 ids.
+  return id == pid_ || std::binary_search(kept_.begin(), kept_.end(), id);
+}
+
+int64_t RowThreadIds::take() {
+  for (;;) {
+    if (next_ >= kMaxThreadId) {
+      if (wrapped_) return kMaxThreadId;  // 2^32 - 1 ids taken: cannot happen in memory
+      wrapped_ = true;
+      next_ = 0;
+    }
+    ++next_;
+    if (!taken(next_)) return next_;
+  }
+}
+
 uint64_t dcgmCounterCount(int64_t pid, int64_t gpu,
                           const std::vector<GpuTelemetrySample>& samples) {
   SeriesRange r = dcgmSeriesOfPid(pid);

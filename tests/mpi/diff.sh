@@ -72,13 +72,22 @@ grep -qE '^  .* \[COMPUTATION\]: total .* changed on 1 of 16 ranks \(rank 5 \+' 
   fail "no kernel that changed on rank 5"
 grep -q "^diff.html: $work/slow/diff.html$" "$work/diff.txt" || fail "diff.html path"
 [ -s "$work/slow/diff.html" ] || fail "no diff.html in B"
+# The new finding's cost, in ms as findings.json has it (cost_ms), in the text and diff.html
+# (the --json output is checked below); never 0 for a finding that costs something.
+cost=$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; assert len(f)==1, f
+c=f[0]["cost_ms"]; assert c > 0, c; print("%.3f" % c)' "$work/slow/findings.json") ||
+  fail "findings.json of the slow run: no cost_ms"
+grep -q "^  new: straggler rank 5 (steps all, cause [a-z]*, cost $cost ms): " "$work/diff.txt" ||
+  fail "the text does not give the finding's cost $cost ms: $(grep new: "$work/diff.txt")"
+grep -q "<td class=\"status\">new</td><td>straggler</td><td>5</td><td>all</td><td>[a-z]*</td><td class=\"n\" data-v=\"[0-9.]*\">$cost</td>" \
+  "$work/slow/diff.html" || fail "diff.html does not give the finding's cost $cost ms"
 [ -z "$(find "$work/slow" -name '*.tmp')" ] || fail "temporary left behind"
 
 # --json: one document, the same answers.
 "$xstack" diff "$work/healthy" "$work/slow" --json --out "$work/elsewhere" >"$work/diff.json" ||
   fail "diff --json"
 [ -s "$work/elsewhere/diff.html" ] || fail "--out: no diff.html"
-python3 - "$work/diff.json" <<'PY' || fail "diff --json: $(head -c 2000 "$work/diff.json")"
+python3 - "$work/diff.json" "$work/slow/findings.json" <<'PY' || fail "diff --json: $(head -c 2000 "$work/diff.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["no_change"] is False and j["missing"] == []
@@ -86,6 +95,9 @@ assert j["steps"]["delta_ns"] > 0 and len(j["steps"]["per_step"]) == 10, j["step
 assert j["ranks"]["changed"][0]["rank"] == 5, j["ranks"]["changed"]
 assert len(j["ranks"]["by_rank"]) == 16
 assert [f["ranks"] for f in j["findings"]["new"]] == [[5]], j["findings"]
+cost = json.load(open(sys.argv[2]))["findings"][0]["cost_ms"]
+assert cost > 0 and j["findings"]["new"][0]["cost_ms"] == cost, (cost, j["findings"]["new"][0])
+assert "cost_s" not in j["findings"]["new"][0]
 assert j["findings"]["vanished"] == []
 top = j["kernels"]["top"]
 assert top and any(k["top_ranks"] and k["top_ranks"][0]["rank"] == 5 and

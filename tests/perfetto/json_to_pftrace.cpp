@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -47,6 +48,7 @@ struct Ev {
   uint64_t ts = 0, dur = 0;
   std::optional<int64_t> id;
   std::vector<Arg> args;
+  int64_t sortIndex = 0;  // process/thread names: the JSON's sort index (else the pid / tid)
 };
 
 Ev toEv(const nlohmann::json& e) {
@@ -105,8 +107,8 @@ void debugArgs(const Ev& ev, std::vector<DebugArg>& out) {
 void encodeEvent(PerfettoSequenceEncoder& enc, const Ev& e, std::vector<DebugArg>& args) {
   if (e.ph == 'M') {
     const std::string& n = e.args.empty() ? e.name : e.args[0].text;
-    if (e.name == "process_name") enc.process(e.pid, n, e.pid);
-    if (e.name == "thread_name") enc.thread(e.pid, e.tid, n, e.tid);
+    if (e.name == "process_name") enc.process(e.pid, n, e.sortIndex);
+    if (e.name == "thread_name") enc.thread(e.pid, e.tid, n, e.sortIndex);
   } else if (e.ph == 'X') {
     debugArgs(e, args);
     enc.slice(e.pid, e.tid, e.name, e.cat, e.ts, e.dur, args);
@@ -169,6 +171,19 @@ int main(int argc, char** argv) {
   nlohmann::json trace = nlohmann::json::parse(text.str());
   std::vector<Ev> events;
   for (const auto& e : trace["traceEvents"]) events.push_back(toEv(e));
+  // A name's sort index comes in an M event of its own (after the name in xstack's files).
+  std::map<std::pair<int64_t, int64_t>, int64_t> sortIndexes;
+  for (const Ev& e : events)
+    if (e.ph == 'M' && (e.name == "process_sort_index" || e.name == "thread_sort_index") &&
+        !e.args.empty())
+      sortIndexes[{e.pid, e.name == "thread_sort_index" ? e.tid : -1}] =
+          e.args[0].kind == Arg::Uint ? static_cast<int64_t>(e.args[0].u) : e.args[0].i;
+  for (Ev& e : events) {
+    if (e.ph != 'M' || (e.name != "process_name" && e.name != "thread_name")) continue;
+    const bool thread = e.name == "thread_name";
+    auto it = sortIndexes.find({e.pid, thread ? e.tid : -1});
+    e.sortIndex = it != sortIndexes.end() ? it->second : thread ? e.tid : e.pid;
+  }
   Ev meta;
   if (trace.contains("otherData")) {
     nlohmann::json m;

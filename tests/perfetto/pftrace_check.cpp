@@ -2,12 +2,17 @@
 // given the JSON trace of the same run, that it holds exactly the JSON's
 // slices (pid, tid, name, ts, dur) and counter samples (pid, series track
 // name, ts, value), ts_json_us x 1000 = ts_ns; the same instants (pid, tid,
-// name, ts); the same process and thread names. Always: every thread track
-// has a name, every "Memory" counter track is in UNIT_SIZE_BYTES.
+// name, ts); the same process and thread names; the JSON's order (a process's
+// sibling_order_rank its process_sort_index, a thread's its thread_sort_index,
+// where the JSON has them). Always: every thread track has a name, every
+// "Memory" counter track is in UNIT_SIZE_BYTES, every named process track
+// orders its children EXPLICIT and ranks as its legacy sort index, every named
+// thread track ranks as its legacy sort index (docs/FORMAT.md section 7).
 //   pftrace_check trace.pftrace [trace.json]     exit 0 ok, 1 mismatch
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -39,6 +44,40 @@ bool checkTracks(const xstack::perfetto::test::Decoded& d, std::set<Name>& names
     if (t.has_thread()) names.emplace(t.thread().pid(), t.thread().tid(), t.thread().thread_name());
     if (t.has_process() && t.process().has_process_name())
       names.emplace(t.process().pid(), -1, t.process().process_name());
+  }
+  return ok;
+}
+
+// The JSON's sort indexes: (pid, -1) for a process, (pid, tid) for a thread.
+using SortIndexes = std::map<std::pair<int64_t, int64_t>, int64_t>;
+
+// Today's ordering fields of the named process and thread tracks: present, equal to the legacy
+// sort index and, where `json` has one, to the JSON's sort index.
+bool checkOrdering(const xstack::perfetto::test::Decoded& d, const SortIndexes& json) {
+  using Track = xstack::perfetto::test::pb::TrackDescriptor;
+  bool ok = true;
+  auto expectRank = [&](const Track& t, int64_t pid, int64_t tid, int64_t legacy) {
+    auto it = json.find({pid, tid});
+    const bool fits = t.has_sibling_order_rank() && t.sibling_order_rank() == legacy &&
+                      (it == json.end() || it->second == legacy);
+    if (!fits) {
+      std::cerr << "ordering: pid " << pid << " tid " << tid << " sibling_order_rank "
+                << (t.has_sibling_order_rank() ? std::to_string(t.sibling_order_rank()) : "none")
+                << ", legacy_sort_index " << legacy << ", JSON sort index "
+                << (it == json.end() ? std::string("none") : std::to_string(it->second)) << "\n";
+      ok = false;
+    }
+  };
+  for (const auto& [uuid, t] : d.tracks) {
+    if (t.has_process() && t.process().has_process_name()) {
+      if (t.child_ordering() != Track::EXPLICIT) {
+        std::cerr << "ordering: process " << t.process().pid() << " children not EXPLICIT\n";
+        ok = false;
+      }
+      expectRank(t, t.process().pid(), -1, t.process().legacy_sort_index());
+    }
+    if (t.has_thread() && t.thread().has_thread_name())
+      expectRank(t, t.thread().pid(), t.thread().tid(), t.thread().legacy_sort_index());
   }
   return ok;
 }
@@ -87,10 +126,14 @@ int main(int argc, char** argv) {
   std::cout << "packets ok: slices " << gotSlices.size() << " counter samples " << gotSamples.size()
             << " tracks " << d.tracks.size() << " rule errors " << d.errors.size() << "\n";
   bool ok = d.errors.empty() && tracksOk;
+  SortIndexes sortIndexes;
   if (argc > 2) {
     nlohmann::json j = nlohmann::json::parse(readFile(argv[2]));
     for (const auto& e : j["traceEvents"]) {
       const std::string ph = e.value("ph", "");
+      if (ph == "M" && (e["name"] == "process_sort_index" || e["name"] == "thread_sort_index"))
+        sortIndexes[{e["pid"].get<int64_t>(), e.value("tid", int64_t{-1})}] =
+            e["args"]["sort_index"].get<int64_t>();
       if (ph == "X")
         wantSlices.emplace(e["pid"].get<int64_t>(), e["tid"].get<int64_t>(),
                            e["name"].get<std::string>(), ns(e["ts"]), ns(e["dur"]));
@@ -119,5 +162,7 @@ int main(int argc, char** argv) {
               << (namesEqual ? " equal" : " DIFFER") << "\n";
     ok = ok && slicesEqual && samplesEqual && instantsEqual && namesEqual;
   }
-  return ok ? 0 : 1;
+  const bool orderOk = checkOrdering(d, sortIndexes);
+  std::cout << "ordering: " << (orderOk ? "explicit, the JSON's" : "DIFFERS") << "\n";
+  return ok && orderOk ? 0 : 1;
 }

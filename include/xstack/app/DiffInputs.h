@@ -41,7 +41,9 @@ struct FindingEntry {
   std::string steps;  // "all" or the step numbers, comma separated
   std::string cause;  // empty when the file has no "cause"
   std::string evidence;
-  double costS = 0;  // cost_s, seconds
+  // cost_ms, milliseconds (a findings.json written before costs were in ms has cost_s: read
+  // x 1000); 0 when the file has neither
+  double costMs = 0;
 };
 
 // One kernels.csv row, as the streaming reader yields it.

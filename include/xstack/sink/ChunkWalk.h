@@ -20,6 +20,7 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/sink/OverlapLanes.h"
 #include "xstack/sink/SpilledRows.h"
+#include "xstack/sink/TraceLayout.h"
 #include "xstack/sink/TraceSink.h"
 
 namespace xstack {
@@ -39,7 +40,9 @@ class ChunkWalk {
   // longer first, ties in file order), or its memory samples. Ops of a thread
   // that overlap without nesting go to the thread's overlap lanes
   // (OverlapLanes): threads "<thread name> (overlap N)", tids after the row's
-  // largest, sort index the thread's tid; counted as event_overlap_lane. Ops that end a flow
+  // largest, sort index the thread's tid; counted as event_overlap_lane. A tid
+  // Perfetto's importers reserve (0, the row's pid, ...) is written with a free
+  // id (RowThreadIds), its name keeping the input tid. Ops that end a flow
   // (RowBuckets:: markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
   // The same rows of a rank too large to hold (SpilledRows, after its
@@ -65,12 +68,11 @@ class ChunkWalk {
   void toViews(std::span<const RowBuckets::Op> ops, const OpStore& b);
   void markFlows(std::span<OpView> views, const OpStore& b) const;
   void spilledOpRow(int64_t pid, RowKind kind, size_t r, SpilledRows& b);
-  void spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b,
-                     int64_t& nextLaneTid);
+  void spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b);
   void keepLaneOp(size_t lane, const OpView& v, const OpStore& b);
   void writeLaneThreads(int64_t pid);
   void spilledMemoryRow(int64_t pid, const RowKey& row, SpilledRows& b);
-  void threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid);
+  void threadOps(int64_t pid, RowKind kind, int64_t tid);
   bool nestsOnOneLane();
   size_t assignLanes();
   void memoryRow(int64_t pid, const RowKey& row, RowBuckets& b);
@@ -88,6 +90,8 @@ class ChunkWalk {
   };
   std::vector<LaneThread> laneThreads_;
   std::vector<OpView> laneOps_;
+  std::vector<int64_t> inputTids_;  // the row's input tids, reused
+  RowThreadIds threadIds_;          // the ids the row's threads and lanes are written with
   // Spilled rows: the batch read back, and the overlap lanes' ops held to
   // the end of the row, per lane, with copies of their extras.
   std::vector<RowBuckets::Op> spilledOps_;

@@ -55,8 +55,9 @@ class SpilledRows final : public EventSink, public OpStore {
   // Whether any op ends a flow (after finish()).
   bool hasFlows() const { return anyFlow_; }
   uint64_t opCount() const { return seq_; }
-  // The largest tid of row r (no op: 0); the walk numbers overlap lanes after it.
-  int64_t largestTid(size_t r) const;
+  // The tids of row `row` into `out` (replaced), ascending: the walk picks
+  // the ids its threads and overlap lanes are written with (RowThreadIds).
+  void tidsOf(size_t row, std::vector<int64_t>& out) const;
   // The ops of (row, tid).
   uint64_t opCount(size_t row, int64_t tid) const;
   // Makes `extras` the store's extras() (swapped with the batch's): the walk
@@ -129,7 +130,6 @@ class SpilledRows final : public EventSink, public OpStore {
   size_t lastRow_ = 0;
   uint64_t seq_ = 0;
   NameTable names_;
-  std::vector<std::optional<int64_t>> largestTid_;
   std::map<std::pair<uint32_t, int64_t>, uint64_t> opsPerThread_;
   ExternalSorter<OpRecord, OutputOrder> ops_;
   ExternalSorter<FlowCandidate, ByCorrelation> flowCandidates_;

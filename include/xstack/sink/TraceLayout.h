@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,30 @@ std::string netCounterName(int64_t trainer, int64_t pid);
 // thread_name of an op row's tid (both formats): "stream <tid>" on a GPU
 // row (the tid is the CUDA stream), "thread <tid>" on CPU rows.
 std::string opRowThreadName(RowKind kind, int64_t tid);
+
+// The thread ids one op row (process `pid`) is written with, the same in both formats
+// (docs/FORMAT.md section 3): an input tid that is its own thread after Perfetto's importers
+// (isOwnThreadId) keeps its id; every other one (0, the row's pid, negative, beyond 2^32 - 1)
+// and every overlap lane takes the next id after the row's largest kept input tid that is
+// neither the pid nor a kept input tid, in the walk's order (threads by input tid, a thread's
+// lanes right after it); past kMaxThreadId the search starts again at 1. Deterministic, so
+// every np and both formats give the same ids. The thread's name keeps its input tid.
+class RowThreadIds {
+ public:
+  // `inputTids`: the row's input thread ids, ascending, distinct.
+  void reset(int64_t pid, std::span<const int64_t> inputTids);
+  // The id thread `inputTid` of the row is written with (a new one when it is not its own).
+  int64_t outputTid(int64_t inputTid);
+  // A free id for an overlap lane.
+  int64_t take();
+
+ private:
+  bool taken(int64_t id) const;
+  int64_t pid_ = 0;
+  int64_t next_ = 0;           // the last id handed out (or the largest kept input tid)
+  bool wrapped_ = false;       // next_ passed kMaxThreadId once: ids from 1 on
+  std::vector<int64_t> kept_;  // the kept input tids, ascending
+};
 
 // Events a chunk will hold, computed without rendering (used to decide which
 // processes exist before anything is written).

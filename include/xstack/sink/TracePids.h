@@ -34,11 +34,18 @@ constexpr int64_t processOrder(int64_t pid) { return pid - kPipelinePid; }
 // the idle thread (the .pftrace) or for the process's main thread (the JSON).
 constexpr int64_t rankThreadTid(int64_t rank) { return rank + 1; }
 
-// The tid a row's thread is written with in the .pftrace: Perfetto's JSON
-// importer reads tid 0 as the process's main thread (tid = pid), so the
-// .pftrace says so too and both formats import to the same threads. The
-// thread's name keeps the real id ("stream 0").
-constexpr int64_t perfettoRowTid(int64_t pid, int64_t tid) { return tid == 0 ? pid : tid; }
+// The largest thread id Perfetto's JSON importer keeps (it reads tids as 32-bit unsigned;
+// a larger one becomes the process's main thread).
+inline constexpr int64_t kMaxThreadId = 0xffffffff;
+
+// Whether `tid` is a thread of its own in process `pid` after Perfetto's importers, in both
+// formats: not 0 (the swapper/idle task in the .pftrace, the main thread in the JSON), not the
+// pid (the process's main thread, which tid 0 and out-of-range ids also become in the JSON),
+// not negative and not beyond kMaxThreadId. A row thread whose input id is not one is written
+// with another id (RowThreadIds, sink/TraceLayout.h; docs/FORMAT.md section 3).
+constexpr bool isOwnThreadId(int64_t pid, int64_t tid) {
+  return tid >= 1 && tid <= kMaxThreadId && tid != pid;
+}
 
 // The process of a counter group (DCGM, then net, in output order).
 constexpr int64_t counterPid(CounterGroup g) { return kFirstDcgmPid + static_cast<int64_t>(g); }

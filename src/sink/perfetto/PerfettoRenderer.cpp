@@ -42,7 +42,7 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
       s.memBytes = extra.memcopyBytes;
       s.detail = extra.detail;
     }
-    enc_.opSlice(pid, perfettoRowTid(pid, tid), s);
+    enc_.opSlice(pid, tid, s);
   }
 }
 

@@ -215,7 +215,7 @@ std::string findingsJson(const JobAnalysis& a, const Topology& topo) {
       ",\"gpus_per_trainer\":" + std::to_string(topo.gpusPerTrainer) +
       ",\"median_step_ns\":" + std::to_string(a.medianStepNs) +
       ",\"step_time_s\":" + fixed(seconds(a.jobStepNs), 6) +
-      "},\n\"ideal_job\":{\"saving_s\":" + fixed(seconds(a.idealSavingNs), 6) + ",\"saving_pct\":" +
+      "},\n\"ideal_job\":{\"saving_ms\":" + fixed(ms(a.idealSavingNs), 3) + ",\"saving_pct\":" +
       fixed(a.jobStepNs
                 ? 100.0 * static_cast<double>(a.idealSavingNs) / static_cast<double>(a.jobStepNs)
                 : 0.0,

@@ -245,6 +245,58 @@ TEST(DiffHtmlPage, ManyRanksAreBinned) {
   EXPECT_NE(h.find("ranks 777-780: compute 20.00 pt"), std::string::npos);
 }
 
+// Costs are in ms everywhere (issue 20): findings.json's cost_ms is read (an older file's cost_s
+// as seconds), and the text, --json and diff.html give it in ms.
+TEST_F(DiffFiles, FindingCostsAreMilliseconds) {
+  std::string a = folder("a", nullptr, nullptr, nullptr, "{\"findings\":[]}");
+  std::string b = folder("b", nullptr, nullptr, nullptr,
+                         "{\"findings\":[{\"kind\":\"straggler\",\"ranks\":[5],\"steps\":\"all\","
+                         "\"cause\":\"compute\",\"cost_ms\":37.498,\"evidence\":\"e\"},"
+                         "{\"kind\":\"straggler\",\"ranks\":[6],\"steps\":\"all\","
+                         "\"cost_s\":0.016,\"evidence\":\"old\"}]}");
+  auto d = computeDiff(a, b);
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_EQ(d->findings->added.size(), 2u);
+  EXPECT_DOUBLE_EQ(d->findings->added[0].costMs, 37.498);
+  EXPECT_DOUBLE_EQ(d->findings->added[1].costMs, 16.0);
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("new: straggler rank 5 (steps all, cause compute, cost 37.498 ms): e"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("new: straggler rank 6 (steps all, cost 16.000 ms): old"), std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(diffJson(*d, ""));
+  EXPECT_DOUBLE_EQ(j["findings"]["new"][0]["cost_ms"].get<double>(), 37.498);
+  EXPECT_FALSE(j["findings"]["new"][0].contains("cost_s"));
+  EXPECT_NE(diffHtml(*d, "").find("<td class=\"n\" data-v=\"37.498000\">37.498</td>"),
+            std::string::npos);
+}
+
+// Names from the folders reach the terminal made safe; --json keeps them exact (JSON escapes,
+// also for DEL and the C1 controls, which JSON would allow raw).
+TEST_F(DiffFiles, TextIsTerminalSafeAndJsonExact) {
+  const std::string evil = "k\x1b[31m\nxstack: forged\x7f\xc2\x9b";
+  std::string a = folder("a", nullptr, nullptr, nullptr, "{\"findings\":[]}");
+  std::string b = folder("b", nullptr, nullptr, nullptr,
+                         "{\"findings\":[{\"kind\":\"k\\u001b[31m\\nxstack: forged\\u007f\\u009b\","
+                         "\"ranks\":[5],\"steps\":\"all\",\"evidence\":\"e\\r\"}]}");
+  auto d = computeDiff(a, b);
+  ASSERT_TRUE(d) << d.error().message;
+  d->b = "b\x1b]0;t\x07";
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("xstack diff: A " + a + ", B b?]0;t?\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("new: k?[31m?xstack: forged??? rank 5 (steps all, cost 0.000 ms): e?\n"),
+            std::string::npos)
+      << text;
+  const std::string json = diffJson(*d, "");
+  for (char c : json.substr(0, json.size() - 1))
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << static_cast<int>(c);
+  EXPECT_EQ(json.find("\xc2\x9b"), std::string::npos) << json;
+  auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["findings"]["new"][0]["kind"].get<std::string>(), evil);
+  EXPECT_EQ(j["b"].get<std::string>(), "b\x1b]0;t\x07");
+}
+
 TEST_F(DiffFiles, HeaderOnlyFilesCompareAsEmpty) {
   std::string a = folder("a", "rank,step,step_ns\n", kRanksHeader, kKernelsHeader,
                          "{\"findings\":[],\"below_threshold\":[]}");

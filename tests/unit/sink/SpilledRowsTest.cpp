@@ -1,6 +1,6 @@
 // SpilledRows against RowBuckets: the same events walked from disk (sorted
 // runs, a tiny budget) and from memory give the same bytes in both trace
-// formats and the same warnings: random rows, tids (negative, 0), times
+// formats and the same warnings: random rows, tids (negative, 0, a row's pid), times
 // before the origin and at 0, ends before starts, ops that overlap without
 // nesting (overlap lanes), shared and missing correlations (flows), details,
 // copy sizes, and memory blocks (never freed, overflowing sums).
@@ -55,8 +55,10 @@ struct RandomRank {
   SliceEvent slice(std::vector<std::string>& names) {
     SliceEvent e;
     e.row = row();
-    static const int64_t kTids[] = {0, 7, -3, 100, 101, 9};
-    e.tid = kTids[pick(6)];
+    // 0, -3 and 21, 22 (the pids of rows 1 and 2 at pidBase 20) are written with other ids
+    // (RowThreadIds): both walks must pick the same.
+    static const int64_t kTids[] = {0, 7, -3, 100, 101, 9, 21, 22};
+    e.tid = kTids[pick(8)];
     e.startNs = time();
     if (pick(4) == 0) e.startNs -= e.startNs % 1000;  // ties in ts
     const uint64_t dur = pick(3) == 0 ? 0 : pick(40'000);

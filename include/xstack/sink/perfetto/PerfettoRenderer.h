@@ -46,9 +46,9 @@ class PerfettoTraceSink final : public TraceSink {
       : enc_(sequenceId, std::move(pieces), pieceBytes, std::move(buffer)) {}
 
   void process(int64_t pid, std::string_view name) override { enc_.process(pid, name, pid); }
-  // Pipeline threads come with their rankThreadTid, rows' with their own.
+  // Pipeline threads come with their rankThreadTid, rows' with the walk's ids (RowThreadIds).
   void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override {
-    enc_.thread(pid, perfettoRowTid(pid, tid), name, sortIndex);
+    enc_.thread(pid, tid, name, sortIndex);
   }
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
   void rankRowsBegin(const OpStore& store) override;

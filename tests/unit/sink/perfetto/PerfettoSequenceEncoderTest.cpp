@@ -139,6 +139,33 @@ TEST(PerfettoSequenceEncoder, RoundTripsTracksSlicesCountersInstantsMetadata) {
   for (const auto& [name, count] : d.namesWritten[7]) EXPECT_EQ(count, 1) << name;
 }
 
+// Today's ordering fields (issue 21 item 15, docs/FORMAT.md section 7): the UI ignores the legacy
+// sort index, so a process track orders its children EXPLICIT and every process and thread track
+// carries sibling_order_rank = the JSON's sort index (clamped to int32), beside the legacy one.
+TEST(PerfettoSequenceEncoder, TracksCarryTodaysOrderingFields) {
+  const int64_t big = int64_t{5} << 30;  // beyond int32
+  std::string bytes = encode(3, [&](PerfettoSequenceEncoder& e) {
+    e.process(12, "11_trainerRank.000:gpu:0", 12);
+    e.thread(12, 7, "stream 7", 7);
+    e.thread(12, 13, "stream 0", 0);  // a remapped tid keeps its input id as sort index
+    e.thread(12, 14, "stream 9", big);
+    e.process(40, "39_far", -big);
+  });
+  Decoded d = decode(bytes);
+  const auto& proc = d.tracks.at(processTrackUuid(12));
+  EXPECT_EQ(proc.child_ordering(), pb::TrackDescriptor::EXPLICIT);
+  ASSERT_TRUE(proc.has_sibling_order_rank());
+  EXPECT_EQ(proc.sibling_order_rank(), 12);
+  EXPECT_EQ(proc.process().legacy_sort_index(), 12);
+  const auto& t7 = d.tracks.at(threadTrackUuid(12, 7));
+  EXPECT_FALSE(t7.has_child_ordering());
+  EXPECT_EQ(t7.sibling_order_rank(), 7);
+  EXPECT_EQ(t7.thread().legacy_sort_index(), 7);
+  EXPECT_EQ(d.tracks.at(threadTrackUuid(12, 13)).sibling_order_rank(), 0);
+  EXPECT_EQ(d.tracks.at(threadTrackUuid(12, 14)).sibling_order_rank(), INT32_MAX);
+  EXPECT_EQ(d.tracks.at(processTrackUuid(40)).sibling_order_rank(), INT32_MIN);
+}
+
 TEST(PerfettoSequenceEncoder, NestedSlicesStayOnTheThreadTrack) {
   std::string bytes = encode(3, [](PerfettoSequenceEncoder& e) {
     e.thread(2, 1, "t", 1);
