@@ -69,6 +69,61 @@ std::string contradictionOf(int64_t P, int64_t implied, const std::vector<const 
          nameFiles(given.profilesWithoutTime) + ") have no time file" + tail;
 }
 
+// The time files naming GPU `gpu`.
+std::vector<const InputFile*> timesOfGpu(int64_t gpu, const std::vector<const InputFile*>& times) {
+  std::vector<const InputFile*> out;
+  for (const InputFile* t : times)
+    if (t->gpu == gpu) out.push_back(t);
+  return out;
+}
+
+// How badly P fits: time files naming a GPU >= P, time files whose rank has
+// no profile and profiles with no time file, all counted.
+size_t misfitCount(int64_t P, const std::vector<const InputFile*>& times,
+                   const std::vector<const InputFile*>& profiles) {
+  size_t tooHigh = 0;
+  for (const InputFile* t : times) tooHigh += t->gpu >= P;
+  return tooHigh + mismatchUnder(P, times, profiles).total();
+}
+
+// The value time files imply when that value rests on stray files: none of
+// the files naming the largest GPU belongs to a rank with a profile while
+// profiles have no time file, and no other time file names a GPU or a smaller
+// value (another GPU named + 1) fits the files and profiles better. Empty when
+// the value is plausible; else the usage error naming the stray files.
+std::string strayTimeFiles(int64_t implied, const std::vector<const InputFile*>& times,
+                           const std::vector<const InputFile*>& profiles) {
+  if (profiles.empty()) return {};
+  const std::vector<const InputFile*> top = timesOfGpu(implied - 1, times);
+  std::set<int64_t> profileRanks;
+  for (const InputFile* p : profiles) profileRanks.insert(p->id);
+  for (const InputFile* t : top)
+    if (profileRanks.count(t->id * implied + t->gpu)) return {};
+  const Mismatch m = mismatchUnder(implied, times, profiles);
+  if (m.profilesWithoutTime.empty()) return {};
+  std::set<int64_t> others;  // the values the other GPUs named would give
+  for (const InputFile* t : times)
+    if (t->gpu < implied - 1) others.insert(t->gpu + 1);
+  const size_t misfit = misfitCount(implied, times, profiles);
+  std::optional<int64_t> better;
+  size_t betterMisfit = misfit;
+  for (int64_t P : others)
+    if (const size_t n = misfitCount(P, times, profiles); n < betterMisfit) {
+      better = P;
+      betterMisfit = n;
+    }
+  if (!others.empty() && !better) return {};
+  return "the time files imply --gpus-per-trainer " + std::to_string(implied) + " (" +
+         nameFiles(top) + " name GPU " + std::to_string(implied - 1) +
+         "), but under it no time file naming GPU " + std::to_string(implied - 1) +
+         " belongs to a rank with a profile, while " + std::to_string(m.profilesWithoutTime.size()) +
+         " profiles (" + nameFiles(m.profilesWithoutTime) + ") have no time file; " +
+         (better ? "the other time files imply --gpus-per-trainer " + std::to_string(*better)
+                 : std::string("no other time file names a GPU")) +
+         ". Move the stray time files out of the time folder, or give --gpus-per-trainer if the "
+         "nodes have " + std::to_string(implied) + " GPUs";
+}
+
 // dcgm/net files of trainers that no profile belongs to under P.
 std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFile>& files) {
   std::set<int64_t> trainers;
@@ -256,6 +311,8 @@ GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
   } else if (fromTime) {
     r.value = *fromTime;
     r.source = GpusPerTrainerSource::TimeFiles;
+    r.contradiction = strayTimeFiles(*fromTime, times, profiles);
+    if (!r.contradiction.empty()) return r;
     r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
                       ", from the time file names (time.txt.<gpu>.<trainer>, largest gpu " +
                       std::to_string(r.value - 1) + ")");

@@ -10,6 +10,11 @@
 // A given P is contradicted by the time files when a time file names a gpu
 // >= P, or when, under P, time files point at ranks with no profile while
 // profiles have no time file, and the value the time files imply fits better.
+// An inferred P that rests on stray time files is an error too (exit 2): when
+// none of the files naming the largest GPU belongs to a rank with a profile,
+// while profiles have no time file, and no other GPU is named or a smaller
+// value fits the files better (e.g. a stray time.txt.1000.0 beside a job of
+// 2-GPU nodes would make one trainer of 1001 GPUs).
 // Pure: the same evidence gives the same answer on every rank.
 #pragma once
 

@@ -64,6 +64,54 @@ TEST(ChromeEventMapper, RowsComeFromTheCategoryNotThePid) {
   EXPECT_EQ(w.total(), 0u);
 }
 
+// docs/FORMAT.md section 8's table, row by row: every category it lists goes to its
+// row; the event kinds that are read and not drawn are not counted, the others are.
+TEST(ChromeEventMapper, EveryCategoryOfTheTableAndEveryEventKind) {
+  const std::pair<const char*, RowKind> kTable[] = {
+      {"kernel", RowKind::Gpu},          {"gpu_memcpy", RowKind::Gpu},
+      {"gpu_memset", RowKind::Gpu},      {"cuda_sync", RowKind::Gpu},
+      {"mtia_ccp_events", RowKind::Gpu}, {"Kernel", RowKind::Gpu},
+      {"Memcpy", RowKind::Gpu},          {"Memset", RowKind::Gpu},
+      {"cuda_runtime", RowKind::CudaApi}, {"cuda_driver", RowKind::CudaApi},
+      {"Runtime", RowKind::CudaApi},     {"CudaRuntime", RowKind::CudaApi},
+      {"mtia_runtime", RowKind::CudaApi}, {"xpu_runtime", RowKind::CudaApi},
+      {"xpu_driver", RowKind::CudaApi},  {"privateuse1_runtime", RowKind::CudaApi},
+      {"privateuse1_driver", RowKind::CudaApi}, {"cpu_op", RowKind::CpuBlock},
+      {"user_annotation", RowKind::CpuBlock}, {"python_function", RowKind::CpuBlock},
+      {"Operator", RowKind::CpuBlock},   {"Dataloader", RowKind::CpuBlock},
+      {"some_new_category", RowKind::CpuBlock}};
+  std::string events;
+  for (const auto& [cat, kind] : kTable)
+    events += std::string(R"j({"ph":"X","cat":")j") + cat +
+              R"j(","name":"e","pid":3,"tid":4,"ts":1,"dur":1,"args":{"device":3,"stream":4}},)j";
+  events +=
+      R"j({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"","ts":0},)j"
+      R"j({"ph":"X","cat":"gpu_user_annotation","name":"a","pid":3,"tid":4,"ts":1,"dur":1},)j"
+      R"j({"ph":"M","name":"process_name","pid":3,"args":{"name":"x"}},)j"
+      R"j({"ph":"s","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g"},)j"
+      R"j({"ph":"f","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g","bp":"e"},)j"
+      R"j({"ph":"t","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g"},)j"
+      R"j({"ph":"i","name":"Iteration Start: PyTorch Profiler","pid":3,"tid":4,"ts":1,"s":"g"},)j"
+      R"j({"ph":"i","name":"Record Window End","pid":3,"tid":4,"ts":1,"s":"g"},)j"
+      R"j({"ph":"B","name":"b","pid":3,"tid":4,"ts":1},)j"
+      R"j({"ph":"E","name":"b","pid":3,"tid":4,"ts":2},)j"
+      R"j({"ph":"C","name":"c","pid":3,"tid":4,"ts":2,"args":{"v":1}},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"hex","pid":3,"tid":"0x1f","ts":1})j";
+  Warnings w;
+  EventList l = mapped(events, w);
+  ASSERT_EQ(l.slices.size(), std::size(kTable) + 1);
+  for (size_t i = 0; i < std::size(kTable); ++i) {
+    EXPECT_EQ(l.slices[i].row.kind, kTable[i].second) << kTable[i].first;
+    if (kTable[i].second == RowKind::Gpu) {
+      EXPECT_EQ(l.slices[i].row.device, 3) << kTable[i].first;
+      EXPECT_EQ(l.slices[i].tid, 4) << kTable[i].first;
+    }
+  }
+  EXPECT_EQ(l.slices.back().tid, 31);            // "0x1f"
+  EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 4u);  // gpu_user_annotation, B, E, C
+  EXPECT_EQ(w.total(), 4u);
+}
+
 TEST(ChromeEventMapper, PaddleCategoriesAndNames) {
   Warnings w;
   EventList l = mapped(
