@@ -394,7 +394,7 @@ PY
   rc=$?
   set -e
   expect_rc2 "$rc" "$W/old.given4.log" "--gpus-per-trainer 4 contradicts the traces" \
-    "rank2.json (rank 2) runs its GPU work on GPU 0" "fit --gpus-per-trainer 2"
+    "rank3.json (rank 3) runs its GPU work on GPU 1" "fit --gpus-per-trainer 2"
   # A bigger job of 2-GPU nodes without deviceProperties: the display that P = 2 gives
   # (trainers 0, 1, 8, 9 of 10: ranks 0-3 and 16-19) differs from the 8 the read began
   # with (ranks 0-15); those ranks are read again: the same bytes as the option given.
