@@ -355,7 +355,9 @@ TEST_F(ChromeSourceTest, TracesInTheDataDirAndItsProfileFolder) {
   EXPECT_EQ(l.writers[0].second, (dir_ / "profile" / "rank1.pt.trace.json").string());
   EXPECT_EQ(l.writers[1].first, "Paddle profiler");
   // --profile-dir names one folder: D is not listed with it.
-  InputDirs given = source().resolveDirs(dir_.string(), {(dir_ / "profile").string()});
+  InputDirs named;
+  named.profile = (dir_ / "profile").string();
+  InputDirs given = source().resolveDirs(dir_.string(), named);
   EXPECT_TRUE(given.profileAlso.empty());
   EXPECT_EQ(source().list(given).files.size(), 2u);
 }
