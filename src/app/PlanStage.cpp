@@ -122,7 +122,7 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   Plan plan = gatherPlan(run.comm, listed.listing);
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
-    return Failure::usage("error: no input folder on any rank: looked for " +
+    return Failure::usage("error: input folder not found on any rank: looked for " +
                           foldersLookedIn(run.options) + " (give --data-dir or --profile-dir)")
         .atFile(listed.dirs.profile);
   for (const auto& s : plan.skipped) run.log("skipped: " + s);
