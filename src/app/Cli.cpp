@@ -73,8 +73,10 @@ Command parseReport(const std::vector<std::string>& args) {
   int64_t memoryMb = static_cast<int64_t>(o.spill.memoryBytes >> 20);
   po::options_description d("report options");
   d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
-                                              "job data folder with profile/, dcgm/, net/, time/")(
-      "profile-dir", po::value(&o.dirs.profile), "profile folder (default DATA/profile)")(
+                                              "job data folder: Chrome-trace JSON (PyTorch/Paddle profiler) in it or in "
+                                              "profile/, or Paddle dumps in profile/ with dcgm/, "
+                                              "net/, time/")(
+      "profile-dir", po::value(&o.dirs.profile), "profile or trace folder (default DATA/profile; JSON traces: DATA too)")(
       "dcgm-dir", po::value(&o.dirs.dcgm), "DCGM log folder (default DATA/dcgm)")(
       "net-dir", po::value(&o.dirs.net), "net log folder (default DATA/net)")(
       "time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")(
@@ -82,7 +84,7 @@ Command parseReport(const std::vector<std::string>& args) {
       "output folder for traceFile_<group>_<gpu>.json (created)")(
       "gpus-per-trainer", po::value(&P),
       "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
-      "ids, else 8)")("group-size", po::value(&S)->default_value(8), "trainers per group, S")(
+      "ids; JSON traces: deviceProperties, else the GPUs their GPU work runs on; else 8)")("group-size", po::value(&S)->default_value(8), "trainers per group, S")(
       "display-size", po::value(&D)->default_value(2),
       "trainers per group shown in detail, D <= S")(
       "time-origin-ns", po::value(&origin),

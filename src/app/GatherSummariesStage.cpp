@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <tuple>
+
 #include "xstack/app/ReportStages.h"
 
 namespace xstack {
@@ -17,6 +20,27 @@ Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
   }
   run.clock.mark("gather");
   return out;
+}
+
+Status noReadableInputCheck(const GatheredSummaries& gathered) {
+  constexpr size_t kNamed = 5;
+  std::vector<const InputSummary*> profiles;
+  for (const InputSummary& s : gathered.all) {
+    if (s.file.kind != InputKind::Profile) continue;
+    if (s.status != InputStatus::Failed) return {};
+    profiles.push_back(&s);
+  }
+  if (profiles.empty()) return {};
+  std::sort(profiles.begin(), profiles.end(), [](const InputSummary* a, const InputSummary* b) {
+    return std::tie(a->file.id, a->file.path) < std::tie(b->file.id, b->file.path);
+  });
+  std::string named;
+  for (size_t i = 0; i < profiles.size() && i < kNamed; ++i)
+    named += (i ? ", " : "") + profiles[i]->file.path + " (" + profiles[i]->problem + ")";
+  if (profiles.size() > kNamed) named += " (+" + std::to_string(profiles.size() - kNamed) + " more)";
+  return Failure::usage("error: no readable trace: none of the " +
+                        std::to_string(profiles.size()) + " trace files could be read: " + named +
+                        "; nothing written");
 }
 
 }  // namespace xstack

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "xstack/app/ReportStages.h"
@@ -10,6 +11,9 @@
 
 namespace xstack {
 namespace {
+
+// Files named in a message about the folders, at most (then "+N more").
+constexpr size_t kNamedFiles = 5;
 
 struct SourceListing {
   const Source* source = nullptr;
@@ -32,28 +36,49 @@ const InputFile* firstProfileNotIn(const InputListing& l, const InputListing& ot
   return nullptr;
 }
 
+// No source found an input: the default source's listing, with what the
+// others looked at and could not read (their ignored and hidden files, the
+// folders they found). The default source's skip lines about those files
+// (e.g. "no integer suffix" for a gen_info.json) go: the files are named
+// once, as ignored.
+SourceListing nothingFound(std::vector<SourceListing>& all) {
+  const Source& s = defaultSource();
+  auto mine = std::find_if(all.begin(), all.end(),
+                           [&s](const SourceListing& l) { return l.source == &s; });
+  SourceListing l = std::move(*mine);
+  std::set<std::string> ignoredElsewhere;
+  for (SourceListing& o : all) {
+    if (o.source == &s) continue;
+    l.listing.profileDirFound = l.listing.profileDirFound || o.listing.profileDirFound;
+    l.listing.hidden = std::max(l.listing.hidden, o.listing.hidden);
+    for (std::string& path : o.listing.ignored)
+      if (ignoredElsewhere.insert(path).second) l.listing.ignored.push_back(std::move(path));
+  }
+  std::erase_if(l.listing.skipped, [&ignoredElsewhere](const std::string& line) {
+    for (size_t colon = line.find(": "); colon != std::string::npos;
+         colon = line.find(": ", colon + 1))
+      if (ignoredElsewhere.count(line.substr(0, colon))) return true;
+    return false;
+  });
+  std::sort(l.listing.ignored.begin(), l.listing.ignored.end());
+  l.listing.ignored.erase(std::unique(l.listing.ignored.begin(), l.listing.ignored.end()),
+                          l.listing.ignored.end());
+  return l;
+}
+
 // Every source lists the folders; the one that finds profiles is this
 // rank's choice (the default source when none does). Two sources that both
 // find profiles (other files than each other's): a fatal line naming one
 // file of each.
 SourceListing chooseSource(const ReportOptions& opt) {
-  std::vector<SourceListing> found;
+  std::vector<SourceListing> all, found;
   for (const Source* s : registeredSources()) {
     SourceListing l{s, s->resolveDirs(opt.dataDir, opt.dirs), {}};
     l.listing = s->list(l.dirs);
-    if (hasProfiles(l.listing) || !l.listing.fatal.empty()) found.push_back(std::move(l));
+    if (hasProfiles(l.listing) || !l.listing.fatal.empty()) found.push_back(l);
+    all.push_back(std::move(l));
   }
-  if (found.empty()) {
-    const Source& s = defaultSource();
-    SourceListing l{&s, s.resolveDirs(opt.dataDir, opt.dirs), {}};
-    l.listing = s.list(l.dirs);
-    for (const Source* other : registeredSources()) {  // what no source could read
-      if (other == &s) continue;
-      InputListing o = other->list(other->resolveDirs(opt.dataDir, opt.dirs));
-      l.listing.ignored.insert(l.listing.ignored.end(), o.ignored.begin(), o.ignored.end());
-    }
-    return l;
-  }
+  if (found.empty()) return nothingFound(all);
   SourceListing chosen = std::move(found.front());
   for (size_t i = 1; i < found.size(); ++i) {
     const InputFile* a = firstProfileNotIn(chosen.listing, found[i].listing);
@@ -67,45 +92,81 @@ SourceListing chooseSource(const ReportOptions& opt) {
   return chosen;
 }
 
-// One rank's listing, as the agreement needs it: one field per line.
+// Length-prefixed fields ("<bytes>:<text>"): paths may hold any byte.
+void putField(std::string& out, const std::string& text) {
+  out += std::to_string(text.size()) + ":" + text;
+}
+
+std::string takeField(const std::string& in, size_t& at) {
+  const size_t colon = in.find(':', at);
+  if (colon == std::string::npos) {
+    at = in.size();
+    return {};
+  }
+  const size_t n = std::stoull("0" + in.substr(at, colon - at));
+  std::string text = in.substr(colon + 1, n);
+  at = std::min(in.size(), colon + 1 + n);
+  return text;
+}
+
+void putList(std::string& out, const std::vector<std::string>& items) {
+  putField(out, std::to_string(items.size()));
+  for (const std::string& s : items) putField(out, s);
+}
+
+std::vector<std::string> takeList(const std::string& in, size_t& at) {
+  const size_t n = std::stoull("0" + takeField(in, at));
+  std::vector<std::string> items;
+  for (size_t i = 0; i < n && at < in.size(); ++i) items.push_back(takeField(in, at));
+  return items;
+}
+
+// One rank's listing, as the agreement needs it.
+struct RankChoice {
+  std::string source, firstProfile, host;
+  int64_t world = 0;
+  int64_t visibleGpus = 0;
+  uint64_t ignored = 0, hidden = 0;
+  std::vector<std::string> ignoredNames;  // the first kNamedFiles
+  std::vector<std::string> writers;       // name, first file, name, first file, ...
+  std::vector<std::string> fatal;
+};
+
 std::string encodeChoice(const std::string& host, const Source& source, const InputListing& l) {
   const InputFile* first = nullptr;
   for (const InputFile& f : l.files)
     if (f.kind == InputKind::Profile && !first) first = &f;
-  std::string out = std::string(source.name()) + "\n" + (first ? first->path : "") + "\n" +
-                    std::to_string(l.declaredWorldSize) + "\n" + std::to_string(l.ignored.size()) +
-                    "\n" + (l.ignored.empty() ? "" : l.ignored.front()) + "\n";
-  out += host + "\n" + std::to_string(l.declaredVisibleGpus) + "\n";
-  for (const std::string& f : l.fatal) out += f + "\n";
+  std::string out;
+  for (const std::string& field :
+       {std::string(source.name()), first ? first->path : std::string(), host,
+        std::to_string(l.declaredWorldSize), std::to_string(l.declaredVisibleGpus),
+        std::to_string(l.ignored.size()), std::to_string(l.hidden)})
+    putField(out, field);
+  putList(out, {l.ignored.begin(), l.ignored.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                          l.ignored.size(), kNamedFiles))});
+  std::vector<std::string> writers;
+  for (const auto& [name, file] : l.writers) {
+    writers.push_back(name);
+    writers.push_back(file);
+  }
+  putList(out, writers);
+  putList(out, l.fatal);
   return out;
 }
 
-struct RankChoice {
-  std::string source, firstProfile, firstIgnored, host;
-  int64_t world = 0;
-  uint64_t ignored = 0;
-  std::vector<std::string> fatal;
-  int64_t visibleGpus = 0;
-};
-
 RankChoice decodeChoice(const std::string& text) {
-  std::vector<std::string> lines;
   size_t at = 0;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    lines.push_back(text.substr(at, nl - at));
-    at = nl + 1;
-  }
-  lines.resize(std::max<size_t>(lines.size(), 7));
-  RankChoice c{lines[0],
-               lines[1],
-               lines[4],
-               lines[5],
-               std::stoll("0" + lines[2]),
-               std::stoull("0" + lines[3]),
-               {},
-               std::stoll("0" + lines[6])};
-  c.fatal.assign(lines.begin() + 7, lines.end());
+  RankChoice c;
+  c.source = takeField(text, at);
+  c.firstProfile = takeField(text, at);
+  c.host = takeField(text, at);
+  c.world = std::stoll("0" + takeField(text, at));
+  c.visibleGpus = std::stoll("0" + takeField(text, at));
+  c.ignored = std::stoull("0" + takeField(text, at));
+  c.hidden = std::stoull("0" + takeField(text, at));
+  c.ignoredNames = takeList(text, at);
+  c.writers = takeList(text, at);
+  c.fatal = takeList(text, at);
   return c;
 }
 
@@ -115,18 +176,12 @@ void relist(ReportRun& run, const Source& source, ListedInputs& out) {
   out.listing = source.list(out.dirs);
 }
 
-// collective: every rank's choice of source; the one source that found
-// profiles anywhere, which ranks that chose another adopt (they list again
-// with it). Usage failures: two formats in the job, or files to fix.
-Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, ListedInputs& out) {
-  std::vector<RankChoice> all;
-  for (const std::string& t : run.comm.allgather(encodeChoice(run.comm.host(), *mine, out.listing)))
-    all.push_back(decodeChoice(t));
+// The first source that found profiles on some rank, or nullptr; two: a
+// fatal line naming a file of each.
+const Source* sourceFound(const std::vector<RankChoice>& all, std::vector<std::string>& fatal) {
   const Source* chosen = nullptr;
   std::string chosenFile;
-  std::vector<std::string> fatal;
   for (const RankChoice& c : all) {
-    fatal.insert(fatal.end(), c.fatal.begin(), c.fatal.end());
     if (c.firstProfile.empty()) continue;
     const Source* s = findSource(c.source);
     if (chosen && s != chosen && fatal.empty())
@@ -138,35 +193,84 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
       chosenFile = c.firstProfile;
     }
   }
+  return chosen;
+}
+
+// The traces of one job come from one program: the first file of two
+// programs, across every rank of `source`, is a fatal line.
+void checkWriters(const std::vector<RankChoice>& all, std::string_view source,
+                  std::vector<std::string>& fatal) {
+  std::vector<std::pair<std::string, std::string>> firsts;  // program, its first file
+  for (const RankChoice& c : all) {
+    if (c.source != source) continue;
+    for (size_t i = 0; i + 1 < c.writers.size(); i += 2) {
+      const std::string& name = c.writers[i];
+      if (std::none_of(firsts.begin(), firsts.end(),
+                       [&name](const auto& f) { return f.first == name; }))
+        firsts.emplace_back(name, c.writers[i + 1]);
+    }
+  }
+  if (firsts.size() < 2) return;
+  fatal.push_back("the traces mix two profilers: " + firsts[0].second + " (" + firsts[0].first +
+                  ") and " + firsts[1].second + " (" + firsts[1].first +
+                  "); give one job's traces, of one profiler, per --data-dir");
+}
+
+// Ranks of one host see the same folders: each host's ignored and hidden
+// files count once (its rank that saw the most).
+void countIgnored(const std::vector<RankChoice>& all, std::string_view source, ListedInputs& out) {
+  std::map<std::string, const RankChoice*> byHost;
+  for (const RankChoice& c : all) {
+    if (c.source != source) continue;
+    const RankChoice*& best = byHost[c.host];
+    if (!best || c.ignored + c.hidden > best->ignored + best->hidden) best = &c;
+  }
+  for (const auto& [host, c] : byHost) {
+    out.ignoredFiles += c->ignored;
+    out.hiddenFiles += c->hidden;
+    for (const std::string& name : c->ignoredNames)
+      if (out.ignoredExamples.size() < kNamedFiles) out.ignoredExamples.push_back(name);
+  }
+}
+
+void noteIgnored(const ReportRun& run, const ListedInputs& in) {
+  const uint64_t total = in.ignoredFiles + in.hiddenFiles;
+  if (total == 0) return;
+  std::string what;
+  if (in.hiddenFiles > 0) what = std::to_string(in.hiddenFiles) + " hidden";
+  if (!in.ignoredExamples.empty())
+    what += (what.empty() ? "e.g. " : "; e.g. ") + in.ignoredExamples.front();
+  run.log("note: " + std::to_string(total) +
+          " files in the input folders are no input xstack reads and were ignored (" + what + ")");
+}
+
+// collective: every rank's choice of source; the one source that found
+// profiles anywhere, which ranks that chose another adopt (they list again
+// with it). Usage failures: two formats or two profilers in the job, or
+// files to fix.
+Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, ListedInputs& out) {
+  std::vector<RankChoice> all;
+  for (const std::string& t : run.comm.allgather(encodeChoice(run.comm.host(), *mine, out.listing)))
+    all.push_back(decodeChoice(t));
+  std::vector<std::string> fatal;
+  for (const RankChoice& c : all) fatal.insert(fatal.end(), c.fatal.begin(), c.fatal.end());
+  const Source* chosen = sourceFound(all, fatal);
+  const bool anyFound = chosen != nullptr;  // else the plan stage names the files (rc 2)
+  if (!chosen) chosen = mine;
+  checkWriters(all, chosen->name(), fatal);
   if (!fatal.empty()) {
     std::sort(fatal.begin(), fatal.end());
     fatal.erase(std::unique(fatal.begin(), fatal.end()), fatal.end());
     for (size_t i = 0; i + 1 < fatal.size(); ++i) run.log("error: " + fatal[i]);
     return Failure::usage("error: " + fatal.back());
   }
-  if (!chosen) chosen = mine;
   if (chosen != mine) relist(run, *chosen, out);
-  // Ranks of one host see the same folders: each host's files count once.
-  std::map<std::string, std::pair<uint64_t, std::string>> ignoredByHost;
   for (const RankChoice& c : all) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, c.world);
     out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, c.visibleGpus);
-    auto& [count, first] = ignoredByHost[c.host];
-    if (c.source == chosen->name() && c.ignored > count) {
-      count = c.ignored;
-      first = c.firstIgnored;
-    }
   }
-  uint64_t ignored = 0;
-  std::string example;
-  for (const auto& [host, counted] : ignoredByHost) {
-    ignored += counted.first;
-    if (example.empty()) example = counted.second;
-  }
-  if (ignored > 0)
-    run.log("note: " + std::to_string(ignored) +
-            " files in the input folders are no input xstack reads and were ignored (e.g. " +
-            example + ")");
+  countIgnored(all, chosen->name(), out);
+  if (anyFound) noteIgnored(run, out);
   return chosen;
 }
 

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -7,6 +8,7 @@
 #include "xstack/app/PlanGather.h"
 #include "xstack/app/ReportStages.h"
 #include "xstack/core/TerminalText.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace fs = std::filesystem;
 
@@ -60,6 +62,7 @@ Status settleGpusPerTrainer(ReportRun& run, const Plan& plan, const ListedInputs
   if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
   opt.topology.gpusPerTrainer = gpt.value;
   run.gpusPerTrainerSource = gpt.source;
+  run.gpusPerTrainerAfterRead = gpt.settledAfterRead;
   for (const auto& line : gpt.notes) run.log(line);
   for (const auto& line : gpt.warnings) run.log(line);
   return {};
@@ -76,14 +79,51 @@ void noteMissingRanks(const ReportRun& run, const Plan& plan, int64_t worldSize)
           " ranks have a trace here; the outputs cover those");
 }
 
+// The folders every source looks for profiles in ("D/profile and D").
+std::string foldersLookedIn(const ReportOptions& opt) {
+  std::vector<std::string> dirs;
+  for (const Source* s : registeredSources()) {
+    const InputDirs d = s->resolveDirs(opt.dataDir, opt.dirs);
+    for (const std::string& dir : {d.profile, d.profileAlso})
+      if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end())
+        dirs.push_back(dir);
+  }
+  std::string text;
+  for (size_t i = 0; i < dirs.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == dirs.size() ? " and " : ", ") + dirs[i];
+  return text;
+}
+
+// No rank found a trace or profile: what was looked for, where, and what the
+// folders hold instead (a few names and the count).
+std::string noInputText(const ReportOptions& opt, const ListedInputs& listed) {
+  std::string text =
+      "error: no trace or profile on any rank in " + foldersLookedIn(opt) +
+      ": looked for Chrome-trace JSON (PyTorch profiler *.pt.trace.json[.gz], Paddle profiler "
+      "*.paddle_trace.json: any name, plain or gzip, a JSON object with traceEvents) and "
+      "Paddle's legacy profile dumps (profile/<name>.<rank>); ";
+  if (listed.ignoredFiles == 0 && listed.hiddenFiles == 0) return text + "the folders hold no file";
+  text += "the folders hold " + std::to_string(listed.ignoredFiles) + " files that are neither";
+  for (size_t i = 0; i < listed.ignoredExamples.size(); ++i)
+    text += (i == 0 ? " (" : ", ") + listed.ignoredExamples[i];
+  if (!listed.ignoredExamples.empty()) {
+    if (listed.ignoredFiles > listed.ignoredExamples.size())
+      text += ", +" + std::to_string(listed.ignoredFiles - listed.ignoredExamples.size()) + " more";
+    text += ")";
+  }
+  if (listed.hiddenFiles > 0)
+    text += " and " + std::to_string(listed.hiddenFiles) + " hidden files (not looked at)";
+  return text;
+}
+
 }  // namespace
 
 Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   Plan plan = gatherPlan(run.comm, listed.listing);
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
-    return Failure::usage("profile folder " + listed.dirs.profile +
-                          " not found on any rank (give --data-dir or --profile-dir)")
+    return Failure::usage("error: input folder not found on any rank: looked for " +
+                          foldersLookedIn(run.options) + " (give --data-dir or --profile-dir)")
         .atFile(listed.dirs.profile);
   for (const auto& s : plan.skipped) run.log("skipped: " + s);
   for (const auto& s : plan.badPaths) run.log("failed: " + s);  // a bad input: rc 3
@@ -91,15 +131,13 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
     for (const auto& c : plan.conflicts) run.log("error: " + c);
     return Failure::conflict("conflicting input files; nothing written");
   }
+  size_t profiles = 0;
+  for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
+  if (profiles == 0) return Failure::usage(noInputText(run.options, listed));
   if (Status p = settleGpusPerTrainer(run, plan, listed); !p.ok())
     return Failure::usage(p.error().message);
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
-  size_t profiles = 0;
-  for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
-  if (profiles == 0)
-    return Failure::noProfiles(listed.dirs.profile, "no profile files (<name>.<rank>) in " +
-                                                        listed.dirs.profile + " on any rank");
   noteMissingRanks(run, plan, listed.declaredWorldSize);
   if (run.options.showPlan && run.root()) printPlan(plan);
   return plan;

@@ -272,6 +272,34 @@ void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
   }
 }
 
+void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
+                             const Topology& before, std::vector<LocalInput>& local) {
+  std::unique_ptr<FileBuffer> spare;
+  uint64_t keptOps = 0;
+  size_t k = 0;
+  for (const PlannedFile& pf : plan.files) {
+    if (pf.reader != myRank) continue;
+    LocalInput& in = local.at(k++);
+    const int64_t rank = pf.file.id;
+    if (pf.file.kind != InputKind::Profile || in.summary.status == InputStatus::Failed ||
+        before.rankDisplayed(rank) == options.topology.rankDisplayed(rank))
+      continue;
+    LocalInput again;
+    try {
+      readOne(pf, options, again, spare, keptOps);
+    } catch (const std::exception& e) {  // e.g. bad_alloc: neither reading is kept
+      in = failedInput(pf, std::string("second read failed: ") + e.what());
+      continue;
+    }
+    const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
+    if (!change.empty()) {  // neither reading is kept: the rank is a bad input, never a mix
+      in = failedInput(pf, "changed between its two reads: " + change);
+      continue;
+    }
+    in = std::move(again);
+  }
+}
+
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile) {
   std::vector<LocalInput> out;

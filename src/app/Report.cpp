@@ -67,8 +67,11 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (!local.ok()) return fail(run, local.error());
   Expected<GatheredSummaries> gathered = gatherSummariesStage(run, *local);
   if (!gathered.ok()) return fail(run, gathered.error());
-  if (Status topo = topologyStage(run, *gathered); !topo.ok())
-    return fail(run, Failure::usage(topo.error().message));
+  if (Status readable = noReadableInputCheck(*gathered); !readable.ok())
+    return fail(run, readable.error());
+  if (Status topo = topologyStage(run, *plan, *local, *gathered, listed->declaredWorldSize);
+      !topo.ok())
+    return fail(run, topo.error());
   GatheredAnalysisPtr analysed = analyseStage(run, *local);
   if (Status shown = showFindingRanksStage(run, analysed.get(), *plan, *local, *gathered);
       !shown.ok())

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include "xstack/core/Topology.h"
+
 namespace xstack {
 namespace {
 
@@ -67,6 +69,61 @@ std::string contradictionOf(int64_t P, int64_t implied, const std::vector<const 
          nameFiles(given.profilesWithoutTime) + ") have no time file" + tail;
 }
 
+// The time files naming GPU `gpu`.
+std::vector<const InputFile*> timesOfGpu(int64_t gpu, const std::vector<const InputFile*>& times) {
+  std::vector<const InputFile*> out;
+  for (const InputFile* t : times)
+    if (t->gpu == gpu) out.push_back(t);
+  return out;
+}
+
+// How badly P fits: time files naming a GPU >= P, time files whose rank has
+// no profile and profiles with no time file, all counted.
+size_t misfitCount(int64_t P, const std::vector<const InputFile*>& times,
+                   const std::vector<const InputFile*>& profiles) {
+  size_t tooHigh = 0;
+  for (const InputFile* t : times) tooHigh += t->gpu >= P;
+  return tooHigh + mismatchUnder(P, times, profiles).total();
+}
+
+// The value time files imply when that value rests on stray files: none of
+// the files naming the largest GPU belongs to a rank with a profile while
+// profiles have no time file, and no other time file names a GPU or a smaller
+// value (another GPU named + 1) fits the files and profiles better. Empty when
+// the value is plausible; else the usage error naming the stray files.
+std::string strayTimeFiles(int64_t implied, const std::vector<const InputFile*>& times,
+                           const std::vector<const InputFile*>& profiles) {
+  if (profiles.empty()) return {};
+  const std::vector<const InputFile*> top = timesOfGpu(implied - 1, times);
+  std::set<int64_t> profileRanks;
+  for (const InputFile* p : profiles) profileRanks.insert(p->id);
+  for (const InputFile* t : top)
+    if (profileRanks.count(t->id * implied + t->gpu)) return {};
+  const Mismatch m = mismatchUnder(implied, times, profiles);
+  if (m.profilesWithoutTime.empty()) return {};
+  std::set<int64_t> others;  // the values the other GPUs named would give
+  for (const InputFile* t : times)
+    if (t->gpu < implied - 1) others.insert(t->gpu + 1);
+  const size_t misfit = misfitCount(implied, times, profiles);
+  std::optional<int64_t> better;
+  size_t betterMisfit = misfit;
+  for (int64_t P : others)
+    if (const size_t n = misfitCount(P, times, profiles); n < betterMisfit) {
+      better = P;
+      betterMisfit = n;
+    }
+  if (!others.empty() && !better) return {};
+  return "the time files imply --gpus-per-trainer " + std::to_string(implied) + " (" +
+         nameFiles(top) + " name GPU " + std::to_string(implied - 1) +
+         "), but under it no time file naming GPU " + std::to_string(implied - 1) +
+         " belongs to a rank with a profile, while " + std::to_string(m.profilesWithoutTime.size()) +
+         " profiles (" + nameFiles(m.profilesWithoutTime) + ") have no time file; " +
+         (better ? "the other time files imply --gpus-per-trainer " + std::to_string(*better)
+                 : std::string("no other time file names a GPU")) +
+         ". Move the stray time files out of the time folder, or give --gpus-per-trainer if the "
+         "nodes have " + std::to_string(implied) + " GPUs";
+}
+
 // dcgm/net files of trainers that no profile belongs to under P.
 std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFile>& files) {
   std::set<int64_t> trainers;
@@ -85,11 +142,18 @@ std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFil
   return out;
 }
 
-// A trace's local GPU, when it shows one (see gpusPerTrainerFromTraces).
+// A trace's local GPU, when it shows one (see gpusPerTrainerAgainstTraces);
+// a device above kMaxGpuId is no node's (warned about by the check).
 std::optional<int64_t> shownLocalGpu(const TraceTopologyEvidence& t) {
-  if (t.gpuDevices.size() != 1 || t.gpuDevices[0] < 0) return std::nullopt;
+  if (t.gpuDevices.size() != 1 || t.gpuDevices[0] < 0 || t.gpuDevices[0] > kMaxGpuId)
+    return std::nullopt;
   if (t.visibleGpus <= 1 && t.gpuDevices[0] == 0) return std::nullopt;
   return t.gpuDevices[0];
+}
+
+// Whether the trace's only GPU device is one no node has (above kMaxGpuId).
+bool implausibleDevice(const TraceTopologyEvidence& t) {
+  return t.gpuDevices.size() == 1 && t.gpuDevices[0] > kMaxGpuId;
 }
 
 // The first trace whose shown local GPU does not fit P, or nullptr.
@@ -109,15 +173,26 @@ std::string misfitText(int64_t P, const TraceTopologyEvidence& t) {
          " of trainer " + std::to_string(t.rank / P);
 }
 
-constexpr int64_t kLargestSearchedP = 4096;
+// The largest value a fit is searched up to: the largest P xstack takes.
+constexpr int64_t kLargestSearchedP = kMaxGpusPerTrainer;
 
-// The smallest P that fits every trace (above the largest shown GPU).
-std::optional<int64_t> smallestFit(const std::vector<TraceTopologyEvidence>& traces) {
-  int64_t largest = -1;
-  for (const TraceTopologyEvidence& t : traces)
-    if (std::optional<int64_t> d = shownLocalGpu(t)) largest = std::max(largest, *d);
-  for (int64_t P = largest + 1; P <= kLargestSearchedP; ++P)
-    if (P > 0 && !firstMisfit(P, traces)) return P;
+// The trace showing the largest local GPU, or nullptr when none shows one.
+const TraceTopologyEvidence* largestShown(const std::vector<TraceTopologyEvidence>& traces) {
+  const TraceTopologyEvidence* best = nullptr;
+  for (const TraceTopologyEvidence& t : traces) {
+    const std::optional<int64_t> d = shownLocalGpu(t);
+    if (d && (!best || *d > *shownLocalGpu(*best))) best = &t;
+  }
+  return best;
+}
+
+// The smallest P above `from` - 1 that fits every trace (at least the
+// largest shown GPU + 1), up to kLargestSearchedP.
+std::optional<int64_t> smallestFit(const std::vector<TraceTopologyEvidence>& traces,
+                                   int64_t from = 1) {
+  const TraceTopologyEvidence* top = largestShown(traces);
+  for (int64_t P = std::max(from, top ? *shownLocalGpu(*top) + 1 : 1); P <= kLargestSearchedP; ++P)
+    if (!firstMisfit(P, traces)) return P;
   return std::nullopt;
 }
 
@@ -147,6 +222,8 @@ const char* gpusPerTrainerSourceName(GpusPerTrainerSource s) {
       return "assumed value";
     case GpusPerTrainerSource::TraceDevices:
       return "traces' deviceProperties";
+    case GpusPerTrainerSource::TraceGpuIds:
+      return "GPUs of the traces' GPU work";
   }
   return "?";
 }
@@ -154,11 +231,18 @@ const char* gpusPerTrainerSourceName(GpusPerTrainerSource s) {
 TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
                                                int64_t P, GpusPerTrainerSource source) {
   TraceTopologyCheck c;
+  for (const TraceTopologyEvidence& t : traces)
+    if (implausibleDevice(t))
+      c.warnings.push_back("warning: " + t.file + " (rank " + std::to_string(t.rank) +
+                           ") runs its GPU work on device " + std::to_string(t.gpuDevices[0]) +
+                           ", above " + std::to_string(kMaxGpuId) +
+                           ": not used as evidence of GPUs per node");
   const TraceTopologyEvidence* bad = firstMisfit(P, traces);
   if (!bad) return c;
   const std::optional<int64_t> fit = smallestFit(traces);
   if (!fit) {
-    c.warnings.push_back("warning: the traces' GPUs follow rank = trainer x P + GPU for no P: " +
+    c.warnings.push_back("warning: the traces' GPUs follow rank = trainer x P + GPU for no P "
+                         "up to " + std::to_string(kLargestSearchedP) + ": " +
                          misfitText(P, *bad) + "; the trace files are named by rank mod " +
                          std::to_string(P));
     return c;
@@ -166,6 +250,41 @@ TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEv
   c.contradiction = howSettled(P, source) + " contradicts the traces: " + misfitText(P, *bad) +
                     "; they fit --gpus-per-trainer " + std::to_string(*fit) + " (give that)";
   return c;
+}
+
+GpusPerTrainer gpusPerTrainerFromTraceDevices(const std::vector<TraceTopologyEvidence>& traces,
+                                              int64_t worldSize) {
+  GpusPerTrainer r;
+  r.value = kAssumedGpusPerTrainer;
+  r.source = GpusPerTrainerSource::Assumed;
+  const TraceTopologyEvidence* top = largestShown(traces);
+  const std::optional<int64_t> fit = top ? smallestFit(traces) : std::nullopt;
+  if (!fit) {
+    r.notes.push_back(
+        "note: --gpus-per-trainer 8 assumed: no trace's deviceProperties says how many GPUs a "
+        "node has, and " +
+        std::string(top ? "no value up to " + std::to_string(kLargestSearchedP) +
+                              " fits the GPUs the ranks run on"
+                        : "no rank's GPU work shows its GPU (none on a GPU above 0 or on one of "
+                          "several GPUs it saw)") +
+        "; give --gpus-per-trainer if it is not 8");
+    return r;
+  }
+  r.value = *fit;
+  r.source = GpusPerTrainerSource::TraceGpuIds;
+  const int64_t d = *shownLocalGpu(*top);
+  std::string note = "note: --gpus-per-trainer " + std::to_string(r.value) +
+                     ", from the GPUs the traces' GPU work runs on (no deviceProperties; largest " +
+                     "GPU " + std::to_string(d) + ", of " + top->file + " (rank " +
+                     std::to_string(top->rank) + ")";
+  if (r.value > d + 1) note += "; the smallest value every rank's GPU fits";
+  note += ")";
+  const std::optional<int64_t> larger = smallestFit(traces, r.value + 1);
+  if (larger && worldSize > static_cast<int64_t>(traces.size()))
+    note += "; the job's other ranks are not here, and larger values fit the ranks here too (" +
+            std::to_string(*larger) + ", ...): give --gpus-per-trainer if the nodes have more GPUs";
+  r.notes.push_back(note);
+  return r;
 }
 
 std::optional<int64_t> gpusPerTrainerFromTimeFiles(const std::vector<InputFile>& files) {
@@ -192,6 +311,8 @@ GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
   } else if (fromTime) {
     r.value = *fromTime;
     r.source = GpusPerTrainerSource::TimeFiles;
+    r.contradiction = strayTimeFiles(*fromTime, times, profiles);
+    if (!r.contradiction.empty()) return r;
     r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
                       ", from the time file names (time.txt.<gpu>.<trainer>, largest gpu " +
                       std::to_string(r.value - 1) + ")");
@@ -211,16 +332,16 @@ GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
     r.source = GpusPerTrainerSource::TraceDevices;
     r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
                       ", from the traces' deviceProperties (the most GPUs a rank's process saw)");
+  } else if (ev.tracesTellDevices) {  // settled after the read, from the GPU devices
+    r.value = kAssumedGpusPerTrainer;
+    r.source = GpusPerTrainerSource::Assumed;
+    r.settledAfterRead = true;
   } else {
     r.value = kAssumedGpusPerTrainer;
     r.source = GpusPerTrainerSource::Assumed;
-    r.notes.push_back(ev.tracesTellDevices
-                          ? "note: --gpus-per-trainer 8 assumed: no trace's deviceProperties says "
-                            "how many GPUs a node has (the GPUs the ranks run on are checked "
-                            "against it); give --gpus-per-trainer if it is not 8"
-                          : "note: --gpus-per-trainer 8 assumed: no time files and no DCGM rows "
-                            "say how many GPUs a trainer has; give --gpus-per-trainer if it is "
-                            "not 8");
+    r.notes.push_back(
+        "note: --gpus-per-trainer 8 assumed: no time files and no DCGM rows say how many GPUs a "
+        "trainer has; give --gpus-per-trainer if it is not 8");
   }
   if (r.contradiction.empty()) r.warnings = strayTrainerFiles(r.value, ev.files);
   return r;

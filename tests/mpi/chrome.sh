@@ -8,9 +8,17 @@
 #               ProfilerSteps; Perfetto's trace_processor loads both formats
 #               with no import error and sees the same GPU slices, each
 #               with a flow from its launch; ranks.csv within 0.5 pp of HTA.
-# CASE errors:  two formats in one folder, a trace without a rank, a folder
-#               without a readable trace: rc 2 naming the files; ignored files
+# CASE errors:  two formats in one folder, Kineto and Paddle traces in one
+#               job, a trace without a rank, a folder without a trace (in D or
+#               D/profile), a folder whose only trace is unreadable: rc 2
+#               naming the files, nothing written; ignored (also hidden) files
 #               and a partial world are notes (rc 0).
+# CASE folders: traces in D and D/profile are both read (np 1 = np 3); one
+#               rank in both is the duplicate-rank error naming both.
+# CASE topology: GPUs per node from deviceProperties, else from the devices
+#               of the ranks' GPU work (a note; the same bytes as the option
+#               given; a display that changes with it is read again), an
+#               explicit contradicted value: rc 2.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -243,27 +251,103 @@ case_errors() {
   xmpirun 2 "$X" report --data-dir "$W/norank" --out "$W/norank.out" 2>"$W/norank.log"
   rc=$?
   set -e
-  expect_rc2 "$rc" "$W/norank.log" "worker.json" "rank"
-  # no readable trace: garbage and a JSON document that is no trace
-  mkdir -p "$W/none"
-  echo '{"model": "x"}' >"$W/none/gen_info.json"
-  head -c 100 /dev/urandom >"$W/none/noise.json"
+  expect_rc2 "$rc" "$W/norank.log" "worker.json" "rank" "e.g. worker_rank<N>.json"
+  # PyTorch's and Paddle's traces in one job (rank 0 Kineto, rank 1 Paddle JSON)
+  "$X" synth --format paddle-json --out "$W/twoprof" --trainers 1 --gpus-per-trainer 2 \
+    --steps 2 --ops-per-step 4 >/dev/null
+  local paddle1
+  paddle1=$(cd "$W/twoprof" && find . -name '*rank1*paddle_trace.json' | head -1)
+  [ -n "$paddle1" ] || { find "$W/twoprof"; fail "no Paddle JSON trace of rank 1"; }
+  find "$W/twoprof" -name '*rank0*paddle_trace.json' -delete
+  trace_json 0 >"$W/twoprof/rank0.pt.trace.json"
+  for np in 1 2; do
+    set +e
+    xmpirun "$np" "$X" report --data-dir "$W/twoprof" --out "$W/twoprof.out" \
+      2>"$W/twoprof.$np.log"
+    rc=$?
+    set -e
+    expect_rc2 "$rc" "$W/twoprof.$np.log" "mix two profilers" "rank0.pt.trace.json" \
+      "PyTorch profiler (Kineto)" "$(basename "$paddle1")" "Paddle profiler"
+  done
+  [ ! -e "$W/twoprof.out" ] || [ -z "$(ls -A "$W/twoprof.out")" ] || fail "twoprof: files written"
+  # no trace: garbage and a JSON document that is no trace, in D and in D/profile
+  local d
+  for d in none none2/profile; do
+    mkdir -p "$W/$d"
+    echo '{"model": "x"}' >"$W/$d/gen_info.json"
+    head -c 100 /dev/urandom >"$W/$d/noise.json"
+    set +e
+    xmpirun 2 "$X" report --data-dir "$W/${d%/profile}" --out "$W/none.out" 2>"$W/none.log"
+    rc=$?
+    set -e
+    expect_rc2 "$rc" "$W/none.log" "no trace or profile on any rank in" "looked for Chrome-trace JSON" \
+      "hold 2 files that are neither" "$W/$d/gen_info.json" "$W/$d/noise.json"
+    ! grep -q "no integer suffix" "$W/none.log" || { cat "$W/none.log"; fail "legacy skip lines"; }
+    [ ! -e "$W/none.out" ] || fail "no trace: --out created"
+  done
+  # the only trace unreadable: rc 2 naming it, nothing written
+  mkdir -p "$W/trunc"
+  echo '{"traceEvents": [ {"ph":"X", ' >"$W/trunc/rank0.trunc.json"
   set +e
-  xmpirun 2 "$X" report --data-dir "$W/none" --out "$W/none.out" 2>"$W/none.log"
+  xmpirun 2 "$X" report --data-dir "$W/trunc" --out "$W/trunc.out" 2>"$W/trunc.log"
   rc=$?
   set -e
-  expect_rc2 "$rc" "$W/none.log" "$W/none" "ignored"
-  # ignored files and a partial world: notes, rc 0; a rank without GPU events gets rows
+  expect_rc2 "$rc" "$W/trunc.log" "no readable trace" "$W/trunc/rank0.trunc.json"
+  [ -z "$(ls -A "$W/trunc.out" 2>/dev/null)" ] || fail "unreadable trace: files written"
+  # ... beside a readable one: rc 3 naming the bad one, as before
+  trace_json 1 >"$W/trunc/rank1.json"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/trunc" --out "$W/trunc.out" 2>"$W/trunc.log"
+  rc=$?
+  set -e
+  [ "$rc" = 3 ] || { cat "$W/trunc.log"; fail "one readable trace: rc $rc, want 3"; }
+  grep -q "rank0.trunc.json" "$W/trunc.log" || fail "bad trace not named"
+  # ignored files (hidden ones counted) and a partial world: notes, rc 0; a rank without
+  # GPU events gets rows
   mkdir -p "$W/some/profile"
   trace_json 0 >"$W/some/profile/a.json"
   trace_json 2 | sed 's/"cat":"kernel"/"cat":"cpu_op"/' >"$W/some/profile/b.json"
   echo hello >"$W/some/profile/README"
+  echo x >"$W/some/profile/.a.json.swp"
   xmpirun 2 "$X" report --data-dir "$W/some" --out "$W/some.out" 2>"$W/some.log" ||
     { cat "$W/some.log"; fail "partial world failed"; }
   grep -q "2 of the job's 4 ranks" "$W/some.log" || fail "no partial-world note"
-  grep -q "1 files in the input folders are no input" "$W/some.log" || fail "no ignored-file note"
+  grep -q "2 files in the input folders are no input xstack reads and were ignored (1 hidden; e.g. $W/some/profile/README)" \
+    "$W/some.log" || { cat "$W/some.log"; fail "no ignored-file note"; }
   ls "$W/some.out"/traceFile_* >/dev/null || fail "no traces"
   echo "errors: ok"
+}
+
+# Traces in D and in D/profile (issue 19 item 1): both read.
+case_folders() {
+  local rc
+  "$X" synth --format kineto --out "$W/k" --trainers 2 --gpus-per-trainer 2 --steps 2 \
+    --ops-per-step 4 >/dev/null
+  mkdir -p "$W/flat" "$W/split/profile" "$W/onlyd/profile"
+  find "$W/k" -name '*.json.gz' -exec cp {} "$W/flat/" \;
+  local n=0 f
+  for f in "$W"/flat/*.json.gz; do  # half in D, half in D/profile
+    if [ $((n % 2)) = 0 ]; then cp "$f" "$W/split/"; else cp "$f" "$W/split/profile/"; fi
+    cp "$f" "$W/onlyd/"  # D/profile exists, empty: the traces in D are read
+    n=$((n + 1))
+  done
+  [ "$n" = 4 ] || fail "synth wrote $n traces, want 4"
+  report_twice "$W/flat" flat
+  report_twice "$W/split" split
+  report_twice "$W/onlyd" onlyd
+  same_dir "$W/flat.np1" "$W/split.np1"
+  same_dir "$W/flat.np1" "$W/onlyd.np1"
+  # one rank in D and in D/profile: the duplicate-rank error naming both (rc 1, nothing written)
+  f=$(find "$W/split/profile" -name '*.json.gz' | head -1)
+  cp "$f" "$W/split/dup.$(basename "$f")"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/split" --out "$W/split.dup" 2>"$W/split.dup.log"
+  rc=$?
+  set -e
+  [ "$rc" = 1 ] || { cat "$W/split.dup.log"; fail "duplicate rank: rc $rc, want 1"; }
+  grep -F "$f" "$W/split.dup.log" | grep -qF "$W/split/dup.$(basename "$f")" ||
+    { cat "$W/split.dup.log"; fail "duplicate rank: both files not named on one line"; }
+  echo "folders: ok"
 }
 
 # GPUs per node from the traces (issue 19 item 5): deviceProperties before the
@@ -289,21 +373,47 @@ PY
     expect_rc2 "$rc" "$W/k2.given4.$np.log" "--gpus-per-trainer 4 contradicts the traces" \
       "(rank 2) runs its GPU work on GPU 0" "fit --gpus-per-trainer 2"
   done
-  # Old Kineto traces (no deviceProperties) of 2-GPU nodes: 8 assumed, contradicted by rank 3
-  # (on GPU 1; rank 2 on GPU 0 tells nothing: a process that sees one GPU also calls it 0).
+  # Old Kineto traces (no deviceProperties) of 2-GPU nodes: P from the devices of the ranks'
+  # GPU work (rank 1 and 3 on GPU 1; ranks on GPU 0 tell nothing: a process that sees one GPU
+  # also calls it 0), with a note; the same bytes as --gpus-per-trainer 2.
   mkdir -p "$W/old"
   for r in 0 1 2 3; do
     trace_json "$r" | sed "s/\"device\":0/\"device\":$((r % 2))/; s/\"pid\":0,/\"pid\":$((r % 2)),/" \
       >"$W/old/rank$r.json"
   done
+  report_twice "$W/old" old
+  grep -qF "note: --gpus-per-trainer 2, from the GPUs the traces' GPU work runs on (no deviceProperties; largest GPU 1, of rank1.json (rank 1))" \
+    "$W/old.np1.log" || { cat "$W/old.np1.log"; fail "no device-id note"; }
+  ! grep -q "assumed" "$W/old.np1.log" || { cat "$W/old.np1.log"; fail "P still assumed"; }
+  report_twice "$W/old" old.p2 --gpus-per-trainer 2
+  same_dir "$W/old.np1" "$W/old.p2.np1"
+  # an explicit value the devices contradict stays an error
   set +e
-  xmpirun 2 "$X" report --data-dir "$W/old" --out "$W/old.out" 2>"$W/old.log"
+  xmpirun 2 "$X" report --data-dir "$W/old" --out "$W/old.given4" --gpus-per-trainer 4 \
+    2>"$W/old.given4.log"
   rc=$?
   set -e
-  expect_rc2 "$rc" "$W/old.log" "--gpus-per-trainer 8 (assumed) contradicts the traces" \
+  expect_rc2 "$rc" "$W/old.given4.log" "--gpus-per-trainer 4 contradicts the traces" \
     "rank3.json (rank 3) runs its GPU work on GPU 1" "fit --gpus-per-trainer 2"
-  xmpirun 2 "$X" report --data-dir "$W/old" --out "$W/old.p2" --gpus-per-trainer 2 \
-    2>"$W/old.p2.log" || { cat "$W/old.p2.log"; fail "old traces with --gpus-per-trainer 2 failed"; }
+  # A bigger job of 2-GPU nodes without deviceProperties: the display that P = 2 gives
+  # (trainers 0, 1, 8, 9 of 10: ranks 0-3 and 16-19) differs from the 8 the read began
+  # with (ranks 0-15); those ranks are read again: the same bytes as the option given.
+  "$X" synth --format kineto --out "$W/k10" --trainers 10 --gpus-per-trainer 2 --steps 2 \
+    --ops-per-step 4 >/dev/null
+  python3 - "$W/k10" <<'PY'
+import glob, gzip, json, sys
+for p in glob.glob(sys.argv[1] + "/**/*.json.gz", recursive=True):
+    d = json.load(gzip.open(p))
+    del d["deviceProperties"]
+    with gzip.open(p, "wt") as f:
+        json.dump(d, f)
+PY
+  report_twice "$W/k10" k10
+  report_twice "$W/k10" k10.p2 --gpus-per-trainer 2
+  grep -q "note: --gpus-per-trainer 2, from the GPUs" "$W/k10.np3.log" ||
+    { cat "$W/k10.np3.log"; fail "k10: no device-id note"; }
+  same_dir "$W/k10.np1" "$W/k10.p2.np1"
+  ls "$W/k10.np1"/traceFile_1_* >/dev/null || fail "k10: no trace of group 1"
   echo "topology: ok"
 }
 

@@ -9,6 +9,10 @@
 #              9223372036854775807 and GPU 4000000000: dcgm_bad_row, P stays 2.
 #   time_name  a stray time.txt.999999999999999999.11 next to the real time files:
 #              skipped and named, P stays 2.
+#   time_stray a stray time.txt.1000.0 (a GPU id under the bound) next to the real
+#              time files: not one trainer of 1001 GPUs, but rc 2 naming the file, the
+#              1001 it implies and the 2 the others imply; nothing written. Alone (no
+#              other time file): rc 2 too.
 #   ratio      a DCGM row with FBUSD 1e308 over FBTTL 1e-300: dcgm_bad_ratio, and no
 #              FB_USED_RATIO sample at its time (before: written as 0).
 source "$(dirname "$0")/lib.sh"
@@ -26,6 +30,30 @@ if [ "$case" = gpu_id ]; then rm -r "$work/data/time"; fi
 report "$work/clean" "$work/clean.log"
 [ "$rc" -eq 0 ] || fail "clean run exit $rc: $(cat "$work/clean.log")"
 grep -q "gpus-per-trainer 2" "$work/clean.log" || fail "clean run did not infer 2: $(cat "$work/clean.log")"
+
+if [ "$case" = time_stray ]; then
+  cp "$work/data/time/time.txt.0.0" "$work/data/time/time.txt.1000.0"
+  report "$work/out" "$work/log"
+  [ "$rc" -eq 2 ] || fail "stray time file: exit $rc, expected 2: $(cat "$work/log")"
+  grep -q "error: the time files imply --gpus-per-trainer 1001 (time.txt.1000.0 in $work/data/time name GPU 1000)" \
+    "$work/log" || fail "stray time file not named: $(cat "$work/log")"
+  grep -q "the other time files imply --gpus-per-trainer 2" "$work/log" ||
+    fail "the other value not given: $(cat "$work/log")"
+  [ -z "$(ls -A "$work/out" 2>/dev/null)" ] || fail "stray time file: files written"
+  find "$work/data/time" -name 'time.txt.*' ! -name 'time.txt.1000.0' -delete
+  report "$work/out" "$work/log"
+  [ "$rc" -eq 2 ] || fail "lone stray time file: exit $rc, expected 2: $(cat "$work/log")"
+  grep -q "no other time file names a GPU" "$work/log" || fail "lone stray: $(cat "$work/log")"
+  # Given, the option is checked as before: the stray file names a GPU >= 2.
+  set +e
+  xmpirun 2 "$xstack" report --data-dir "$work/data" --no-progress --out "$work/out" \
+    --gpus-per-trainer 2 2>"$work/log"
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && grep -q "time.txt.1000.0" "$work/log" || fail "given 2: $rc $(cat "$work/log")"
+  echo "ok: $case"
+  exit 0
+fi
 
 case $case in
   gpu_id)

@@ -64,6 +64,14 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
 void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
                     std::vector<LocalInput>& local);
 
+// Reads again the profiles of `local` (readAssigned's result for `myRank`,
+// read under the topology `before`) that did not fail and whose rank is
+// displayed under options.topology but not under `before`, or the other way
+// round: their rows, row warnings and kept rows follow the new display. A
+// profile that changed between the reads, or fails the second, is failed.
+void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
+                             const Topology& before, std::vector<LocalInput>& local);
+
 // Decodes the profile `s.file.path` with `source` and fills the profile part
 // of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).
 // `displayed` adds rows and the row and memory warnings. `buffer`: memory

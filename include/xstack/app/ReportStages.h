@@ -6,9 +6,13 @@
 //   planStage             PlanStage.cpp             collective: who reads which file; checks
 //   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
 //   gatherSummariesStage  GatherSummariesStage.cpp  collective: every rank learns every summary
+//   noReadableInputCheck  GatherSummariesStage.cpp  no profile read at all: rc 2 naming them
 //   topologyStage         TopologyStage.cpp         inputs whose traces tell the topology
-//                                                   (JSON): --gpus-per-trainer checked against
-//                                                   every rank's GPU device (pure)
+//                                                   (JSON): --gpus-per-trainer from every
+//                                                   rank's GPU device when nothing else told
+//                                                   it (the ranks whose display changes read
+//                                                   again, collective), else checked against
+//                                                   them
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
 //                                                   rank 0, findings (app/AnalysisStage.h)
 //   showFindingRanksStage AnalyseStage.cpp          collective: the ranks the findings name
@@ -65,8 +69,10 @@ struct ReportRun {
   OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
   // The format of the inputs, the same on every rank (listInputsStage).
   const Source* source = nullptr;
-  // How planStage settled options.topology.gpusPerTrainer.
+  // How planStage settled options.topology.gpusPerTrainer (topologyStage, when
+  // only the traces' GPU devices can tell it: gpusPerTrainerAfterRead).
   GpusPerTrainerSource gpusPerTrainerSource = GpusPerTrainerSource::Assumed;
+  bool gpusPerTrainerAfterRead = false;
   bool root() const { return comm.rank() == 0; }
   // Rank 0 only: "xstack: <line>" on stderr.
   void log(const std::string& line) const;
@@ -78,6 +84,10 @@ struct ListedInputs {
   bool listingFailed = false;       // this rank's listing threw: it contributes no files
   int64_t declaredWorldSize = 0;    // the largest world size any rank's files declare (0: none)
   int64_t declaredVisibleGpus = 0;  // the most GPUs any rank's traces saw (0: none say)
+  // Files in the input folders that are no input (each host's counted once),
+  // hidden ones apart, and the first few of them.
+  uint64_t ignoredFiles = 0, hiddenFiles = 0;
+  std::vector<std::string> ignoredExamples;
 };
 
 struct GatheredSummaries {
@@ -105,9 +115,17 @@ Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pl
 // (each rank decodes every rank's bytes).
 Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
                                                  const std::vector<LocalInput>& local);
-// Pure over the gathered summaries (the same on every rank): a contradicted
-// --gpus-per-trainer is an Error (exit 2) on every rank alike.
-Status topologyStage(ReportRun& run, const GatheredSummaries& gathered);
+// Pure over the gathered summaries (the same on every rank): when no profile
+// was read (every one failed), a usage Failure (exit 2) naming them.
+Status noReadableInputCheck(const GatheredSummaries& gathered);
+// Over the gathered summaries (the same on every rank): when
+// run.gpusPerTrainerAfterRead, --gpus-per-trainer from the traces' GPU
+// devices; when it changes, the profiles of `local` whose display changes
+// are read again and the summaries gathered again (collective, alike on
+// every rank). A contradicted --gpus-per-trainer is a usage Failure (exit 2)
+// on every rank alike. `worldSize`: the job's ranks as the files declare them.
+Status topologyStage(ReportRun& run, const Plan& plan, std::vector<LocalInput>& local,
+                     GatheredSummaries& gathered, int64_t worldSize);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
 // collective: null (and no findings in the traces) with --no-analysis.

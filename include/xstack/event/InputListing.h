@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xstack/event/InputFile.h"
@@ -14,6 +15,9 @@ namespace xstack {
 // One folder per kind of input; empty = not given.
 struct InputDirs {
   std::string profile, dcgm, net, time;
+  // A second folder of profiles, listed with `profile` (empty: none): the
+  // data folder itself when a source reads traces from both D and D/profile.
+  std::string profileAlso = {};
 };
 
 struct InputListing {
@@ -28,6 +32,13 @@ struct InputListing {
   // Files in an input folder that are not inputs of the source (e.g. not a
   // trace): a note counts them, naming the first.
   std::vector<std::string> ignored;
+  // Hidden files (names starting with '.') in the input folders: not looked
+  // at, counted in the same note.
+  uint64_t hidden = 0;
+  // The programs that wrote the files, when the source tells them apart
+  // (e.g. PyTorch's and Paddle's profilers): each with its first file. One
+  // job's files come from one program: two is an error naming both.
+  std::vector<std::pair<std::string, std::string>> writers;
   // Inputs the user must fix before a run can start (rc 2), one line each
   // naming the file and what to do (e.g. a trace whose rank is unknown).
   std::vector<std::string> fatal;

@@ -139,7 +139,11 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
     return;
   }
   if (e.dur.valid) dur = e.dur.ns;
-  const uint64_t end = start + static_cast<uint64_t>(dur);  // dur < 0: end before start
+  // A negative dur ends the event where it starts (drawn as 0): its end must
+  // not move the time origin before the event.
+  const bool endsBeforeStart = dur < 0;
+  if (endsBeforeStart) dur = 0;
+  const uint64_t end = start + static_cast<uint64_t>(dur);
   SliceEvent s{e.name, {}, start, end, {RowKind::CpuBlock, 0}, e.tid.value, 0};
   s.correlation = e.argInt(ArgKey::Correlation).value_or(-1);
   if (cls == EventClass::Api) s.row = {RowKind::CudaApi, -1};
@@ -158,8 +162,9 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
   }
   if (isStepEvent(e.name, e.cat)) {
     out_.onStepMark({start, Phase::Forward, true});
-    out_.onStepMark({std::max(start, end), Phase::Forward, false});
+    out_.onStepMark({end, Phase::Forward, false});
   }
+  if (endsBeforeStart) warnings_.add(Warn::EventEndBeforeStart);
   out_.onSlice(s);
 }
 

@@ -38,11 +38,51 @@ std::optional<int64_t> rankFromFileName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string nameWithRank(std::string_view fileName, std::string_view rank) {
+  constexpr std::string_view kEndings[] = {".pt.trace.json.gz", ".pt.trace.json",
+                                           ".paddle_trace.json", ".json.gz", ".json"};
+  for (std::string_view end : kEndings)
+    if (fileName.size() > end.size() && fileName.substr(fileName.size() - end.size()) == end)
+      return std::string(fileName.substr(0, fileName.size() - end.size())) + "_rank" +
+             std::string(rank) + std::string(end);
+  return std::string(fileName) + "_rank" + std::string(rank);
+}
+
+TraceWriter traceWriterOf(const TraceInfo& info) {
+  if (!info.schemaVersion.empty())
+    return info.schemaVersionIsString ? TraceWriter::Paddle : TraceWriter::Kineto;
+  if (info.hasSpanIndx) return TraceWriter::Paddle;
+  if (info.rank || info.worldSize || info.baseTimeNs) return TraceWriter::Kineto;
+  return TraceWriter::Unknown;
+}
+
+const char* traceWriterName(TraceWriter w) {
+  switch (w) {
+    case TraceWriter::Kineto:
+      return "PyTorch profiler (Kineto)";
+    case TraceWriter::Paddle:
+      return "Paddle profiler";
+    case TraceWriter::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
 }  // namespace chrome
 
 namespace {
 
 std::string baseName(const std::string& path) { return fs::path(path).filename().string(); }
+
+// The first file of each program that wrote the traces (the listing's
+// writers; an unknown one mixes with either).
+void noteWriter(chrome::TraceWriter w, const std::string& path, InputListing& out) {
+  if (w == chrome::TraceWriter::Unknown) return;
+  const std::string name = chrome::traceWriterName(w);
+  for (const auto& [known, first] : out.writers)
+    if (known == name) return;
+  out.writers.emplace_back(name, path);
+}
 
 // One candidate file of the folder: a trace (rank found, or a fatal line),
 // or ignored.
@@ -64,8 +104,10 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   if (!rank || *rank < 0) {
     out.fatal.push_back(path +
                         ": a trace without a rank (no distributedInfo.rank, and no rank-N, "
-                        "rank_N or rankN in its name): rename it, e.g. to rank3." +
-                        baseName(path));
+                        "rank_N or rankN in its name): put its training rank N in its name, "
+                        "e.g. " +
+                        chrome::nameWithRank(baseName(path), "<N>") +
+                        ", or add \"distributedInfo\": {\"rank\": N} to it");
     return;
   }
   if (*rank > kMaxRankId) {  // no real job's rank: it would overflow the rank arithmetic
@@ -78,6 +120,7 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   if (head.info.visibleGpus <= kMaxGpusPerTrainer)  // more GPUs than a node can have: not used
     out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
   out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
+  noteWriter(chrome::traceWriterOf(head.info), path, out);
 }
 
 void listFolder(const std::string& dir, InputListing& out) {
@@ -97,7 +140,11 @@ void listFolder(const std::string& dir, InputListing& out) {
     }
     const std::string name = it->path().filename().string();
     std::error_code sec;
-    if (name.empty() || name[0] == '.' || !it->is_regular_file(sec)) continue;
+    if (name.empty() || !it->is_regular_file(sec)) continue;
+    if (name[0] == '.') {  // not looked at, counted
+      ++out.hidden;
+      continue;
+    }
     const uint64_t size = it->file_size(sec);
     candidates.emplace_back(it->path(), sec ? 0 : size);
   }
@@ -174,7 +221,12 @@ class ChromeSource final : public Source {
     } else if (!dataDir.empty()) {
       std::error_code ec;
       const fs::path sub = fs::path(dataDir) / "profile";
-      d.profile = fs::is_directory(sub, ec) ? sub.string() : dataDir;
+      if (fs::is_directory(sub, ec)) {  // traces in D and in D/profile
+        d.profile = sub.string();
+        d.profileAlso = dataDir;
+      } else {
+        d.profile = dataDir;
+      }
     }
     return d;
   }
@@ -182,6 +234,7 @@ class ChromeSource final : public Source {
   InputListing list(const InputDirs& dirs) const override {
     InputListing out;
     listFolder(dirs.profile, out);
+    listFolder(dirs.profileAlso, out);
     std::sort(out.files.begin(), out.files.end(), [](const InputFile& a, const InputFile& b) {
       return std::tie(a.id, a.path) < std::tie(b.id, b.path);
     });

@@ -185,6 +185,7 @@ bool Walker::member(const std::string& key) {
   if (key == "traceEvents") return traceEvents();
   if (key == "distributedInfo") return distributedInfo();
   if (key == "deviceProperties") return deviceProperties();
+  if (key == "span_indx") info_->hasSpanIndx = true;
   if (key != "baseTimeNanoseconds" && key != "schemaVersion") return in_.skipValue();
   std::string_view raw;
   JsonKind kind;
@@ -192,6 +193,7 @@ bool Walker::member(const std::string& key) {
   if (!keptScalar(raw, kind, offset)) return false;
   if (key == "schemaVersion") {  // 1 (Kineto) or "1.0.1" (Paddle): its text
     info_->schemaVersion.clear();
+    info_->schemaVersionIsString = kind == JsonKind::String;
     if (kind == JsonKind::String) {
       decodeJsonString(raw.substr(1, raw.size() - 2), info_->schemaVersion);
     } else {

@@ -440,9 +440,63 @@ TEST_F(ReportTest, MissingProfileFolderIsAUsageError) {
   EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitUsage);
 }
 
-TEST_F(ReportTest, EmptyProfileFolderIsFatal) {
+// No input at all is a usage error (issue 19 item 1): nothing to read is no job.
+TEST_F(ReportTest, EmptyProfileFolderIsAUsageError) {
   fs::create_directories(root_ / "data" / "profile");
-  EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitFatal);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitUsage);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("no trace or profile on any rank"), std::string::npos) << log;
+  EXPECT_NE(log.find("the folders hold no file"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(root_ / "out"));
+}
+
+// Issue 19 item 1: a folder of files none of which is a trace or profile, in D or in
+// D/profile: rc 2 naming the files (a few, and the count) and saying what was looked for.
+TEST_F(ReportTest, AFolderWithoutATraceNamesItsFiles) {
+  for (const std::string sub : {"", "profile"}) {
+    const fs::path data = root_ / ("data" + sub);
+    fs::create_directories(data / sub);
+    spit(data / sub / "gen_info.json", R"({"model": "x"})");
+    spit(data / sub / "noise.json", "\x01\x02 random");
+    for (int i = 0; i < 6; ++i) spit(data / sub / ("log" + std::to_string(i) + ".txt"), "x");
+    spit(data / sub / ".hidden", "x");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(run(options(data, root_ / "out", Topology{})), kExitUsage) << sub;
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_NE(log.find("error: no trace or profile on any rank in "), std::string::npos) << log;
+    EXPECT_NE(log.find("Chrome-trace JSON"), std::string::npos) << log;
+    EXPECT_NE(log.find("profile/<name>.<rank>"), std::string::npos) << log;
+    EXPECT_NE(log.find("hold 8 files that are neither ("), std::string::npos) << log;
+    EXPECT_NE(log.find((data / sub / "gen_info.json").string()), std::string::npos) << log;
+    EXPECT_NE(log.find(", +3 more)"), std::string::npos) << log;
+    EXPECT_NE(log.find("and 1 hidden files"), std::string::npos) << log;
+    EXPECT_EQ(log.find("no integer suffix"), std::string::npos) << log;  // no legacy skip lines
+    EXPECT_EQ(log.find("note:"), std::string::npos) << log;
+    EXPECT_FALSE(fs::exists(root_ / "out")) << sub;
+  }
+}
+
+// Issue 19 item 1: a folder whose only trace cannot be read is no job either: rc 2
+// naming it, nothing written.
+TEST_F(ReportTest, AFolderWithoutAReadableTraceIsAUsageError) {
+  spit(root_ / "data" / "rank0.trunc.json", R"({"traceEvents": [ {"ph":"X", )");
+  spit(root_ / "data" / "rank1.pt.trace.json", "{\"traceEvents\": [ ");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitUsage);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("error: no readable trace: none of the 2 trace files could be read: " +
+                     (root_ / "data" / "rank0.trunc.json").string() + " ("),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find((root_ / "data" / "rank1.pt.trace.json").string()), std::string::npos) << log;
+  EXPECT_TRUE(!fs::exists(root_ / "out") || filesIn(root_ / "out").empty());
+  // One readable trace beside it: the run goes on, the bad one is a problem (rc 3).
+  spit(root_ / "data" / "rank2.json",
+       R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":5,"dur":1}]})");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitPartial);
+  testing::internal::GetCapturedStderr();
 }
 
 TEST_F(ReportTest, OutIsAFileIsFatal) {

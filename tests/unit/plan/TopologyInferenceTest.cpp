@@ -120,6 +120,59 @@ TEST(TopologyInference, InferredFromPartialTimeFilesSaysProfilesLackThem) {
   EXPECT_TRUE(contains(r.notes[1], "have no time file")) << r.notes[1];
 }
 
+// A stray time file naming a GPU under the bound (1023) but of no profiled rank does
+// not make one trainer of 1001 GPUs: rc 2 naming it, the value it implies, and the
+// value the other time files imply.
+TEST(TopologyInference, AStrayTimeFileBesideAJobIsAnError) {
+  std::vector<InputFile> fs = job(2, 2);
+  fs.push_back(file(InputKind::Time, 0, 1000, "/d/time/time.txt.1000.0"));
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  ASSERT_FALSE(r.contradiction.empty());
+  EXPECT_TRUE(contains(r.contradiction, "imply --gpus-per-trainer 1001 (time.txt.1000.0 in "
+                                        "/d/time name GPU 1000)"))
+      << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "2 profiles (profile_rank.2, profile_rank.3 in "
+                                        "/d/profile) have no time file"))
+      << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "the other time files imply --gpus-per-trainer 2"))
+      << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "Move the stray time files")) << r.contradiction;
+  EXPECT_TRUE(r.notes.empty());
+  // Given, the option is checked as before: 2 is contradicted by the stray file.
+  EXPECT_TRUE(contains(inferGpusPerTrainer({fs, {}, 2}).contradiction, "time.txt.1000.0"));
+}
+
+TEST(TopologyInference, ALoneTimeFileOfNoProfiledRankIsAnError) {
+  std::vector<InputFile> fs = job(1, 4, false);
+  fs.push_back(file(InputKind::Time, 0, 1000, "/d/time/time.txt.1000.0"));
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  EXPECT_TRUE(contains(r.contradiction, "imply --gpus-per-trainer 1001")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "no other time file names a GPU")) << r.contradiction;
+  // Given, the same value is accepted (the nodes may have that many GPUs).
+  GpusPerTrainer given = inferGpusPerTrainer({fs, {}, 1001});
+  EXPECT_TRUE(given.contradiction.empty()) << given.contradiction;
+  EXPECT_EQ(given.value, 1001);
+}
+
+TEST(TopologyInference, TheLastGpusProfilesMissingIsNoStrayFile) {
+  // 8 GPUs per node; ranks 7 and 15 wrote no profile and rank 3 no time file: the
+  // files naming GPU 7 belong to no profile, but 7 fits worse than 8.
+  std::vector<InputFile> fs;
+  for (const InputFile& f : job(2, 8))
+    if (!(f.kind == InputKind::Profile && f.id % 8 == 7) &&
+        !(f.kind == InputKind::Time && f.id == 0 && f.gpu == 3))
+      fs.push_back(f);
+  GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
+  EXPECT_TRUE(r.contradiction.empty()) << r.contradiction;
+  EXPECT_EQ(r.value, 8);
+  // Time files of other ranks than the profiles' (both sides mismatch) with no profile at
+  // all is no evidence of a stray file either.
+  std::vector<InputFile> timesOnly;
+  for (const InputFile& f : job(2, 8))
+    if (f.kind == InputKind::Time) timesOnly.push_back(f);
+  EXPECT_TRUE(inferGpusPerTrainer({timesOnly, {}, std::nullopt}).contradiction.empty());
+}
+
 TEST(TopologyInference, DcgmAndNetOfATrainerWithoutProfilesAreNamed) {
   std::vector<InputFile> fs = job(2, 2);
   fs.push_back(file(InputKind::Dcgm, 5, 0, "/d/dcgm/dcgm.5"));

@@ -1,8 +1,9 @@
 // GPUs per node for Chrome-trace JSON inputs (issue 19 item 5, docs/FORMAT.md
-// section 8): settled before the read from deviceProperties (else 8, with a
-// note), then checked against the device each rank's GPU work ran on: a misfit
-// is an error naming the file and the value that fits; a process that saw only
-// its own GPU (device 0, one visible GPU) is no evidence.
+// section 8): settled before the read from deviceProperties, else after it
+// from the devices the ranks' GPU work ran on (else 8, with a note), and
+// checked against those devices: a misfit is an error naming the file and the
+// value that fits; a process that saw only its own GPU (device 0, one visible
+// GPU) is no evidence.
 #include <gtest/gtest.h>
 
 #include "xstack/plan/TopologyInference.h"
@@ -39,13 +40,86 @@ TEST(TraceTopology, DevicePropertiesGivePBeforeTheRead) {
   EXPECT_TRUE(contains(r.notes[0], "deviceProperties")) << r.notes[0];
 }
 
-TEST(TraceTopology, OneVisibleGpuIsNoEvidenceAndEightIsAssumed) {
-  GpusPerTrainer r = inferGpusPerTrainer(jsonEvidence(1));
+TEST(TraceTopology, WithoutDevicePropertiesTheGpuDevicesSettlePAfterTheRead) {
+  for (int64_t visible : {0, 1}) {  // none said, or one GPU per process: no evidence before
+    GpusPerTrainer r = inferGpusPerTrainer(jsonEvidence(visible));
+    EXPECT_EQ(r.value, 8);  // for the read
+    EXPECT_TRUE(r.settledAfterRead);
+    EXPECT_TRUE(r.notes.empty());
+  }
+  EXPECT_FALSE(inferGpusPerTrainer(jsonEvidence(4)).settledAfterRead);
+  EXPECT_FALSE(inferGpusPerTrainer(jsonEvidence(0, 2)).settledAfterRead);  // given
+}
+
+// Issue 19 item 5: old Kineto traces (no deviceProperties) of 2-GPU nodes.
+TEST(TraceTopology, GpuDevicesGivePWhenNothingElseDoes) {
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(nodeMajor(4, 2, 0), 4);
+  EXPECT_EQ(r.value, 2);
+  EXPECT_EQ(r.source, GpusPerTrainerSource::TraceGpuIds);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "--gpus-per-trainer 2, from the GPUs the traces' GPU work"))
+      << r.notes[0];
+  EXPECT_TRUE(contains(r.notes[0], "largest GPU 1, of rank1.pt.trace.json.gz (rank 1)"))
+      << r.notes[0];
+  EXPECT_FALSE(contains(r.notes[0], "not here")) << r.notes[0];  // the whole job is here
+  EXPECT_TRUE(gpusPerTrainerAgainstTraces(nodeMajor(4, 2, 0), r.value, r.source)
+                  .contradiction.empty());
+  for (int64_t P : {2, 3, 4, 8}) {
+    GpusPerTrainer q = gpusPerTrainerFromTraceDevices(nodeMajor(3 * P, P, P), 0);
+    EXPECT_EQ(q.value, P);
+    EXPECT_EQ(q.source, GpusPerTrainerSource::TraceGpuIds);
+  }
+}
+
+TEST(TraceTopology, RanksWithoutAGpuDoNotLowerP) {
+  // 8 GPUs per node; the ranks on GPU 7 (7 and 15) ran no GPU work: 7 does not fit rank 8.
+  std::vector<TraceTopologyEvidence> t = nodeMajor(16, 8, 0);
+  t[7].gpuDevices.clear();
+  t[15].gpuDevices.clear();
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, 16);
+  EXPECT_EQ(r.value, 8);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "largest GPU 6")) << r.notes[0];
+  EXPECT_TRUE(contains(r.notes[0], "the smallest value every rank's GPU fits")) << r.notes[0];
+}
+
+TEST(TraceTopology, SomeRanksOfABigJobGiveALowerBoundAndSaySo) {
+  std::vector<TraceTopologyEvidence> t = {{0, "sampled_rank-0.json.gz", {0}, 0},
+                                          {1, "sampled_rank-1.json.gz", {1}, 0}};
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, 128);
+  EXPECT_EQ(r.value, 2);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_TRUE(contains(r.notes[0], "other ranks are not here")) << r.notes[0];
+  EXPECT_TRUE(contains(r.notes[0], "give --gpus-per-trainer if the nodes have more GPUs"))
+      << r.notes[0];
+}
+
+TEST(TraceTopology, NoShownGpuOrNoFitIsEightAssumed) {
+  std::vector<TraceTopologyEvidence> narrowed;  // CUDA_VISIBLE_DEVICES: every rank on its GPU 0
+  for (int64_t r = 0; r < 4; ++r) narrowed.push_back({r, "r" + std::to_string(r), {0}, 1});
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(narrowed, 4);
   EXPECT_EQ(r.value, 8);
   EXPECT_EQ(r.source, GpusPerTrainerSource::Assumed);
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_TRUE(contains(r.notes[0], "8 assumed")) << r.notes[0];
-  EXPECT_TRUE(contains(r.notes[0], "deviceProperties")) << r.notes[0];
+  // Ranks 0 and 1 both on GPU 1: rank 0 mod P is 0 for every P.
+  GpusPerTrainer none = gpusPerTrainerFromTraceDevices({{0, "a", {1}, 2}, {1, "b", {1}, 2}}, 0);
+  EXPECT_EQ(none.value, 8);
+  EXPECT_EQ(none.source, GpusPerTrainerSource::Assumed);
+  EXPECT_TRUE(contains(none.notes.at(0), "no value up to 1024 fits")) << none.notes[0];
+}
+
+// Issue 21 item 5: a device no node has is no evidence, and named.
+TEST(TraceTopology, AnImplausibleDeviceIsNotUsedAndNamed) {
+  std::vector<TraceTopologyEvidence> t = nodeMajor(4, 2, 0);
+  t[3].gpuDevices = {4'000'000'000};
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, 4);
+  EXPECT_EQ(r.value, 2);  // rank 1 on GPU 1
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, r.value, r.source);
+  EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_TRUE(contains(c.warnings[0], "rank3.pt.trace.json.gz (rank 3)")) << c.warnings[0];
+  EXPECT_TRUE(contains(c.warnings[0], "device 4000000000, above 1023: not used")) << c.warnings[0];
 }
 
 TEST(TraceTopology, NodeMajorRanksFitTheirP) {
@@ -116,7 +190,7 @@ TEST(TraceTopology, NoFittingPIsAWarningNotAnError) {
   TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 2, GpusPerTrainerSource::TraceDevices);
   EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
   ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_TRUE(contains(c.warnings[0], "for no P")) << c.warnings[0];
+  EXPECT_TRUE(contains(c.warnings[0], "for no P up to 1024")) << c.warnings[0];
   EXPECT_TRUE(contains(c.warnings[0], "a (rank 0)")) << c.warnings[0];
 }
 

@@ -35,6 +35,8 @@ struct TraceInfo {
   std::optional<int64_t> worldSize;   // distributedInfo.world_size
   std::optional<int64_t> baseTimeNs;  // baseTimeNanoseconds
   std::string schemaVersion;          // its JSON text decoded ("1", "1.0.1"); empty when absent
+  bool schemaVersionIsString = false;  // "1.0.1" (Paddle) rather than 1 (Kineto)
+  bool hasSpanIndx = false;            // Paddle's top-level "span_indx"
   // deviceProperties: the GPUs the profiled process saw (one element each,
   // 8 on an 8-GPU host unless CUDA_VISIBLE_DEVICES narrows it); 0 = absent.
   int64_t visibleGpus = 0;

@@ -64,6 +64,54 @@ TEST(ChromeEventMapper, RowsComeFromTheCategoryNotThePid) {
   EXPECT_EQ(w.total(), 0u);
 }
 
+// docs/FORMAT.md section 8's table, row by row: every category it lists goes to its
+// row; the event kinds that are read and not drawn are not counted, the others are.
+TEST(ChromeEventMapper, EveryCategoryOfTheTableAndEveryEventKind) {
+  const std::pair<const char*, RowKind> kTable[] = {
+      {"kernel", RowKind::Gpu},          {"gpu_memcpy", RowKind::Gpu},
+      {"gpu_memset", RowKind::Gpu},      {"cuda_sync", RowKind::Gpu},
+      {"mtia_ccp_events", RowKind::Gpu}, {"Kernel", RowKind::Gpu},
+      {"Memcpy", RowKind::Gpu},          {"Memset", RowKind::Gpu},
+      {"cuda_runtime", RowKind::CudaApi}, {"cuda_driver", RowKind::CudaApi},
+      {"Runtime", RowKind::CudaApi},     {"CudaRuntime", RowKind::CudaApi},
+      {"mtia_runtime", RowKind::CudaApi}, {"xpu_runtime", RowKind::CudaApi},
+      {"xpu_driver", RowKind::CudaApi},  {"privateuse1_runtime", RowKind::CudaApi},
+      {"privateuse1_driver", RowKind::CudaApi}, {"cpu_op", RowKind::CpuBlock},
+      {"user_annotation", RowKind::CpuBlock}, {"python_function", RowKind::CpuBlock},
+      {"Operator", RowKind::CpuBlock},   {"Dataloader", RowKind::CpuBlock},
+      {"some_new_category", RowKind::CpuBlock}};
+  std::string events;
+  for (const auto& [cat, kind] : kTable)
+    events += std::string(R"j({"ph":"X","cat":")j") + cat +
+              R"j(","name":"e","pid":3,"tid":4,"ts":1,"dur":1,"args":{"device":3,"stream":4}},)j";
+  events +=
+      R"j({"ph":"X","cat":"Trace","name":"PyTorch Profiler (0)","pid":"Spans","tid":"","ts":0},)j"
+      R"j({"ph":"X","cat":"gpu_user_annotation","name":"a","pid":3,"tid":4,"ts":1,"dur":1},)j"
+      R"j({"ph":"M","name":"process_name","pid":3,"args":{"name":"x"}},)j"
+      R"j({"ph":"s","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g"},)j"
+      R"j({"ph":"f","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g","bp":"e"},)j"
+      R"j({"ph":"t","id":1,"pid":3,"tid":4,"ts":1,"cat":"ac2g","name":"ac2g"},)j"
+      R"j({"ph":"i","name":"Iteration Start: PyTorch Profiler","pid":3,"tid":4,"ts":1,"s":"g"},)j"
+      R"j({"ph":"i","name":"Record Window End","pid":3,"tid":4,"ts":1,"s":"g"},)j"
+      R"j({"ph":"B","name":"b","pid":3,"tid":4,"ts":1},)j"
+      R"j({"ph":"E","name":"b","pid":3,"tid":4,"ts":2},)j"
+      R"j({"ph":"C","name":"c","pid":3,"tid":4,"ts":2,"args":{"v":1}},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"hex","pid":3,"tid":"0x1f","ts":1})j";
+  Warnings w;
+  EventList l = mapped(events, w);
+  ASSERT_EQ(l.slices.size(), std::size(kTable) + 1);
+  for (size_t i = 0; i < std::size(kTable); ++i) {
+    EXPECT_EQ(l.slices[i].row.kind, kTable[i].second) << kTable[i].first;
+    if (kTable[i].second == RowKind::Gpu) {
+      EXPECT_EQ(l.slices[i].row.device, 3) << kTable[i].first;
+      EXPECT_EQ(l.slices[i].tid, 4) << kTable[i].first;
+    }
+  }
+  EXPECT_EQ(l.slices.back().tid, 31);            // "0x1f"
+  EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 4u);  // gpu_user_annotation, B, E, C
+  EXPECT_EQ(w.total(), 4u);
+}
+
 TEST(ChromeEventMapper, PaddleCategoriesAndNames) {
   Warnings w;
   EventList l = mapped(
@@ -121,6 +169,23 @@ TEST(ChromeEventMapper, TimeBaseAndBadTimes) {
   EXPECT_EQ(l.slices[1].startNs, 1'000'000'000u - 5'000'000u);  // relative ts may be negative
   EXPECT_EQ(w.count(Warn::JsonBadTime), 2u);
   EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 1u);
+}
+
+// A negative dur ends the event at its start: drawn as 0 and counted, and its
+// end never comes before its start (it would pull the time origin back).
+TEST(ChromeEventMapper, ANegativeDurEndsTheEventAtItsStart) {
+  Warnings w;
+  EventList l =
+      mapped(R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":100,"dur":-40},)j"
+             R"j({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,)j"
+             R"j("ts":200,"dur":-1000})j",
+             w);
+  ASSERT_EQ(l.slices.size(), 2u);
+  for (const SliceEvent& s : l.slices) EXPECT_EQ(s.endNs, s.startNs) << s.name;
+  EXPECT_EQ(l.slices[0].startNs, 100'000u);
+  ASSERT_EQ(l.marks.size(), 2u);
+  EXPECT_EQ(l.marks[1].ts, 200'000u);
+  EXPECT_EQ(w.count(Warn::EventEndBeforeStart), 2u);
 }
 
 TEST(ChromeEventMapper, GpuEventWithoutDeviceIsUnplaced) {
@@ -236,10 +301,77 @@ TEST_F(ChromeSourceTest, ListsTracesByContent) {
   EXPECT_EQ(l.files[0].id, 2);
   EXPECT_EQ(l.files[1].id, 4);
   EXPECT_EQ(l.declaredWorldSize, 16);
-  EXPECT_EQ(l.ignored.size(), 2u);  // gen_info.json, notes.txt (hidden files are not looked at)
+  EXPECT_EQ(l.ignored.size(), 2u);  // gen_info.json, notes.txt
+  EXPECT_EQ(l.hidden, 1u);          // .hidden.json: not looked at, counted
   ASSERT_EQ(l.fatal.size(), 1u);
   EXPECT_NE(l.fatal[0].find("noext"), std::string::npos);
-  EXPECT_NE(l.fatal[0].find("rank"), std::string::npos);
+  // The suggested name is built from the file's own name, with a rank placeholder.
+  EXPECT_NE(l.fatal[0].find("e.g. noext_rank<N>,"), std::string::npos) << l.fatal[0];
+  EXPECT_EQ(l.fatal[0].find("rank3"), std::string::npos) << l.fatal[0];
+}
+
+TEST(ChromeSourceNames, TheSuggestedNameCarriesTheRank) {
+  EXPECT_EQ(nameWithRank("worker.json", "<N>"), "worker_rank<N>.json");
+  EXPECT_EQ(nameWithRank("host.1234.pt.trace.json.gz", "3"), "host.1234_rank3.pt.trace.json.gz");
+  EXPECT_EQ(nameWithRank("host_pid_1_time_2024.paddle_trace.json", "3"),
+            "host_pid_1_time_2024_rank3.paddle_trace.json");
+  EXPECT_EQ(nameWithRank("noext", "3"), "noext_rank3");
+  for (const char* name : {"worker.json", "noext", "frank.json", "rank-x.json", "a.pt.trace.json",
+                           "x.json.gz", "ranking_rank.trace", ".json"})
+    EXPECT_EQ(rankFromFileName(nameWithRank(name, "17")), 17) << name;
+}
+
+TEST(ChromeSourceNames, TheWriterFromTheKeysBeforeTheEvents) {
+  auto writerOf = [](const std::string& doc) {
+    ReadResult r = readTraceBytes(doc, "t.json", [](const TraceEvent&) {});
+    return traceWriterOf(r.info);
+  };
+  EXPECT_EQ(writerOf(R"j({"schemaVersion":1,"traceEvents":[]})j"), TraceWriter::Kineto);
+  EXPECT_EQ(writerOf(R"j({"schemaVersion":"1.0.1","traceEvents":[{}]})j"), TraceWriter::Paddle);
+  EXPECT_EQ(writerOf(R"j({"span_indx":"0","traceEvents":[]})j"), TraceWriter::Paddle);
+  EXPECT_EQ(writerOf(R"j({"distributedInfo":{"rank":1},"traceEvents":[]})j"), TraceWriter::Kineto);
+  EXPECT_EQ(writerOf(R"j({"traceEvents":[]})j"), TraceWriter::Unknown);
+}
+
+// Issue 19 item 1: traces directly in D and in D/profile are both read; hidden files
+// of both are counted; the programs that wrote them are told apart.
+TEST_F(ChromeSourceTest, TracesInTheDataDirAndItsProfileFolder) {
+  std::filesystem::create_directory(dir_ / "profile");
+  write("rank0.pt.trace.json", R"j({"schemaVersion":1,"traceEvents":[]})j");
+  write(".rank0.json.swp", "x");
+  write("profile/rank1.pt.trace.json", R"j({"schemaVersion":1,"traceEvents":[]})j");
+  write("profile/rank2.paddle_trace.json", R"j({"schemaVersion":"1.0.1","traceEvents":[{}]})j");
+  write("profile/.DS_Store", "x");
+  InputDirs dirs = source().resolveDirs(dir_.string(), {});
+  EXPECT_EQ(dirs.profile, (dir_ / "profile").string());
+  EXPECT_EQ(dirs.profileAlso, dir_.string());
+  InputListing l = source().list(dirs);
+  ASSERT_EQ(l.files.size(), 3u);
+  EXPECT_EQ(l.files[0].path, (dir_ / "rank0.pt.trace.json").string());
+  EXPECT_EQ(l.files[1].path, (dir_ / "profile" / "rank1.pt.trace.json").string());
+  EXPECT_EQ(l.hidden, 2u);
+  ASSERT_EQ(l.writers.size(), 2u);
+  EXPECT_EQ(l.writers[0].first, "PyTorch profiler (Kineto)");
+  EXPECT_EQ(l.writers[0].second, (dir_ / "profile" / "rank1.pt.trace.json").string());
+  EXPECT_EQ(l.writers[1].first, "Paddle profiler");
+  // --profile-dir names one folder: D is not listed with it.
+  InputDirs named;
+  named.profile = (dir_ / "profile").string();
+  InputDirs given = source().resolveDirs(dir_.string(), named);
+  EXPECT_TRUE(given.profileAlso.empty());
+  EXPECT_EQ(source().list(given).files.size(), 2u);
+}
+
+// A rank's two files, one in D and one in D/profile, are both listed: the
+// plan names both as a conflict.
+TEST_F(ChromeSourceTest, OneRankInBothFoldersIsListedTwice) {
+  std::filesystem::create_directory(dir_ / "profile");
+  write("rank0.json", R"j({"traceEvents":[]})j");
+  write("profile/rank0.json", R"j({"traceEvents":[]})j");
+  InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 2u);
+  EXPECT_EQ(l.files[0].id, 0);
+  EXPECT_EQ(l.files[1].id, 0);
 }
 
 // Issue 21 item 5: a rank or world size no real job has is not used; the file is named.
