@@ -6,13 +6,22 @@
 #include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <functional>
 #include <map>
+#include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "xstack/core/FileIdentity.h"
 
 namespace xstack {
 namespace {
+
+// Find, exclude, re-estimate (estimateAndClassify): at most this many rounds.
+constexpr int kMaxRounds = 8;
+// The evidence says "same compute" within this part of the median rank's.
+constexpr double kSameCompute = 0.02;
 
 uint64_t medianOf(std::vector<uint64_t> v) {
   if (v.empty()) return 0;
@@ -30,20 +39,32 @@ struct Cell {
 };
 
 // Everything the findings need about one step, across ranks.
+//
+// The reference (the "median rank") is the step's cells that are not
+// candidate stragglers (`excluded`): its medians and its spread (`sigma`)
+// are over those cells only, so that several late ranks in one step neither
+// move the median nor inflate the spread the rules compare against
+// (estimateAndClassify: find, exclude, re-estimate).
 struct StepView {
   int64_t step = 0;
   std::vector<Cell> cells;
-  uint64_t medianCompute = 0, medianStep = 0, medianHostIdle = 0, medianMemcpy = 0;
+  uint64_t medianStep = 0;        // over every cell: the job's step time
+  uint64_t medianComputeAll = 0;  // over every cell: the heatmap's reference
+  bool useArrival = false;        // every rank has a collective in this step
+  std::vector<bool> excluded;     // per cell: a candidate straggler, not in the reference
+  // Over the reference cells.
+  uint64_t medianCompute = 0, medianHostIdle = 0, medianMemcpy = 0;
   int64_t medianLastComm = 0;  // when useArrival
-  bool useArrival = false;     // every rank has a collective in this step
+  double sigma = 0;            // 1.4826 x MAD of last_comm (compute without collectives)
   std::vector<bool> slow;      // per cell: late (or slow, without collectives)
   int64_t latestFastProgress = 0;
   int64_t latestProgress = 0;
-  int64_t medianProgress = 0;
+  int64_t medianProgress = 0;  // the reference's progress: 0 (its compute without collectives)
 };
 
 // How far the rank got, ns, larger = later: with collectives its lateness
-// (median last collective minus its own: skew-free), else its compute time.
+// (the reference's median last collective minus its own: skew-free), else
+// its compute time.
 int64_t progressOf(const StepView& s, const StepRow& r) {
   return s.useArrival ? s.medianLastComm - r.lastCommNs : static_cast<int64_t>(r.computeNs);
 }
@@ -57,23 +78,45 @@ double sigmaOf(const std::vector<uint64_t>& v, uint64_t median) {
   return 1.4826 * static_cast<double>(medianOf(dev));
 }
 
-// The step's medians; whether every rank has a collective.
+// The rule's value of a cell: its last collective's length, or its compute
+// when the step has no collective on every rank.
+uint64_t valueOf(const StepView& s, const StepRow& r) {
+  return s.useArrival ? static_cast<uint64_t>(std::max<int64_t>(0, r.lastCommNs)) : r.computeNs;
+}
+
+// The medians over every cell (step time, heatmap); whether every rank has a
+// collective. No cell excluded yet.
 void stepMedians(StepView& s) {
-  std::vector<uint64_t> compute, steps, host, memcpy, last;
+  std::vector<uint64_t> compute, steps;
   s.useArrival = true;
   for (const Cell& c : s.cells) {
     compute.push_back(c.row->computeNs);
     steps.push_back(c.row->stepNs);
-    host.push_back(c.row->hostIdleNs);
-    memcpy.push_back(c.row->memcpyNs);
     s.useArrival = s.useArrival && c.row->arrivalNs >= 0 && c.row->lastCommNs >= 0;
-    last.push_back(static_cast<uint64_t>(std::max<int64_t>(0, c.row->lastCommNs)));
+  }
+  s.medianComputeAll = medianOf(compute);
+  s.medianStep = medianOf(steps);
+  s.excluded.assign(s.cells.size(), false);
+}
+
+// The reference's medians and spread, over the cells not excluded.
+void estimateReference(StepView& s) {
+  std::vector<uint64_t> compute, host, memcpy, value;
+  for (size_t i = 0; i < s.cells.size(); ++i) {
+    if (s.excluded[i]) continue;
+    const StepRow& r = *s.cells[i].row;
+    compute.push_back(r.computeNs);
+    host.push_back(r.hostIdleNs);
+    memcpy.push_back(r.memcpyNs);
+    value.push_back(valueOf(s, r));
   }
   s.medianCompute = medianOf(compute);
-  s.medianStep = medianOf(steps);
   s.medianHostIdle = medianOf(host);
   s.medianMemcpy = medianOf(memcpy);
-  s.medianLastComm = static_cast<int64_t>(medianOf(last));
+  const uint64_t med = medianOf(value);
+  s.medianLastComm = s.useArrival ? static_cast<int64_t>(med) : 0;
+  s.sigma = sigmaOf(value, med);
+  s.medianProgress = s.useArrival ? 0 : static_cast<int64_t>(s.medianCompute);
 }
 
 // Per cell: late at the last collective (or, without collectives, slow
@@ -81,51 +124,38 @@ void stepMedians(StepView& s) {
 std::vector<bool> lateCells(const StepView& s, double pooledSigma) {
   std::vector<bool> late(s.cells.size(), false);
   if (s.cells.size() < 4) return late;
-  std::vector<uint64_t> v;
-  for (const Cell& c : s.cells)
-    v.push_back(s.useArrival ? static_cast<uint64_t>(c.row->lastCommNs) : c.row->computeNs);
-  const uint64_t med = s.useArrival ? static_cast<uint64_t>(s.medianLastComm) : s.medianCompute;
-  const double sigma = sigmaOf(v, med), m = static_cast<double>(med);
+  const double m = static_cast<double>(s.medianCompute);
   for (size_t i = 0; i < s.cells.size(); ++i) {
     const StepRow& r = *s.cells[i].row;
     if (s.useArrival) {
       double lateNs = static_cast<double>(progressOf(s, r));
-      late[i] = lateNs > 0 && lateNs >= std::max({5 * sigma, 5 * pooledSigma,
-                                                  0.02 * static_cast<double>(s.medianStep)});
+      late[i] = lateNs > 0 && lateNs >= std::max({5 * s.sigma, 5 * pooledSigma,
+                                                  kStepFloor * static_cast<double>(s.medianStep)});
     } else {
-      double threshold = m * std::max(1.05, 1 + (m > 0 ? 5 * sigma / m : 0));
+      double threshold = m * std::max(1.05, 1 + (m > 0 ? 5 * s.sigma / m : 0));
       late[i] = m > 0 && static_cast<double>(r.computeNs) >= threshold;
     }
   }
   return late;
 }
 
-// 1.4826 x the median over every (rank, step) with collectives of
-// |last_comm - the step's median|: the job's jitter, steadier than one
-// step's MAD over a few ranks (one late rank in 8 moves neither). 0 when no
-// step has collectives on every rank. Needs stepMedians.
+// 1.4826 x the median over every reference (rank, step) with collectives of
+// |last_comm - the step's reference median|: the job's jitter, steadier than
+// one step's MAD over a few ranks. 0 when no step has collectives on every
+// rank. Needs estimateReference.
 double pooledLateSigma(const std::vector<StepView>& views) {
   std::vector<uint64_t> dev;
   for (const StepView& s : views)
     if (s.useArrival)
-      for (const Cell& c : s.cells)
-        dev.push_back(absDiff(static_cast<uint64_t>(c.row->lastCommNs),
-                              static_cast<uint64_t>(s.medianLastComm)));
+      for (size_t i = 0; i < s.cells.size(); ++i)
+        if (!s.excluded[i])
+          dev.push_back(absDiff(static_cast<uint64_t>(s.cells[i].row->lastCommNs),
+                                static_cast<uint64_t>(s.medianLastComm)));
   return 1.4826 * static_cast<double>(medianOf(dev));
 }
 
-void classifyStep(StepView& s, double pooledSigma) {
-  std::vector<uint64_t> progress;
-  for (const Cell& c : s.cells)
-    progress.push_back(static_cast<uint64_t>(std::max<int64_t>(0, progressOf(s, *c.row))));
-  s.medianProgress = static_cast<int64_t>(medianOf(progress));
-  s.slow = lateCells(s, pooledSigma);
-  for (size_t i = 0; i < s.cells.size(); ++i)
-    s.slow[i] = s.slow[i] && progressOf(s, *s.cells[i].row) >= s.medianProgress;
-}
-
 // The latest progress of the step's cells, and of those not late (the
-// median's when every cell is late).
+// reference's when every cell is late).
 void updateProgress(StepView& s) {
   s.latestFastProgress = std::numeric_limits<int64_t>::min();
   s.latestProgress = std::numeric_limits<int64_t>::min();
@@ -144,10 +174,11 @@ int64_t lowerMedian(std::vector<int64_t> v) {
 }
 
 // A rank whose median lateness over its steps with collectives (at least 4
-// of them, 4 ranks or more each) is >= max(3 sigma_job, 2 % of the job's
-// median step time) is late in each of those steps where it arrives after
-// the median rank: a persistent straggler too small for one step's rule.
-// Healthy uniform jitter +-a never reaches it (3 sigma_job = 2.2a > a).
+// of them, 4 ranks or more each) is >= max(3 sigma_job, kPersistentFloor of
+// the job's median step time) is late in each of those steps where it
+// arrives after the reference: a persistent straggler too small for one
+// step's rule. Healthy uniform jitter +-a never reaches it (3 sigma_job =
+// 2.2a > a).
 void markPersistentLate(std::vector<StepView>& views, size_t tables, double pooledSigma,
                         uint64_t medianStepNs) {
   std::vector<std::vector<std::pair<size_t, size_t>>> cellsOf(tables);  // (view, cell)
@@ -159,12 +190,53 @@ void markPersistentLate(std::vector<StepView>& views, size_t tables, double pool
       lateOf[views[v].cells[i].table].push_back(progressOf(views[v], *views[v].cells[i].row));
     }
   }
-  const double floor = std::max(3 * pooledSigma, 0.02 * static_cast<double>(medianStepNs));
+  const double floor =
+      std::max(3 * pooledSigma, kPersistentFloor * static_cast<double>(medianStepNs));
   for (size_t t = 0; t < tables; ++t) {
     const int64_t med = lowerMedian(lateOf[t]);
     if (lateOf[t].size() < 4 || med <= 0 || static_cast<double>(med) < floor) continue;
     for (size_t k = 0; k < cellsOf[t].size(); ++k)
       if (lateOf[t][k] > 0) views[cellsOf[t][k].first].slow[cellsOf[t][k].second] = true;
+  }
+}
+
+// The candidates to leave out of step `s`'s reference: its late cells, the
+// latest first (ties: the lower table), at most (cells - 1) / 2 of them, so
+// that the reference is always a majority of the step's ranks.
+std::vector<bool> candidatesOf(const StepView& s) {
+  std::vector<size_t> late;
+  for (size_t i = 0; i < s.cells.size(); ++i)
+    if (s.slow[i]) late.push_back(i);
+  std::stable_sort(late.begin(), late.end(), [&](size_t x, size_t y) {
+    return progressOf(s, *s.cells[x].row) > progressOf(s, *s.cells[y].row);
+  });
+  late.resize(std::min(late.size(), (s.cells.size() - 1) / 2));
+  std::vector<bool> out(s.cells.size(), false);
+  for (size_t i : late) out[i] = true;
+  return out;
+}
+
+// Find, exclude, re-estimate: classify every cell against the reference of
+// the cells not excluded (at first every cell), then leave the late cells
+// out of the reference and classify again, until the excluded cells no
+// longer change (at most kMaxRounds rounds). Several stragglers in one step
+// would otherwise inflate its MAD and the job's sigma: 3 late ranks of 8
+// make 5 sigma larger than two of them are late. Sets `slow`.
+void estimateAndClassify(std::vector<StepView>& views, size_t tables, uint64_t medianStepNs) {
+  for (int round = 1;; ++round) {
+    for (StepView& v : views) estimateReference(v);
+    const double pooledSigma = pooledLateSigma(views);
+    for (StepView& v : views) v.slow = lateCells(v, pooledSigma);
+    markPersistentLate(views, tables, pooledSigma, medianStepNs);
+    if (round == kMaxRounds) return;
+    std::vector<std::vector<bool>> next;
+    bool changed = false;
+    for (const StepView& v : views) {
+      next.push_back(candidatesOf(v));
+      changed = changed || next.back() != v.excluded;
+    }
+    if (!changed) return;
+    for (size_t i = 0; i < views.size(); ++i) views[i].excluded = std::move(next[i]);
   }
 }
 
@@ -200,6 +272,7 @@ struct Evidence {
   double ratioSum = 0, lateSum = 0, waitSum = 0;
   uint64_t compute = 0, computeMed = 0, host = 0, hostMed = 0, memcpy = 0, memcpyMed = 0;
   std::map<std::string, uint64_t> gapOps;  // name -> summed overlap
+  std::vector<const StepView*> viewOfCell;  // the step of each late cell, in order
 };
 
 // One late cell of the finding into `e`.
@@ -210,6 +283,7 @@ void addCell(Evidence& e, const StepView& v, const StepRow& r, const RankTable& 
   e.host += r.hostIdleNs, e.hostMed += v.medianHostIdle;
   e.memcpy += r.memcpyNs, e.memcpyMed += v.medianMemcpy;
   if (r.gapOp >= 0) e.gapOps[t.gapOps[static_cast<size_t>(r.gapOp)]] += r.gapOpNs;
+  e.viewOfCell.push_back(&v);
   ++e.cells;
 }
 
@@ -248,8 +322,48 @@ bool containsLower(std::string s, std::string_view needle) {
   return s.find(needle) != std::string::npos;
 }
 
-// The cause and its numbers from the evidence sums.
-void setCause(Finding& f, const Evidence& e) {
+// The gap op's name of a cell ("" when none).
+std::string_view gapOpName(const StepRow& r, const RankTable& t) {
+  return r.gapOp >= 0 ? std::string_view(t.gapOps[static_cast<size_t>(r.gapOp)])
+                      : std::string_view();
+}
+
+// How long the reference ("median rank") is in each of `names` in its GPU's
+// longest idle gap, summed over the finding's late cells: per late cell, the
+// median over the step's reference cells of their gap op's overlap when it
+// has that name, else 0 (their longest gap is in another op, or none).
+std::map<std::string, uint64_t, std::less<>> referenceGapOps(
+    const Evidence& e, const std::vector<RankTable>& tables) {
+  std::map<std::string, uint64_t, std::less<>> sums;
+  for (const auto& name : e.gapOps) sums[name.first] = 0;
+  std::map<const StepView*, std::map<std::string_view, uint64_t>> perView;  // medians
+  for (const StepView* v : e.viewOfCell) {
+    auto [it, fresh] = perView.try_emplace(v);
+    if (fresh) {
+      size_t reference = 0;
+      std::map<std::string_view, std::vector<uint64_t>> overlaps;
+      for (size_t i = 0; i < v->cells.size(); ++i) {
+        if (v->excluded[i]) continue;
+        ++reference;
+        const StepRow& r = *v->cells[i].row;
+        const std::string_view name = gapOpName(r, tables[v->cells[i].table]);
+        if (!name.empty() && sums.find(name) != sums.end()) overlaps[name].push_back(r.gapOpNs);
+      }
+      for (auto& [name, ns] : overlaps) {
+        ns.resize(reference, 0);
+        it->second[name] = medianOf(ns);
+      }
+    }
+    for (const auto& [name, ns] : it->second) sums.find(name)->second += ns;
+  }
+  return sums;
+}
+
+// The cause and its numbers from the evidence sums. For cause host, the gap
+// op that explains the most of the extra idle time against the reference
+// (its overlap on these ranks minus on the median rank), named when that is
+// at least half the host excess.
+void setCause(Finding& f, const Evidence& e, const std::vector<RankTable>& tables) {
   f.computeNs = per(e.compute, e.cells), f.computeMedianNs = per(e.computeMed, e.cells);
   f.hostIdleNs = per(e.host, e.cells), f.hostIdleMedianNs = per(e.hostMed, e.cells);
   f.memcpyNs = per(e.memcpy, e.cells), f.memcpyMedianNs = per(e.memcpyMed, e.cells);
@@ -258,17 +372,23 @@ void setCause(Finding& f, const Evidence& e) {
                  m = excess(f.memcpyNs, f.memcpyMedianNs);
   f.cause = c >= h && c >= m && c > 0 ? "compute" : m > h ? "memcpy" : "host";
   if (f.cause != "host" || e.gapOps.empty()) return;
-  auto best = std::max_element(e.gapOps.begin(), e.gapOps.end(),
-                               [](const auto& x, const auto& y) { return x.second < y.second; });
-  const uint64_t ns = per(best->second, e.cells);
-  if (ns * 2 < h) return;  // the op does not explain the idle time
-  f.hostOp = best->first;
-  f.hostOpNs = ns;
-  f.hostOpKind =
-      containsLower(best->first, "dataloader") || containsLower(best->first, "data_loader")
-          ? "data-loader op"
-      : containsLower(best->first, "sync") ? "sync"
-                                           : "CPU op";
+  const auto reference = referenceGapOps(e, tables);
+  const std::string* best = nullptr;
+  uint64_t bestExcess = 0, bestMine = 0;
+  for (const auto& [name, mine] : e.gapOps) {  // by name: ties keep the first
+    const uint64_t x = excess(mine, reference.at(name));
+    if (best == nullptr || x > bestExcess || (x == bestExcess && mine > bestMine))
+      best = &name, bestExcess = x, bestMine = mine;
+  }
+  // The op must explain the extra idle time, not be what every rank does.
+  if (bestExcess == 0 || per(bestExcess, e.cells) * 2 < h) return;
+  f.hostOp = *best;
+  f.hostOpNs = per(bestMine, e.cells);
+  f.hostOpMedianNs = per(reference.at(*best), e.cells);
+  f.hostOpKind = containsLower(*best, "dataloader") || containsLower(*best, "data_loader")
+                     ? "data-loader op"
+                 : containsLower(*best, "sync") ? "sync"
+                                                : "CPU op";
 }
 
 std::string listOf(const std::vector<std::string>& v) {
@@ -291,6 +411,17 @@ std::string against(uint64_t mine, uint64_t median) {
   return formatMs(mine) + " per step against " + formatMs(median) + " on the median rank";
 }
 
+// "(same compute: a vs b)" when the finding's compute is within
+// kSameCompute of the median rank's, else "(compute a against b on the median rank)".
+std::string computeAside(const Finding& f) {
+  const bool same = static_cast<double>(absDiff(f.computeNs, f.computeMedianNs)) <=
+                    kSameCompute * static_cast<double>(f.computeMedianNs);
+  return same ? "(same compute: " + formatMs(f.computeNs) + " vs " + formatMs(f.computeMedianNs) +
+                    ")"
+              : "(compute " + formatMs(f.computeNs) + " against " + formatMs(f.computeMedianNs) +
+                    " on the median rank)";
+}
+
 std::string causeText(const Finding& f) {
   const bool node = f.trainer >= 0;
   if (f.cause == "compute")
@@ -298,16 +429,15 @@ std::string causeText(const Finding& f) {
            " the step median (" + against(f.computeNs, f.computeMedianNs) + ")";
   if (f.cause == "memcpy")
     return std::string(node ? "their" : "its") + " copies take " +
-           against(f.memcpyNs, f.memcpyMedianNs) + " (same compute: " + formatMs(f.computeNs) +
-           " vs " + formatMs(f.computeMedianNs) + ")";
-  std::string t =
-      std::string(node ? "their GPUs idle " : "its GPU idles ") +
-      against(f.hostIdleNs, f.hostIdleMedianNs) +
-      " before the collective: launches come late (same compute: " + formatMs(f.computeNs) +
-      " vs " + formatMs(f.computeMedianNs) + ")";
+           against(f.memcpyNs, f.memcpyMedianNs) + " " + computeAside(f);
+  std::string t = std::string(node ? "their GPUs idle " : "its GPU idles ") +
+                  against(f.hostIdleNs, f.hostIdleMedianNs) +
+                  " before the collective: launches come late " + computeAside(f);
   if (!f.hostOp.empty())
     t += "; the host is in " + f.hostOpKind + " '" + f.hostOp + "' for " + formatMs(f.hostOpNs) +
-         " per step";
+         " per step (" + formatMs(f.hostOpMedianNs) + " on the median rank)";
+  else
+    t += "; no single host op explains it";
   return t;
 }
 
@@ -349,7 +479,7 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   f.othersWaitNs = nSteps > 0 ? static_cast<uint64_t>(e.waitSum / nSteps) : 0;
   f.lateNs = nSteps > 0 ? static_cast<uint64_t>(std::max(0.0, e.lateSum / nSteps)) : 0;
   f.score = jobStepNs ? static_cast<double>(f.costNs) / static_cast<double>(jobStepNs) : 0;
-  setCause(f, e);
+  setCause(f, e, tables);
   const int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
                          static_cast<int64_t>(g.ranks.size());
   for (int64_t r : f.ranks) {
@@ -501,16 +631,14 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
   for (size_t i = 0; i < views.size(); ++i) viewOfStep[views[i].step] = i;
   a.steps = static_cast<int64_t>(views.size());
   std::vector<uint64_t> medians;
-  for (StepView& v : views) stepMedians(v);
-  const double pooledSigma = pooledLateSigma(views);
   for (StepView& v : views) {
-    classifyStep(v, pooledSigma);
+    stepMedians(v);
     medians.push_back(v.medianStep);
     a.jobStepNs += v.medianStep;
-    a.stepComputeMedian.push_back(v.medianCompute);
+    a.stepComputeMedian.push_back(v.medianComputeAll);
   }
   a.medianStepNs = medianOf(medians);
-  markPersistentLate(views, tables.size(), pooledSigma, a.medianStepNs);
+  estimateAndClassify(views, tables.size(), a.medianStepNs);
   for (StepView& v : views) {
     updateProgress(v);
     a.idealSavingNs +=

@@ -55,11 +55,12 @@ struct Finding {
   uint64_t computeNs = 0, computeMedianNs = 0;
   uint64_t hostIdleNs = 0, hostIdleMedianNs = 0;
   uint64_t memcpyNs = 0, memcpyMedianNs = 0;
-  // Cause host: what the host did in the GPU's longest idle gap, when the
-  // trace says it (empty otherwise): op name, kind ("data-loader op",
-  // "sync", "CPU op"), mean overlap per late step (ns).
+  // Cause host: what the host did in the GPU's longest idle gap when it
+  // explains the extra idle time against the median rank (empty otherwise):
+  // op name, kind ("data-loader op", "sync", "CPU op"), mean overlap per late
+  // step with these ranks' longest gap and with the median rank's (ns).
   std::string hostOp, hostOpKind;
-  uint64_t hostOpNs = 0;
+  uint64_t hostOpNs = 0, hostOpMedianNs = 0;
   // The trace files that show its ranks in detail (traceFile_<group>_<gpu>.json,
   // .pftrace with --format perfetto): `xstack report` displays every rank a
   // finding names whatever --display-size says.
@@ -69,6 +70,11 @@ struct Finding {
 // A finding costs at least this part of the job's step time, or it is
 // below threshold (findings.json's below_threshold, not shown).
 constexpr double kMinScore = 0.01;
+
+// Lateness floors, as parts of the median step time: one step's rule
+// (kStepFloor) and the persistent rule over the steps (kPersistentFloor).
+constexpr double kStepFloor = 0.02;
+constexpr double kPersistentFloor = 0.02;
 
 struct KernelSpread {
   std::string name;         // empty when the tables came without names (withoutKernelNames)

@@ -151,7 +151,8 @@ void appendFinding(std::string& out, const Finding& f) {
     appendJsonString(out, f.hostOp);
     out += ",\"kind\":";
     appendJsonString(out, f.hostOpKind);
-    out += ",\"ms_per_step\":" + fixed(ms(f.hostOpNs), 3) + "}";
+    out += ",\"ms_per_step\":" + fixed(ms(f.hostOpNs), 3) +
+           ",\"median_ms_per_step\":" + fixed(ms(f.hostOpMedianNs), 3) + "}";
   }
   out += ",\"trace_files\":[";
   for (size_t i = 0; i < f.traceFiles.size(); ++i) {
