@@ -171,7 +171,8 @@ class ExternalSorter {
     return std::max<uint64_t>(2, options_.memoryBytes / kMinRunBufferBytes);
   }
   uint64_t bufferRecordsFor(size_t runs) const {
-    const uint64_t bytes = std::max(kMinRunBufferBytes, options_.memoryBytes / std::max<size_t>(1, runs));
+    const uint64_t bytes =
+        std::max(kMinRunBufferBytes, options_.memoryBytes / std::max<size_t>(1, runs));
     return std::max<uint64_t>(1, bytes / sizeof(T));
   }
 
@@ -187,8 +188,8 @@ class ExternalSorter {
     }
     std::stable_sort(held_.begin(), held_.end(), less_);
     const Run run{file_->size(), held_.size()};
-    status_ = file_->append(std::string_view(reinterpret_cast<const char*>(held_.data()),
-                                             held_.size() * sizeof(T)));
+    status_ = file_->append(
+        std::string_view(reinterpret_cast<const char*>(held_.data()), held_.size() * sizeof(T)));
     runs_.push_back(run);
     held_.clear();
   }
@@ -213,8 +214,8 @@ class ExternalSorter {
     std::vector<T> piece;
     piece.reserve(pieceRecords);
     auto writePiece = [&] {
-      status_ = file_->append(std::string_view(reinterpret_cast<const char*>(piece.data()),
-                                               piece.size() * sizeof(T)));
+      status_ = file_->append(
+          std::string_view(reinterpret_cast<const char*>(piece.data()), piece.size() * sizeof(T)));
       out.count += piece.size();
       piece.clear();
     };

@@ -54,7 +54,7 @@ class SpillFile {
 
   int fd_ = -1;
   std::string dir_;
-  std::string buffer_;   // appended, not yet written
+  std::string buffer_;    // appended, not yet written
   uint64_t written_ = 0;  // bytes in the file
 };
 

@@ -1,12 +1,11 @@
-#include "xstack/io/ExternalSorter.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <random>
 #include <vector>
 
-#include "TempDirTest.h"
+#include "../TempDirTest.h"
+#include "xstack/io/ExternalSorter.h"
 #include "xstack/io/SpillFile.h"
 
 namespace xstack {
@@ -23,7 +22,8 @@ struct ByKey {
 std::vector<Keyed> randomRecords(size_t n, uint32_t keys, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<Keyed> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = {static_cast<uint32_t>(rng() % keys), static_cast<uint32_t>(i)};
+  for (size_t i = 0; i < n; ++i)
+    v[i] = {static_cast<uint32_t>(rng() % keys), static_cast<uint32_t>(i)};
   return v;
 }
 

@@ -76,16 +76,8 @@ class PerfettoTraceSink final : public TraceSink {
   std::string takeBuffer() override { return enc_.takeBuffer(); }
 
  private:
-  struct MemorySampleAt {
-    int64_t pid;
-    uint32_t name;  // index into pendingMemoryNames_
-    uint64_t tsNs;
-    int64_t bytes;
-  };
   perfetto::PerfettoSequenceEncoder enc_;
   const OpStore* store_ = nullptr;
-  std::vector<MemorySampleAt> pendingMemory_;
-  std::vector<std::string> pendingMemoryNames_;  // one per memory row of the rank
   bool finished_ = false;
 };
 
