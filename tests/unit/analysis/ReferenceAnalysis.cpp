@@ -256,7 +256,7 @@ IdleSplit GpuActivityBuilder::idleSplitOfActivities() {
       if (a.stream >= 0)
         onStreams.push_back(
             {a.stream, a.startNs, a.endNs, a.correlation >= 0 ? launchOf(a.correlation) : -1});
-  return idleSplit(onStreams);
+  return reference::idleSplit(onStreams);
 }
 
 RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
@@ -279,7 +279,7 @@ RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
       selected.push_back({a.startNs, a.endNs, static_cast<HtaKernelType>(t)});
     std::vector<Timed>().swap(activities_[t]);
   }
-  out.breakdown = rankBreakdown(selected);
+  out.breakdown = reference::rankBreakdown(selected);
   out.breakdown.hasIdleSplit = sawCorrelation_;
   out.breakdown.idle = split;
   out.kernels.reserve(names_.size());

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ReferenceAnalysis.h"
-#include "TempDirTest.h"
+#include "../TempDirTest.h"
 #include "xstack/analysis/GpuActivity.h"
 #include "xstack/analysis/StepTable.h"
 
