@@ -7,16 +7,35 @@
 
 namespace xstack {
 
+namespace {
+
+SpillOptions shareOf(const SpillOptions& s, uint64_t percent) {
+  return {s.dir, s.memoryBytes / 100 * percent};
+}
+
+}  // namespace
+
+// While the input is read, either the correlated sorters (activities and
+// launches) or the uncorrelated one fill (a correlation empties the latter),
+// never both: they share 75 % of the budget with the sync events (loose). At
+// build() the joined survivors' two sorters take the other 25 %.
+GpuActivityBuilder::GpuActivityBuilder(SpillOptions spill)
+    : spill_(std::move(spill)),
+      correlated_(shareOf(spill_, 50)),
+      loose_(shareOf(spill_, 5)),
+      uncorrelated_(shareOf(spill_, 70)),
+      launches_(shareOf(spill_, 20)) {}
+
 void GpuActivityBuilder::addSlice(const SliceEvent& e) {
   if (e.correlation >= 0 && !sawCorrelation_) {
     // The rank has correlations: HTA's rule applies, the fallback's slices go.
     sawCorrelation_ = true;
-    for (auto& v : uncorrelated_) std::vector<Timed>().swap(v);
+    uncorrelated_ = ExternalSorter<Timed, ByStart>(shareOf(spill_, 70));
   }
   switch (e.row.kind) {
     case RowKind::CpuBlock:
     case RowKind::CudaApi:
-      if (e.correlation >= 0) launches_.emplace_back(e.correlation, e.startNs);
+      if (e.correlation >= 0) launches_.push({e.correlation, e.startNs});
       return;
     case RowKind::Gpu:
       addGpuSlice(e);
@@ -38,47 +57,115 @@ void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
   n.totalNs += dur;
   ++n.count;
   const bool sync = e.name == "Event Sync" || e.name == "Context Sync";
-  const auto type = static_cast<size_t>(n.type);
-  const Timed t{e.startNs, end, e.correlation, e.tid};
-  if ((e.tid >= 0 && e.correlation >= 0) || sync)
-    activities_[type].push_back(t);
-  else if (!sawCorrelation_)
-    uncorrelated_[type].push_back(t);
+  const Timed t{e.startNs, end, e.correlation, e.tid, n.type};
+  if ((e.tid >= 0 && e.correlation >= 0) || sync) {
+    if (e.correlation >= 0)
+      correlated_.push(t);
+    else
+      loose_.push(t);
+  } else if (!sawCorrelation_) {
+    uncorrelated_.push(t);
+  }
 }
 
-// HTA's filter (the header): keeps the activities of the steps before the last.
-void GpuActivityBuilder::keepOnly(uint64_t lastStepStartNs) {
-  std::vector<int64_t> kept;  // correlations of the CPU-side slices kept
-  for (const auto& [correlation, startNs] : launches_)
-    if (startNs < lastStepStartNs) kept.push_back(correlation);
-  std::sort(kept.begin(), kept.end());
-  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-  auto dropped = [&](const Timed& t) {
-    if (!sawCorrelation_) return t.startNs >= lastStepStartNs;
-    return t.correlation >= 0 && !std::binary_search(kept.begin(), kept.end(), t.correlation);
+Status GpuActivityBuilder::finishSorters() {
+  Status st;
+  if (Status s = correlated_.finish(); st && !s) st = s;
+  if (Status s = loose_.finish(); st && !s) st = s;
+  if (Status s = uncorrelated_.finish(); st && !s) st = s;
+  if (Status s = launches_.finish(); st && !s) st = s;
+  return st;
+}
+
+// The activities that pass HTA's filter, sorted for the breakdown (start,
+// end) and, on a stream with a launch time, for the idle split.
+class GpuActivityBuilder::Survivors {
+ public:
+  Survivors(const SpillOptions& spill, bool split)
+      : breakdown_(shareOf(spill, 12)), streams_(shareOf(spill, 12)), split_(split) {}
+  void add(const Timed& t, int64_t launchNs) {
+    breakdown_.push({t.startNs, t.endNs, t.type});
+    if (split_ && t.stream >= 0) streams_.push({t.stream, t.startNs, t.endNs, launchNs});
+  }
+  // The breakdown, with the idle split when the rank has correlations.
+  Expected<RankBreakdown> result() {
+    Status st = breakdown_.finish();
+    if (Status s = streams_.finish(); st && !s) st = s;
+    if (!st) return st.error();
+    BreakdownSweep sweep;
+    auto all = breakdown_.read();
+    GpuActivity a;
+    while (all.next(a)) sweep.add(a);
+    if (!all.status()) return all.status().error();
+    RankBreakdown b = sweep.finish();
+    b.hasIdleSplit = split_;
+    IdleSplitSweep idle;
+    auto onStreams = streams_.read();
+    StreamActivity s;
+    while (onStreams.next(s)) idle.add(s);
+    if (!onStreams.status()) return onStreams.status().error();
+    b.idle = idle.split();
+    return b;
+  }
+
+ private:
+  struct ByStartEnd {
+    bool operator()(const GpuActivity& a, const GpuActivity& b) const {
+      return a.startNs != b.startNs ? a.startNs < b.startNs : a.endNs < b.endNs;
+    }
   };
-  for (auto& v : activities_) v.erase(std::remove_if(v.begin(), v.end(), dropped), v.end());
+  ExternalSorter<GpuActivity, ByStartEnd> breakdown_;
+  ExternalSorter<StreamActivity, IdleSplitOrder> streams_;
+  bool split_;
+};
+
+// HTA's filter (the header) as a merge join of the activities (by
+// correlation) with the launches (by correlation, start): an activity stays
+// when a launch of its correlation starts before the last step (or without
+// the filter); its launch time is the latest start of its correlation.
+Status GpuActivityBuilder::joinCorrelated(Survivors& out, bool filter, uint64_t lastStepStartNs) {
+  auto activities = correlated_.read();
+  auto launches = launches_.read();
+  Launch l{};
+  bool haveLaunch = launches.next(l);
+  Timed t;
+  bool group = false;
+  int64_t correlation = 0, latest = -1;
+  bool kept = false;
+  while (activities.next(t)) {
+    if (!group || t.correlation != correlation) {
+      group = true;
+      correlation = t.correlation;
+      kept = false;
+      latest = -1;
+      while (haveLaunch && l.correlation < correlation) haveLaunch = launches.next(l);
+      for (; haveLaunch && l.correlation == correlation; haveLaunch = launches.next(l)) {
+        kept = kept || l.startNs < lastStepStartNs;
+        latest = static_cast<int64_t>(l.startNs);
+      }
+    }
+    if (!filter || kept) out.add(t, latest);
+  }
+  if (!activities.status()) return activities.status();
+  return launches.status();
 }
 
-// HTA's idle split over the activities with a stream (RankBreakdown.h).
-IdleSplit GpuActivityBuilder::idleSplitOfActivities() {
-  std::sort(launches_.begin(), launches_.end());
-  auto launchOf = [&](int64_t correlation) -> int64_t {
-    auto after = std::upper_bound(launches_.begin(), launches_.end(),
-                                  std::make_pair(correlation, UINT64_MAX));
-    if (after == launches_.begin() || std::prev(after)->first != correlation) return -1;
-    return static_cast<int64_t>(std::prev(after)->second);  // the latest CPU-side start
-  };
-  std::vector<StreamActivity> onStreams;
-  for (const auto& v : activities_)
-    for (const Timed& a : v)
-      if (a.stream >= 0)
-        onStreams.push_back(
-            {a.stream, a.startNs, a.endNs, a.correlation >= 0 ? launchOf(a.correlation) : -1});
-  return idleSplit(onStreams);
+// Activities without a correlation (sync events; every GPU-row slice of a
+// rank without correlations): without correlations the filter keeps those
+// that start before the last step; with them, all (HTA's correlation -1).
+Status GpuActivityBuilder::addLoose(Survivors& out, bool filter, uint64_t lastStepStartNs) {
+  for (const auto* sorter : {&loose_, &uncorrelated_}) {
+    if (sawCorrelation_ && sorter == &uncorrelated_) continue;
+    auto reader = sorter->read();
+    Timed t;
+    while (reader.next(t))
+      if (sawCorrelation_ || !filter || t.startNs < lastStepStartNs) out.add(t, -1);
+    if (!reader.status()) return reader.status();
+  }
+  return {};
 }
 
-RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
+Expected<RankGpuActivity> GpuActivityBuilder::build(const std::vector<Span>& spans) {
   RankGpuActivity out;
   uint64_t lastStepStartNs = 0;
   for (const Span& s : spans) {
@@ -86,27 +173,29 @@ RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
     ++out.steps;
     lastStepStartNs = std::max(lastStepStartNs, s.startNs);
   }
-  if (!sawCorrelation_)
-    for (size_t t = 0; t < 4; ++t)
-      activities_[t].insert(activities_[t].end(), uncorrelated_[t].begin(), uncorrelated_[t].end());
-  if (out.steps >= 2) keepOnly(lastStepStartNs);
-  IdleSplit split;
-  if (sawCorrelation_) split = idleSplitOfActivities();
-  std::vector<GpuActivity> selected;
-  for (size_t t = 0; t < 4; ++t) {
-    for (const Timed& a : activities_[t])
-      selected.push_back({a.startNs, a.endNs, static_cast<HtaKernelType>(t)});
-    std::vector<Timed>().swap(activities_[t]);
+  const bool filter = out.steps >= 2;
+  Status st = finishSorters();
+  Survivors survivors(spill_, sawCorrelation_);
+  if (st) st = addLoose(survivors, filter, lastStepStartNs);
+  if (st) st = joinCorrelated(survivors, filter, lastStepStartNs);
+  // The inputs' memory goes before the survivors are sorted and read.
+  correlated_ = ExternalSorter<Timed, ByCorrelation>();
+  launches_ = ExternalSorter<Launch, ByCorrelationStart>();
+  if (st) {
+    Expected<RankBreakdown> b = survivors.result();
+    if (b)
+      out.breakdown = *b;
+    else
+      st = b.error();
   }
-  out.breakdown = rankBreakdown(selected);
-  out.breakdown.hasIdleSplit = sawCorrelation_;
-  out.breakdown.idle = split;
   out.kernels.reserve(names_.size());
   for (auto& [name, n] : names_)
     out.kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
   std::sort(out.kernels.begin(), out.kernels.end(),
             [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
-  *this = GpuActivityBuilder{};
+  SpillOptions spill = spill_;
+  *this = GpuActivityBuilder(std::move(spill));
+  if (!st) return st.error();
   return out;
 }
 

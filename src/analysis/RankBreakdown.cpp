@@ -50,50 +50,71 @@ const char* htaKernelTypeName(HtaKernelType t) {
   return kNames[static_cast<size_t>(t)];
 }
 
-RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities) {
-  RankBreakdown b;
-  if (activities.empty()) return b;
-  std::vector<Interval> all, compute, comm;
-  uint64_t first = UINT64_MAX, last = 0;
-  for (const GpuActivity& a : activities) {
-    first = std::min(first, a.startNs);
-    last = std::max(last, a.endNs);
-    all.push_back({a.startNs, a.endNs});
-    if (a.type == HtaKernelType::Computation) compute.push_back({a.startNs, a.endNs});
-    if (a.type == HtaKernelType::Communication) comm.push_back({a.startNs, a.endNs});
+void BreakdownSweep::add(const GpuActivity& a) {
+  any_ = true;
+  first_ = std::min(first_, a.startNs);
+  last_ = std::max(last_, a.endNs);
+  const Interval iv{a.startNs, a.endNs};
+  const bool compute = a.type == HtaKernelType::Computation;
+  const bool comm = a.type == HtaKernelType::Communication;
+  for (size_t u = 0; u < 4; ++u) {
+    if ((u == 1 && !compute) || (u == 2 && !comm) || (u == 3 && !compute && !comm)) continue;
+    unions_[u].add(iv, [this, u](const Interval& done) { lengths_[u] += done.end - done.start; });
   }
-  b.spanNs = last > first ? last - first : 0;
-  mergeIntervals(all);
-  mergeIntervals(compute);
-  mergeIntervals(comm);
-  b.idleNs = b.spanNs - unionLengthIn(all, first, last);
-  b.computeNs = unionLengthIn(compute, first, last);
+}
+
+// Every activity lies inside [first, last]: the length of a union inside the
+// span (HTA's clip) is its whole length.
+RankBreakdown BreakdownSweep::finish() {
+  RankBreakdown b;
+  for (size_t u = 0; u < 4; ++u)
+    unions_[u].finish([this, u](const Interval& done) { lengths_[u] += done.end - done.start; });
+  if (!any_) return b;
+  b.spanNs = last_ > first_ ? last_ - first_ : 0;
+  b.idleNs = b.spanNs - lengths_[0];
+  b.computeNs = lengths_[1];
   b.nonComputeNs = b.spanNs - b.idleNs - b.computeNs;
-  b.hasComm = !comm.empty();
-  b.commNs = unionLengthIn(comm, first, last);
-  b.overlapNs = intersectionLengthIn(compute, comm, first, last);
+  b.hasComm = lengths_[2] > 0;
+  b.commNs = lengths_[2];
+  b.overlapNs = lengths_[1] + lengths_[2] - lengths_[3];
   return b;
 }
 
+RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities) {
+  std::vector<GpuActivity> sorted = activities;
+  std::sort(sorted.begin(), sorted.end(), [](const GpuActivity& a, const GpuActivity& b) {
+    return std::tie(a.startNs, a.endNs) < std::tie(b.startNs, b.endNs);
+  });
+  BreakdownSweep sweep;
+  for (const GpuActivity& a : sorted) sweep.add(a);
+  return sweep.finish();
+}
+
+bool IdleSplitOrder::operator()(const StreamActivity& a, const StreamActivity& b) const {
+  return std::tie(a.stream, a.startNs, a.endNs, a.launchNs) <
+         std::tie(b.stream, b.startNs, b.endNs, b.launchNs);
+}
+
+void IdleSplitSweep::add(const StreamActivity& cur) {
+  const StreamActivity prev = prev_;
+  const bool first = !any_;
+  prev_ = cur;
+  any_ = true;
+  if (first || cur.stream != prev.stream || cur.startNs <= prev.endNs) return;
+  const uint64_t gap = cur.startNs - prev.endNs;
+  if (cur.launchNs >= 0 && static_cast<uint64_t>(cur.launchNs) > prev.endNs)
+    split_.hostWaitNs += gap;
+  else if (gap < kKernelWaitBelowNs)
+    split_.kernelWaitNs += gap;
+  else
+    split_.otherNs += gap;
+}
+
 IdleSplit idleSplit(std::vector<StreamActivity>& activities) {
-  std::sort(
-      activities.begin(), activities.end(), [](const StreamActivity& a, const StreamActivity& b) {
-        return std::tie(a.stream, a.startNs, a.endNs) < std::tie(b.stream, b.startNs, b.endNs);
-      });
-  IdleSplit split;
-  for (size_t i = 1; i < activities.size(); ++i) {
-    const StreamActivity& prev = activities[i - 1];
-    const StreamActivity& cur = activities[i];
-    if (cur.stream != prev.stream || cur.startNs <= prev.endNs) continue;
-    const uint64_t gap = cur.startNs - prev.endNs;
-    if (cur.launchNs >= 0 && static_cast<uint64_t>(cur.launchNs) > prev.endNs)
-      split.hostWaitNs += gap;
-    else if (gap < kKernelWaitBelowNs)
-      split.kernelWaitNs += gap;
-    else
-      split.otherNs += gap;
-  }
-  return split;
+  std::sort(activities.begin(), activities.end(), IdleSplitOrder{});
+  IdleSplitSweep sweep;
+  for (const StreamActivity& a : activities) sweep.add(a);
+  return sweep.split();
 }
 
 std::string percentText(uint64_t part, uint64_t whole) {

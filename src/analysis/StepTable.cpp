@@ -1,10 +1,12 @@
 #include "xstack/analysis/StepTable.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <iterator>
 #include <stdexcept>
 
+#include "Sweeps.h"
 #include "xstack/core/FileIdentity.h"
 
 namespace xstack {
@@ -39,12 +41,34 @@ KernelCategory kernelCategoryOf(std::string_view name, uint64_t memcopyBytes) {
   return KernelCategory::Compute;
 }
 
+namespace {
+
+// `percent` of a builder's budget, for one of its sorters.
+SpillOptions shareOf(const SpillOptions& s, uint64_t percent) {
+  return {s.dir, s.memoryBytes / 100 * percent};
+}
+
+}  // namespace
+
+SpillOptions analysisBuilderBudget(const SpillOptions& input) {
+  return {input.dir, input.memoryBytes / kAnalysisBudgetDivisor / 2};
+}
+
+// The shares follow what a Kineto trace holds per operator: two CPU-side
+// slices (the op, its launch), one kernel; fewer collectives and copies.
+StepTableBuilder::StepTableBuilder(SpillOptions spill)
+    : spill_(std::move(spill)),
+      kernels_{KernelSorter(shareOf(spill_, 25)), KernelSorter(shareOf(spill_, 5)),
+               KernelSorter(shareOf(spill_, 10))},
+      cpu_(shareOf(spill_, 50)),
+      mem_(shareOf(spill_, 10)) {}
+
 void StepTableBuilder::addSlice(const SliceEvent& e) {
   if (e.row.kind == RowKind::CpuBlock || e.row.kind == RowKind::CudaApi) {
     key_.assign(e.name);
     auto [id, fresh] = cpuNameIds_.emplace(key_, static_cast<uint32_t>(cpuNames_.size()));
     if (fresh) cpuNames_.push_back(key_);
-    cpu_.push_back({e.startNs, std::max(e.endNs, e.startNs), id->second});
+    cpu_.push({e.startNs, std::max(e.endNs, e.startNs), id->second});
     return;
   }
   if (e.row.kind != RowKind::Gpu) return;
@@ -55,8 +79,8 @@ void StepTableBuilder::addSlice(const SliceEvent& e) {
   KernelCategory c = it->second.category;
   if (c == KernelCategory::Compute && e.bytes > 0) c = KernelCategory::Memcpy;
   uint64_t end = std::max(e.endNs, e.startNs);
-  byCategory_[static_cast<int>(c)].push_back({e.startNs, end});
-  if (c == KernelCategory::Comm) comm_.push_back({e.startNs, end});
+  if (c == KernelCategory::Comm || end > e.startNs)
+    kernels_[static_cast<int>(c)].push({e.startNs, end});
   it->second.total.ns += end - e.startNs;
   ++it->second.total.count;
 }
@@ -64,115 +88,28 @@ void StepTableBuilder::addSlice(const SliceEvent& e) {
 void StepTableBuilder::addMemory(const MemoryEvent& m) {
   if (m.place != MemPlace::Gpu) return;
   auto bytes = static_cast<int64_t>(m.bytes);
-  memDeltas_.emplace_back(m.startNs, bytes);
-  if (m.endNs >= m.startNs && m.endNs != 0) memDeltas_.emplace_back(m.endNs, -bytes);
+  mem_.push({m.startNs, bytes});
+  if (m.endNs >= m.startNs && m.endNs != 0) mem_.push({m.endNs, -bytes});
+}
+
+Status StepTableBuilder::finishSorters() {
+  Status st;
+  for (KernelSorter& k : kernels_)
+    if (Status s = k.finish(); st && !s) st = s;
+  if (Status s = cpu_.finish(); st && !s) st = s;
+  if (Status s = mem_.finish(); st && !s) st = s;
+  return st;
 }
 
 namespace {
 
-uint64_t memoryPeak(std::vector<std::pair<uint64_t, int64_t>>& deltas) {
-  std::sort(deltas.begin(), deltas.end());
-  int64_t sum = 0, peak = 0;
-  for (size_t i = 0; i < deltas.size(); ++i) {
-    sum += deltas[i].second;
-    bool lastAtNs = i + 1 == deltas.size() || deltas[i + 1].first != deltas[i].first;
-    if (lastAtNs) peak = std::max(peak, sum);  // changes at one ns are one sample
-  }
-  return static_cast<uint64_t>(peak);
-}
-
-// The last interval of `sorted` (by start, then end) that starts in [lo, hi], or null.
-const Interval* lastStartingIn(const std::vector<Interval>& sorted, uint64_t lo, uint64_t hi) {
-  auto it = std::upper_bound(sorted.begin(), sorted.end(), hi,
-                             [](uint64_t v, const Interval& iv) { return v < iv.start; });
-  if (it == sorted.begin() || (it - 1)->start < lo) return nullptr;
-  return &*(it - 1);
-}
-
-// The longest stretch of [lo, hi) that no interval of `merged` covers (the
-// first of equal ones); empty when there is none.
-Interval longestGap(const std::vector<Interval>& merged, uint64_t lo, uint64_t hi) {
-  Interval best{lo, lo};
-  uint64_t cur = lo;
-  auto it = std::lower_bound(merged.begin(), merged.end(), lo,
-                             [](const Interval& iv, uint64_t v) { return iv.end <= v; });
-  for (; it != merged.end() && it->start < hi && cur < hi; ++it) {
-    if (it->start > cur && it->start - cur > best.end - best.start) best = {cur, it->start};
-    cur = std::max(cur, it->end);
-  }
-  if (cur < hi && hi - cur > best.end - best.start) best = {cur, hi};
-  return best;
-}
-
-}  // namespace
-
-// The CPU-side slice starting in [lo, gap.end) that overlaps `gap` most (ties:
-// the shorter, then the name), skipping step spans (those covering [windowStart, hi]).
-int64_t StepTableBuilder::gapOpOf(uint64_t lo, uint64_t windowStart, uint64_t hi,
-                                  const Interval& gap, uint64_t& overlapNs) const {
-  int64_t best = -1;
-  uint64_t bestDur = 0;
-  overlapNs = 0;
-  auto it = std::lower_bound(cpu_.begin(), cpu_.end(), lo,
-                             [](const CpuSlice& c, uint64_t v) { return c.start < v; });
-  for (; it != cpu_.end() && it->start < gap.end; ++it) {
-    if (it->start <= windowStart && it->end >= hi) continue;
-    uint64_t a = std::max(it->start, gap.start), b = std::min(it->end, gap.end);
-    if (b <= a) continue;
-    uint64_t ov = b - a, dur = it->end - it->start;
-    bool better =
-        ov > overlapNs ||
-        (ov == overlapNs &&
-         (dur < bestDur || (dur == bestDur && best >= 0 && cpuNames_[it->name] < cpuNames_[best])));
-    if (!better) continue;
-    best = it->name;
-    overlapNs = ov;
-    bestDur = dur;
-  }
-  return best;
-}
-
-namespace {}  // namespace
-
-void StepTableBuilder::addHostIdle(RankTable& t, const std::vector<uint64_t>& ends,
-                                   const std::vector<Interval>& all) const {
-  std::unordered_map<int64_t, int64_t> indexOfName;  // cpu name id -> index in t.gapOps
-  for (size_t i = 0; i < t.steps.size(); ++i) {
-    StepRow& r = t.steps[i];
-    uint64_t lo = i > 0 && ends[i - 1] < r.startNs ? ends[i - 1] : r.startNs;
-    uint64_t hi = r.arrivalNs >= 0 ? r.startNs + static_cast<uint64_t>(r.arrivalNs) : ends[i];
-    r.hostIdleNs = hi - lo - unionLengthIn(all, lo, hi);
-    Interval gap = longestGap(all, lo, hi);
-    if (gap.end == gap.start) continue;
-    int64_t name = gapOpOf(lo, r.startNs, hi, gap, r.gapOpNs);
-    if (name < 0) continue;
-    auto [it, fresh] = indexOfName.emplace(name, static_cast<int64_t>(t.gapOps.size()));
-    if (fresh) t.gapOps.push_back(cpuNames_[static_cast<size_t>(name)]);
-    r.gapOp = it->second;
-  }
-}
-
-RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) {
-  RankTable t;
-  t.rank = rank;
-  auto byStartEnd = [](const Interval& a, const Interval& b) {
-    return a.start != b.start ? a.start < b.start : a.end < b.end;
-  };
-  std::sort(comm_.begin(), comm_.end(), byStartEnd);
-  std::sort(cpu_.begin(), cpu_.end(), [](const CpuSlice& a, const CpuSlice& b) {
-    return a.start != b.start ? a.start < b.start
-           : a.end != b.end   ? a.end < b.end
-                              : a.name < b.name;
-  });
-  for (auto& v : byCategory_) mergeIntervals(v);
-  std::vector<Interval> all, two;  // the three sorted unions merged in linear time
-  auto byStart = byStartEnd;
-  std::merge(byCategory_[0].begin(), byCategory_[0].end(), byCategory_[1].begin(),
-             byCategory_[1].end(), std::back_inserter(two), byStart);
-  std::merge(two.begin(), two.end(), byCategory_[2].begin(), byCategory_[2].end(),
-             std::back_inserter(all), byStart);
-  mergeIntervals(all);
-  std::vector<uint64_t> ends;                           // window end of each row
+// The rows of the forward spans, ordered by step (stable), and each row's
+// window end: [forward start, end of the step's first backward span, or of
+// the forward span when later or when there is none].
+void stepRows(const std::vector<Span>& spans, std::vector<StepRow>& rows,
+              std::vector<uint64_t>& ends) {
+  std::vector<StepRow> inSpanOrder;
+  std::vector<uint64_t> endsInSpanOrder;
   std::unordered_map<int64_t, const Span*> backwardOf;  // first backward span of each step
   for (const Span& b : spans)
     if (b.phase == Phase::Backward) backwardOf.emplace(b.step, &b);
@@ -188,37 +125,230 @@ RankTable StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) 
       end = std::max(end, it->second->endNs);
     }
     r.stepNs = end - f.startNs;
-    r.computeNs = unionLengthIn(byCategory_[0], f.startNs, end);
-    r.commNs = unionLengthIn(byCategory_[1], f.startNs, end);
-    r.memcpyNs = unionLengthIn(byCategory_[2], f.startNs, end);
-    r.idleNs = r.stepNs - unionLengthIn(all, f.startNs, end);
-    r.overlapNs = intersectionLengthIn(byCategory_[0], byCategory_[1], f.startNs, end);
-    if (const Interval* last = lastStartingIn(comm_, f.startNs, end)) {
-      r.arrivalNs = static_cast<int64_t>(last->start - f.startNs);
-      r.lastCommNs = static_cast<int64_t>(last->end - last->start);
-    }
-    t.steps.push_back(r);
-    ends.push_back(end);
+    inSpanOrder.push_back(r);
+    endsInSpanOrder.push_back(end);
   }
-  std::vector<size_t> order(t.steps.size());
+  std::vector<size_t> order(inSpanOrder.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return t.steps[a].step < t.steps[b].step; });
-  std::vector<StepRow> sorted;
-  std::vector<uint64_t> sortedEnds;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return inSpanOrder[a].step < inSpanOrder[b].step;
+  });
   for (size_t i : order) {
-    sorted.push_back(t.steps[i]);
-    sortedEnds.push_back(ends[i]);
+    rows.push_back(inSpanOrder[i]);
+    ends.push_back(endsInSpanOrder[i]);
   }
-  t.steps = std::move(sorted);
-  addHostIdle(t, sortedEnds, all);
+}
+
+// The span host_idle_ns looks at: from the lead-in start (the end of the
+// previous row's window when it is before this one's start) to the arrival
+// (the window end when the step has no collective).
+Interval hostIdleSpan(const std::vector<StepRow>& rows, const std::vector<uint64_t>& ends,
+                      size_t i) {
+  const StepRow& r = rows[i];
+  uint64_t lo = i > 0 && ends[i - 1] < r.startNs ? ends[i - 1] : r.startNs;
+  uint64_t hi = r.arrivalNs >= 0 ? r.startNs + static_cast<uint64_t>(r.arrivalNs) : ends[i];
+  return {lo, hi};
+}
+
+// The kernels of the three sorters in one (start, end) order: next() gives
+// each with its category.
+template <class Reader>
+class MergedKernels {
+ public:
+  explicit MergedKernels(std::array<Reader, 3>& readers) : r_(readers) {
+    for (size_t k = 0; k < 3; ++k) has_[k] = r_[k].next(head_[k]);
+  }
+  bool next(Interval& out, size_t& category) {
+    int best = -1;
+    for (int k = 0; k < 3; ++k) {
+      if (!has_[k]) continue;
+      const Interval& h = head_[k];
+      const Interval& b = head_[best < 0 ? 0 : best];
+      if (best < 0 || h.start < b.start || (h.start == b.start && h.end < b.end)) best = k;
+    }
+    if (best < 0) return false;
+    out = head_[best];
+    category = static_cast<size_t>(best);
+    has_[best] = r_[best].next(head_[best]);
+    return true;
+  }
+  Status status() const {
+    for (const Reader& r : r_)
+      if (!r.status()) return r.status();
+    return {};
+  }
+
+ private:
+  std::array<Reader, 3>& r_;
+  Interval head_[3];
+  bool has_[3] = {false, false, false};
+};
+
+}  // namespace
+
+// Pass 1, over the collectives alone: each row's last collective (the last
+// by start, then end, that starts inside [window start, window end]).
+Status StepTableBuilder::addLastCollectives(std::vector<StepRow>& rows,
+                                            const std::vector<uint64_t>& ends) const {
+  struct Last {
+    uint64_t from, until;  // the window, both ends included
+    Interval comm;
+    bool found = false;
+  };
+  std::vector<Last> last(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) last[i] = {rows[i].startNs, ends[i], {}, false};
+  sweep::ActiveQueries<Last> windows(last);
+  auto reader = kernels_[static_cast<int>(KernelCategory::Comm)].read();
+  Interval c;
+  while (reader.next(c))
+    windows.at(c.start, [&c](Last& q) {
+      q.comm = c;
+      q.found = true;
+    });
+  if (!reader.status()) return reader.status();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!last[i].found) continue;
+    rows[i].arrivalNs = static_cast<int64_t>(last[i].comm.start - rows[i].startNs);
+    rows[i].lastCommNs = static_cast<int64_t>(last[i].comm.end - last[i].comm.start);
+  }
+  return {};
+}
+
+struct StepTableBuilder::GapQuery {
+  uint64_t from = 0, until = 0;  // CPU slices starting in [lead-in start, gap end)
+  uint64_t windowStart = 0, hi = 0;
+  Interval gap;
+  size_t row = 0;
+  int64_t best = -1;  // cpu name id
+  uint64_t bestDur = 0, overlapNs = 0;
+};
+
+// Pass 2, over every kernel in start order: the unions per category, of
+// compute and comm, of all, each added to the windows it touches; the host
+// idle spans' cover and longest gap; then the gap ops (pass 3).
+Status StepTableBuilder::addUnions(RankTable& t, const std::vector<uint64_t>& ends) const {
+  const size_t n = t.steps.size();
+  std::vector<Interval> windows(n), both(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    windows[i] = both[i] = {t.steps[i].startNs, ends[i]};
+    both[n + i] = hostIdleSpan(t.steps, ends, i);
+  }
+  // 0 compute, 1 comm, 2 memcpy, 3 compute or comm (the overlap), 4 all.
+  std::vector<sweep::WindowCover> cover(4, sweep::WindowCover(windows));
+  cover.emplace_back(both);
+  UnionStream unions[5];
+  std::array<KernelSorter::Reader, 3> readers{kernels_[0].read(), kernels_[1].read(),
+                                              kernels_[2].read()};
+  MergedKernels<KernelSorter::Reader> kernels(readers);
+  Interval iv;
+  size_t category = 0;
+  auto feed = [&](size_t u, const Interval& k) {
+    unions[u].add(k, [&cover, u](const Interval& done) { cover[u].add(done); });
+  };
+  while (kernels.next(iv, category)) {
+    feed(category, iv);
+    if (category != static_cast<size_t>(KernelCategory::Memcpy)) feed(3, iv);
+    feed(4, iv);
+  }
+  if (Status st = kernels.status(); !st) return st;
+  for (size_t u = 0; u < 5; ++u) {
+    unions[u].finish([&cover, u](const Interval& done) { cover[u].add(done); });
+    cover[u].finish();
+  }
+  std::vector<GapQuery> queries;
+  for (size_t i = 0; i < n; ++i) {
+    StepRow& r = t.steps[i];
+    r.computeNs = cover[0].covered(i);
+    r.commNs = cover[1].covered(i);
+    r.memcpyNs = cover[2].covered(i);
+    r.idleNs = r.stepNs - cover[4].covered(i);
+    r.overlapNs = r.computeNs + r.commNs - cover[3].covered(i);
+    const Interval span = both[n + i];
+    r.hostIdleNs = span.end - span.start - cover[4].covered(n + i);
+    const Interval gap = cover[4].longestGap(n + i);
+    if (gap.end == gap.start) continue;
+    queries.push_back({span.start, gap.end - 1, r.startNs, span.end, gap, i});
+  }
+  return addGapOps(t, queries);
+}
+
+// Pass 3, over the CPU-side slices in (start, end, name) order: for each step
+// with an idle gap, the slice starting in [lead-in start, gap end) that
+// overlaps the gap most (ties: the shorter, then the name), skipping step
+// spans (those covering [window start, hi]).
+Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries) const {
+  sweep::ActiveQueries<GapQuery> active(queries);
+  auto reader = cpu_.read();
+  CpuSlice c;
+  auto consider = [this, &c](GapQuery& q) {
+    if (c.start <= q.windowStart && c.end >= q.hi) return;
+    uint64_t a = std::max(c.start, q.gap.start), b = std::min(c.end, q.gap.end);
+    if (b <= a) return;
+    uint64_t ov = b - a, dur = c.end - c.start;
+    bool better = ov > q.overlapNs ||
+                  (ov == q.overlapNs &&
+                   (dur < q.bestDur || (dur == q.bestDur && q.best >= 0 &&
+                                        cpuNames_[c.name] < cpuNames_[q.best])));
+    if (!better) return;
+    q.best = c.name;
+    q.overlapNs = ov;
+    q.bestDur = dur;
+  };
+  while (reader.next(c)) active.at(c.start, consider);
+  if (!reader.status()) return reader.status();
+  std::unordered_map<int64_t, int64_t> indexOfName;  // cpu name id -> index in t.gapOps
+  for (const GapQuery& q : queries) {  // in row order
+    StepRow& r = t.steps[q.row];
+    r.gapOpNs = q.overlapNs;
+    if (q.best < 0) continue;
+    auto [it, fresh] = indexOfName.emplace(q.best, static_cast<int64_t>(t.gapOps.size()));
+    if (fresh) t.gapOps.push_back(cpuNames_[static_cast<size_t>(q.best)]);
+    r.gapOp = it->second;
+  }
+  return {};
+}
+
+// The peak of the summed GPU memory, one sample per ns (changes at one ns
+// are one sample).
+Expected<uint64_t> StepTableBuilder::memoryPeak() const {
+  auto reader = mem_.read();
+  MemDelta d{}, prev{};
+  bool any = false;
+  int64_t sum = 0, peak = 0;
+  while (reader.next(d)) {
+    if (any && d.ns != prev.ns) peak = std::max(peak, sum);
+    sum += d.bytes;
+    prev = d;
+    any = true;
+  }
+  if (!reader.status()) return reader.status().error();
+  if (any) peak = std::max(peak, sum);
+  return static_cast<uint64_t>(peak);
+}
+
+Expected<RankTable> StepTableBuilder::build(int64_t rank, const std::vector<Span>& spans) {
+  RankTable t;
+  t.rank = rank;
+  std::vector<uint64_t> ends;  // window end of each row
+  stepRows(spans, t.steps, ends);
+  Status st = finishSorters();
+  if (st) st = addLastCollectives(t.steps, ends);
+  if (st) st = addUnions(t, ends);
+  if (st) {
+    Expected<uint64_t> peak = memoryPeak();
+    if (peak)
+      t.gpuMemoryPeakBytes = *peak;
+    else
+      st = peak.error();
+  }
   for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k.total));
   std::sort(t.kernels.begin(), t.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
   });
   if (t.kernels.size() > kKernelsPerRank) t.kernels.resize(kKernelsPerRank);
-  t.gpuMemoryPeakBytes = memoryPeak(memDeltas_);
-  *this = StepTableBuilder{};
+  SpillOptions spill = spill_;
+  *this = StepTableBuilder(std::move(spill));
+  if (!st) return st.error();
   return t;
 }
 

@@ -182,6 +182,20 @@ std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, con
   return rows;
 }
 
+// The profile's step table and kernel stats, encoded into `in`. An Error
+// when the analysis' sorters could not spill (it names the spill folder).
+Status finishAnalysis(int64_t rank, StepTableBuilder& steps, GpuActivityBuilder& gpu,
+                      LocalInput& in) {
+  Expected<RankTable> table = steps.build(rank, in.spans);
+  if (!table) return table.error();
+  Expected<RankGpuActivity> activity = gpu.build(in.spans);
+  if (!activity) return activity.error();
+  table->gpuBreakdown = activity->breakdown;
+  in.stepTable = encodeRankTables({*table});
+  in.kernelTable = encodeKernelStats(rank, activity->kernels);
+  return {};
+}
+
 // `spare`: the file buffer of the last profile read, reused for the next.
 // `keptOps`: the ops kept in LocalInput::keptRows so far (this rank).
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
@@ -195,24 +209,24 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     const bool displayed = opt.topology.rankDisplayed(pf.file.id);
     // Streaming: the summary is computed as the file is decoded; only the
     // file's bytes are held, in memory reused from one profile to the next.
-    StepTableBuilder steps;
+    StepTableBuilder steps(analysisBuilderBudget(opt.spill));
     std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
-    GpuActivityBuilder gpu;
+    GpuActivityBuilder gpu(analysisBuilderBudget(opt.spill));
     auto info = summarizeProfile(
         source, displayed, s, in.spans, spare,
         {opt.analysis ? &steps : nullptr, kept.get(), opt.analysis ? &gpu : nullptr});
     if (!info) return fail(s, info.error());
+    if (opt.analysis) {
+      if (Status st = finishAnalysis(pf.file.id, steps, gpu, in); !st) {
+        in.spans.clear();  // the file fails: never a wrong table
+        return fail(s, st.error());
+      }
+    }
     if (kept && !kept->abandoned()) {
       kept->adoptRows(s.rows);
       keptOps += kept->opCount();
       in.keptRows = std::move(kept);
     }
-    if (!opt.analysis) return;
-    RankTable table = steps.build(pf.file.id, in.spans);
-    RankGpuActivity activity = gpu.build(in.spans);
-    table.gpuBreakdown = activity.breakdown;
-    in.stepTable = encodeRankTables({table});
-    in.kernelTable = encodeKernelStats(pf.file.id, activity.kernels);
     return;
   }
   CounterFileData data;

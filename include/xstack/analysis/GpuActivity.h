@@ -22,9 +22,14 @@
 // kernels.csv counts every GPU-row slice of the profile (no filter), per
 // name (Nsight's cuda_gpu_kern_sum); a name's category is HTA's kernel type.
 //
-// Memory (what grows with the trace): 32 bytes per GPU-row slice (its
-// interval, stream and correlation), 16 bytes per CPU-side slice that has a
-// correlation (launches), one entry per distinct GPU-row name.
+// Memory: one entry per distinct GPU-row name; everything that grows with
+// the trace goes to external sorters (io/ExternalSorter.h) within the
+// builder's budget, spilled to disk past it: 40 bytes per GPU activity
+// (interval, correlation, stream, type), 16 per launch (a CPU-side slice with
+// a correlation). build() merge-joins the activities (by correlation) with
+// the launches (by correlation, start), sorts the survivors by (start, end)
+// for the breakdown and by (stream, start, end, launch) for the idle split,
+// and streams each through its sweep (docs/ANALYSIS.md "Memory").
 #pragma once
 
 #include <cstdint>
@@ -34,7 +39,10 @@
 #include <vector>
 
 #include "xstack/analysis/RankBreakdown.h"
+#include "xstack/core/Status.h"
 #include "xstack/event/Events.h"
+#include "xstack/io/ExternalSorter.h"
+#include "xstack/io/SpillFile.h"
 #include "xstack/model/MarkerPairer.h"
 
 namespace xstack {
@@ -56,29 +64,55 @@ struct RankGpuActivity {
 
 class GpuActivityBuilder {
  public:
+  // `spill`: where the builder's sorters spill and the memory they share.
+  explicit GpuActivityBuilder(SpillOptions spill = {});
   // Any slice, in input order; keeps GPU-row slices and correlated CPU-side ones.
   void addSlice(const SliceEvent& e);
-  // The rank's numbers, given its forward/backward spans; the builder is left empty.
-  RankGpuActivity build(const std::vector<Span>& spans);
+  // The rank's numbers, given its forward/backward spans; the builder is left
+  // empty. An Error when a sorter could not spill or read back its records
+  // (it names the spill folder and why): never numbers from part of them.
+  Expected<RankGpuActivity> build(const std::vector<Span>& spans);
 
  private:
   struct Timed {
     uint64_t startNs = 0, endNs = 0;  // endNs >= startNs
     int64_t correlation = -1;
     int64_t stream = -1;
+    HtaKernelType type = HtaKernelType::Computation;
+  };
+  struct ByCorrelation {
+    bool operator()(const Timed& a, const Timed& b) const { return a.correlation < b.correlation; }
+  };
+  struct ByStart {
+    bool operator()(const Timed& a, const Timed& b) const { return a.startNs < b.startNs; }
+  };
+  struct Launch {
+    int64_t correlation;
+    uint64_t startNs;
+  };
+  struct ByCorrelationStart {
+    bool operator()(const Launch& a, const Launch& b) const {
+      return a.correlation != b.correlation ? a.correlation < b.correlation : a.startNs < b.startNs;
+    }
   };
   struct NameStats {
     HtaKernelType type;
     uint64_t count = 0, totalNs = 0, minNs = 0, maxNs = 0;
   };
+  class Survivors;
   void addGpuSlice(const SliceEvent& e);
-  void keepOnly(uint64_t lastStepStartNs);
-  IdleSplit idleSplitOfActivities();
+  Status finishSorters();
+  Status joinCorrelated(Survivors& out, bool filter, uint64_t lastStepStartNs);
+  Status addLoose(Survivors& out, bool filter, uint64_t lastStepStartNs);
 
-  std::vector<Timed> activities_[4];    // by HtaKernelType: HTA's GPU activities
-  std::vector<Timed> uncorrelated_[4];  // other GPU-row slices, while no correlation was seen
+  SpillOptions spill_;
+  // HTA's GPU activities with a correlation, and those without (sync events).
+  ExternalSorter<Timed, ByCorrelation> correlated_;
+  ExternalSorter<Timed, ByStart> loose_;
+  // The other GPU-row slices, while no correlation was seen (then dropped).
+  ExternalSorter<Timed, ByStart> uncorrelated_;
   bool sawCorrelation_ = false;
-  std::vector<std::pair<int64_t, uint64_t>> launches_;  // CPU-side (correlation, startNs)
+  ExternalSorter<Launch, ByCorrelationStart> launches_;  // CPU-side (correlation, startNs)
   std::unordered_map<std::string, NameStats> names_;
   std::string key_;
 };

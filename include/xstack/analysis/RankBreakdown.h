@@ -64,8 +64,27 @@ struct StreamActivity {
   int64_t launchNs = -1;            // start of its CPU-side launch; -1: unknown
 };
 
+// The order the split takes a rank's activities in: by stream, start, end,
+// then launch (of activities with the same interval on one stream, the
+// earliest launch comes first; unknown, -1, before any).
+struct IdleSplitOrder {
+  bool operator()(const StreamActivity& a, const StreamActivity& b) const;
+};
+
 // The split over `activities` (any order; reordered in place).
 IdleSplit idleSplit(std::vector<StreamActivity>& activities);
+
+// idleSplit, streamed: add() every activity in IdleSplitOrder.
+class IdleSplitSweep {
+ public:
+  void add(const StreamActivity& a);
+  const IdleSplit& split() const { return split_; }
+
+ private:
+  StreamActivity prev_;
+  bool any_ = false;
+  IdleSplit split_;
+};
 
 struct RankBreakdown {
   uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
@@ -79,6 +98,22 @@ struct RankBreakdown {
 // The breakdown of one rank's selected GPU activities (any order); the idle
 // split is the caller's (idleSplit).
 RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities);
+
+// rankBreakdown, streamed: add() every activity in (start, end) order, then
+// finish(). Holds four open union intervals, not the activities.
+class BreakdownSweep {
+ public:
+  void add(const GpuActivity& a);
+  RankBreakdown finish();
+
+ private:
+  // The unions of all, COMPUTATION, COMMUNICATION, and of both (their
+  // intersection's length is |compute| + |comm| - |compute or comm|).
+  UnionStream unions_[4];
+  uint64_t lengths_[4] = {0, 0, 0, 0};
+  uint64_t first_ = UINT64_MAX, last_ = 0;
+  bool any_ = false;
+};
 
 // `part` / `whole` x 100 with 2 decimals, rounded half up, as exact text
 // ("12.34"; "0.00" when `whole` is 0). Integer arithmetic only.

@@ -1,7 +1,10 @@
 // Per (rank, step) GPU time table (docs/FORMAT.md section 6), built while a rank's
-// profile is decoded: the builder keeps each GPU kernel's interval and
-// category (24 bytes a kernel), per-name kernel totals and the GPU memory
-// deltas, and after the last event turns them into one row per step.
+// profile is decoded: the builder sorts each GPU kernel's interval by
+// category, each CPU-side slice and each GPU memory change in external
+// sorters (io/ExternalSorter.h: held up to a memory budget, then spilled to
+// disk), keeps per-name kernel totals and the CPU-side names (one entry per
+// distinct name), and after the last event streams the sorted records through
+// sweeps into one row per step (docs/ANALYSIS.md "Memory").
 //
 // Definitions (all in ns, docs/ANALYSIS.md):
 //   window of step n = [forward_B.start, backward_E.start] of that step
@@ -37,7 +40,10 @@
 
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/RankBreakdown.h"
+#include "xstack/core/Status.h"
 #include "xstack/event/Events.h"
+#include "xstack/io/ExternalSorter.h"
+#include "xstack/io/SpillFile.h"
 #include "xstack/model/MarkerPairer.h"
 
 namespace xstack {
@@ -80,37 +86,78 @@ struct RankTable {
 // Kernel names kept per rank (the largest totals; ties by name).
 constexpr size_t kKernelsPerRank = 48;
 
+// The memory a rank's analysis of one input may hold (--memory-mb /
+// kAnalysisBudgetDivisor, half for each builder): its sorters spill past it.
+// A fraction of the input's budget, so that a rank's peak memory does not grow
+// with its profile's size (docs/PERFORMANCE.md "Kineto traces").
+constexpr uint64_t kAnalysisBudgetDivisor = 8;
+// The budget of one of the two builders (StepTableBuilder, GpuActivityBuilder).
+SpillOptions analysisBuilderBudget(const SpillOptions& input);
+
 class StepTableBuilder {
  public:
+  // `spill`: where the builder's sorters spill and the memory they share.
+  explicit StepTableBuilder(SpillOptions spill = {});
+
   // Any slice: keeps those on a GPU row (kernels) and the CPU-side ones
   // (interval and name id, 24 bytes each; gap ops).
   void addSlice(const SliceEvent& e);
   void addMemory(const MemoryEvent& m);  // any block; keeps GPU memory
 
-  // The table of `rank` from its forward/backward spans; the builder is left empty.
-  RankTable build(int64_t rank, const std::vector<Span>& spans);
+  // The table of `rank` from its forward/backward spans; the builder is left
+  // empty. An Error when a sorter could not spill or read back its records
+  // (it names the spill folder and why): never a table from part of them.
+  Expected<RankTable> build(int64_t rank, const std::vector<Span>& spans);
 
  private:
-  int64_t gapOpOf(uint64_t lo, uint64_t windowStart, uint64_t hi, const Interval& gap,
-                  uint64_t& overlapNs) const;
-  void addHostIdle(RankTable& t, const std::vector<uint64_t>& ends,
-                   const std::vector<Interval>& all) const;
-  std::vector<Interval> byCategory_[3];
+  struct ByStartEnd {
+    bool operator()(const Interval& a, const Interval& b) const {
+      return a.start != b.start ? a.start < b.start : a.end < b.end;
+    }
+  };
+  struct CpuSlice {
+    uint64_t start, end;
+    uint32_t name;  // index into cpuNames_
+  };
+  struct CpuOrder {  // start, end, name id
+    bool operator()(const CpuSlice& a, const CpuSlice& b) const {
+      return a.start != b.start ? a.start < b.start
+             : a.end != b.end   ? a.end < b.end
+                                : a.name < b.name;
+    }
+  };
+  struct MemDelta {
+    uint64_t ns;
+    int64_t bytes;  // +allocated, -freed
+  };
+  struct MemOrder {
+    bool operator()(const MemDelta& a, const MemDelta& b) const {
+      return a.ns != b.ns ? a.ns < b.ns : a.bytes < b.bytes;
+    }
+  };
+  using KernelSorter = ExternalSorter<Interval, ByStartEnd>;
+  struct GapQuery;
+
+  Status finishSorters();
+  Status addLastCollectives(std::vector<StepRow>& rows, const std::vector<uint64_t>& ends) const;
+  Status addUnions(RankTable& t, const std::vector<uint64_t>& ends) const;
+  Status addGapOps(RankTable& t, std::vector<GapQuery>& queries) const;
+  Expected<uint64_t> memoryPeak() const;
+
+  SpillOptions spill_;
+  // By KernelCategory: compute and memcpy without empty intervals (a union
+  // drops them), comm all of them (the last collective's length).
+  KernelSorter kernels_[3];
+  ExternalSorter<CpuSlice, CpuOrder> cpu_;
+  ExternalSorter<MemDelta, MemOrder> mem_;  // GPU memory
   struct NameEntry {
     KernelTotal total;
     KernelCategory category;  // by name (classified once per name)
   };
   std::unordered_map<std::string, NameEntry> totals_;
   std::string key_;
-  std::vector<std::pair<uint64_t, int64_t>> memDeltas_;  // (ns, +-bytes), GPU memory
-  struct CpuSlice {
-    uint64_t start, end;
-    uint32_t name;  // index into cpuNames_
-  };
-  std::vector<CpuSlice> cpu_;
   std::vector<std::string> cpuNames_;
   std::unordered_map<std::string, uint32_t> cpuNameIds_;
-  std::vector<Interval> comm_;  // every comm kernel, unmerged (last collective's length)
 };
 
 // Compact text form of a reader's tables (O(steps + kernels) per rank, names included).

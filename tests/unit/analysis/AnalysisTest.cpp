@@ -68,7 +68,7 @@ TEST(StepTableTest, CategoriesClippingOverlapIdleArrival) {
   cpu.row = {RowKind::CpuBlock, 0};  // CPU events are not GPU time
   b.addSlice(cpu);
   std::vector<Span> spans{{Phase::Forward, 0, 100, 200}, {Phase::Backward, 0, 210, 400}};
-  RankTable t = b.build(3, spans);
+  RankTable t = b.build(3, spans).value();
   ASSERT_EQ(t.steps.size(), 1u);
   const StepRow& r = t.steps[0];
   EXPECT_EQ(r.startNs, 100u);
@@ -97,7 +97,7 @@ TEST(StepTableTest, MemoryPeakAndEncodingRoundTrip) {
   m.startNs = 20, m.endNs = 30, m.bytes = 70;  // starts when the first ends: one sample
   b.addMemory(m);
   b.addSlice(kernel("name with space\nand newline", 0, 10));
-  RankTable t = b.build(7, {{Phase::Forward, 0, 0, 50}});
+  RankTable t = b.build(7, {{Phase::Forward, 0, 0, 50}}).value();
   EXPECT_EQ(t.gpuMemoryPeakBytes, 150u);
   std::vector<RankTable> back = decodeRankTables(encodeRankTables({t, t}));
   ASSERT_EQ(back.size(), 2u);

@@ -57,7 +57,7 @@ void addCorrelatedRank(GpuActivityBuilder& b) {
 TEST(GpuActivityTest, FilterWithTwoStepsKeepsKernelsLaunchedBeforeTheLastStep) {
   GpuActivityBuilder b;
   addCorrelatedRank(b);
-  RankGpuActivity a = b.build(forwardSpans({0, 100}));
+  RankGpuActivity a = b.build(forwardSpans({0, 100})).value();
   EXPECT_EQ(a.steps, 2u);
   const RankBreakdown& r = a.breakdown;
   EXPECT_EQ(r.spanNs, 60u);  // [20, 80): the kernel launched at 110 is filtered out
@@ -79,7 +79,7 @@ TEST(GpuActivityTest, NoFilterWithFewerThanTwoSteps) {
   for (std::vector<Span> spans : {forwardSpans({0}), std::vector<Span>{}}) {
     GpuActivityBuilder b;
     addCorrelatedRank(b);
-    RankGpuActivity a = b.build(spans);
+    RankGpuActivity a = b.build(spans).value();
     EXPECT_EQ(a.steps, spans.empty() ? 0u : 1u);
     EXPECT_EQ(a.breakdown.spanNs, 130u);  // [20, 150)
     EXPECT_EQ(a.breakdown.computeNs, 50u);
@@ -98,14 +98,14 @@ TEST(GpuActivityTest, WithoutAnyCorrelationEveryGpuSliceCountsAndStartsBeforeThe
   };
   GpuActivityBuilder twoSteps;
   fill(twoSteps);
-  RankBreakdown r = twoSteps.build(forwardSpans({0, 100})).breakdown;
+  RankBreakdown r = twoSteps.build(forwardSpans({0, 100})).value().breakdown;
   EXPECT_EQ(r.spanNs, 30u);
   EXPECT_EQ(r.idleNs, 10u);
   EXPECT_EQ(r.computeNs, 20u);
   EXPECT_FALSE(r.hasComm);
   GpuActivityBuilder oneStep;
   fill(oneStep);
-  EXPECT_EQ(oneStep.build(forwardSpans({0})).breakdown.spanNs, 120u);
+  EXPECT_EQ(oneStep.build(forwardSpans({0})).value().breakdown.spanNs, 120u);
 }
 
 TEST(GpuActivityTest, OneCorrelationAnywhereEndsTheFallback) {
@@ -114,7 +114,7 @@ TEST(GpuActivityTest, OneCorrelationAnywhereEndsTheFallback) {
   b.addSlice(launch(20, 5));
   b.addSlice(gpu("k", 30, 40, 5));
   b.addSlice(gpu("late_uncorrelated", 50, 90, -1));
-  RankBreakdown r = b.build({}).breakdown;
+  RankBreakdown r = b.build({}).value().breakdown;
   EXPECT_EQ(r.spanNs, 10u);  // only the correlated kernel is an activity
 }
 
@@ -125,7 +125,7 @@ TEST(GpuActivityTest, SyncEventsAreActivitiesAndStayWithoutCorrelation) {
   b.addSlice(gpu("Context Sync", 10, 15, 9, -1));  // launched after the last step: dropped
   b.addSlice(launch(130, 9));
   b.addSlice(gpu("Stream Sync", 0, 5, -1));  // not one of the two names
-  RankBreakdown r = b.build(forwardSpans({0, 100})).breakdown;
+  RankBreakdown r = b.build(forwardSpans({0, 100})).value().breakdown;
   EXPECT_EQ(r.spanNs, 75u);  // [20, 95)
   EXPECT_EQ(r.idleNs, 75u - 50u);
   EXPECT_EQ(r.nonComputeNs, 75u - 25u - 20u);  // comm 20 + the sync's 10 (OTHER)
@@ -134,7 +134,7 @@ TEST(GpuActivityTest, SyncEventsAreActivitiesAndStayWithoutCorrelation) {
 TEST(GpuActivityTest, RankWithoutGpuActivity) {
   GpuActivityBuilder b;
   b.addSlice(launch(10, 1));
-  RankGpuActivity a = b.build(forwardSpans({0, 100, 200}));
+  RankGpuActivity a = b.build(forwardSpans({0, 100, 200})).value();
   EXPECT_EQ(a.steps, 3u);
   EXPECT_EQ(a.breakdown.spanNs, 0u);
   EXPECT_FALSE(a.breakdown.hasComm);
@@ -196,7 +196,7 @@ TEST(GpuActivityTest, IdleSplitFromLaunchCorrelations) {
   b.addSlice(launch(60, 3));  // launched after kernel 2 ended: host wait
   b.addSlice(gpu("gemm", 70, 80, 3));
   b.addSlice(gpu("Event Sync", 85, 90, -1, -1));  // no stream: not in the split
-  RankBreakdown r = b.build({}).breakdown;
+  RankBreakdown r = b.build({}).value().breakdown;
   ASSERT_TRUE(r.hasIdleSplit);
   EXPECT_EQ(r.idle.kernelWaitNs, 5u);
   EXPECT_EQ(r.idle.hostWaitNs, 30u);
@@ -204,7 +204,7 @@ TEST(GpuActivityTest, IdleSplitFromLaunchCorrelations) {
   GpuActivityBuilder none;  // no correlations (Paddle dumps): no split
   none.addSlice(gpu("gemm", 10, 20, -1));
   none.addSlice(gpu("gemm", 90, 100, -1));
-  EXPECT_FALSE(none.build({}).breakdown.hasIdleSplit);
+  EXPECT_FALSE(none.build({}).value().breakdown.hasIdleSplit);
 }
 
 TEST(GpuActivityTest, KernelStatsMinMaxMeanAndOrder) {
@@ -216,7 +216,7 @@ TEST(GpuActivityTest, KernelStatsMinMaxMeanAndOrder) {
   b.addSlice(gpu("a", 0, 4, -1));
   SliceEvent cpu = launch(0, -1);  // CPU rows are not kernels
   b.addSlice(cpu);
-  std::vector<KernelStat> k = b.build({}).kernels;
+  std::vector<KernelStat> k = b.build({}).value().kernels;
   ASSERT_EQ(k.size(), 3u);
   EXPECT_EQ(k[0].name, "Memcpy HtoD");  // bytewise: upper case first
   EXPECT_EQ(k[0].type, HtaKernelType::Memory);

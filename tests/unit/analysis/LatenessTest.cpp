@@ -244,7 +244,7 @@ TEST(LatenessTest, StepTableMeasuresHostIdleLastCommAndGapOp) {
   b.addSlice(slice("cudaLaunchKernel", 400, 405, RowKind::CudaApi));
   b.addSlice(slice("gemm", 400, 700, RowKind::Gpu));
   b.addSlice(slice("ncclKernel_AllReduce", 700, 900, RowKind::Gpu));
-  RankTable t = b.build(0, {{Phase::Forward, 0, 100, 1000}});
+  RankTable t = b.build(0, {{Phase::Forward, 0, 100, 1000}}).value();
   ASSERT_EQ(t.steps.size(), 1u);
   const StepRow& r = t.steps[0];
   EXPECT_EQ(r.arrivalNs, 600);
