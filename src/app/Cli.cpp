@@ -81,6 +81,7 @@ Command parseReport(const std::vector<std::string>& args) {
   std::string origin, formats;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
+  int64_t memoryMb = static_cast<int64_t>(o.spill.memoryBytes >> 20);
   po::options_description d("report options");
   d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
                                               "job data folder with profile/, dcgm/, net/, time/")(
@@ -110,7 +111,12 @@ Command parseReport(const std::vector<std::string>& args) {
       "piece-kb", po::value(&pieceKb)->default_value(4096),
       "rendered text per message to rank 0, KiB")(
       "mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
-      "largest single MPI message; bigger transfers are split (testing)");
+      "largest single MPI message; bigger transfers are split (testing)")(
+      "memory-mb", po::value(&memoryMb)->default_value(memoryMb),
+      "memory a rank gives one input's rows and analysis tables, MiB; past it they spill to "
+      "--spill-dir (the outputs are the same bytes)")(
+      "spill-dir", po::value(&o.spill.dir),
+      "node-local folder for what spills (default: $TMPDIR, else /tmp)");
   auto vm = parse(args, d);
   if (vm.count("help"))
     return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
@@ -134,6 +140,10 @@ Command parseReport(const std::vector<std::string>& args) {
   if (chunkBytes < 4096 || chunkBytes > (int64_t{1} << 30))
     return Failure::usage("--mpi-chunk-bytes must be in 4096..1073741824, got " +
                           std::to_string(chunkBytes));
+  if (memoryMb < 1 || memoryMb > (int64_t{1} << 20))
+    return Failure::usage("--memory-mb must be in 1..1048576, got " + std::to_string(memoryMb));
+  o.spill.memoryBytes = static_cast<uint64_t>(memoryMb) << 20;
+  if (o.spill.dir.empty()) o.spill.dir = defaultSpillDir();
   if (!origin.empty()) {
     Expected<uint64_t> ns = parseTimeOriginNs(origin);
     if (!ns) return ns.error();

@@ -8,9 +8,11 @@
 namespace xstack {
 
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
-  ReadOptions ro{run.options.topology};
+  ReadOptions ro;
+  ro.topology = run.options.topology;
   ro.analysis = run.options.analysis;
   ro.source = run.source;
+  ro.spill = run.options.spill;
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

@@ -9,6 +9,7 @@
 #include "xstack/core/FaultInjection.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
+#include "xstack/sink/SpilledRows.h"
 #include "xstack/sink/TraceLayout.h"
 #include "xstack/source/SourceRegistry.h"
 
@@ -172,9 +173,12 @@ void countCounterEvents(LocalInput& in) {
 // Rows to keep for rendering, when the source wants them and the budget allows.
 std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, const ReadOptions& opt,
                                        uint64_t keptOps) {
-  if (!displayed || !source.keepRowsForRendering() || keptOps >= opt.keptOpsBudget) return nullptr;
+  // Half the budget: the analysis' sorters hold the other half meanwhile.
+  const uint64_t budgetOps = heldOpsWithin({opt.spill.dir, opt.spill.memoryBytes / 2});
+  if (!displayed || !source.keepRowsForRendering() || keptOps >= budgetOps) return nullptr;
   auto rows = std::make_unique<RowBuckets>();
   rows->resetLearning();
+  rows->limitOps(budgetOps - keptOps);
   return rows;
 }
 
@@ -198,7 +202,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
         source, displayed, s, in.spans, spare,
         {opt.analysis ? &steps : nullptr, kept.get(), opt.analysis ? &gpu : nullptr});
     if (!info) return fail(s, info.error());
-    if (kept) {
+    if (kept && !kept->abandoned()) {
       kept->adoptRows(s.rows);
       keptOps += kept->opCount();
       in.keptRows = std::move(kept);

@@ -45,6 +45,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.pieceBytes = opt.pieceBytes;
   ctx.outDir = run.outCommit.folder();
   ctx.compress = opt.compress;
+  ctx.spill = opt.spill;
   ctx.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);
   Progress& progress = run.progress;

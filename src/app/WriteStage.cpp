@@ -75,10 +75,13 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     walk.rankRows(c.subject, c.pid, s.rows, *kept);
     return;
   }
-  scratch.buckets.reset(s.rows);
+  std::optional<SpilledRows> spilled;
+  if (!rowsFitInMemory(s.events, ctx.spill)) spilled.emplace(s.rows, ctx.origin, ctx.spill);
+  EventSink& rows = spilled ? static_cast<EventSink&>(*spilled) : scratch.buckets;
+  if (!spilled) scratch.buckets.reset(s.rows);
   runInjectedCommand("render-read-cmd", c.owner);
   auto info = (ctx.source ? *ctx.source : defaultSource())
-                  .decodeTrace(s.file.path, scratch.bytes, scratch.buckets, {});
+                  .decodeTrace(s.file.path, scratch.bytes, rows, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
@@ -90,7 +93,14 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     problem = "changed since it was first read, rows not drawn: " + change;
     return;
   }
-  walk.rankRows(c.subject, c.pid, s.rows, scratch.buckets);
+  if (!spilled) return walk.rankRows(c.subject, c.pid, s.rows, scratch.buckets);
+  if (Status st = spilled->finish(); !st) {
+    problem = "rows not drawn: " + st.error().message;
+    return;
+  }
+  walk.rankRows(c.subject, c.pid, s.rows, *spilled);
+  if (!spilled->readStatus().ok())
+    problem = "rows cut short: " + spilled->readStatus().error().message;
 }
 
 void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch& scratch,

@@ -46,6 +46,12 @@ void countMemoryWarnings(const std::vector<MemoryEvent>& events, Warnings& warni
   c.addTo(warnings);
 }
 
+bool addMemoryChange(int64_t& sum, int64_t delta) {
+  if (!__builtin_add_overflow(sum, delta, &sum)) return false;
+  sum = delta > 0 ? INT64_MAX : INT64_MIN;
+  return true;
+}
+
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings) {
   countMemoryWarnings(events, warnings);
@@ -72,10 +78,7 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& event
     for (size_t i = 0; i < c.size();) {
       uint64_t ns = c[i].ns;
       for (; i < c.size() && c[i].ns == ns; ++i) {
-        if (__builtin_add_overflow(sum, c[i].delta, &sum)) {
-          sum = c[i].delta > 0 ? INT64_MAX : INT64_MIN;
-          warnings.add(Warn::MemorySumOverflow);
-        }
+        if (addMemoryChange(sum, c[i].delta)) warnings.add(Warn::MemorySumOverflow);
       }
       t.samples.push_back({ns, sum});
     }

@@ -25,32 +25,40 @@ void ChunkWalk::spans(int64_t rank, const std::vector<Span>& spans) {
   for (const Span& s : spans) sink_.span(rank, s, tsOf(s.startNs));
 }
 
+void ChunkWalk::toViews(std::span<const RowBuckets::Op> ops, const OpStore& b) {
+  batch_.resize(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const RowBuckets::Op& op = ops[i];
+    OpView& v = batch_[i];
+    v.tsNs = tsOf(op.startNs);
+    if (op.endNs < op.startNs) {
+      warnings_.add(Warn::EventEndBeforeStart);
+      v.durNs = 0;
+    } else {
+      v.durNs = op.endNs - op.startNs;
+    }
+    v.nameId = op.nameId;
+    v.extra = op.extra;
+    v.flowId = 0;
+    v.flow = FlowEnd::None;
+  }
+  if (flows_) markFlows(batch_, b);
+}
+
 void ChunkWalk::opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b) {
   sink_.opRowBegin(pid);
   std::span<RowBuckets::Tid> tids = b.tidsInOutputOrder(r, origin_);
   // Overlap lanes take the tids after the row's largest (tids are sorted).
   int64_t nextLaneTid = tids.empty() ? 0 : tids.back().tid;
   for (const RowBuckets::Tid& t : tids) {
-    batch_.resize(t.ops.size());
-    for (size_t i = 0; i < t.ops.size(); ++i) {
-      const RowBuckets::Op& op = t.ops[i];
-      OpView& v = batch_[i];
-      v.tsNs = tsOf(op.startNs);
-      if (op.endNs < op.startNs) {
-        warnings_.add(Warn::EventEndBeforeStart);
-        v.durNs = 0;
-      } else {
-        v.durNs = op.endNs - op.startNs;
-      }
-      v.nameId = op.nameId;
-      v.extra = op.extra;
-      v.flowId = 0;
-      v.flow = FlowEnd::None;
-    }
-    if (flows_) markFlows(batch_, b);
+    toViews(t.ops, b);
     threadOps(pid, kind, t.tid, nextLaneTid);
   }
-  // The overlap lanes after the row's threads: the file stays in tid order.
+  writeLaneThreads(pid);
+}
+
+// The overlap lanes after the row's threads: the file stays in tid order.
+void ChunkWalk::writeLaneThreads(int64_t pid) {
   for (const LaneThread& lane : laneThreads_) {
     sink_.thread(pid, lane.tid, lane.name, lane.sortIndex);
     sink_.ops(pid, lane.tid, std::span<const OpView>(laneOps_).subspan(lane.first, lane.count));
@@ -138,10 +146,10 @@ size_t ChunkWalk::assignLanes() {
   return lanes.size();
 }
 
-void ChunkWalk::markFlows(std::span<OpView> views, const RowBuckets& b) const {
+void ChunkWalk::markFlows(std::span<OpView> views, const OpStore& b) const {
   for (OpView& v : views) {
     if (v.extra == 0) continue;
-    const RowBuckets::Extra& x = b.extras()[v.extra - 1];
+    const OpExtra& x = b.extras()[v.extra - 1];
     if (x.flow == FlowEnd::None) continue;
     v.flowId = traceFlowId(flowRank_, x.correlation);
     if (v.flowId) v.flow = x.flow;
@@ -184,6 +192,111 @@ void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey
   flows_ = false;
 }
 
+// --- Spilled rows: the same walk over ops read back in batches.
+
+void ChunkWalk::rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows,
+                         SpilledRows& b) {
+  flowRank_ = rank;
+  flows_ = b.hasFlows();
+  sink_.rankRowsBegin(b);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const int64_t pid = rankRowPid(pidBase, r);
+    sink_.process(pid, rowProcessName(processOrder(pid), rank, rows[r]));
+    if (rows[r].kind <= RowKind::Gpu)
+      spilledOpRow(pid, rows[r].kind, r, b);
+    else
+      spilledMemoryRow(pid, rows[r], b);
+  }
+  sink_.rankRowsEnd();
+  flows_ = false;
+}
+
+void ChunkWalk::spilledOpRow(int64_t pid, RowKind kind, size_t r, SpilledRows& b) {
+  sink_.opRowBegin(pid);
+  int64_t nextLaneTid = b.largestTid(r);
+  size_t row = 0;
+  int64_t tid = 0;
+  while (b.peek(row, tid) && row == r) spilledThread(pid, kind, r, tid, b, nextLaneTid);
+  if (laneThreads_.empty()) return;
+  b.swapExtras(laneExtras_);  // the lanes' ops refer to their copied extras
+  writeLaneThreads(pid);
+  b.swapExtras(laneExtras_);
+  laneExtras_.clear();
+  laneDetails_.clear();
+}
+
+// One thread's ops, batch by batch: each on the lowest overlap lane where it
+// nests (OverlapLanes, the rule assignLanes() applies to a whole thread, so
+// the lanes are the same), lane 0's ops handed to the sink batch by batch,
+// the other lanes' held for after the row's threads.
+void ChunkWalk::spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b,
+                              int64_t& nextLaneTid) {
+  constexpr size_t kBatchOps = 16384;
+  const std::string name = opRowThreadName(kind, tid);
+  sink_.thread(pid, tid, name, tid);
+  const uint64_t count = b.opCount(r, tid);
+  const bool lanesAllowed = nextLaneTid <= INT64_MAX - static_cast<int64_t>(count);
+  OverlapLanes lanes;
+  spilledLanes_.clear();
+  while (b.nextBatch(r, tid, spilledOps_, kBatchOps) > 0) {
+    toViews(spilledOps_, b);
+    if (!lanesAllowed) {
+      sink_.ops(pid, tid, batch_);
+      continue;
+    }
+    laneBatch_.clear();
+    for (const OpView& v : batch_) {
+      while (std::optional<size_t> l = lanes.firstEndingBy(v.tsNs)) lanes.close(*l);
+      const uint64_t end = endOf(v);
+      size_t lane = lanes.laneFor(end);
+      if (lane == lanes.size()) lane = lanes.addLane();
+      lanes.open(lane, end);
+      if (lane == 0)
+        laneBatch_.push_back(v);
+      else
+        keepLaneOp(lane, v, b);
+    }
+    sink_.ops(pid, tid, laneBatch_);
+  }
+  for (size_t lane = 1; lane < spilledLanes_.size(); ++lane) {
+    std::vector<OpView>& ops = spilledLanes_[lane];
+    laneThreads_.push_back({++nextLaneTid, tid, name + " (overlap " + std::to_string(lane) + ")",
+                            laneOps_.size(), ops.size()});
+    warnings_.add(Warn::EventOverlapLane, ops.size());
+    laneOps_.insert(laneOps_.end(), ops.begin(), ops.end());
+  }
+}
+
+// An op of overlap lane `lane` (>= 1), held with a copy of its extra.
+void ChunkWalk::keepLaneOp(size_t lane, const OpView& v, const OpStore& b) {
+  if (spilledLanes_.size() <= lane) spilledLanes_.resize(lane + 1);
+  OpView kept = v;
+  if (v.extra) {
+    OpExtra x = b.extras()[v.extra - 1];
+    if (!x.detail.empty()) x.detail = laneDetails_.emplace_back(x.detail);
+    laneExtras_.push_back(x);
+    kept.extra = static_cast<uint32_t>(laneExtras_.size());
+  }
+  spilledLanes_[lane].push_back(kept);
+}
+
+void ChunkWalk::spilledMemoryRow(int64_t pid, const RowKey& row, SpilledRows& b) {
+  const auto place =
+      static_cast<MemPlace>(static_cast<int>(row.kind) - static_cast<int>(RowKind::MemGpu));
+  const std::string name = memoryCounterName(flowRank_, row);
+  bool any = false;
+  uint64_t atNs = 0;
+  int64_t sum = 0;
+  // Every change at one ns is one sample (buildMemoryTracks).
+  b.forEachMemoryChange(place, static_cast<uint64_t>(row.device), [&](uint64_t ns, int64_t delta) {
+    if (any && ns != atNs) sink_.memorySample(pid, name, tsOf(atNs), sum);
+    any = true;
+    atNs = ns;
+    if (addMemoryChange(sum, delta)) warnings_.add(Warn::MemorySumOverflow);
+  });
+  if (any) sink_.memorySample(pid, name, tsOf(atNs), sum);
+}
+
 void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                              const std::vector<GpuTelemetrySample>& samples) {
   const SeriesRange range = dcgmSeriesOfPid(pid);
@@ -221,7 +334,7 @@ void TeeSink::thread(int64_t pid, int64_t tid, std::string_view name, int64_t so
 void TeeSink::span(int64_t rank, const Span& sp, uint64_t tsNs) {
   for (TraceSink* s : sinks_) s->span(rank, sp, tsNs);
 }
-void TeeSink::rankRowsBegin(const RowBuckets& store) {
+void TeeSink::rankRowsBegin(const OpStore& store) {
   for (TraceSink* s : sinks_) s->rankRowsBegin(store);
 }
 void TeeSink::opRowBegin(int64_t pid) {

@@ -19,6 +19,8 @@ std::span<RowBuckets::Tid> RowBuckets::tidsInOutputOrder(size_t r, const TimeOri
 
 void RowBuckets::reset(const std::vector<RowKey>& rows) {
   keys_ = &rows;
+  maxOps_ = UINT64_MAX;
+  abandoned_ = false;
   learning_ = false;
   ops_ = 0;
   if (rows_.size() < rows.size()) rows_.resize(rows.size());
@@ -81,9 +83,30 @@ size_t RowBuckets::rowIndex(const RowKey& key) {
   return lastRow_ = static_cast<size_t>(it - keys.begin());
 }
 
+void RowBuckets::abandon() {
+  abandoned_ = true;
+  std::vector<Row>().swap(rows_);
+  std::vector<Extra>().swap(extras_);
+  std::deque<std::string>().swap(details_);
+  detailsUsed_ = 0;
+  std::vector<MemoryEvent>().swap(memEvents_);
+  std::unordered_map<int64_t, FlowCandidates>().swap(correlated_);
+  names_ = NameTable();
+  ops_ = 0;
+}
+
+void RowBuckets::onMemory(const MemoryEvent& m) {
+  if (abandoned_) return;
+  if (ops_ == maxOps_) return abandon();
+  ++ops_;  // counted with the ops against the limit
+  memEvents_.push_back(m);
+}
+
 void RowBuckets::onSlice(const SliceEvent& e) {
+  if (abandoned_) return;
   const size_t r = rowIndex(e.row);
   if (r == SIZE_MAX) return;
+  if (ops_ == maxOps_) return abandon();
   ++ops_;
   Row& row = rows_[r];
   size_t t = row.lastTid;

@@ -73,8 +73,7 @@ import csv, os, sys
 out, ranks = sys.argv[1], int(sys.argv[2])
 head = open(os.path.join(out, "ranks.csv")).readline()
 assert head == ("rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,"
-                "compute_pct,non_compute_pct,comm_comp_overlap_pct,host_wait_ns,kernel_wait_ns,"
-                "other_wait_ns,host_wait_pct,kernel_wait_pct,other_wait_pct\n"), head
+                "compute_pct,non_compute_pct,comm_comp_overlap_pct\n"), head
 rows = list(csv.DictReader(open(os.path.join(out, "ranks.csv"), newline="")))
 assert [int(r["rank"]) for r in rows] == list(range(ranks)), [r["rank"] for r in rows]
 for r in rows:

@@ -12,6 +12,7 @@
 #include "xstack/analysis/GpuActivity.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/Topology.h"
+#include "xstack/io/SpillFile.h"
 #include "xstack/event/CounterSamples.h"
 #include "xstack/event/Events.h"
 #include "xstack/model/InputSummary.h"
@@ -45,9 +46,11 @@ struct ReadOptions {
   // profile at a time; for gzip JSON a decode costs more; docs/PERFORMANCE.md.)
   bool analysis = true;            // build each profile's step table (app/AnalysisStage.h)
   const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
-  // Most ops a rank keeps in LocalInput::keptRows over all its files (~30
-  // bytes each); past it, files are decoded again for rendering.
-  uint64_t keptOpsBudget = 16'000'000;
+  // What a rank may hold per input (--memory-mb): the analysis' sorters
+  // (analysis/StepTable.h, GpuActivity.h) spill past it, and the rows kept in
+  // LocalInput::keptRows over all of this rank's files stay within it (a file
+  // whose rows pass what is left is decoded again when it is rendered).
+  SpillOptions spill;
 };
 
 // Reads every file of `plan` whose reader is `myRank`, in plan order.

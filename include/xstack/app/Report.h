@@ -12,6 +12,7 @@
 #include "xstack/core/StageClock.h"
 #include "xstack/core/Topology.h"
 #include "xstack/event/InputListing.h"
+#include "xstack/io/SpillFile.h"
 #include "xstack/plan/OutputPlan.h"
 
 namespace xstack {
@@ -38,6 +39,10 @@ struct ReportOptions {
   bool analysis = true;  // steps.csv, findings.json, report.html (--no-analysis: off)
   uint64_t pieceBytes = uint64_t{4} << 20;
   uint64_t mpiChunkBytes = uint64_t{1} << 30;
+  // What one input's rows and analysis tables may hold in a rank's memory
+  // before they spill to a scratch file in spill.dir (--memory-mb,
+  // --spill-dir); the outputs do not depend on it.
+  SpillOptions spill{{}, uint64_t{64} << 20};
 };
 
 // collective: every rank calls it with the same options; returns the exit

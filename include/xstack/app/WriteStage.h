@@ -38,6 +38,9 @@ struct WriteContext {
   Folder outDir;  // rank 0: the locked --out (OutputCommit::folder()), where the files go
   bool compress = false;
   bool fsync = false;
+  // A displayed rank whose rows pass spill.memoryBytes is rendered from
+  // SpilledRows (sorted on disk in spill.dir), not held (RowBuckets).
+  SpillOptions spill;
   // Rank 0: called after each chunk with (chunks done, chunks total).
   std::function<void(uint64_t, uint64_t)> onProgress;
   // Rank 0: rows appended after a file's last chunk, given the file and

@@ -46,6 +46,10 @@ class MemoryWarningCounter {
   std::vector<MemoryEvent> firstNeverFreed_;
 };
 
+// Adds one change to a track's running sum; at an int64 overflow the sum
+// saturates (INT64_MAX or INT64_MIN) and true is returned (memory_sum_overflow).
+bool addMemoryChange(int64_t& sum, int64_t delta);
+
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings);
 

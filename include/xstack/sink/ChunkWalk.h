@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "xstack/core/Warnings.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/sink/OverlapLanes.h"
+#include "xstack/sink/SpilledRows.h"
 #include "xstack/sink/TraceSink.h"
 
 namespace xstack {
@@ -40,6 +42,10 @@ class ChunkWalk {
   // largest, sort index the thread's tid; counted as event_overlap_lane. Ops that end a flow
   // (RowBuckets:: markFlowEnds) carry its id (traceFlowId(rank, correlation)) in OpView.
   void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, RowBuckets& b);
+  // The same rows of a rank too large to hold (SpilledRows, after its
+  // finish()): read back in batches of ops, the same events in the same
+  // order. Ops on overlap lanes are held until their row ends.
+  void rankRows(int64_t rank, int64_t pidBase, const std::vector<RowKey>& rows, SpilledRows& b);
   // DCGM counters of process `pid` (2..6) for GPU `gpu` of trainer `trainer` (T).
   void dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,
                     const std::vector<GpuTelemetrySample>& samples);
@@ -55,7 +61,15 @@ class ChunkWalk {
  private:
   uint64_t tsOf(uint64_t ns);
   void opRow(int64_t pid, RowKind kind, size_t r, RowBuckets& b);
-  void markFlows(std::span<OpView> views, const RowBuckets& b) const;
+  // `ops` as batch_'s views: clamped ts, durations, flow ends.
+  void toViews(std::span<const RowBuckets::Op> ops, const OpStore& b);
+  void markFlows(std::span<OpView> views, const OpStore& b) const;
+  void spilledOpRow(int64_t pid, RowKind kind, size_t r, SpilledRows& b);
+  void spilledThread(int64_t pid, RowKind kind, size_t r, int64_t tid, SpilledRows& b,
+                     int64_t& nextLaneTid);
+  void keepLaneOp(size_t lane, const OpView& v, const OpStore& b);
+  void writeLaneThreads(int64_t pid);
+  void spilledMemoryRow(int64_t pid, const RowKey& row, SpilledRows& b);
   void threadOps(int64_t pid, RowKind kind, int64_t tid, int64_t& nextLaneTid);
   bool nestsOnOneLane();
   size_t assignLanes();
@@ -74,6 +88,12 @@ class ChunkWalk {
   };
   std::vector<LaneThread> laneThreads_;
   std::vector<OpView> laneOps_;
+  // Spilled rows: the batch read back, and the overlap lanes' ops held to
+  // the end of the row, per lane, with copies of their extras.
+  std::vector<RowBuckets::Op> spilledOps_;
+  std::vector<std::vector<OpView>> spilledLanes_;
+  std::vector<OpExtra> laneExtras_;
+  std::deque<std::string> laneDetails_;
   std::vector<uint64_t> openEnds_;   // nestsOnOneLane's stack of end ns
   std::vector<uint32_t> laneOf_;     // per op of batch_: its lane (0: the thread)
   std::vector<MemoryTrack> tracks_;  // of the rank being walked

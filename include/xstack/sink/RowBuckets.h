@@ -27,14 +27,11 @@
 #include "xstack/event/Events.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/sink/NameTable.h"
+#include "xstack/sink/OpStore.h"
 
 namespace xstack {
 
-// Which end of a flow (launch -> GPU activity) an op is: Out on the launch
-// (a CudaApi slice), In on the GPU activity it started (a Gpu slice).
-enum class FlowEnd : uint8_t { None = 0, Out = 1, In = 2 };
-
-class RowBuckets final : public EventSink {
+class RowBuckets final : public EventSink, public OpStore {
  public:
   struct Op {
     uint64_t startNs = 0;
@@ -42,12 +39,7 @@ class RowBuckets final : public EventSink {
     uint32_t nameId = 0;  // NameTable id
     uint32_t extra = 0;   // 0: none; else 1 + index into extras()
   };
-  struct Extra {
-    uint64_t memcopyBytes = 0;  // SliceEvent::bytes
-    std::string_view detail;
-    int64_t correlation = -1;      // SliceEvent::correlation; -1 = none
-    FlowEnd flow = FlowEnd::None;  // set by markFlowEnds()
-  };
+  using Extra = OpExtra;  // flow: set by markFlowEnds()
   struct Tid {
     int64_t tid = 0;
     std::vector<Op> ops;  // file order
@@ -66,8 +58,12 @@ class RowBuckets final : public EventSink {
   void adoptRows(const std::vector<RowKey>& rows);
   // Ops held (for a memory budget).
   uint64_t opCount() const { return ops_; }
+  // Learning: past `maxOps` ops the buckets let go of everything they hold
+  // and take no more events (abandoned(): the rows must be read again).
+  void limitOps(uint64_t maxOps) { maxOps_ = maxOps; }
+  bool abandoned() const { return abandoned_; }
   void onSlice(const SliceEvent& e) override;
-  void onMemory(const MemoryEvent& m) override { memEvents_.push_back(m); }
+  void onMemory(const MemoryEvent& m) override;
   // Feeds every event of `events`.
   void addAll(const EventList& events);
 
@@ -79,8 +75,8 @@ class RowBuckets final : public EventSink {
   // each tid's ops by ts since `origin` (clamped), ties in file order. Sorts
   // in place; a tid already in order is left as it is.
   std::span<Tid> tidsInOutputOrder(size_t r, const TimeOrigin& origin);
-  const NameTable& names() const { return names_; }
-  const std::vector<Extra>& extras() const { return extras_; }
+  const NameTable& names() const override { return names_; }
+  const std::vector<Extra>& extras() const override { return extras_; }
   const std::vector<MemoryEvent>& memEvents() const { return memEvents_; }
   // Whether any op of the profile has a correlation (else no flow, no work).
   bool hasCorrelations() const { return !correlated_.empty(); }
@@ -105,6 +101,9 @@ class RowBuckets final : public EventSink {
   bool learning_ = false;
   std::vector<RowKey> learned_;  // learning: the rows so far; after adoptRows: the summary's
   uint64_t ops_ = 0;
+  uint64_t maxOps_ = UINT64_MAX;
+  bool abandoned_ = false;
+  void abandon();
   std::vector<Row> rows_;
   size_t lastRow_ = 0;
   NameTable names_;

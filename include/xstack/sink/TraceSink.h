@@ -21,14 +21,14 @@
 namespace xstack {
 
 // One op slice as the walk hands it out: ts clamped, dur 0 when the input's
-// end is before its start; `nameId` and `extra` as in RowBuckets::Op.
+// end is before its start; `nameId` and `extra` index the store (OpStore).
 // `flowId` (nonzero with `flow` != None): the op is one end of a flow
 // (launch -> GPU activity); both ends carry the same id (traceFlowId).
 struct OpView {
   uint64_t tsNs = 0;
   uint64_t durNs = 0;
   uint32_t nameId = 0;
-  uint32_t extra = 0;  // 0: none; else 1 + index into RowBuckets::extras()
+  uint32_t extra = 0;  // 0: none; else 1 + index into the store's extras() (OpStore)
   uint64_t flowId = 0;
   FlowEnd flow = FlowEnd::None;
 };
@@ -57,7 +57,7 @@ class TraceSink {
   virtual void span(int64_t rank, const Span& s, uint64_t tsNs) = 0;
   // The op rows of one displayed rank come between rankRowsBegin and
   // rankRowsEnd; `names` and `extras` of `store` resolve the OpViews.
-  virtual void rankRowsBegin(const RowBuckets& store) = 0;
+  virtual void rankRowsBegin(const OpStore& store) = 0;
   virtual void opRowBegin(int64_t pid) = 0;  // a new op row (process `pid`) starts
   virtual void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) = 0;
   // One sample of a memory row (process `pid`): the bytes allocated from tsNs on,
@@ -92,7 +92,7 @@ class TeeSink final : public TraceSink {
   void process(int64_t pid, std::string_view name) override;
   void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override;
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
-  void rankRowsBegin(const RowBuckets& store) override;
+  void rankRowsBegin(const OpStore& store) override;
   void opRowBegin(int64_t pid) override;
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
   void memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,

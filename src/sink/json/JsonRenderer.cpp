@@ -120,7 +120,7 @@ void JsonTraceSink::opEvent(int64_t pid, int64_t tid, const OpView& op) {
   buf_.append(escapedName);
   buf_.append(mid, static_cast<size_t>(p - mid));
   buf_.append(escapedName);  // args.name repeats the name (docs/FORMAT.md section 3)
-  const RowBuckets::Extra* extra = op.extra ? &store_->extras()[op.extra - 1] : nullptr;
+  const OpExtra* extra = op.extra ? &store_->extras()[op.extra - 1] : nullptr;
   if (extra && extra->memcopyBytes > 0) {
     buf_ += ",\"mem_bytes\":";
     appendUint(buf_, extra->memcopyBytes);

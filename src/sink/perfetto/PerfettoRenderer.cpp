@@ -22,9 +22,8 @@ void PerfettoTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
              s.endNs - s.startNs, args);
 }
 
-void PerfettoTraceSink::rankRowsBegin(const RowBuckets& store) {
+void PerfettoTraceSink::rankRowsBegin(const OpStore& store) {
   store_ = &store;
-  pendingMemory_.clear();
 }
 
 void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
@@ -39,7 +38,7 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
     s.detail = {};
     s.flow = {op.flow == FlowEnd::None ? 0 : op.flowId, op.flow == FlowEnd::In};
     if (op.extra) {
-      const RowBuckets::Extra& extra = store_->extras()[op.extra - 1];
+      const OpExtra& extra = store_->extras()[op.extra - 1];
       s.memBytes = extra.memcopyBytes;
       s.detail = extra.detail;
     }
@@ -49,20 +48,11 @@ void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> op
 
 void PerfettoTraceSink::memorySample(int64_t pid, std::string_view counterName, uint64_t tsNs,
                                      int64_t allocatedBytes) {
-  if (pendingMemoryNames_.empty() || pendingMemoryNames_.back() != counterName)
-    pendingMemoryNames_.emplace_back(counterName);
-  const auto name = static_cast<uint32_t>(pendingMemoryNames_.size() - 1);
-  pendingMemory_.push_back({pid, name, tsNs, allocatedBytes});
+  enc_.counter(pid, counterName, std::nullopt, "allocated_bytes", tsNs, allocatedBytes,
+               CounterUnit{CounterUnit::Builtin::SizeBytes, {}});
 }
 
-void PerfettoTraceSink::rankRowsEnd() {
-  for (const MemorySampleAt& m : pendingMemory_)
-    enc_.counter(m.pid, pendingMemoryNames_[m.name], std::nullopt, "allocated_bytes", m.tsNs,
-                 m.bytes, CounterUnit{CounterUnit::Builtin::SizeBytes, {}});
-  pendingMemory_.clear();
-  pendingMemoryNames_.clear();
-  store_ = nullptr;
-}
+void PerfettoTraceSink::rankRowsEnd() { store_ = nullptr; }
 
 namespace {
 

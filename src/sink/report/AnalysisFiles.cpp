@@ -57,26 +57,12 @@ std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
 namespace {
 
 // ",host,kernel,other" ns then their shares of the split's total; empty fields without a split.
-void appendIdleSplit(std::string& out, const RankBreakdown& b) {
-  const IdleSplit& s = b.idle;
-  for (uint64_t v : {s.hostWaitNs, s.kernelWaitNs, s.otherNs}) {
-    out += ',';
-    if (b.hasIdleSplit) appendUint(out, v);
-  }
-  for (uint64_t v : {s.hostWaitNs, s.kernelWaitNs, s.otherNs}) {
-    out += ',';
-    if (b.hasIdleSplit) out += percentText(v, s.totalNs());
-  }
-}
-
 }  // namespace
 
 std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topo) {
   std::string out =
       "rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,compute_pct,"
-      "non_compute_pct,comm_comp_overlap_pct,host_wait_ns,kernel_wait_ns,other_wait_ns,host_wait_"
-      "pct,"
-      "kernel_wait_pct,other_wait_pct\n";
+      "non_compute_pct,comm_comp_overlap_pct\n";
   for (const RankTable& t : tables) {
     const RankBreakdown& b = t.gpuBreakdown;
     for (int64_t v : {t.rank, topo.trainerOf(t.rank), topo.gpuOf(t.rank)}) {
@@ -91,7 +77,6 @@ std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topo)
     for (uint64_t v : {b.idleNs, b.computeNs, b.nonComputeNs})
       out += percentText(v, b.spanNs) + ',';
     if (b.hasComm) out += percentText(b.overlapNs, b.commNs);
-    appendIdleSplit(out, b);
     out += '\n';
   }
   return out;

@@ -639,6 +639,17 @@ TEST(Cli, SubcommandHelpNeedsNoOtherOption) {
   EXPECT_TRUE(std::holds_alternative<HelpRequest>(parseCommandLine({"inspect", "--help"})));
 }
 
+TEST(Cli, MemoryBudgetAndSpillFolder) {
+  Command c = parseCommandLine(report({"--memory-mb", "3", "--spill-dir", "/scratch/x"}));
+  ASSERT_TRUE(std::holds_alternative<ReportOptions>(c));
+  EXPECT_EQ(std::get<ReportOptions>(c).spill.memoryBytes, uint64_t{3} << 20);
+  EXPECT_EQ(std::get<ReportOptions>(c).spill.dir, "/scratch/x");
+  Command d = parseCommandLine(report({}));
+  ASSERT_TRUE(std::holds_alternative<ReportOptions>(d));
+  EXPECT_EQ(std::get<ReportOptions>(d).spill.memoryBytes, uint64_t{64} << 20);
+  EXPECT_EQ(std::get<ReportOptions>(d).spill.dir, defaultSpillDir());
+}
+
 TEST(Cli, ValuesOutOfRange) {
   expectUsageError(report({"--piece-kb", "1048577"}));
   expectUsageError(report({"--mpi-chunk-bytes", "1073741825"}));
@@ -652,6 +663,9 @@ TEST(Cli, ValuesOutOfRange) {
               std::string::npos);
   }
   expectUsageError(report({"--piece-kb", "15"}));
+  expectUsageError(report({"--memory-mb", "0"}));
+  expectUsageError(report({"--memory-mb=-1"}));
+  expectUsageError(report({"--memory-mb", "1048577"}));
   EXPECT_TRUE(std::holds_alternative<ReportOptions>(
       parseCommandLine(report({"--mpi-chunk-bytes", "4096", "--piece-kb", "16"}))));
   expectUsageError({"synth", "--out", "x", "--trainers", "2000000"});

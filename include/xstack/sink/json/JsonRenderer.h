@@ -41,7 +41,7 @@ class JsonTraceSink final : public TraceSink {
   void process(int64_t pid, std::string_view name) override;
   void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sortIndex) override;
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
-  void rankRowsBegin(const RowBuckets& store) override {
+  void rankRowsBegin(const OpStore& store) override {
     store_ = &store;
     names_.reset(store.names());
   }
@@ -73,7 +73,7 @@ class JsonTraceSink final : public TraceSink {
   size_t pieceBytes_;
   std::string buf_;
   JsonTextStats text_;
-  const RowBuckets* store_ = nullptr;  // between rankRowsBegin and rankRowsEnd
+  const OpStore* store_ = nullptr;  // between rankRowsBegin and rankRowsEnd
   JsonNameCache names_;                // the store's names as JSON text
 };
 

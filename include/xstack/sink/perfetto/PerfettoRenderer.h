@@ -51,7 +51,7 @@ class PerfettoTraceSink final : public TraceSink {
     enc_.thread(pid, perfettoRowTid(pid, tid), name, sortIndex);
   }
   void span(int64_t rank, const Span& s, uint64_t tsNs) override;
-  void rankRowsBegin(const RowBuckets& store) override;
+  void rankRowsBegin(const OpStore& store) override;
   // Op name ids are the store's; the encoder's cache of them starts again per row.
   void opRowBegin(int64_t /*pid*/) override { enc_.resetOpNames(); }
   void ops(int64_t pid, int64_t tid, std::span<const OpView> ops) override;
@@ -76,16 +76,8 @@ class PerfettoTraceSink final : public TraceSink {
   std::string takeBuffer() override { return enc_.takeBuffer(); }
 
  private:
-  struct MemorySampleAt {
-    int64_t pid;
-    uint32_t name;  // index into pendingMemoryNames_
-    uint64_t tsNs;
-    int64_t bytes;
-  };
   perfetto::PerfettoSequenceEncoder enc_;
-  const RowBuckets* store_ = nullptr;
-  std::vector<MemorySampleAt> pendingMemory_;
-  std::vector<std::string> pendingMemoryNames_;  // one per memory row of the rank
+  const OpStore* store_ = nullptr;
   bool finished_ = false;
 };
 

@@ -1,0 +1,61 @@
+// A scratch file for what does not fit in a rank's memory budget (the runs of
+// io/ExternalSorter.h, the rows of a displayed rank too large to hold): made in
+// a folder (`--spill-dir`) and unlinked at once, so its blocks live only while
+// it is open and nothing is left behind however the process ends (a kill
+// included). Appends are buffered; reads are positional (pread) and see
+// everything appended before the last flush(). Sizes and offsets are bytes,
+// 64-bit. Errors name the folder and the system's reason (a full disk, a
+// folder that cannot be written), so the user can point --spill-dir elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "xstack/core/Status.h"
+
+namespace xstack {
+
+// Where and how much: a rank holds at most about `memoryBytes` of one
+// store's records before it spills them to a SpillFile in `dir`.
+struct SpillOptions {
+  std::string dir = "/tmp";
+  uint64_t memoryBytes = uint64_t{64} << 20;
+};
+
+// $TMPDIR when set (and not empty), else /tmp: on a cluster node, local disk.
+std::string defaultSpillDir();
+
+class SpillFile {
+ public:
+  // An empty scratch file in `dir`. Error: the folder and why.
+  static Expected<SpillFile> create(const std::string& dir);
+
+  SpillFile(SpillFile&& other) noexcept;
+  SpillFile& operator=(SpillFile&& other) noexcept;
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  ~SpillFile();
+
+  // Appends `bytes` (buffered: written out at flush() or when the buffer fills).
+  Status append(std::string_view bytes);
+  // Writes out what append() buffered.
+  Status flush();
+  // Bytes appended so far (flushed or not).
+  uint64_t size() const { return written_ + buffer_.size(); }
+  // Reads exactly `n` bytes at `offset` into `out`; the range must have been
+  // flushed. Error: a short or failed read.
+  Status readAt(uint64_t offset, char* out, size_t n) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  SpillFile(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {}
+  Error failure(const char* what, int err) const;
+
+  int fd_ = -1;
+  std::string dir_;
+  std::string buffer_;    // appended, not yet written
+  uint64_t written_ = 0;  // bytes in the file
+};
+
+}  // namespace xstack

@@ -1,0 +1,113 @@
+#include "xstack/io/SpillFile.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace xstack {
+
+namespace {
+
+constexpr size_t kBufferBytes = size_t{256} << 10;
+
+// An unnamed file in `dir`: O_TMPFILE where the file system has it, else a
+// named one (mkstemp) unlinked at once. -1 with errno set on failure.
+int openUnnamed(const std::string& dir) {
+#ifdef O_TMPFILE
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+#endif
+  std::string path = dir + "/.xstack-spill-XXXXXX";
+  int fd2 = ::mkostemp(path.data(), O_CLOEXEC);
+  if (fd2 >= 0) ::unlink(path.c_str());
+  return fd2;
+}
+
+}  // namespace
+
+std::string defaultSpillDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
+}
+
+Expected<SpillFile> SpillFile::create(const std::string& dir) {
+  int fd = openUnnamed(dir);
+  if (fd < 0) {
+    const int err = errno;
+    return Error("cannot make a scratch file in " + dir + ": " + std::strerror(err) +
+                 " (--spill-dir names another folder)")
+        .atFile(dir);
+  }
+  return SpillFile(fd, dir);
+}
+
+SpillFile::SpillFile(SpillFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      dir_(std::move(other.dir_)),
+      buffer_(std::move(other.buffer_)),
+      written_(other.written_) {}
+
+SpillFile& SpillFile::operator=(SpillFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    dir_ = std::move(other.dir_);
+    buffer_ = std::move(other.buffer_);
+    written_ = other.written_;
+  }
+  return *this;
+}
+
+SpillFile::~SpillFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Error SpillFile::failure(const char* what, int err) const {
+  return Error(std::string(what) + " a scratch file in " + dir_ + ": " + std::strerror(err) +
+               " (--spill-dir names another folder)")
+      .atFile(dir_);
+}
+
+Status SpillFile::append(std::string_view bytes) {
+  if (buffer_.capacity() < kBufferBytes) buffer_.reserve(kBufferBytes);
+  while (!bytes.empty()) {
+    const size_t room = kBufferBytes - buffer_.size();
+    const size_t n = std::min(room, bytes.size());
+    buffer_.append(bytes.substr(0, n));
+    bytes.remove_prefix(n);
+    if (buffer_.size() == kBufferBytes)
+      if (Status st = flush(); !st) return st;
+  }
+  return {};
+}
+
+Status SpillFile::flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    const ssize_t n = ::pwrite(fd_, buffer_.data() + done, buffer_.size() - done,
+                               static_cast<off_t>(written_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return failure("cannot write", n < 0 ? errno : ENOSPC);
+    done += static_cast<size_t>(n);
+  }
+  written_ += buffer_.size();
+  buffer_.clear();
+  return {};
+}
+
+Status SpillFile::readAt(uint64_t offset, char* out, size_t n) const {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return failure("cannot read back", got < 0 ? errno : EIO);
+    done += static_cast<size_t>(got);
+  }
+  return {};
+}
+
+}  // namespace xstack
