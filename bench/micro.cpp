@@ -75,9 +75,9 @@ struct Fixture {
       std::exit(1);
     }
     bytes = std::move(*b);
-    DecodeResult r = decodeProfile(bytes, data);
-    if (!r.ok) {
-      std::fprintf(stderr, "xstack_micro: %s: %s\n", path.c_str(), r.error.c_str());
+    Status r = decodeProfile(bytes, data);
+    if (!r.ok()) {
+      std::fprintf(stderr, "xstack_micro: %s: %s\n", path.c_str(), r.error().message.c_str());
       std::exit(1);
     }
     decodeProfileEvents(bytes, events);
@@ -108,8 +108,8 @@ void BM_DecodeProfile_xstack(benchmark::State& state) {
   const auto& f = fx();
   for (auto _ : state) {
     ProfileData d;
-    DecodeResult r = decodeProfile(f.bytes, d);
-    benchmark::DoNotOptimize(r.ok);
+    Status r = decodeProfile(f.bytes, d);
+    benchmark::DoNotOptimize(r.ok());
     benchmark::DoNotOptimize(d.events.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
@@ -125,8 +125,8 @@ void BM_DecodeProfile_xstack_reserved(benchmark::State& state) {
     ProfileData d;
     d.events.reserve(f.data.events.size());
     d.memEvents.reserve(f.data.memEvents.size());
-    DecodeResult r = decodeProfile(f.bytes, d);
-    benchmark::DoNotOptimize(r.ok);
+    Status r = decodeProfile(f.bytes, d);
+    benchmark::DoNotOptimize(r.ok());
     benchmark::DoNotOptimize(d.events.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f.bytes.size()));
@@ -167,8 +167,8 @@ void BM_DecodeProfile_xstack_keep16(benchmark::State& state) {
   for (auto _ : state) {
     std::vector<ProfileData> kept(16);
     for (auto& d : kept) {
-      DecodeResult r = decodeProfile(f.bytes, d);
-      benchmark::DoNotOptimize(r.ok);
+      Status r = decodeProfile(f.bytes, d);
+      benchmark::DoNotOptimize(r.ok());
     }
     benchmark::DoNotOptimize(kept.data());
     state.PauseTiming();
@@ -187,8 +187,8 @@ void BM_DecodeProfile_xstack_keep16_reserved(benchmark::State& state) {
     for (auto& d : kept) {
       d.events.reserve(f.data.events.size());
       d.memEvents.reserve(f.data.memEvents.size());
-      DecodeResult r = decodeProfile(f.bytes, d);
-      benchmark::DoNotOptimize(r.ok);
+      Status r = decodeProfile(f.bytes, d);
+      benchmark::DoNotOptimize(r.ok());
     }
     benchmark::DoNotOptimize(kept.data());
     state.PauseTiming();

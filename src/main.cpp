@@ -41,10 +41,10 @@ struct Run {
     if (firstRankByEnvironment()) std::fputs(h.text.c_str(), stdout);
     return 0;
   }
-  int operator()(const xstack::UsageError& e) const {
+  int operator()(const xstack::Failure& usage) const {
     if (firstRankByEnvironment())
-      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafeLines(e.message).c_str());
-    return xstack::kExitUsage;
+      std::fprintf(stderr, "xstack: %s\n", xstack::terminalSafeLines(usage.message).c_str());
+    return xstack::exitCodeFor(usage.kind);
   }
 };
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <optional>
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
+#include "xstack/core/Status.h"
 #include "xstack/core/TerminalText.h"
 #include "xstack/core/Topology.h"
 #include "xstack/core/WarningKinds.h"
@@ -16,7 +16,7 @@ namespace xstack {
 
 // --sync, --slow, --slow-step, --slow-trainer, --noise (SyncJobOptions.cpp).
 void addSyncJobOptions(po::options_description& d);
-std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o);
+Status readSyncJobOptions(const po::variables_map& vm, SynthOptions& o);
 
 namespace {
 
@@ -62,6 +62,17 @@ bool parseFormats(const std::string& text, std::vector<TraceFormat>& out) {
     at = comma + 1;
   }
   return !out.empty();
+}
+
+// --time-origin-ns: decimal digits only, within uint64.
+Expected<uint64_t> parseTimeOriginNs(const std::string& text) {
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10)
+      return Failure::usage("--time-origin-ns must be a non-negative integer, got '" + text + "'");
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
 }
 
 Command parseReport(const std::vector<std::string>& args) {
@@ -113,38 +124,36 @@ Command parseReport(const std::vector<std::string>& args) {
     return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
   po::notify(vm);
   if (o.dataDir.empty() && o.dirs.profile.empty())
-    return UsageError{"report: give --data-dir or --profile-dir"};
-  if (P < 1) return UsageError{"--gpus-per-trainer must be at least 1"};
+    return Failure::usage("report: give --data-dir or --profile-dir");
+  if (P < 1) return Failure::usage("--gpus-per-trainer must be at least 1");
   if (P > kMaxGpusPerTrainer)
-    return UsageError{"--gpus-per-trainer must be at most " + std::to_string(kMaxGpusPerTrainer)};
-  if (S < 1) return UsageError{"--group-size must be at least 1"};
-  if (D < 0) return UsageError{"--display-size must not be negative"};
+    return Failure::usage("--gpus-per-trainer must be at most " +
+                          std::to_string(kMaxGpusPerTrainer));
+  if (S < 1) return Failure::usage("--group-size must be at least 1");
+  if (D < 0) return Failure::usage("--display-size must not be negative");
   if (D > S)
-    return UsageError{"--display-size (" + std::to_string(D) + ") is larger than --group-size (" +
-                      std::to_string(S) + ")"};
+    return Failure::usage("--display-size (" + std::to_string(D) +
+                          ") is larger than --group-size (" + std::to_string(S) + ")");
   // Lower bounds keep the message count per GiB of traces in the hundreds of
   // thousands at most (--mpi-chunk-bytes 1 took minutes): every accepted
   // value finishes in reasonable time.
   if (pieceKb < 16 || pieceKb > (int64_t{1} << 20))
-    return UsageError{"--piece-kb must be in 16..1048576, got " + std::to_string(pieceKb)};
+    return Failure::usage("--piece-kb must be in 16..1048576, got " + std::to_string(pieceKb));
   if (chunkBytes < 4096 || chunkBytes > (int64_t{1} << 30))
-    return UsageError{"--mpi-chunk-bytes must be in 4096..1073741824, got " +
-                      std::to_string(chunkBytes)};
+    return Failure::usage("--mpi-chunk-bytes must be in 4096..1073741824, got " +
+                          std::to_string(chunkBytes));
   if (memoryMb < 1 || memoryMb > (int64_t{1} << 20))
-    return UsageError{"--memory-mb must be in 1..1048576, got " + std::to_string(memoryMb)};
+    return Failure::usage("--memory-mb must be in 1..1048576, got " + std::to_string(memoryMb));
   o.spill.memoryBytes = static_cast<uint64_t>(memoryMb) << 20;
   if (o.spill.dir.empty()) o.spill.dir = defaultSpillDir();
   if (!origin.empty()) {
-    uint64_t v = 0;
-    for (char c : origin) {
-      if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10)
-        return UsageError{"--time-origin-ns must be a non-negative integer, got '" + origin + "'"};
-      v = v * 10 + static_cast<uint64_t>(c - '0');
-    }
-    o.timeOriginNs = v;
+    Expected<uint64_t> ns = parseTimeOriginNs(origin);
+    if (!ns) return ns.error();
+    o.timeOriginNs = *ns;
   }
   if (!parseFormats(formats, o.formats))
-    return UsageError{"--format must be json, perfetto or json,perfetto, got '" + formats + "'"};
+    return Failure::usage("--format must be json, perfetto or json,perfetto, got '" + formats +
+                          "'");
   o.topology = {P, S, D};
   o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");
@@ -177,30 +186,30 @@ Command parseSynth(const std::vector<std::string>& args) {
   auto vm = parse(args, d);
   if (vm.count("help")) return HelpRequest{helpText("usage: xstack synth --out DIR [options]", d)};
   po::notify(vm);
-  if (seed < 0) return UsageError{"synth: --seed must not be negative"};
+  if (seed < 0) return Failure::usage("synth: --seed must not be negative");
   if (skew < 0 || skew > 3'600'000'000'000)
-    return UsageError{"synth: --skew-ns must be in 0..3600000000000"};
+    return Failure::usage("synth: --skew-ns must be in 0..3600000000000");
   o.seed = static_cast<uint64_t>(seed);
   o.skewNs = static_cast<uint64_t>(skew);
-  if (auto bad = readSyncJobOptions(vm, o)) return UsageError{*bad};
+  if (Status st = readSyncJobOptions(vm, o); !st) return st.error();
   if (format == "kineto")
     o.format = SynthFormat::Kineto;
   else if (format == "paddle-json")
     o.format = SynthFormat::PaddleJson;
   else if (format != "paddle")
-    return UsageError{"synth: --format must be paddle, kineto or paddle-json, got '" + format +
-                      "'"};
+    return Failure::usage("synth: --format must be paddle, kineto or paddle-json, got '" + format +
+                          "'");
   o.sync = o.sync || o.format != SynthFormat::PaddleProfile;
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
-    return UsageError{
-        "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0"};
+    return Failure::usage(
+        "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0");
   // Bounded so that every accepted value finishes: at most 2^20 profiles of
   // at most 2^26 operators each.
   if (o.trainers > (1 << 20) || o.gpusPerTrainer > (1 << 20) ||
       o.trainers * o.gpusPerTrainer > (1 << 20))
-    return UsageError{"synth: --trainers x --gpus-per-trainer must be in 1..1048576"};
+    return Failure::usage("synth: --trainers x --gpus-per-trainer must be in 1..1048576");
   if (o.steps > (1 << 26) || o.opsPerStep > (1 << 26) || o.steps * o.opsPerStep > (1 << 26))
-    return UsageError{"synth: --steps x --ops-per-step must be in 0..67108864"};
+    return Failure::usage("synth: --steps x --ops-per-step must be in 0..67108864");
   return o;
 }
 
@@ -216,7 +225,7 @@ Command parseInspect(const std::vector<std::string>& args) {
   if (vm.count("help") || o.file.empty())
     return vm.count("help")
                ? Command{HelpRequest{helpText("usage: xstack inspect FILE [--json]", d)}}
-               : Command{UsageError{"inspect: give a profile FILE"}};
+               : Command{Failure::usage("inspect: give a profile FILE")};
   return o;
 }
 
@@ -246,10 +255,10 @@ Command parseDiff(const std::vector<std::string>& args) {
   auto vm = parse(args, d, &pos);
   if (vm.count("help")) return HelpRequest{helpText(kDiffUsage, visible)};
   po::notify(vm);
-  if (dirs.size() != 2) return UsageError{"diff: give two output folders A and B"};
+  if (dirs.size() != 2) return Failure::usage("diff: give two output folders A and B");
   o.a = dirs[0];
   o.b = dirs[1];
-  if (o.outDir.empty() && vm.count("out")) return UsageError{"diff: --out must not be empty"};
+  if (o.outDir.empty() && vm.count("out")) return Failure::usage("diff: --out must not be empty");
   o.commandLine = "xstack diff";
   for (const std::string& a : args) o.commandLine += " " + a;
   return o;
@@ -258,7 +267,7 @@ Command parseDiff(const std::vector<std::string>& args) {
 }  // namespace
 
 Command parseCommandLine(const std::vector<std::string>& args) {
-  if (args.empty()) return UsageError{std::string("no command\n") + kTopUsage};
+  if (args.empty()) return Failure::usage(std::string("no command\n") + kTopUsage);
   const std::string& cmd = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
   try {
@@ -271,9 +280,9 @@ Command parseCommandLine(const std::vector<std::string>& args) {
     // Hidden (not in the usage): the table of docs/WARNINGS.md, from core/WarningKinds.h.
     if (cmd == "warnings-table") return HelpRequest{warningKindsMarkdown()};
   } catch (const po::error& e) {
-    return UsageError{cmd + ": " + terminalSafe(e.what())};  // it quotes the arguments
+    return Failure::usage(cmd + ": " + terminalSafe(e.what()));  // it quotes the arguments
   }
-  return UsageError{"unknown command '" + terminalSafe(cmd) + "'\n" + kTopUsage};
+  return Failure::usage("unknown command '" + terminalSafe(cmd) + "'\n" + kTopUsage);
 }
 
 }  // namespace xstack

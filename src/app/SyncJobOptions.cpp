@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "xstack/app/Cli.h"
+#include "xstack/core/Status.h"
 
 namespace po = boost::program_options;
 
@@ -63,7 +64,7 @@ void addSyncJobOptions(po::options_description& d) {
       "--sync: compute noise per rank and step, +- percent (0..50)");
 }
 
-std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
+Status readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
   using K = SynthOptions::Slowdown::Kind;
   struct Kind {
     const char* flag;
@@ -83,22 +84,24 @@ std::optional<std::string> readSyncJobOptions(const po::variables_map& vm, Synth
     for (const std::string& text : vm[k.flag].as<std::vector<std::string>>()) {
       auto s = parseSlowdown(text, k.ints);
       if (!s)
-        return std::string("synth: --") + k.flag + " wants " + k.form +
-               " (FACTOR or MS in (0, 100]), got '" + text + "'";
+        return Failure::usage(std::string("synth: --") + k.flag + " wants " + k.form +
+                              " (FACTOR or MS in (0, 100]), got '" + text + "'");
       s->kind = k.kind;
       if (k.trainer) std::swap(s->rank, s->trainer);
       if (s->rank >= o.trainers * o.gpusPerTrainer || s->trainer >= o.trainers ||
           s->step >= o.steps)
-        return std::string("synth: --") + k.flag + " " + text + " is outside the job (" +
-               std::to_string(o.trainers) + " trainers x " + std::to_string(o.gpusPerTrainer) +
-               " GPUs, " + std::to_string(o.steps) + " steps)";
+        return Failure::usage(std::string("synth: --") + k.flag + " " + text +
+                              " is outside the job (" + std::to_string(o.trainers) +
+                              " trainers x " + std::to_string(o.gpusPerTrainer) + " GPUs, " +
+                              std::to_string(o.steps) + " steps)");
       o.slowdowns.push_back(*s);
     }
   }
   o.noisePct = vm["noise"].as<double>();
-  if (!(o.noisePct >= 0 && o.noisePct <= 50)) return "synth: --noise must be in 0..50";
+  if (!(o.noisePct >= 0 && o.noisePct <= 50))
+    return Failure::usage("synth: --noise must be in 0..50");
   o.sync = vm.count("sync") || !o.slowdowns.empty();
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace xstack

@@ -376,21 +376,21 @@ struct FileWrite {
   const OutputFile& output;
   TraceFileWriter& writer;
   WriteResult& res;
+  Status& written;    // ok until the run's first write error: no file is written after it
   Warnings warnings;  // of this file: its inputs' and its chunks'
   std::vector<std::pair<size_t, std::string>> problems;
 
   // After a write error, rank 0 keeps receiving (senders must not block) but drops the text.
   void append(std::string_view text) {
-    if (!res.ok) return;
+    if (!written) return;
     if (Status s = writer.appendEvents(text); !s) fail(s);
   }
   void fail(const Status& s) {
-    res.ok = false;
-    res.error = s.error().message;
+    written = Failure::write(s.error().message).atFile(writer.finalPath());
   }
   void open(const WriteContext& ctx) {
     for (size_t i : output.inputs) warnings.merge((*ctx.all)[i].warnings);
-    if (!res.ok) return;
+    if (!written) return;
     TraceFileWriter::Options wo;
     wo.gzip = ctx.compress;
     wo.fsync = ctx.fsync;
@@ -424,9 +424,9 @@ struct FileWrite {
     return t.closing;
   }
   void finish(const WriteContext& ctx) {
-    if (!res.ok) return;
+    if (!written) return;
     const std::string end = tail(ctx);
-    if (!res.ok) return;
+    if (!written) return;
     if (Status s = writer.finish(end); !s) {
       fail(s);
       return;
@@ -438,9 +438,10 @@ struct FileWrite {
 
 }  // namespace
 
-WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
-                         std::vector<TraceFileWriter>& writers) {
+Expected<WriteResult> writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs,
+                                   WriteContext& ctx, std::vector<TraceFileWriter>& writers) {
   WriteResult res;
+  Status written;  // rank 0: ok until the first write error
   BufferPool pool(ctx.piecesAhead + 2);
   ctx.pool = &pool;
   struct ForgetPool {  // destroyed after the render thread is joined
@@ -464,7 +465,8 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
       std::vector<FileWrite> files;
       files.reserve(set.count);
       for (size_t f = 0; f < set.count; ++f)
-        files.push_back(FileWrite{outputs[set.first + f], writers[set.first + f], res, {}, {}});
+        files.push_back(
+            FileWrite{outputs[set.first + f], writers[set.first + f], res, written, {}, {}});
       for (FileWrite& fw : files) fw.open(ctx);
       ChunkIntake in;
       in.write = [&files](size_t f, std::string_view t) { files[f].append(t); };
@@ -491,6 +493,7 @@ WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, Wri
     own.stop();
     res.renderDecodes = inlineScratch.decodes + own.decodes();
   }
+  if (!written) return Failure(written.error()).onRank(0, comm.host());
   return res;
 }
 

@@ -2,21 +2,33 @@
 #include "xstack/sink/TraceFileWriter.h"
 
 namespace xstack {
+namespace {
+
+// The run's failure after a write that failed (on rank 0, the only rank that
+// writes): rank 0's, or on the other ranks one that names it; nothing is committed.
+Failure nothingWritten(const Expected<WriteResult>& written, const WriteContext& ctx) {
+  Failure f = written.ok() ? Failure::write("rank 0 could not write the traces")
+                                 .onRank(0, ctx.hosts.empty() ? std::string() : ctx.hosts[0])
+                           : written.error();
+  f.message += "; no trace file written, earlier files at these paths untouched";
+  return f;
+}
+
+}  // namespace
 
 Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
                                        std::vector<AtomicFile>& extraFiles) {
   std::vector<TraceFileWriter> writers;  // rank 0: one per output, temporary until committed
-  WriteResult res = writeOutputs(run.comm, render.outputs, render.context, writers);
+  Expected<WriteResult> written = writeOutputs(run.comm, render.outputs, render.context, writers);
   run.progress.finish();
   run.clock.mark("write");
-  run.clock.count("render_decodes", res.renderDecodes);
-  if (!run.comm.allTrue(res.ok)) {
+  if (!run.comm.allTrue(written.ok())) {
     writers.clear();  // removes the temporary files
     extraFiles.clear();
-    return Failure::write(res.error +
-                          "; no trace file written, earlier files at these paths untouched")
-        .onRank(0, {});
+    return nothingWritten(written, render.context);
   }
+  WriteResult& res = *written;
+  run.clock.count("render_decodes", res.renderDecodes);
   std::vector<AtomicFile*> commitSet;  // rank 0: the traces, then the analysis files
   for (auto& w : writers) commitSet.push_back(&w.file());
   for (auto& f : extraFiles) commitSet.push_back(&f);
@@ -40,7 +52,7 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
     res.commitProblems.push_back(commitResult.folderMoved);
   for (const auto& p : res.commitProblems) run.log("failed: " + p);
   run.clock.mark("commit");
-  return res;
+  return written;
 }
 
 }  // namespace xstack

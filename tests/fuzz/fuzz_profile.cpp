@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   EventList d;  // the neutral events (source/paddle/WireEvents.h)
   Warnings w;
-  DecodeResult r = decodeProfileEvents(bytes, d, {&w, "fuzz"});
-  if (!r.ok && r.errorOffset > size) std::abort();
+  Status r = decodeProfileEvents(bytes, d, {&w, "fuzz"});
+  if (!r.ok() && r.error().offset.value_or(UINT64_MAX) > size) std::abort();
   MarkerPairer pairer;
   for (const StepMark& m : d.marks) pairer.add(m);
   std::vector<Span> spans = pairer.pair(w);
@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     RowBuckets buckets;
     buckets.reset(rows);
-    DecodeResult r2 = decodeProfileEvents(bytes, buckets);
-    if (r2.ok != r.ok || r2.errorOffset != r.errorOffset) std::abort();
+    Status r2 = decodeProfileEvents(bytes, buckets);
+    if (r2.ok() != r.ok() || r2.error().offset != r.error().offset) std::abort();
     JsonRenderer again(
         origin, [&](std::string_view t) { streamed.append(t); }, 1024);
     again.spans(3, spans);

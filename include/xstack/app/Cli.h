@@ -9,6 +9,7 @@
 
 #include "xstack/app/Diff.h"
 #include "xstack/app/Report.h"
+#include "xstack/core/Failure.h"
 
 namespace xstack {
 
@@ -56,12 +57,9 @@ struct HelpRequest {
   std::string text;
 };
 
-struct UsageError {
-  std::string message;
-};
-
+// A command line that cannot run is a Failure of kind Usage (exit 2).
 using Command =
-    std::variant<ReportOptions, SynthOptions, InspectOptions, DiffOptions, HelpRequest, UsageError>;
+    std::variant<ReportOptions, SynthOptions, InspectOptions, DiffOptions, HelpRequest, Failure>;
 
 Command parseCommandLine(const std::vector<std::string>& args);
 

@@ -49,9 +49,9 @@ struct WriteContext {
   std::function<TraceExtraRows(const OutputFile&, int64_t)> extraEvents;
 };
 
+// What a write stage that did not fail produced (its fatal error travels as the
+// Failure of Expected<WriteResult>); every problem here is non-fatal.
 struct WriteResult {
-  bool ok = true;  // false: a fatal write error (rank 0)
-  std::string error;
   uint64_t bytesWritten = 0;
   uint64_t filesWritten = 0;
   Warnings warnings;  // warnings found while rendering, all files (rank 0)
@@ -72,9 +72,12 @@ struct WriteResult {
 // collective (every rank calls it; point to point with rank 0 only): renders this
 // rank's chunks and, on rank 0, writes every output file to a temporary name.
 // The files are committed (renamed, io/OutputCommit.h) by writeTracesStage
-// only after all ranks agreed that every write succeeded.
-WriteResult writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
-                         std::vector<class TraceFileWriter>& writers);
+// only after all ranks agreed that every write succeeded. Fails only on rank 0
+// (the rank that writes): a Failure of kind Write with the first write error's
+// message, the file it concerns and rank 0's host. After that error rank 0 still
+// receives every piece (no sender is left blocked) and writes none.
+Expected<WriteResult> writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs,
+                                   WriteContext& ctx, std::vector<class TraceFileWriter>& writers);
 
 // The otherData object of one trace file, as compact JSON text.
 // `renderProblems`: (summary index, message) of chunks that failed to render.

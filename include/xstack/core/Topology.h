@@ -24,6 +24,10 @@ struct Topology {
   // (app/AnalyseStage.cpp, issue 20 item 3).
   std::vector<int64_t> shownRanks;
 
+  Topology() = default;
+  // The options P, S and D; no rank shown beyond D until the findings name one.
+  Topology(int64_t p, int64_t s, int64_t d) : gpusPerTrainer(p), groupSize(s), displaySize(d) {}
+
   int64_t trainerOf(int64_t rank) const { return rank / gpusPerTrainer; }
   int64_t gpuOf(int64_t rank) const { return rank % gpusPerTrainer; }
   int64_t groupOfTrainer(int64_t trainer) const { return trainer / groupSize; }

@@ -38,7 +38,9 @@ class PaddleSource final : public Source {
     auto info = readProfileInto(path, buffer, mapper);
     if (!info) return info.error();
     mapper.finish();
-    TraceDecodeInfo out{info->partial, info->fileBytes};
+    TraceDecodeInfo out;  // visibleGpus: not in a Paddle profile
+    out.partial = info->partial;
+    out.fileBytes = info->fileBytes;
     if (buffer) out.identity = buffer->identity();
     return out;
   }

@@ -1,6 +1,8 @@
 #include "xstack/source/paddle/ProfileDecoder.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace xstack {
 namespace {
@@ -220,15 +222,20 @@ static void countTopLevel(std::string_view bytes, size_t& events, size_t& memEve
   }
 }
 
-DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink) {
+namespace {
+
+// The decoder's error: `what` failed at byte `offset` of the profile.
+Error decodeError(uint64_t offset, std::string what) {
+  return Failure::read(std::move(what)).atOffset(offset);
+}
+
+}  // namespace
+
+Status decodeProfile(std::string_view bytes, ProfileSink& sink) {
   const char* base = bytes.data();
   Cursor c(base, base + bytes.size());
-  DecodeResult r;
-  auto fail = [&](const char* at, std::string msg) {
-    r.ok = false;
-    r.errorOffset = static_cast<uint64_t>(at - base);
-    r.error = std::move(msg);
-    return r;
+  auto fail = [base](const char* at, std::string what) -> Status {
+    return decodeError(static_cast<uint64_t>(at - base), std::move(what));
   };
   while (!c.done()) {
     const char* fieldStart = c.pos();
@@ -261,10 +268,10 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink) {
                                   std::to_string(wt) + ")");
     }
   }
-  return r;
+  return {};
 }
 
-DecodeResult decodeProfile(std::string_view bytes, ProfileData& out) {
+Status decodeProfile(std::string_view bytes, ProfileData& out) {
   // With headroom: vectors are reused for the next profile (ProfileReader),
   // which is often a little larger; growing would allocate fresh pages.
   size_t nEvents, nMem;
@@ -347,8 +354,7 @@ bool ProfilePrefixCheck::walkInside(std::string_view prefix) {
     if (f.state == WalkedField::Cut) return false;
     if (f.state == WalkedField::Group) break;  // not walked: the event is read whole
     if (f.state == WalkedField::Rejected) {
-      rejected_ =
-          DecodeResult{false, in.start, in.memory ? "malformed memory event" : "malformed event"};
+      rejected_ = decodeError(in.start, in.memory ? "malformed memory event" : "malformed event");
       stop_ = true;
       return true;
     }
@@ -380,24 +386,22 @@ uint64_t ProfilePrefixCheck::usefulBytes(std::string_view prefix, uint64_t fileS
 namespace {
 
 template <class Out>
-DecodeResult decodeCheckedInto(std::string_view bytes, const ProfilePrefixCheck& check, Out& out) {
-  const std::optional<DecodeResult>& cut = check.rejected();
+Status decodeCheckedInto(std::string_view bytes, const ProfilePrefixCheck& check, Out& out) {
+  const std::optional<Error>& cut = check.rejected();
   if (!cut) return decodeProfile(bytes, out);
   // The fields before the rejected event are whole in `bytes`; an error among them
   // comes first, as in the whole file.
-  DecodeResult r = decodeProfile(bytes.substr(0, cut->errorOffset), out);
-  return r.ok ? *cut : r;
+  Status r = decodeProfile(bytes.substr(0, cut->offset.value_or(0)), out);
+  return r.ok() ? Status(*cut) : r;
 }
 
 }  // namespace
 
-DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
-                           ProfileSink& sink) {
+Status decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check, ProfileSink& sink) {
   return decodeCheckedInto(bytes, check, sink);
 }
 
-DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
-                           ProfileData& out) {
+Status decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check, ProfileData& out) {
   return decodeCheckedInto(bytes, check, out);
 }
 

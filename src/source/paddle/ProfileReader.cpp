@@ -6,18 +6,20 @@ namespace xstack {
 namespace {
 
 // Failed (nothing usable), partial (the message) or whole (empty message).
-Expected<std::string> classify(const std::string& path, const DecodeResult& r, uint64_t fileBytes,
+// `decoded`: what decodeProfile returned (an error carries its offset).
+Expected<std::string> classify(const std::string& path, const Status& decoded, uint64_t fileBytes,
                                bool anything, bool hasEndNs, uint64_t events) {
-  if (!r.ok) {
-    std::string where = "byte " + std::to_string(r.errorOffset) + " of " +
-                        std::to_string(fileBytes) + ": " + r.error;
-    if (!anything) return Error{path + ": not a profile (" + where + ")"};
+  if (!decoded) {
+    const uint64_t at = decoded.error().offset.value_or(0);
+    std::string where = "byte " + std::to_string(at) + " of " + std::to_string(fileBytes) + ": " +
+                        decoded.error().message;
+    if (!anything) return Error{path + ": not a profile (" + where + ")"}.atFile(path).atOffset(at);
     return "cut or corrupt at " + where;
   }
   if (!hasEndNs) {
     // The profiler writes end_ns after all events: a file cut exactly at an
     // event boundary still parses, but has no end_ns.
-    if (!anything) return Error{path + ": not a profile (no events and no end_ns)"};
+    if (!anything) return Error{path + ": not a profile (no events and no end_ns)"}.atFile(path);
     return "no end_ns after " + std::to_string(events) + " events: cut at byte " +
            std::to_string(fileBytes) + "?";
   }
@@ -38,7 +40,7 @@ Expected<LoadedProfile> readProfile(const std::string& path, LoadedProfile recyc
   p.buffer = std::move(*bytes);
   p.fileBytes = p.buffer->fileSize();
   if (p.buffer->size() == 0) return Error{path + ": empty file"};
-  DecodeResult r = decodeChecked(p.buffer->view(), check, p.data);
+  Status r = decodeChecked(p.buffer->view(), check, p.data);
   bool anything = !p.data.events.empty() || !p.data.memEvents.empty();
   auto partial = classify(path, r, p.fileBytes, anything, p.data.hasEndNs, p.data.events.size());
   if (!partial) return partial.error();
@@ -74,7 +76,7 @@ Expected<ProfileFileInfo> readProfileInto(const std::string& path,
       inner.onEndNs(ns);
     }
   } counting(sink);
-  DecodeResult r = decodeChecked(buffer->view(), check, counting);
+  Status r = decodeChecked(buffer->view(), check, counting);
   auto partial = classify(path, r, info.fileBytes, counting.events + counting.memEvents > 0,
                           counting.hasEndNs, counting.events);
   if (!partial) return partial.error();

@@ -98,10 +98,9 @@ void WireEventMapper::finish() {
                             ", end_ns " + std::to_string(e.endNs));
 }
 
-DecodeResult decodeProfileEvents(std::string_view bytes, EventSink& out,
-                                 WireMappingOptions options) {
+Status decodeProfileEvents(std::string_view bytes, EventSink& out, WireMappingOptions options) {
   WireEventMapper mapper(out, std::move(options));
-  DecodeResult r = decodeProfile(bytes, mapper);
+  Status r = decodeProfile(bytes, mapper);
   mapper.finish();
   return r;
 }

@@ -194,9 +194,9 @@ TEST(DiffCli, ParsesFoldersAndOptions) {
   EXPECT_EQ(o.b, "b");
   EXPECT_EQ(o.outDir, "o");
   EXPECT_TRUE(o.json);
-  EXPECT_TRUE(std::holds_alternative<UsageError>(parseCommandLine({"diff", "a"})));
-  EXPECT_TRUE(std::holds_alternative<UsageError>(parseCommandLine({"diff", "a", "b", "c"})));
-  EXPECT_TRUE(std::holds_alternative<UsageError>(parseCommandLine({"diff", "a", "b", "--bad"})));
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a"})));
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a", "b", "c"})));
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a", "b", "--bad"})));
   Command h = parseCommandLine({"diff", "--help"});
   ASSERT_TRUE(std::holds_alternative<HelpRequest>(h));
   EXPECT_NE(std::get<HelpRequest>(h).text.find("usage: xstack diff A B"), std::string::npos);

@@ -637,8 +637,9 @@ void expectUsageError(const std::vector<std::string>& args) {
   std::string joined;
   for (const auto& a : args) joined += a + " ";
   Command c = parseCommandLine(args);
-  ASSERT_TRUE(std::holds_alternative<UsageError>(c)) << joined;
-  EXPECT_FALSE(std::get<UsageError>(c).message.empty());
+  ASSERT_TRUE(std::holds_alternative<Failure>(c)) << joined;
+  EXPECT_EQ(std::get<Failure>(c).kind, FailureKind::Usage) << joined;
+  EXPECT_FALSE(std::get<Failure>(c).message.empty());
 }
 
 TEST(Cli, UsageErrors) {
@@ -711,8 +712,8 @@ TEST(Cli, ValuesOutOfRange) {
   // names the option and the allowed range.
   for (const char* v : {"1", "7", "4095"}) {
     auto c = parseCommandLine(report({"--mpi-chunk-bytes", v}));
-    ASSERT_TRUE(std::holds_alternative<UsageError>(c)) << v;
-    EXPECT_NE(std::get<UsageError>(c).message.find("--mpi-chunk-bytes must be in 4096..1073741824"),
+    ASSERT_TRUE(std::holds_alternative<Failure>(c)) << v;
+    EXPECT_NE(std::get<Failure>(c).message.find("--mpi-chunk-bytes must be in 4096..1073741824"),
               std::string::npos);
   }
   expectUsageError(report({"--piece-kb", "15"}));

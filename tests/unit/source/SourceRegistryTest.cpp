@@ -61,7 +61,7 @@ TEST_F(PaddleSourceTest, DecodeTraceGivesTheMappedEvents) {
   EXPECT_EQ(w.count(Warn::EventBadDevice), 1u);
 
   EventList direct;
-  ASSERT_TRUE(decodeProfileEvents(bytes, direct).ok);
+  ASSERT_TRUE(decodeProfileEvents(bytes, direct).ok());
   EXPECT_EQ(direct.slices.size(), viaSource.slices.size());
   EXPECT_EQ(direct.unplaced.size(), viaSource.unplaced.size());
   EXPECT_EQ(direct.memory.size(), viaSource.memory.size());

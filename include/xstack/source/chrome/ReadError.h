@@ -31,7 +31,8 @@ struct ReadError {
 
   // "<file>: byte <offset>: <message>"
   std::string text() const;
-  Error toError() const { return Error{text()}; }
+  // The one error value (core/Failure.h): text() as its message, with the file and offset.
+  Error toError() const { return Error{text()}.atFile(file).atOffset(offset); }
 };
 
 }  // namespace xstack::chrome

@@ -7,10 +7,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
+#include "xstack/core/Status.h"
 #include "xstack/io/FileBytes.h"
 
 namespace xstack {
@@ -44,12 +44,6 @@ struct ProfileData {
   bool hasEndNs = false;
 };
 
-struct DecodeResult {
-  bool ok = true;
-  uint64_t errorOffset = 0;  // byte offset of the first field that failed
-  std::string error;         // empty when ok
-};
-
 // Receives a profile's fields in file order as they are decoded (a
 // streaming parse: the caller keeps only what it needs; the views point into
 // the decoded bytes).
@@ -62,12 +56,14 @@ class ProfileSink {
   virtual void onEndNs(uint64_t /*ns*/) {}
 };
 
-// Decodes `bytes` into `sink`. On a malformed or cut field it stops and
-// reports the offset; everything before it has been delivered.
-DecodeResult decodeProfile(std::string_view bytes, ProfileSink& sink);
+// Decodes `bytes` into `sink`. On a malformed or cut field it stops with an
+// Error (kind Read, no file) whose offset is always set: the byte offset of
+// the first field that failed; its message says what failed ("malformed
+// event"). Everything before that field has been delivered.
+Status decodeProfile(std::string_view bytes, ProfileSink& sink);
 
 // Decodes `bytes` into `out` (appending), the same way.
-DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
+Status decodeProfile(std::string_view bytes, ProfileData& out);
 
 // The top level of a profile walked as the file arrives (FileBuffer::open's check):
 // reading stops at the first top-level field that decodeProfile rejects (tag 0, wire
@@ -83,8 +79,8 @@ DecodeResult decodeProfile(std::string_view bytes, ProfileData& out);
 class ProfilePrefixCheck final : public PrefixCheck {
  public:
   uint64_t usefulBytes(std::string_view prefix, uint64_t fileSize) override;
-  // Set when a large event was rejected inside: its offset and decodeProfile's error.
-  const std::optional<DecodeResult>& rejected() const { return rejected_; }
+  // Set when a large event was rejected inside: decodeProfile's error for it (its offset set).
+  const std::optional<Error>& rejected() const { return rejected_; }
 
  private:
   bool walkInside(std::string_view prefix);  // false: more bytes needed
@@ -97,14 +93,12 @@ class ProfilePrefixCheck final : public PrefixCheck {
     bool memory = false;  // a memory event (field 4), else an event (field 1)
   };
   std::optional<Inside> inside_;
-  std::optional<DecodeResult> rejected_;
+  std::optional<Error> rejected_;
 };
 
 // decodeProfile of what FileBuffer::open read with `check`: the same result as a
 // decodeProfile of the whole file (the bytes before a rejected large event, then its error).
-DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
-                           ProfileSink& sink);
-DecodeResult decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check,
-                           ProfileData& out);
+Status decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check, ProfileSink& sink);
+Status decodeChecked(std::string_view bytes, const ProfilePrefixCheck& check, ProfileData& out);
 
 }  // namespace xstack

@@ -66,7 +66,6 @@ class WireEventMapper final : public ProfileSink {
 
 // Decodes profile bytes straight into neutral events (tests, fuzz targets):
 // decodeProfile through a WireEventMapper.
-DecodeResult decodeProfileEvents(std::string_view bytes, EventSink& out,
-                                 WireMappingOptions options = {});
+Status decodeProfileEvents(std::string_view bytes, EventSink& out, WireMappingOptions options = {});
 
 }  // namespace xstack

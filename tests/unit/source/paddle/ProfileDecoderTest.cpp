@@ -124,9 +124,9 @@ void expectSameAsProtoc(const std::string& bytes) {
   pb::Profile ref;
   ASSERT_TRUE(ref.ParseFromString(bytes));
   ProfileData d;
-  DecodeResult r = decodeProfile(bytes, d);
-  ASSERT_TRUE(r.ok) << r.error << " at " << r.errorOffset;
-  EXPECT_TRUE(r.error.empty());
+  Status r = decodeProfile(bytes, d);
+  ASSERT_TRUE(r.ok()) << r.error().message << " at " << r.error().offset.value_or(0);
+  EXPECT_TRUE(r.error().message.empty());
   ASSERT_EQ(d.events.size(), static_cast<size_t>(ref.events_size()));
   for (int i = 0; i < ref.events_size(); ++i) {
     const pb::Event& e = ref.events(i);
@@ -165,7 +165,7 @@ TEST(ProfileDecoder, AgreesWithProtocFieldByField) {
   expectSameAsProtoc(bytes);
 
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   ASSERT_EQ(d.events.size(), 5u);
   EXPECT_EQ(d.events[0].name, "matmul_v2");
   EXPECT_EQ(d.events[0].detail, "op_type=matmul");
@@ -192,7 +192,7 @@ TEST(ProfileDecoder, NamesAreViewsIntoTheBuffer) {
   std::string bytes;
   ASSERT_TRUE(sampleProfile().SerializeToString(&bytes));
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   for (const ProfileEvent& e : d.events) {
     EXPECT_GE(e.name.data(), bytes.data());
     EXPECT_LE(e.name.data() + e.name.size(), bytes.data() + bytes.size());
@@ -201,8 +201,8 @@ TEST(ProfileDecoder, NamesAreViewsIntoTheBuffer) {
 
 TEST(ProfileDecoder, EmptyInputIsAnEmptyProfile) {
   ProfileData d;
-  DecodeResult r = decodeProfile("", d);
-  EXPECT_TRUE(r.ok);
+  Status r = decodeProfile("", d);
+  EXPECT_TRUE(r.ok());
   EXPECT_TRUE(d.events.empty());
   EXPECT_FALSE(d.hasStartNs);
   EXPECT_FALSE(d.hasEndNs);
@@ -216,7 +216,7 @@ TEST(ProfileDecoder, UnsetFieldsKeepTheirDefaults) {
   ASSERT_TRUE(p.SerializeToString(&bytes));
   expectSameAsProtoc(bytes);
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   EXPECT_EQ(d.events[0].deviceId, 0);
   EXPECT_EQ(d.events[0].type, 0);
   EXPECT_TRUE(d.events[0].detail.empty());
@@ -232,7 +232,7 @@ TEST(ProfileDecoder, NegativeAndExtremeIntegers) {
   ASSERT_TRUE(p.SerializeToString(&bytes));
   expectSameAsProtoc(bytes);
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   EXPECT_EQ(d.events[0].deviceId, -1);
   EXPECT_EQ(d.events[1].deviceId, -5);
   EXPECT_EQ(d.events[1].subDeviceId, 5);
@@ -276,8 +276,8 @@ TEST(ProfileDecoder, KnownFieldNumbersWithAnotherWireTypeAreSkipped) {
   putVarint(bytes, 20);
   expectSameAsProtoc(bytes);
   ProfileData d;
-  DecodeResult r = decodeProfile(bytes, d);
-  ASSERT_TRUE(r.ok) << r.error;
+  Status r = decodeProfile(bytes, d);
+  ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].name, "real name");
   EXPECT_EQ(d.events[0].startNs, 10u);
@@ -296,7 +296,7 @@ TEST(ProfileDecoder, UnknownEventTypeIsKeptAsIs) {
   std::string bytes;
   putLen(bytes, 1, ev);
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].type, 7);
 }
@@ -366,7 +366,7 @@ TEST(ProfileDecoder, UnknownGroupsAreSkippedLikeProtoc) {
   bytes += tail;
   expectSameAsProtoc(bytes);
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   ASSERT_EQ(d.events.size(), 1u + static_cast<size_t>(later.events_size()));
   EXPECT_EQ(d.events[0].name, "after a group");
   EXPECT_EQ(d.events[0].memcopyBytes, 4096u);
@@ -391,7 +391,7 @@ TEST(ProfileDecoder, DeeplyNestedGroupsAgreeWithProtoc) {
   pb::Profile ref;
   EXPECT_FALSE(ref.ParseFromString(deep));
   ProfileData d;
-  EXPECT_FALSE(decodeProfile(deep, d).ok);
+  EXPECT_FALSE(decodeProfile(deep, d).ok());
 }
 
 TEST(ProfileDecoder, BrokenGroupsAreErrorsLikeProtoc) {
@@ -423,9 +423,9 @@ TEST(ProfileDecoder, BrokenGroupsAreErrorsLikeProtoc) {
     pb::Profile ref;
     EXPECT_FALSE(ref.ParseFromString(cases[i]));
     ProfileData d;
-    DecodeResult r = decodeProfile(cases[i], d);
-    EXPECT_FALSE(r.ok);
-    EXPECT_EQ(r.errorOffset, 0u);
+    Status r = decodeProfile(cases[i], d);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.error().offset, 0u);
   }
 }
 
@@ -438,10 +438,10 @@ TEST(ProfileDecoder, UnterminatedGroupsAndBadWireTypesAreErrorsNotCrashes) {
     const size_t cut = bytes.size();
     putTag(bytes, 9, wt);
     ProfileData d;
-    DecodeResult r = decodeProfile(bytes, d);
-    EXPECT_FALSE(r.ok) << wt;
-    EXPECT_EQ(r.errorOffset, cut) << wt;
-    EXPECT_FALSE(r.error.empty());
+    Status r = decodeProfile(bytes, d);
+    EXPECT_FALSE(r.ok()) << wt;
+    EXPECT_EQ(r.error().offset, cut) << wt;
+    EXPECT_FALSE(r.error().message.empty());
     EXPECT_EQ(d.events.size(), 1u);
   }
   // Field number 0 is never valid.
@@ -449,9 +449,9 @@ TEST(ProfileDecoder, UnterminatedGroupsAndBadWireTypesAreErrorsNotCrashes) {
   putTag(zero, 0, 0);
   putVarint(zero, 1);
   ProfileData d;
-  DecodeResult r = decodeProfile(zero, d);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.errorOffset, 0u);
+  Status r = decodeProfile(zero, d);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error().offset, 0u);
 }
 
 TEST(ProfileDecoder, MalformedEventReportsItsOffsetAndKeepsEarlierEvents) {
@@ -465,10 +465,10 @@ TEST(ProfileDecoder, MalformedEventReportsItsOffsetAndKeepsEarlierEvents) {
   bad.push_back('\x80');  // varint cut inside the event
   putLen(bytes, 1, bad);
   ProfileData d;
-  DecodeResult r = decodeProfile(bytes, d);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.errorOffset, at);
-  EXPECT_EQ(r.error, "malformed event");
+  Status r = decodeProfile(bytes, d);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error().offset, at);
+  EXPECT_EQ(r.error().message, "malformed event");
   ASSERT_EQ(d.events.size(), 1u);
   EXPECT_EQ(d.events[0].name, "good");
 }
@@ -479,9 +479,9 @@ TEST(ProfileDecoder, OverlongVarintIsAnError) {
   bytes += std::string(10, '\xff');
   bytes.push_back('\x01');
   ProfileData d;
-  DecodeResult r = decodeProfile(bytes, d);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.errorOffset, 0u);
+  Status r = decodeProfile(bytes, d);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error().offset, 0u);
 }
 
 // Top-level field boundaries of a serialized profile: each field serialized
@@ -530,7 +530,7 @@ TEST(ProfileDecoder, TruncationAtEveryByteKeepsEverythingBeforeTheCut) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     ProfileData d;
     std::string_view part(bytes.data(), cut);
-    DecodeResult r = decodeProfile(part, d);
+    Status r = decodeProfile(part, d);
     size_t events = 0, mems = 0;
     bool boundary = cut == 0;
     size_t cutField = 0;
@@ -545,12 +545,12 @@ TEST(ProfileDecoder, TruncationAtEveryByteKeepsEverythingBeforeTheCut) {
     EXPECT_EQ(d.events.size(), events);
     EXPECT_EQ(d.memEvents.size(), mems);
     if (boundary) {
-      EXPECT_TRUE(r.ok) << r.error;
+      EXPECT_TRUE(r.ok()) << r.error().message;
     } else {
-      EXPECT_FALSE(r.ok);
-      EXPECT_FALSE(r.error.empty());
-      EXPECT_EQ(r.errorOffset, cutField);
-      EXPECT_LT(r.errorOffset, cut);
+      EXPECT_FALSE(r.ok());
+      EXPECT_FALSE(r.error().message.empty());
+      EXPECT_EQ(r.error().offset, cutField);
+      EXPECT_LT(r.error().offset.value_or(UINT64_MAX), cut);
     }
     // The events that were kept are the first ones, intact.
     for (size_t i = 0; i < d.events.size(); ++i)
@@ -568,11 +568,11 @@ TEST(ProfileDecoder, HugeLengthPrefixIsAnErrorWithoutAllocation) {
     ProfileData d;
     g_largestAllocation = 0;
     g_trackAllocations = true;
-    DecodeResult r = decodeProfile(bytes, d);
+    Status r = decodeProfile(bytes, d);
     g_trackAllocations = false;
-    EXPECT_FALSE(r.ok);
-    EXPECT_EQ(r.errorOffset, 0u);
-    EXPECT_NE(r.error.find("cut short"), std::string::npos) << r.error;
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.error().offset, 0u);
+    EXPECT_NE(r.error().message.find("cut short"), std::string::npos) << r.error().message;
     EXPECT_TRUE(d.events.empty());
     EXPECT_LT(g_largestAllocation.load(), size_t{1} << 16);
   }
@@ -592,10 +592,10 @@ TEST(ProfileDecoder, RandomBytesNeverCrash) {
       for (int k = 0; k < 3; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
     }
     ProfileData d;
-    DecodeResult r = decodeProfile(bytes, d);
-    if (!r.ok) {
-      EXPECT_LT(r.errorOffset, bytes.size());
-      EXPECT_FALSE(r.error.empty());
+    Status r = decodeProfile(bytes, d);
+    if (!r.ok()) {
+      EXPECT_LT(r.error().offset.value_or(UINT64_MAX), bytes.size());
+      EXPECT_FALSE(r.error().message.empty());
     }
     for (const ProfileEvent& e : d.events) {
       if (e.name.empty()) continue;  // an unset name is an empty view, not into the buffer
@@ -609,8 +609,8 @@ TEST(ProfileDecoder, AppendsToExistingData) {
   std::string bytes;
   ASSERT_TRUE(sampleProfile().SerializeToString(&bytes));
   ProfileData d;
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
-  ASSERT_TRUE(decodeProfile(bytes, d).ok);
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
+  ASSERT_TRUE(decodeProfile(bytes, d).ok());
   EXPECT_EQ(d.events.size(), 10u);
   EXPECT_EQ(d.memEvents.size(), 6u);
 }

@@ -354,15 +354,15 @@ TEST_F(ProfileReaderTest, PrefixCheckDecodesAsAWholeRead) {
     auto plain = FileBuffer::open(p);
     ASSERT_TRUE(plain.ok());
     ProfileData a, b;
-    DecodeResult ra = decodeProfile((*plain)->view(), a);
+    Status ra = decodeProfile((*plain)->view(), a);
     ProfilePrefixCheck check;
     auto checked = FileBuffer::open(p, nullptr, &check);
     ASSERT_TRUE(checked.ok());
     EXPECT_EQ((*checked)->fileSize(), bytes.size());
-    DecodeResult rb = decodeProfile((*checked)->view(), b);
-    EXPECT_EQ(ra.ok, rb.ok);
-    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
-    EXPECT_EQ(ra.error, rb.error);
+    Status rb = decodeProfile((*checked)->view(), b);
+    EXPECT_EQ(ra.ok(), rb.ok());
+    EXPECT_EQ(ra.error().offset, rb.error().offset);
+    EXPECT_EQ(ra.error().message, rb.error().message);
     EXPECT_EQ(a.events.size(), b.events.size());
     EXPECT_EQ(a.hasEndNs, b.hasEndNs);
   }
@@ -413,14 +413,14 @@ TEST_F(ProfileReaderTest, PrefixCheckOfLargeEventsDecodesAsAWholeRead) {
     auto plain = FileBuffer::open(path);
     ASSERT_TRUE(plain.ok());
     ProfileData a, b;
-    const DecodeResult ra = decodeProfile((*plain)->view(), a);
+    const Status ra = decodeProfile((*plain)->view(), a);
     ProfilePrefixCheck check;
     auto checked = FileBuffer::open(path, nullptr, &check);
     ASSERT_TRUE(checked.ok());
-    const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
-    EXPECT_EQ(ra.ok, rb.ok);
-    EXPECT_EQ(ra.errorOffset, rb.errorOffset);
-    EXPECT_EQ(ra.error, rb.error);
+    const Status rb = decodeChecked((*checked)->view(), check, b);
+    EXPECT_EQ(ra.ok(), rb.ok());
+    EXPECT_EQ(ra.error().offset, rb.error().offset);
+    EXPECT_EQ(ra.error().message, rb.error().message);
     ASSERT_EQ(a.events.size(), b.events.size());
     for (size_t k = 0; k < a.events.size(); ++k) EXPECT_EQ(a.events[k].name, b.events[k].name);
     EXPECT_EQ(a.memEvents.size(), b.memEvents.size());
@@ -438,12 +438,12 @@ TEST_F(ProfileReaderTest, PrefixCheckOfLargeEventsDecodesAsAWholeRead) {
   EXPECT_LE((*checked)->size(), good.find(std::string(5 << 20, 'n')) + (5 << 20) + (4 << 20));
   EXPECT_EQ((*checked)->fileSize(), bad.size());
   ProfileData a, b;
-  const DecodeResult ra = decodeProfile(bad, a);
-  const DecodeResult rb = decodeChecked((*checked)->view(), check, b);
-  ASSERT_FALSE(ra.ok);
-  EXPECT_EQ(ra.error, "malformed event");
-  EXPECT_EQ(rb.error, ra.error);
-  EXPECT_EQ(rb.errorOffset, ra.errorOffset);
+  const Status ra = decodeProfile(bad, a);
+  const Status rb = decodeChecked((*checked)->view(), check, b);
+  ASSERT_FALSE(ra.ok());
+  EXPECT_EQ(ra.error().message, "malformed event");
+  EXPECT_EQ(rb.error().message, ra.error().message);
+  EXPECT_EQ(rb.error().offset, ra.error().offset);
   EXPECT_EQ(b.events.size(), a.events.size());
 }
 
