@@ -68,11 +68,7 @@ Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, c
   const std::vector<int64_t> ranks = decodeRanks(run.comm.allgather(mine)[0]);
   if (ranks.empty()) return Status::Ok();
   topo.shownRanks = ranks;
-  ReadOptions ro;
-  ro.topology = topo;
-  ro.analysis = run.options.analysis;
-  ro.source = run.source;
-  ro.spill = run.options.spill;
+  const ReadOptions ro = readOptionsOf(run, topo);
   readShownAgain(plan, run.comm.rank(), ro, local);
   Expected<GatheredSummaries> again = gatherSummariesStage(run, local);  // collective
   if (!again.ok()) return again.error();

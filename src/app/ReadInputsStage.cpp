@@ -7,12 +7,17 @@
 
 namespace xstack {
 
-Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
+ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
   ReadOptions ro;
-  ro.topology = run.options.topology;
+  ro.topology = topology;
   ro.analysis = run.options.analysis;
   ro.source = run.source;
   ro.spill = run.options.spill;
+  return ro;
+}
+
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
+  const ReadOptions ro = readOptionsOf(run, run.options.topology);
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

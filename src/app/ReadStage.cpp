@@ -173,7 +173,8 @@ void countCounterEvents(LocalInput& in) {
 // Rows to keep for rendering, when the source wants them and the budget allows.
 std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, const ReadOptions& opt,
                                        uint64_t keptOps) {
-  // Half the budget: the analysis' sorters hold the other half meanwhile.
+  // Half the budget: the analysis' sorters hold at most another eighth meanwhile
+  // (kAnalysisBudgetDivisor); the rest is the walk's and the output pieces'.
   const uint64_t budgetOps = heldOpsWithin({opt.spill.dir, opt.spill.memoryBytes / 2});
   if (!displayed || !source.keepRowsForRendering() || keptOps >= budgetOps) return nullptr;
   auto rows = std::make_unique<RowBuckets>();

@@ -51,9 +51,7 @@ Status settleFromTraceDevices(ReportRun& run, const Plan& plan, std::vector<Loca
   const Topology before = run.options.topology;
   run.options.topology.gpusPerTrainer = gpt.value;
   if (!displayChanges(plan, before, run.options.topology)) return {};
-  ReadOptions ro{run.options.topology};
-  ro.analysis = run.options.analysis;
-  ro.source = run.source;
+  const ReadOptions ro = readOptionsOf(run, run.options.topology);
   readWhereDisplayChanged(plan, run.comm.rank(), ro, before, local);
   Expected<GatheredSummaries> again = gatherSummariesStage(run, local);  // collective
   if (!again.ok()) return again.error();

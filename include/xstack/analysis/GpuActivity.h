@@ -29,7 +29,7 @@
 // a correlation). build() merge-joins the activities (by correlation) with
 // the launches (by correlation, start), sorts the survivors by (start, end)
 // for the breakdown and by (stream, start, end, launch) for the idle split,
-// and streams each through its sweep (docs/ANALYSIS.md "Memory").
+// and streams each through its sweep (docs/DESIGN.md "Bounded memory per input").
 #pragma once
 
 #include <cstdint>

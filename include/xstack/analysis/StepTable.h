@@ -4,7 +4,7 @@
 // sorters (io/ExternalSorter.h: held up to a memory budget, then spilled to
 // disk), keeps per-name kernel totals and the CPU-side names (one entry per
 // distinct name), and after the last event streams the sorted records through
-// sweeps into one row per step (docs/ANALYSIS.md "Memory").
+// sweeps into one row per step (docs/DESIGN.md "Bounded memory per input").
 //
 // Definitions (all in ns, docs/ANALYSIS.md):
 //   window of step n = [forward_B.start, backward_E.start] of that step

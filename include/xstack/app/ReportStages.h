@@ -111,6 +111,9 @@ Status agreeOptionsStage(ReportRun& run);
 Expected<ListedInputs> listInputsStage(ReportRun& run);
 Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed);
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
+// The read options of this run (analysis, source, --memory-mb/--spill-dir) for
+// `topology`: every read of the run, first or again, takes them from here.
+ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology);
 // collective; a summary that does not decode fails the run on every rank alike
 // (each rank decodes every rank's bytes).
 Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,

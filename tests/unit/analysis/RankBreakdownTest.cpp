@@ -67,6 +67,17 @@ TEST(RankBreakdownTest, ZeroLengthActivitiesCountForTheSpanOnly) {
   EXPECT_EQ(b.computeNs, 10u);
 }
 
+// Communication means a communication interval of positive length (zero-length
+// kernels drop out of the unions, as they always did): a rank whose only
+// communication kernel has length 0 has no overlap value.
+TEST(RankBreakdownTest, AZeroLengthCommunicationKernelIsNoCommunication) {
+  RankBreakdown b = rankBreakdown(
+      {{10, 30, HtaKernelType::Computation}, {20, 20, HtaKernelType::Communication}});
+  EXPECT_FALSE(b.hasComm);
+  EXPECT_EQ(b.commNs, 0u);
+  EXPECT_EQ(b.overlapNs, 0u);
+}
+
 TEST(RankBreakdownTest, PercentTextRoundsHalfUpExactly) {
   EXPECT_EQ(percentText(0, 0), "0.00");
   EXPECT_EQ(percentText(1, 3), "33.33");

@@ -505,7 +505,9 @@ TEST(JsonRenderer, OpsThatNestOrTouchNeedNoLane) {
               op("zero", 210, 210, 0, 1)};
   auto r = render([&](JsonRenderer& x) { x.rankRows(1, 9, rowsOf(d), d); });
   for (const auto& e : r.events())
-    if (e["ph"] == "X") EXPECT_EQ(e["tid"], 1) << e["name"];
+    if (e["ph"] == "X") {
+      EXPECT_EQ(e["tid"], 1) << e["name"];
+    }
   EXPECT_EQ(r.warnings.count(Warn::EventOverlapLane), 0u);
 }
 

@@ -334,7 +334,7 @@ TEST(PerfettoSequenceEncoder, OpSliceIsSliceWithOpArgs) {
       if (s.tid != 0 && s.ts % 1000 == 0) e.thread(4, s.tid, "stream", s.tid);
       const std::string& name = names[s.nameId];
       if (fast) {
-        e.opSlice(4, s.tid, {s.nameId, name, s.ts, s.dur, s.mem, s.detail});
+        e.opSlice(4, s.tid, {s.nameId, name, s.ts, s.dur, s.mem, s.detail, {}});
       } else {
         std::vector<DebugArg> args{DebugArg::ofString("name", name, true)};
         if (s.mem) args.push_back(DebugArg::ofUint("mem_bytes", s.mem));
@@ -355,11 +355,11 @@ TEST(PerfettoSequenceEncoder, OpSliceIsSliceWithOpArgs) {
   EXPECT_EQ(d.slices.size(), in.size());
   // A name id reused for another text after resetOpNames() is not confused.
   const std::string reuse = encode(3, [&](PerfettoSequenceEncoder& e) {
-    e.opSlice(4, 0, {0, "first", 10, 5, 0, {}});
-    e.opSlice(4, 0, {0, "first", 20, 5, 0, {}});
+    e.opSlice(4, 0, {0, "first", 10, 5, 0, {}, {}});
+    e.opSlice(4, 0, {0, "first", 20, 5, 0, {}, {}});
     e.resetOpNames();
-    e.opSlice(4, 0, {0, "second", 30, 5, 0, {}});
-    e.opSlice(4, 0, {0, "second", 40, 5, 0, {}});
+    e.opSlice(4, 0, {0, "second", 30, 5, 0, {}, {}});
+    e.opSlice(4, 0, {0, "second", 40, 5, 0, {}, {}});
   });
   std::vector<std::string> seen;
   for (const SliceSeen& s : decode(reuse).slices) seen.push_back(s.name);

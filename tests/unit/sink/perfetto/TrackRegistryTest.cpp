@@ -4,7 +4,6 @@
 // test decoder.
 #include <gtest/gtest.h>
 
-#include <google/protobuf/unknown_field_set.h>
 
 #include <cstdint>
 #include <map>
@@ -21,14 +20,15 @@ using test::SequenceParts;
 
 // sibling_order_rank (field 12) or child_ordering (11): not in the test
 // schema subset, read from the unknown fields (the varint as int64).
-std::optional<int64_t> orderingField(const test::pb::TrackDescriptor& d, int field) {
-  const google::protobuf::UnknownFieldSet& u = d.GetReflection()->GetUnknownFields(d);
-  for (int k = 0; k < u.field_count(); ++k)
-    if (u.field(k).number() == field) return static_cast<int64_t>(u.field(k).varint());
-  return std::nullopt;
+// TrackDescriptor's child_ordering (field 11) when set.
+std::optional<int64_t> childOrdering(const test::pb::TrackDescriptor& d) {
+  if (!d.has_child_ordering()) return std::nullopt;
+  return static_cast<int64_t>(d.child_ordering());
 }
+// TrackDescriptor's sibling_order_rank (field 12) when set.
 std::optional<int64_t> siblingRank(const test::pb::TrackDescriptor& d) {
-  return orderingField(d, 12);
+  if (!d.has_sibling_order_rank()) return std::nullopt;
+  return d.sibling_order_rank();
 }
 
 std::map<uint64_t, int> countByUuid(const std::string& bytes) {
@@ -95,13 +95,13 @@ TEST(TrackRegistry, DeclareNamesAndEnsureDoesNotRepeat) {
   const auto all = test::descriptorPackets(out);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(siblingRank(all[0]), 9);  // referenced only: its pid
-  EXPECT_EQ(orderingField(all[0], 11), 3);  // CHILD_ORDERING_EXPLICIT
+  EXPECT_EQ(childOrdering(all[0]), 3);  // CHILD_ORDERING_EXPLICIT
   EXPECT_FALSE(all[0].process().has_process_name());
   EXPECT_EQ(all[1].process().process_name(), "09_rank");
   EXPECT_EQ(siblingRank(all[1]), 4);
   EXPECT_EQ(all[2].thread().thread_name(), "stream \xEF\xBF\xBD");
   EXPECT_EQ(siblingRank(all[2]), INT32_MAX);  // clamped to int32
-  EXPECT_EQ(orderingField(all[2], 11), std::nullopt);  // a thread orders no children
+  EXPECT_EQ(childOrdering(all[2]), std::nullopt);  // a thread orders no children
   EXPECT_EQ(all[2].parent_uuid(), processTrackUuid(9));
   EXPECT_EQ(s.seq.textStats().invalidUtf8, 1u);
 }
