@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <optional>
 #include <sstream>
 
 #include "xstack/app/VersionInfo.h"
@@ -75,91 +76,111 @@ Expected<uint64_t> parseTimeOriginNs(const std::string& text) {
   return v;
 }
 
-Command parseReport(const std::vector<std::string>& args) {
-  ReportOptions o;
+// `report`'s options as typed on the command line, before their checks.
+struct ReportArgs {
   int64_t P = 8, S = 8, D = 2;
   std::string origin, formats;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
-  int64_t memoryMb = static_cast<int64_t>(o.spill.memoryBytes >> 20);
+  int64_t memoryMb = 64;
+};
+
+po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
   po::options_description d("report options");
-  d.add_options()("help,h", "show this help")("data-dir", po::value(&o.dataDir),
-                                              "job data folder: Chrome-trace JSON (PyTorch/Paddle profiler) in it or in "
-                                              "profile/, or Paddle dumps in profile/ with dcgm/, "
-                                              "net/, time/")(
-      "profile-dir", po::value(&o.dirs.profile), "profile or trace folder (default DATA/profile; JSON traces: DATA too)")(
+  d.add_options()("help,h", "show this help")(
+      "data-dir", po::value(&o.dataDir),
+      "job data folder: Chrome-trace JSON (PyTorch/Paddle profiler) in it or in profile/, or "
+      "Paddle dumps in profile/ with dcgm/, net/, time/")(
+      "profile-dir", po::value(&o.dirs.profile),
+      "profile or trace folder (default DATA/profile; JSON traces: DATA too)")(
       "dcgm-dir", po::value(&o.dirs.dcgm), "DCGM log folder (default DATA/dcgm)")(
       "net-dir", po::value(&o.dirs.net), "net log folder (default DATA/net)")(
       "time-dir", po::value(&o.dirs.time), "time file folder (default DATA/time)")(
       "out", po::value(&o.outDir)->required(),
       "output folder for traceFile_<group>_<gpu>.json (created)")(
-      "gpus-per-trainer", po::value(&P),
+      "gpus-per-trainer", po::value(&a.P),
       "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
-      "ids; JSON traces: deviceProperties, else the GPUs their GPU work runs on; else 8)")("group-size", po::value(&S)->default_value(8), "trainers per group, S")(
-      "display-size", po::value(&D)->default_value(2),
+      "ids; JSON traces: deviceProperties, else the GPUs their GPU work runs on; else 8)")(
+      "group-size", po::value(&a.S)->default_value(8), "trainers per group, S")(
+      "display-size", po::value(&a.D)->default_value(2),
       "trainers per group shown in detail, D <= S")(
-      "time-origin-ns", po::value(&origin),
+      "time-origin-ns", po::value(&a.origin),
       "time origin in Unix ns (default: earliest input timestamp)")(
       "plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")(
       "compress", po::bool_switch(&o.compress), "write traceFile_<k>_<g>.json.gz (gzip, streamed)")(
-      "format", po::value(&formats)->default_value("json"),
+      "format", po::value(&a.formats)->default_value("json"),
       "trace formats: json, perfetto (traceFile_<k>_<g>.pftrace) or json,perfetto")(
       "fsync", po::bool_switch(&o.fsync),
-      "sync every trace to disk before it is renamed into place")("no-progress",
-                                                                  "no progress display on stderr")(
+      "sync every trace to disk before it is renamed into place")(
+      "no-progress", "no progress display on stderr")(
       "no-analysis", "skip the analysis (steps.csv, findings.json, report.html)")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
-      "piece-kb", po::value(&pieceKb)->default_value(4096),
+      "piece-kb", po::value(&a.pieceKb)->default_value(a.pieceKb),
       "rendered text per message to rank 0, KiB")(
-      "mpi-chunk-bytes", po::value(&chunkBytes)->default_value(chunkBytes),
+      "mpi-chunk-bytes", po::value(&a.chunkBytes)->default_value(a.chunkBytes),
       "largest single MPI message; bigger transfers are split (testing)")(
-      "memory-mb", po::value(&memoryMb)->default_value(memoryMb),
+      "memory-mb", po::value(&a.memoryMb)->default_value(a.memoryMb),
       "memory a rank gives one input's rows and analysis tables, MiB; past it they spill to "
       "--spill-dir (the outputs are the same bytes)")(
       "spill-dir", po::value(&o.spill.dir),
       "node-local folder for what spills (default: $TMPDIR, else /tmp)");
+  return d;
+}
+
+// The numeric options' ranges: the first one out of range, as a usage error.
+std::optional<Failure> checkReportNumbers(const ReportArgs& a) {
+  if (a.P < 1) return Failure::usage("--gpus-per-trainer must be at least 1");
+  if (a.P > kMaxGpusPerTrainer)
+    return Failure::usage("--gpus-per-trainer must be at most " +
+                          std::to_string(kMaxGpusPerTrainer));
+  if (a.S < 1) return Failure::usage("--group-size must be at least 1");
+  if (a.D < 0) return Failure::usage("--display-size must not be negative");
+  if (a.D > a.S)
+    return Failure::usage("--display-size (" + std::to_string(a.D) +
+                          ") is larger than --group-size (" + std::to_string(a.S) + ")");
+  // Lower bounds keep the message count per GiB of traces in the hundreds of
+  // thousands at most (--mpi-chunk-bytes 1 took minutes): every accepted
+  // value finishes in reasonable time.
+  if (a.pieceKb < 16 || a.pieceKb > (int64_t{1} << 20))
+    return Failure::usage("--piece-kb must be in 16..1048576, got " + std::to_string(a.pieceKb));
+  if (a.chunkBytes < 4096 || a.chunkBytes > (int64_t{1} << 30))
+    return Failure::usage("--mpi-chunk-bytes must be in 4096..1073741824, got " +
+                          std::to_string(a.chunkBytes));
+  if (a.memoryMb < 1 || a.memoryMb > (int64_t{1} << 20))
+    return Failure::usage("--memory-mb must be in 1..1048576, got " +
+                          std::to_string(a.memoryMb));
+  return std::nullopt;
+}
+
+Command parseReport(const std::vector<std::string>& args) {
+  ReportOptions o;
+  ReportArgs a;
+  a.memoryMb = static_cast<int64_t>(o.spill.memoryBytes >> 20);
+  po::options_description d = reportOptions(o, a);
   auto vm = parse(args, d);
   if (vm.count("help"))
     return HelpRequest{helpText("usage: xstack report --data-dir DIR --out DIR [options]", d)};
   po::notify(vm);
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return Failure::usage("report: give --data-dir or --profile-dir");
-  if (P < 1) return Failure::usage("--gpus-per-trainer must be at least 1");
-  if (P > kMaxGpusPerTrainer)
-    return Failure::usage("--gpus-per-trainer must be at most " +
-                          std::to_string(kMaxGpusPerTrainer));
-  if (S < 1) return Failure::usage("--group-size must be at least 1");
-  if (D < 0) return Failure::usage("--display-size must not be negative");
-  if (D > S)
-    return Failure::usage("--display-size (" + std::to_string(D) +
-                          ") is larger than --group-size (" + std::to_string(S) + ")");
-  // Lower bounds keep the message count per GiB of traces in the hundreds of
-  // thousands at most (--mpi-chunk-bytes 1 took minutes): every accepted
-  // value finishes in reasonable time.
-  if (pieceKb < 16 || pieceKb > (int64_t{1} << 20))
-    return Failure::usage("--piece-kb must be in 16..1048576, got " + std::to_string(pieceKb));
-  if (chunkBytes < 4096 || chunkBytes > (int64_t{1} << 30))
-    return Failure::usage("--mpi-chunk-bytes must be in 4096..1073741824, got " +
-                          std::to_string(chunkBytes));
-  if (memoryMb < 1 || memoryMb > (int64_t{1} << 20))
-    return Failure::usage("--memory-mb must be in 1..1048576, got " + std::to_string(memoryMb));
-  o.spill.memoryBytes = static_cast<uint64_t>(memoryMb) << 20;
+  if (std::optional<Failure> bad = checkReportNumbers(a)) return *bad;
+  o.spill.memoryBytes = static_cast<uint64_t>(a.memoryMb) << 20;
   if (o.spill.dir.empty()) o.spill.dir = defaultSpillDir();
-  if (!origin.empty()) {
-    Expected<uint64_t> ns = parseTimeOriginNs(origin);
+  if (!a.origin.empty()) {
+    Expected<uint64_t> ns = parseTimeOriginNs(a.origin);
     if (!ns) return ns.error();
     o.timeOriginNs = *ns;
   }
-  if (!parseFormats(formats, o.formats))
-    return Failure::usage("--format must be json, perfetto or json,perfetto, got '" + formats +
+  if (!parseFormats(a.formats, o.formats))
+    return Failure::usage("--format must be json, perfetto or json,perfetto, got '" + a.formats +
                           "'");
-  o.topology = {P, S, D};
+  o.topology = {a.P, a.S, a.D};
   o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
   o.progress = !vm.count("no-progress");
   o.analysis = !vm.count("no-analysis");
-  o.pieceBytes = static_cast<uint64_t>(pieceKb) << 10;
-  o.mpiChunkBytes = static_cast<uint64_t>(chunkBytes);
+  o.pieceBytes = static_cast<uint64_t>(a.pieceKb) << 10;
+  o.mpiChunkBytes = static_cast<uint64_t>(a.chunkBytes);
   return o;
 }
 
