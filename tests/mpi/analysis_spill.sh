@@ -9,9 +9,9 @@
 #                  sorter spills runs of 1024 records and merges them in
 #                  passes) and the default; also the default budget with a
 #                  --spill-dir that does not exist (nothing spills: rc 0).
-#   CASE baddir:   --memory-mb 1 and a --spill-dir that does not exist: rc 3,
-#                  every profile named as failed, with the folder.
-#   CASE diskfull: --memory-mb 1 and a --spill-dir on a 64 KiB tmpfs: rc 3,
+#   CASE baddir:   --memory-mb 1 and a --spill-dir that does not exist: no trace
+#                  can be read, rc 2, every profile named as failed, with the folder.
+#   CASE diskfull: --memory-mb 1 and a --spill-dir on a 64 KiB tmpfs: rc 2,
 #                  the profiles named, "No space left" (skipped, 77, when a
 #                  tmpfs cannot be mounted).
 source "$(dirname "$0")/lib.sh"
@@ -65,7 +65,7 @@ PY
     done
     ;;
   baddir)
-    expect_rc 3 "$work/log" -- xmpirun 2 "$xstack" report "${report[@]}" --out "$work/out" \
+    expect_rc 2 "$work/log" -- xmpirun 2 "$xstack" report "${report[@]}" --out "$work/out" \
       --memory-mb 1 --spill-dir "$work/no-such-folder"
     failed_with "$work/log" "$work/no-such-folder"
     ;;
@@ -76,7 +76,7 @@ PY
       exit 77
     fi
     trap 'umount "$full"' EXIT
-    expect_rc 3 "$work/log" -- xmpirun 2 "$xstack" report "${report[@]}" --out "$work/out" \
+    expect_rc 2 "$work/log" -- xmpirun 2 "$xstack" report "${report[@]}" --out "$work/out" \
       --memory-mb 1 --spill-dir "$full"
     failed_with "$work/log" "No space left"
     grep -qF "$full" "$work/log" || fail "the spill folder is not named: $(cat "$work/log")"

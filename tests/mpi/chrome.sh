@@ -345,7 +345,7 @@ case_folders() {
   rc=$?
   set -e
   [ "$rc" = 1 ] || { cat "$W/split.dup.log"; fail "duplicate rank: rc $rc, want 1"; }
-  grep -F "$f" "$W/split.dup.log" | grep -qF "$W/split/dup.$(basename "$f")" ||
+  grep -F "$f" "$W/split.dup.log" | grep -F "$W/split/dup.$(basename "$f")" >/dev/null ||
     { cat "$W/split.dup.log"; fail "duplicate rank: both files not named on one line"; }
   echo "folders: ok"
 }
