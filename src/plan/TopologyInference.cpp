@@ -124,6 +124,35 @@ std::string strayTimeFiles(int64_t implied, const std::vector<const InputFile*>&
          "nodes have " + std::to_string(implied) + " GPUs";
 }
 
+// The ids as ranges, e.g. "0..7, 1000".
+std::string idRanges(const std::set<int64_t>& ids) {
+  std::string s;
+  for (auto it = ids.begin(); it != ids.end();) {
+    const int64_t first = *it;
+    int64_t last = first;
+    for (++it; it != ids.end() && *it == last + 1; ++it) last = *it;
+    s += (s.empty() ? "" : ", ") + std::to_string(first);
+    if (last != first) s += ".." + std::to_string(last);
+  }
+  return s;
+}
+
+// The DCGM rows tell the GPUs per trainer only when their ids are those of a node's GPUs:
+// every id from 0 to the largest. Empty then; else the usage error naming the ids and files
+// (e.g. one row of "GPU 1000" beside GPUs 0..7 would make trainer 1's ranks 1001..2001).
+std::string sparseDcgmIds(const std::vector<int64_t>& dcgmIds, const std::vector<InputFile>& files) {
+  const std::set<int64_t> ids(dcgmIds.begin(), dcgmIds.end());
+  if (static_cast<int64_t>(ids.size()) == *ids.rbegin() + 1) return {};
+  std::vector<const InputFile*> dcgm;
+  for (const InputFile& f : files)
+    if (f.kind == InputKind::Dcgm) dcgm.push_back(&f);
+  return "there are no time files, and the DCGM rows (" + nameFiles(dcgm) + ") name GPU ids " +
+         idRanges(ids) + ": not every id from 0 to the largest, so they do not say how many GPUs "
+         "a trainer has (the largest, " + std::to_string(*ids.rbegin()) +
+         ", would give --gpus-per-trainer " + std::to_string(*ids.rbegin() + 1) +
+         "). Give --gpus-per-trainer";
+}
+
 // dcgm/net files of trainers that no profile belongs to under P.
 std::vector<std::string> strayTrainerFiles(int64_t P, const std::vector<InputFile>& files) {
   std::set<int64_t> trainers;
@@ -324,6 +353,8 @@ GpusPerTrainer inferGpusPerTrainer(const TopologyEvidence& ev) {
   } else if (!ev.dcgmGpuIds.empty()) {
     r.value = *std::max_element(ev.dcgmGpuIds.begin(), ev.dcgmGpuIds.end()) + 1;
     r.source = GpusPerTrainerSource::DcgmGpuIds;
+    r.contradiction = sparseDcgmIds(ev.dcgmGpuIds, ev.files);
+    if (!r.contradiction.empty()) return r;
     r.notes.push_back("note: --gpus-per-trainer " + std::to_string(r.value) +
                       ", from the GPU ids of the DCGM rows (no time files; largest id " +
                       std::to_string(r.value - 1) + ")");

@@ -13,6 +13,9 @@
 #              time files: not one trainer of 1001 GPUs, but rc 2 naming the file, the
 #              1001 it implies and the 2 the others imply; nothing written. Alone (no
 #              other time file): rc 2 too.
+#   dcgm_stray no time files and one DCGM row of GPU 1000 (under the bound) beside GPUs
+#              0..1: not trainers of 1001 GPUs, but rc 2 naming the ids and the DCGM
+#              files; nothing written. Given --gpus-per-trainer 2: exit 0, the clean traces.
 #   ratio      a DCGM row with FBUSD 1e308 over FBTTL 1e-300: dcgm_bad_ratio, and no
 #              FB_USED_RATIO sample at its time (before: written as 0).
 source "$(dirname "$0")/lib.sh"
@@ -26,7 +29,7 @@ report() {  # report OUT LOG: 2 ranks, P inferred; sets rc
   rc=$?
   set -e
 }
-if [ "$case" = gpu_id ]; then rm -r "$work/data/time"; fi
+if [ "$case" = gpu_id ] || [ "$case" = dcgm_stray ]; then rm -r "$work/data/time"; fi
 report "$work/clean" "$work/clean.log"
 [ "$rc" -eq 0 ] || fail "clean run exit $rc: $(cat "$work/clean.log")"
 grep -q "gpus-per-trainer 2" "$work/clean.log" || fail "clean run did not infer 2: $(cat "$work/clean.log")"
@@ -51,6 +54,26 @@ if [ "$case" = time_stray ]; then
   rc=$?
   set -e
   [ "$rc" -eq 2 ] && grep -q "time.txt.1000.0" "$work/log" || fail "given 2: $rc $(cat "$work/log")"
+  echo "ok: $case"
+  exit 0
+fi
+
+if [ "$case" = dcgm_stray ]; then
+  row=$(grep '^GPU 1 ' "$dcgm" | head -1)
+  echo "${row/GPU 1 /GPU 1000 }" >>"$dcgm"
+  report "$work/out" "$work/log"
+  [ "$rc" -eq 2 ] || fail "stray DCGM id: exit $rc, expected 2: $(cat "$work/log")"
+  grep -q "the DCGM rows (dcgm.0, dcgm.1 in $work/data/dcgm) name GPU ids 0..1, 1000" "$work/log" ||
+    fail "stray DCGM id not named: $(cat "$work/log")"
+  [ -z "$(ls -A "$work/out" 2>/dev/null)" ] || fail "stray DCGM id: files written"
+  set +e
+  xmpirun 2 "$xstack" report --data-dir "$work/data" --no-progress --out "$work/given" \
+    --gpus-per-trainer 2 2>"$work/log"
+  rc=$?
+  set -e
+  [ "$rc" -eq 0 ] || fail "given 2: exit $rc: $(cat "$work/log")"
+  [ "$(find "$work/given" -name 'traceFile_*' | wc -l)" -eq "$(find "$work/clean" -name 'traceFile_*' | wc -l)" ] ||
+    fail "given 2: not the clean run's traces"
   echo "ok: $case"
   exit 0
 fi

@@ -62,6 +62,27 @@ TEST(TopologyInference, DcgmGpuIdsWhenNoTimeFiles) {
   EXPECT_TRUE(contains(r.notes[0], "DCGM")) << r.notes[0];
 }
 
+// One row of a GPU id far above the others (under the id bound) must not make every
+// trainer 1001 ranks wide: ids with gaps are a usage error naming the ids and files.
+TEST(TopologyInference, DcgmGpuIdsWithGapsAreAnError) {
+  TopologyEvidence ev{job(2, 8, false), {0, 1, 2, 3, 4, 5, 6, 7, 1000}, std::nullopt};
+  GpusPerTrainer r = inferGpusPerTrainer(ev);
+  EXPECT_TRUE(contains(r.contradiction, "GPU ids 0..7, 1000")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "dcgm.0, dcgm.1 in /d/dcgm")) << r.contradiction;
+  EXPECT_TRUE(contains(r.contradiction, "Give --gpus-per-trainer")) << r.contradiction;
+  EXPECT_TRUE(r.notes.empty());
+
+  ev.dcgmGpuIds = {1000};  // alone
+  EXPECT_TRUE(contains(inferGpusPerTrainer(ev).contradiction, "GPU ids 1000:"));
+  ev.dcgmGpuIds = {0, 2, 3};
+  EXPECT_TRUE(contains(inferGpusPerTrainer(ev).contradiction, "GPU ids 0, 2..3:"));
+  ev.dcgmGpuIds = {0};  // one GPU per node is dense
+  EXPECT_TRUE(inferGpusPerTrainer(ev).contradiction.empty());
+  ev.dcgmGpuIds = {0, 1, 2, 3, 4, 5, 6, 7, 1000};
+  ev.explicitP = 8;  // given, the ids are not asked
+  EXPECT_TRUE(inferGpusPerTrainer(ev).contradiction.empty());
+}
+
 TEST(TopologyInference, EightAssumedWithANote) {
   std::vector<InputFile> fs = {file(InputKind::Profile, 0, 0, "/d/profile/p.0")};
   GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
