@@ -50,7 +50,7 @@ Plan makePlan(const std::vector<RankListing>& listings) {
   for (const RankListing& l : listings) {
     plan.anyProfileDir = plan.anyProfileDir || l.listing.profileDirFound;
     for (const auto& s : l.listing.skipped) skipped.insert(s + " (on " + l.host + ")");
-    for (const auto& s : l.listing.notFolders)
+    for (const auto& s : l.listing.badInputs)
       badPaths.emplace(s + " on " + l.host,
                        s + " (seen by rank " + std::to_string(l.rank) + " on " + l.host + ")");
     for (const InputFile& f : l.listing.files) {
@@ -113,7 +113,7 @@ std::string encodeListing(const std::string& host, const InputListing& mine) {
   j["host"] = host;
   j["profileDir"] = mine.profileDirFound;
   j["skipped"] = mine.skipped;
-  j["notFolders"] = mine.notFolders;
+  j["badInputs"] = mine.badInputs;
   auto& files = j["files"] = nlohmann::json::array();
   for (const InputFile& f : mine.files)
     files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes, f.sample});
@@ -128,7 +128,7 @@ RankListing decodeListing(int rank, const std::string& bytes) {
   l.host = o["host"].get<std::string>();
   l.listing.profileDirFound = o["profileDir"].get<bool>();
   l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
-  l.listing.notFolders = o["notFolders"].get<std::vector<std::string>>();
+  l.listing.badInputs = o["badInputs"].get<std::vector<std::string>>();
   for (const auto& f : o["files"]) {
     InputFile x;
     x.kind = static_cast<InputKind>(f[0].get<int>());

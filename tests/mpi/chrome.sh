@@ -11,7 +11,8 @@
 # CASE errors:  two formats in one folder, Kineto and Paddle traces in one
 #               job, a trace without a rank, a folder without a trace (in D or
 #               D/profile), a folder whose only trace is unreadable: rc 2
-#               naming the files, nothing written; ignored (also hidden) files
+#               naming the files, nothing written; zero-filled files named like
+#               traces: rc 3 naming them; ignored (also hidden) files
 #               and a partial world are notes (rc 0).
 # CASE folders: traces in D and D/profile are both read (np 1 = np 3); one
 #               rank in both is the duplicate-rank error naming both.
@@ -302,6 +303,23 @@ case_errors() {
   set -e
   [ "$rc" = 3 ] || { cat "$W/trunc.log"; fail "one readable trace: rc $rc, want 3"; }
   grep -q "rank0.trunc.json" "$W/trunc.log" || fail "bad trace not named"
+  # zeros where a trace should be (a preallocated file of a writer that died; sparse, 2 GiB):
+  # with a rank in the name, that rank's damaged trace; with a profiler's ending and no rank,
+  # a bad input named. Not "no input xstack reads", never rc 0; nothing read past byte 0.
+  rm "$W/trunc/rank0.trunc.json"
+  truncate -s 2G "$W/trunc/sampled_rank-2.json"
+  truncate -s 1M "$W/trunc/host_77.1700000000.pt.trace.json"
+  set +e
+  xmpirun 2 "$X" report --data-dir "$W/trunc" --out "$W/zeros.out" 2>"$W/zeros.log"
+  rc=$?
+  set -e
+  [ "$rc" = 3 ] || { cat "$W/zeros.log"; fail "zero-filled traces: rc $rc, want 3"; }
+  grep -q "$W/trunc/sampled_rank-2.json (read by rank [01] on .*): byte 0: " "$W/zeros.log" ||
+    { cat "$W/zeros.log"; fail "zero-filled rank-2 trace not named"; }
+  grep -q "$W/trunc/host_77.1700000000.pt.trace.json: byte 0: .*a damaged trace (named like one)" "$W/zeros.log" ||
+    { cat "$W/zeros.log"; fail "zero-filled rankless trace not named"; }
+  ! grep -q "no input xstack reads" "$W/zeros.log" || { cat "$W/zeros.log"; fail "zeros ignored"; }
+  ls "$W/zeros.out"/traceFile_* >/dev/null || fail "zero-filled traces: rank 1 not written"
   # ignored files (hidden ones counted) and a partial world: notes, rc 0; a rank without
   # GPU events gets rows
   mkdir -p "$W/some/profile"

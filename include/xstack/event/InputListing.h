@@ -26,9 +26,9 @@ struct InputListing {
   // one line each, naming the path. Reported as warnings, not errors.
   std::vector<std::string> skipped;
   bool profileDirFound = false;
-  // A dcgm, net or time path that exists but is not a folder: a bad input
-  // (rc 3), one line each naming the path.
-  std::vector<std::string> notFolders;
+  // Inputs that exist but cannot be used (rc 3), one line each naming the path: a dcgm,
+  // net or time path that is not a folder; a file named like a trace that is no JSON.
+  std::vector<std::string> badInputs;
   // Files in an input folder that are not inputs of the source (e.g. not a
   // trace): a note counts them, naming the first.
   std::vector<std::string> ignored;

@@ -33,7 +33,7 @@ struct Plan {
   std::vector<PlannedFile> files;      // sorted by (kind, id, gpu)
   std::vector<std::string> conflicts;  // "two files claim profile rank 3: A (on h1), B (on h2)"
   std::vector<std::string> skipped;    // names without ids, from every host, deduplicated
-  std::vector<std::string> badPaths;   // dcgm/net/time paths that are not folders (rc 3)
+  std::vector<std::string> badPaths;   // InputListing::badInputs of every host (rc 3)
   bool anyProfileDir = false;
   std::vector<std::string> hosts;  // host of each rank
 };

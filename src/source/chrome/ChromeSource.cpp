@@ -84,13 +84,51 @@ void noteWriter(chrome::TraceWriter w, const std::string& path, InputListing& ou
   out.writers.emplace_back(name, path);
 }
 
+bool endsWith(std::string_view s, std::string_view end) {
+  return s.size() > end.size() && s.substr(s.size() - end.size()) == end;
+}
+
+// A file whose head is no trace object, but whose name says it is a trace: a
+// profiler's own ending, or .json[.gz] with a rank in the name. Unless its text is
+// valid JSON of something else (a config file), it is a damaged trace, not another file:
+// unreadable, cut short, corrupt gzip, or bytes no JSON starts with (e.g. zeros of a
+// preallocated file).
+bool damagedTrace(const std::string& name, const chrome::ReadError& error) {
+  using chrome::ReadErrorKind;
+  const bool profilerEnding = endsWith(name, ".pt.trace.json") ||
+                              endsWith(name, ".pt.trace.json.gz") ||
+                              endsWith(name, ".paddle_trace.json");
+  const bool jsonWithRank = (endsWith(name, ".json") || endsWith(name, ".json.gz")) &&
+                            chrome::rankFromFileName(name).has_value();
+  if (!profilerEnding && !jsonWithRank) return false;
+  return error.kind == ReadErrorKind::Io || error.kind == ReadErrorKind::BadGzip ||
+         error.kind == ReadErrorKind::Truncated || error.kind == ReadErrorKind::NotJson;
+}
+
+// A file that is no trace: ignored, or a bad input when named like one (a rank in the
+// name: listed as that rank's trace, so its read fails naming the rank and the byte).
+void listNonTrace(const std::string& path, const chrome::ReadError& error, uint64_t bytes,
+                  InputListing& out) {
+  const std::string name = baseName(path);
+  if (!damagedTrace(name, error)) {
+    out.ignored.push_back(path);
+    return;
+  }
+  const std::optional<int64_t> rank = chrome::rankFromFileName(name);
+  if (rank && *rank <= kMaxRankId) {
+    out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
+    return;
+  }
+  out.badInputs.push_back(error.text() + ": a damaged trace (named like one), not used");
+}
+
 // One candidate file of the folder: a trace (rank found, or a fatal line),
-// or ignored.
+// a damaged trace, or ignored.
 void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   const std::string path = p.string();
   chrome::ReadResult head = chrome::readTraceHead(path);
   if (!head.ok()) {
-    out.ignored.push_back(path);
+    listNonTrace(path, *head.error, bytes, out);
     return;
   }
   std::optional<int64_t> rank = head.info.rank;

@@ -87,7 +87,7 @@ static void listOne(const std::string& dir, InputKind kind, InputListing& out) {
   if (!fs::is_directory(dir, ec)) {
     const bool exists = fs::exists(fs::symlink_status(dir, ec));
     if (exists && kind != InputKind::Profile)
-      out.notFolders.push_back(std::string(kindName(kind)) + " path " + dir +
+      out.badInputs.push_back(std::string(kindName(kind)) + " path " + dir +
                                " exists but is not a folder");
     return;
   }

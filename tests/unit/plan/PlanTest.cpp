@@ -299,13 +299,13 @@ TEST(Plan, ListingRoundTrip) {
   mine.profileDirFound = true;
   mine.files = {prof(3, "/x/p.3", 9), file(InputKind::Time, 1, "/x/time.txt.0.1", 4)};
   mine.skipped = {"/x/junk"};
-  mine.notFolders = {"/x/dcgm"};
+  mine.badInputs = {"/x/dcgm"};
   RankListing l = decodeListing(5, encodeListing("h5", mine));
   EXPECT_EQ(l.rank, 5);
   EXPECT_EQ(l.host, "h5");
   EXPECT_TRUE(l.listing.profileDirFound);
   EXPECT_EQ(l.listing.skipped, mine.skipped);
-  EXPECT_EQ(l.listing.notFolders, mine.notFolders);
+  EXPECT_EQ(l.listing.badInputs, mine.badInputs);
   ASSERT_EQ(l.listing.files.size(), 2u);
   EXPECT_EQ(l.listing.files[0].path, "/x/p.3");
   EXPECT_EQ(l.listing.files[0].id, 3);

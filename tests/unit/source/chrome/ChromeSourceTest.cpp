@@ -310,6 +310,28 @@ TEST_F(ChromeSourceTest, ListsTracesByContent) {
   EXPECT_EQ(l.fatal[0].find("rank3"), std::string::npos) << l.fatal[0];
 }
 
+// A file named like a trace whose text is no JSON (zeros of a preallocated file, cut-off
+// gzip) is a damaged trace: with a rank in its name, that rank's trace (its read fails
+// later, naming it); with a profiler's ending and no rank, a bad input. Valid JSON of
+// something else, or a plain .json without a rank, stays ignored.
+TEST_F(ChromeSourceTest, DamagedTracesAreNotIgnored) {
+  write("sampled_rank-2.json", std::string(4096, '\0'));
+  write("host_7.1700.pt.trace.json", std::string(10, '\0'));
+  write("rank5.pt.trace.json.gz", test::gzipBytes(R"j({"traceEvents":[]})j").substr(0, 12));
+  write("empty_rank6.json", "");
+  write("rank3.json", R"j({"model":"x"})j");  // valid JSON, not a trace: ignored
+  write("noise.json", std::string(64, '\x01'));  // no rank, no profiler ending: ignored
+  InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 3u);
+  EXPECT_EQ(l.files[0].id, 2);
+  EXPECT_EQ(l.files[1].id, 5);
+  EXPECT_EQ(l.files[2].id, 6);
+  ASSERT_EQ(l.badInputs.size(), 1u);
+  EXPECT_NE(l.badInputs[0].find("host_7.1700.pt.trace.json: byte 0: "), std::string::npos)
+      << l.badInputs[0];
+  EXPECT_EQ(l.ignored.size(), 2u);
+}
+
 TEST(ChromeSourceNames, TheSuggestedNameCarriesTheRank) {
   EXPECT_EQ(nameWithRank("worker.json", "<N>"), "worker_rank<N>.json");
   EXPECT_EQ(nameWithRank("host.1234.pt.trace.json.gz", "3"), "host.1234_rank3.pt.trace.json.gz");
