@@ -161,6 +161,17 @@ uint64_t TrackRegistry::counterTrack(int64_t pid, std::string_view eventName,
   return uuid;
 }
 
+namespace {
+
+// sibling_order_rank and legacy_sort_index are int32 fields: a wider value (a sort index
+// from a tid above 2^31) is clamped, never cut to its low 32 bits (which would reorder).
+int64_t clampedToInt32(int64_t v) {
+  return std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                             std::numeric_limits<int32_t>::max());
+}
+
+}  // namespace
+
 void TrackRegistry::write(const Descriptor& d) {
   ProtoWriter& w = seq_.writer();
   const ProtoWriter::Mark packet = seq_.beginUntimedPacket();
@@ -171,9 +182,7 @@ void TrackRegistry::write(const Descriptor& d) {
   if (d.ordering) {
     if (d.ordering->explicitChildOrder)
       w.varintField(f::track::kChildOrdering, f::track::kChildOrderingExplicit);
-    w.int64Field(f::track::kSiblingOrderRank,
-                 std::clamp<int64_t>(d.ordering->siblingRank, std::numeric_limits<int32_t>::min(),
-                                     std::numeric_limits<int32_t>::max()));
+    w.int64Field(f::track::kSiblingOrderRank, clampedToInt32(d.ordering->siblingRank));
   }
   writeBody(w, d);
   w.endMessage(track);
@@ -189,7 +198,7 @@ void TrackRegistry::writeBody(ProtoWriter& w, const Descriptor& d) {
       const ProtoWriter::Mark m = w.beginMessage(f::track::kProcess);
       w.int64Field(f::process::kPid, d.pid);
       if (d.label) {
-        w.int64Field(f::process::kLegacySortIndex, d.label->sortIndex);
+        w.int64Field(f::process::kLegacySortIndex, clampedToInt32(d.label->sortIndex));
         w.utf8Field(f::process::kProcessName, d.label->name, seq_.textStats());
       }
       w.endMessage(m);
@@ -200,7 +209,7 @@ void TrackRegistry::writeBody(ProtoWriter& w, const Descriptor& d) {
       w.int64Field(f::thread::kPid, d.pid);
       w.int64Field(f::thread::kTid, d.tid);
       if (d.label) {
-        w.int64Field(f::thread::kLegacySortIndex, d.label->sortIndex);
+        w.int64Field(f::thread::kLegacySortIndex, clampedToInt32(d.label->sortIndex));
         w.utf8Field(f::thread::kThreadName, d.label->name, seq_.textStats());
       }
       w.endMessage(m);

@@ -101,6 +101,8 @@ TEST(TrackRegistry, DeclareNamesAndEnsureDoesNotRepeat) {
   EXPECT_EQ(siblingRank(all[1]), 4);
   EXPECT_EQ(all[2].thread().thread_name(), "stream \xEF\xBF\xBD");
   EXPECT_EQ(siblingRank(all[2]), INT32_MAX);  // clamped to int32
+  EXPECT_EQ(all[2].thread().legacy_sort_index(), INT32_MAX);  // likewise, not its low 32 bits
+  EXPECT_EQ(all[1].process().legacy_sort_index(), 4);
   EXPECT_EQ(childOrdering(all[2]), std::nullopt);  // a thread orders no children
   EXPECT_EQ(all[2].parent_uuid(), processTrackUuid(9));
   EXPECT_EQ(s.seq.textStats().invalidUtf8, 1u);
