@@ -111,6 +111,13 @@ xsc_ensure_pkgs() {  # packages...
     export DEBIAN_FRONTEND=noninteractive
     local log
     log="$(mktemp)" || xsc_die "mktemp failed (is \$TMPDIR writable?)"
+    # An interrupted dpkg run (a package left "unpacked") makes every apt-get install fail
+    # until it is finished.
+    if [ -n "$(dpkg --audit 2>/dev/null || true)" ]; then
+        xsc_log "an earlier dpkg run was interrupted; finishing it (dpkg --configure -a)"
+        dpkg --configure -a >"$log" 2>&1 || true
+        apt-get install -y -qq -f >>"$log" 2>&1 || true
+    fi
     if ! timeout 600 apt-get update -qq >"$log" 2>&1; then
         cat "$log" >&2; rm -f "$log"
         xsc_die "apt-get update failed (network or apt sources?); then install by hand: apt-get install ${missing[*]}"

@@ -43,8 +43,7 @@ find_chromium() {
     if command -v "$b" >/dev/null 2>&1; then browser=$b; return 0; fi
   done
   if [ "${1:-}" = install ] && command -v apt-get >/dev/null 2>&1; then
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
-      >"${work:-/tmp}/apt.log" 2>&1 || true
+    "$(dirname "${BASH_SOURCE[0]}")/../../scripts/apt-install" chromium >"${work:-/tmp}/apt.log" 2>&1 || true
     if command -v chromium >/dev/null 2>&1; then browser=chromium; return 0; fi
   fi
   echo "SKIP: no chromium${1:+ and it cannot be installed}"
