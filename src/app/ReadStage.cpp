@@ -1,6 +1,7 @@
 #include "xstack/app/ReadStage.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -260,59 +261,64 @@ LocalInput failedInput(const PlannedFile& pf, std::string problem) {
 
 }  // namespace
 
-void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
-                    std::vector<LocalInput>& local) {
-  const std::vector<int64_t>& shown = options.topology.shownRanks;
+namespace {
+
+// A second read of some of this rank's files, each replacing its first reading. A file whose
+// identity changed between the reads keeps neither (a bad input, never a mix of two versions).
+struct SecondRead {
+  std::function<bool(const PlannedFile&, const LocalInput& first)> wanted;
+  bool throwFails = false;   // a throw fails the file (else the first reading stays)
+  bool onlyIfOk = false;     // a second reading that is not Ok leaves the first
+};
+
+void readAgainWhere(const Plan& plan, int myRank, const ReadOptions& options,
+                    const SecondRead& how, std::vector<LocalInput>& local) {
   std::unique_ptr<FileBuffer> spare;
   uint64_t keptOps = 0;
   size_t k = 0;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput& in = local.at(k++);
-    if (pf.file.kind != InputKind::Profile || in.summary.status != InputStatus::Ok ||
-        !std::binary_search(shown.begin(), shown.end(), pf.file.id))
-      continue;
+    if (pf.file.kind != InputKind::Profile || !how.wanted(pf, in)) continue;
     LocalInput again;
     try {
       readOne(pf, options, again, spare, keptOps);
-    } catch (const std::exception&) {  // keep the first reading: the rank stays undisplayed
+    } catch (const std::exception& e) {  // e.g. bad_alloc
+      if (how.throwFails) in = failedInput(pf, std::string("second read failed: ") + e.what());
       continue;
     }
     const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
-    if (!change.empty()) {  // neither reading is kept: the rank is a bad input, never a mix
+    if (!change.empty()) {
       in = failedInput(pf, "changed between its two reads: " + change);
       continue;
     }
-    if (again.summary.status == InputStatus::Ok) in = std::move(again);
+    if (!how.onlyIfOk || again.summary.status == InputStatus::Ok) in = std::move(again);
   }
+}
+
+}  // namespace
+
+void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
+                    std::vector<LocalInput>& local) {
+  const std::vector<int64_t>& shown = options.topology.shownRanks;
+  SecondRead how;
+  how.wanted = [&shown](const PlannedFile& pf, const LocalInput& first) {
+    return first.summary.status == InputStatus::Ok &&
+           std::binary_search(shown.begin(), shown.end(), pf.file.id);
+  };
+  how.onlyIfOk = true;  // a throw or a worse reading keeps the first: the rank stays undisplayed
+  readAgainWhere(plan, myRank, options, how, local);
 }
 
 void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
                              const Topology& before, std::vector<LocalInput>& local) {
-  std::unique_ptr<FileBuffer> spare;
-  uint64_t keptOps = 0;
-  size_t k = 0;
-  for (const PlannedFile& pf : plan.files) {
-    if (pf.reader != myRank) continue;
-    LocalInput& in = local.at(k++);
-    const int64_t rank = pf.file.id;
-    if (pf.file.kind != InputKind::Profile || in.summary.status == InputStatus::Failed ||
-        before.rankDisplayed(rank) == options.topology.rankDisplayed(rank))
-      continue;
-    LocalInput again;
-    try {
-      readOne(pf, options, again, spare, keptOps);
-    } catch (const std::exception& e) {  // e.g. bad_alloc: neither reading is kept
-      in = failedInput(pf, std::string("second read failed: ") + e.what());
-      continue;
-    }
-    const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
-    if (!change.empty()) {  // neither reading is kept: the rank is a bad input, never a mix
-      in = failedInput(pf, "changed between its two reads: " + change);
-      continue;
-    }
-    in = std::move(again);
-  }
+  SecondRead how;
+  how.wanted = [&before, &options](const PlannedFile& pf, const LocalInput& first) {
+    return first.summary.status != InputStatus::Failed &&
+           before.rankDisplayed(pf.file.id) != options.topology.rankDisplayed(pf.file.id);
+  };
+  how.throwFails = true;  // the first reading has the rows of the display before
+  readAgainWhere(plan, myRank, options, how, local);
 }
 
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,

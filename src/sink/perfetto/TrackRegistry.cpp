@@ -190,6 +190,13 @@ void TrackRegistry::write(const Descriptor& d) {
   defined_.insert(d.uuid);
 }
 
+void TrackRegistry::writeLabel(ProtoWriter& w, const Descriptor& d, uint32_t sortIndexField,
+                               uint32_t nameField) {
+  if (!d.label) return;
+  w.int64Field(sortIndexField, clampedToInt32(d.label->sortIndex));
+  w.utf8Field(nameField, d.label->name, seq_.textStats());
+}
+
 void TrackRegistry::writeBody(ProtoWriter& w, const Descriptor& d) {
   switch (d.kind) {
     case Descriptor::Kind::Plain:
@@ -197,10 +204,7 @@ void TrackRegistry::writeBody(ProtoWriter& w, const Descriptor& d) {
     case Descriptor::Kind::Process: {
       const ProtoWriter::Mark m = w.beginMessage(f::track::kProcess);
       w.int64Field(f::process::kPid, d.pid);
-      if (d.label) {
-        w.int64Field(f::process::kLegacySortIndex, clampedToInt32(d.label->sortIndex));
-        w.utf8Field(f::process::kProcessName, d.label->name, seq_.textStats());
-      }
+      writeLabel(w, d, f::process::kLegacySortIndex, f::process::kProcessName);
       w.endMessage(m);
       return;
     }
@@ -208,10 +212,7 @@ void TrackRegistry::writeBody(ProtoWriter& w, const Descriptor& d) {
       const ProtoWriter::Mark m = w.beginMessage(f::track::kThread);
       w.int64Field(f::thread::kPid, d.pid);
       w.int64Field(f::thread::kTid, d.tid);
-      if (d.label) {
-        w.int64Field(f::thread::kLegacySortIndex, clampedToInt32(d.label->sortIndex));
-        w.utf8Field(f::thread::kThreadName, d.label->name, seq_.textStats());
-      }
+      writeLabel(w, d, f::thread::kLegacySortIndex, f::thread::kThreadName);
       w.endMessage(m);
       return;
     }

@@ -100,6 +100,8 @@ class TrackRegistry {
   // One TrackDescriptor packet; the track counts as defined from then on.
   void write(const Descriptor& d);
   void writeBody(ProtoWriter& w, const Descriptor& d);
+  // A process's or thread's legacy_sort_index (clamped to int32) and name, when it has them.
+  void writeLabel(ProtoWriter& w, const Descriptor& d, uint32_t sortIndexField, uint32_t nameField);
   bool defined(uint64_t uuid) const { return defined_.count(uuid) != 0; }
 
   PacketSequence& seq_;
