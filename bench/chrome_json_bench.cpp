@@ -48,8 +48,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -188,8 +188,8 @@ namespace od = simdjson::ondemand;
 
 // A raw number token without the whitespace simdjson leaves after it.
 std::string_view trimmed(std::string_view token) {
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' ||
-                            token.back() == '\r' || token.back() == '\t'))
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t'))
     token.remove_suffix(1);
   return token;
 }
@@ -334,8 +334,10 @@ class SimdWalk {
       std::string_view key;
       if (std::move(member).get(f) || !keyOf(f, key)) return false;
       bool ok = true;
-      if (key == "correlation" || key == "correlation id") ok = readInt(f.value(), false, correlation);
-      else if (key == "External id" || key == "external id") ok = readInt(f.value(), false, external);
+      if (key == "correlation" || key == "correlation id")
+        ok = readInt(f.value(), false, correlation);
+      else if (key == "External id" || key == "external id")
+        ok = readInt(f.value(), false, external);
       if (!ok) return false;
     }
     s_.args += static_cast<uint64_t>(correlation) + 5 * static_cast<uint64_t>(external);
@@ -428,10 +430,17 @@ int measure(const std::string& path, int repeat, const std::string& only) {
 #endif
   auto count = [&](const TraceEvent& e) { addEvent(xstack, e); };
   std::vector<Bench> benches = {
-      {"xstack-file", false, true, [&] { xstack = {}; return readTrace(path, count).ok(); }},
+      {"xstack-file", false, true,
+       [&] {
+         xstack = {};
+         return readTrace(path, count).ok();
+       }},
       {"xstack-header", false, true, [&] { return readTraceHeader(path).ok(); }},
       {"xstack-memory", true, true,
-       [&] { xstack = {}; return readTraceBytes(text, path, count).ok(); }},
+       [&] {
+         xstack = {};
+         return readTraceBytes(text, path, count).ok();
+       }},
       {"nlohmann-memory", true, true,
        [&] {
          NullSax sax;
@@ -446,7 +455,10 @@ int measure(const std::string& path, int repeat, const std::string& only) {
       {"gunzip", false, gz, [&] { return textOf(path).size() > 0; }},
 #ifdef XSTACK_HAVE_SIMDJSON
       {"simdjson-memory", true, true,
-       [&] { simd = {}; return SimdWalk<true>(simd, nullptr, false).walk(text, text.capacity()); }},
+       [&] {
+         simd = {};
+         return SimdWalk<true>(simd, nullptr, false).walk(text, text.capacity());
+       }},
       {"simdjson-reuse", true, true,
        [&] {
          simd = {};
@@ -462,7 +474,11 @@ int measure(const std::string& path, int repeat, const std::string& only) {
          simdDouble = {};
          return SimdWalk<false>(simdDouble, &reused, true).walk(text, text.capacity());
        }},
-      {"simdjson-stream", false, true, [&] { simd = {}; return simdStream(path, simd); }},
+      {"simdjson-stream", false, true,
+       [&] {
+         simd = {};
+         return simdStream(path, simd);
+       }},
       {"simdjson-file", false, true,
        [&] {
          simd = {};

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -271,7 +271,7 @@ struct Evidence {
   uint64_t cells = 0;
   double ratioSum = 0, lateSum = 0, waitSum = 0;
   uint64_t compute = 0, computeMed = 0, host = 0, hostMed = 0, memcpy = 0, memcpyMed = 0;
-  std::map<std::string, uint64_t> gapOps;  // name -> summed overlap
+  std::map<std::string, uint64_t> gapOps;   // name -> summed overlap
   std::vector<const StepView*> viewOfCell;  // the step of each late cell, in order
 };
 
@@ -332,8 +332,8 @@ std::string_view gapOpName(const StepRow& r, const RankTable& t) {
 // longest idle gap, summed over the finding's late cells: per late cell, the
 // median over the step's reference cells of their gap op's overlap when it
 // has that name, else 0 (their longest gap is in another op, or none).
-std::map<std::string, uint64_t, std::less<>> referenceGapOps(
-    const Evidence& e, const std::vector<RankTable>& tables) {
+std::map<std::string, uint64_t, std::less<>> referenceGapOps(const Evidence& e,
+                                                             const std::vector<RankTable>& tables) {
   std::map<std::string, uint64_t, std::less<>> sums;
   for (const auto& name : e.gapOps) sums[name.first] = 0;
   std::map<const StepView*, std::map<std::string_view, uint64_t>> perView;  // medians

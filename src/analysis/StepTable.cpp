@@ -130,9 +130,8 @@ void stepRows(const std::vector<Span>& spans, std::vector<StepRow>& rows,
   }
   std::vector<size_t> order(inSpanOrder.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return inSpanOrder[a].step < inSpanOrder[b].step;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return inSpanOrder[a].step < inSpanOrder[b].step; });
   for (size_t i : order) {
     rows.push_back(inSpanOrder[i]);
     ends.push_back(endsInSpanOrder[i]);
@@ -285,10 +284,10 @@ Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries)
     uint64_t a = std::max(c.start, q.gap.start), b = std::min(c.end, q.gap.end);
     if (b <= a) return;
     uint64_t ov = b - a, dur = c.end - c.start;
-    bool better = ov > q.overlapNs ||
-                  (ov == q.overlapNs &&
-                   (dur < q.bestDur || (dur == q.bestDur && q.best >= 0 &&
-                                        cpuNames_[c.name] < cpuNames_[q.best])));
+    bool better =
+        ov > q.overlapNs ||
+        (ov == q.overlapNs && (dur < q.bestDur || (dur == q.bestDur && q.best >= 0 &&
+                                                   cpuNames_[c.name] < cpuNames_[q.best])));
     if (!better) return;
     q.best = c.name;
     q.overlapNs = ov;
@@ -297,7 +296,7 @@ Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries)
   while (reader.next(c)) active.at(c.start, consider);
   if (!reader.status()) return reader.status();
   std::unordered_map<int64_t, int64_t> indexOfName;  // cpu name id -> index in t.gapOps
-  for (const GapQuery& q : queries) {  // in row order
+  for (const GapQuery& q : queries) {                // in row order
     StepRow& r = t.steps[q.row];
     r.gapOpNs = q.overlapNs;
     if (q.best < 0) continue;

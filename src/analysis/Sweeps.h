@@ -33,7 +33,8 @@ class WindowCover {
   }
 
   void add(const Interval& u) {
-    while (next_ < order_.size() && w_[order_[next_]].start < u.end) active_.push_back(order_[next_++]);
+    while (next_ < order_.size() && w_[order_[next_]].start < u.end)
+      active_.push_back(order_[next_++]);
     size_t kept = 0;
     for (size_t i : active_) {
       if (w_[i].end <= u.start) continue;  // ends before the sweep: done
@@ -93,7 +94,8 @@ class ActiveQueries {
   // Calls visit(query) for every query with from <= start <= until.
   template <class Visit>
   void at(uint64_t start, Visit&& visit) {
-    while (next_ < order_.size() && q_[order_[next_]].from <= start) active_.push_back(order_[next_++]);
+    while (next_ < order_.size() && q_[order_[next_]].from <= start)
+      active_.push_back(order_[next_++]);
     size_t kept = 0;
     for (size_t i : active_) {
       if (start > q_[i].until) continue;

@@ -111,8 +111,8 @@ po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
       "format", po::value(&a.formats)->default_value("json"),
       "trace formats: json, perfetto (traceFile_<k>_<g>.pftrace) or json,perfetto")(
       "fsync", po::bool_switch(&o.fsync),
-      "sync every trace to disk before it is renamed into place")(
-      "no-progress", "no progress display on stderr")(
+      "sync every trace to disk before it is renamed into place")("no-progress",
+                                                                  "no progress display on stderr")(
       "no-analysis", "skip the analysis (steps.csv, findings.json, report.html)")(
       "timings", po::bool_switch(&o.timings),
       "print wall and CPU seconds per stage for every rank (rank 0, stderr)")(
@@ -148,8 +148,7 @@ std::optional<Failure> checkReportNumbers(const ReportArgs& a) {
     return Failure::usage("--mpi-chunk-bytes must be in 4096..1073741824, got " +
                           std::to_string(a.chunkBytes));
   if (a.memoryMb < 1 || a.memoryMb > (int64_t{1} << 20))
-    return Failure::usage("--memory-mb must be in 1..1048576, got " +
-                          std::to_string(a.memoryMb));
+    return Failure::usage("--memory-mb must be in 1..1048576, got " + std::to_string(a.memoryMb));
   return std::nullopt;
 }
 

@@ -37,10 +37,10 @@ Status noReadableInputCheck(const GatheredSummaries& gathered) {
   std::string named;
   for (size_t i = 0; i < profiles.size() && i < kNamed; ++i)
     named += (i ? ", " : "") + profiles[i]->file.path + " (" + profiles[i]->problem + ")";
-  if (profiles.size() > kNamed) named += " (+" + std::to_string(profiles.size() - kNamed) + " more)";
-  return Failure::usage("error: no readable trace: none of the " +
-                        std::to_string(profiles.size()) + " trace files could be read: " + named +
-                        "; nothing written");
+  if (profiles.size() > kNamed)
+    named += " (+" + std::to_string(profiles.size() - kNamed) + " more)";
+  return Failure::usage("error: no readable trace: none of the " + std::to_string(profiles.size()) +
+                        " trace files could be read: " + named + "; nothing written");
 }
 
 }  // namespace xstack

@@ -43,8 +43,8 @@ const InputFile* firstProfileNotIn(const InputListing& l, const InputListing& ot
 // once, as ignored.
 SourceListing nothingFound(std::vector<SourceListing>& all) {
   const Source& s = defaultSource();
-  auto mine = std::find_if(all.begin(), all.end(),
-                           [&s](const SourceListing& l) { return l.source == &s; });
+  auto mine =
+      std::find_if(all.begin(), all.end(), [&s](const SourceListing& l) { return l.source == &s; });
   SourceListing l = std::move(*mine);
   std::set<std::string> ignoredElsewhere;
   for (SourceListing& o : all) {
@@ -143,7 +143,7 @@ std::string encodeChoice(const std::string& host, const Source& source, const In
         std::to_string(l.ignored.size()), std::to_string(l.hidden)})
     putField(out, field);
   putList(out, {l.ignored.begin(), l.ignored.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                          l.ignored.size(), kNamedFiles))});
+                                                           l.ignored.size(), kNamedFiles))});
   std::vector<std::string> writers;
   for (const auto& [name, file] : l.writers) {
     writers.push_back(name);

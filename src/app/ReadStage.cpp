@@ -267,12 +267,12 @@ namespace {
 // identity changed between the reads keeps neither (a bad input, never a mix of two versions).
 struct SecondRead {
   std::function<bool(const PlannedFile&, const LocalInput& first)> wanted;
-  bool throwFails = false;   // a throw fails the file (else the first reading stays)
-  bool onlyIfOk = false;     // a second reading that is not Ok leaves the first
+  bool throwFails = false;  // a throw fails the file (else the first reading stays)
+  bool onlyIfOk = false;    // a second reading that is not Ok leaves the first
 };
 
-void readAgainWhere(const Plan& plan, int myRank, const ReadOptions& options,
-                    const SecondRead& how, std::vector<LocalInput>& local) {
+void readAgainWhere(const Plan& plan, int myRank, const ReadOptions& options, const SecondRead& how,
+                    std::vector<LocalInput>& local) {
   std::unique_ptr<FileBuffer> spare;
   uint64_t keptOps = 0;
   size_t k = 0;

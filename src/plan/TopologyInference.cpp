@@ -116,12 +116,14 @@ std::string strayTimeFiles(int64_t implied, const std::vector<const InputFile*>&
   return "the time files imply --gpus-per-trainer " + std::to_string(implied) + " (" +
          nameFiles(top) + " name GPU " + std::to_string(implied - 1) +
          "), but under it no time file naming GPU " + std::to_string(implied - 1) +
-         " belongs to a rank with a profile, while " + std::to_string(m.profilesWithoutTime.size()) +
-         " profiles (" + nameFiles(m.profilesWithoutTime) + ") have no time file; " +
+         " belongs to a rank with a profile, while " +
+         std::to_string(m.profilesWithoutTime.size()) + " profiles (" +
+         nameFiles(m.profilesWithoutTime) + ") have no time file; " +
          (better ? "the other time files imply --gpus-per-trainer " + std::to_string(*better)
                  : std::string("no other time file names a GPU")) +
          ". Move the stray time files out of the time folder, or give --gpus-per-trainer if the "
-         "nodes have " + std::to_string(implied) + " GPUs";
+         "nodes have " +
+         std::to_string(implied) + " GPUs";
 }
 
 // The ids as ranges, e.g. "0..7, 1000".
@@ -140,17 +142,19 @@ std::string idRanges(const std::set<int64_t>& ids) {
 // The DCGM rows tell the GPUs per trainer only when their ids are those of a node's GPUs:
 // every id from 0 to the largest. Empty then; else the usage error naming the ids and files
 // (e.g. one row of "GPU 1000" beside GPUs 0..7 would make trainer 1's ranks 1001..2001).
-std::string sparseDcgmIds(const std::vector<int64_t>& dcgmIds, const std::vector<InputFile>& files) {
+std::string sparseDcgmIds(const std::vector<int64_t>& dcgmIds,
+                          const std::vector<InputFile>& files) {
   const std::set<int64_t> ids(dcgmIds.begin(), dcgmIds.end());
   if (static_cast<int64_t>(ids.size()) == *ids.rbegin() + 1) return {};
   std::vector<const InputFile*> dcgm;
   for (const InputFile& f : files)
     if (f.kind == InputKind::Dcgm) dcgm.push_back(&f);
   return "there are no time files, and the DCGM rows (" + nameFiles(dcgm) + ") name GPU ids " +
-         idRanges(ids) + ": not every id from 0 to the largest, so they do not say how many GPUs "
-         "a trainer has (the largest, " + std::to_string(*ids.rbegin()) +
-         ", would give --gpus-per-trainer " + std::to_string(*ids.rbegin() + 1) +
-         "). Give --gpus-per-trainer";
+         idRanges(ids) +
+         ": not every id from 0 to the largest, so they do not say how many GPUs "
+         "a trainer has (the largest, " +
+         std::to_string(*ids.rbegin()) + ", would give --gpus-per-trainer " +
+         std::to_string(*ids.rbegin() + 1) + "). Give --gpus-per-trainer";
 }
 
 // dcgm/net files of trainers that no profile belongs to under P.
@@ -270,10 +274,11 @@ TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEv
   if (!bad) return c;
   const std::optional<int64_t> fit = smallestFit(traces);
   if (!fit) {
-    c.warnings.push_back("warning: the traces' GPUs follow rank = trainer x P + GPU for no P "
-                         "up to " + std::to_string(kLargestSearchedP) + ": " +
-                         misfitText(P, *bad) + "; the trace files are named by rank mod " +
-                         std::to_string(P));
+    c.warnings.push_back(
+        "warning: the traces' GPUs follow rank = trainer x P + GPU for no P "
+        "up to " +
+        std::to_string(kLargestSearchedP) + ": " + misfitText(P, *bad) +
+        "; the trace files are named by rank mod " + std::to_string(P));
     return c;
   }
   c.contradiction = howSettled(P, source) + " contradicts the traces: " + misfitText(P, *bad) +

@@ -6,8 +6,7 @@ namespace xstack::perfetto {
 namespace f = fields;
 
 void DebugAnnotations::intern(std::span<const DebugArg> args, std::string_view eventName,
-                              EventIids& event, InternTables& tables,
-                              NewInternedEntries& fresh) {
+                              EventIids& event, InternTables& tables, NewInternedEntries& fresh) {
   iids_.clear();
   for (const DebugArg& a : args) {
     const uint64_t nameIid = tables.annotationName(a.key, fresh);

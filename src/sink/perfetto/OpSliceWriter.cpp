@@ -45,7 +45,8 @@ bool OpSliceWriter::tryBegin(uint64_t trackUuid, const OpSlice& op) {
                  varintFieldSize(f::event::kNameIid, ids.name);
   size_t memArg = 0, detailArg = 0;
   if (op.memBytes) {
-    memArg = varintFieldSize(a::kNameIid, keyIids_[1]) + varintFieldSize(a::kUintValue, op.memBytes);
+    memArg =
+        varintFieldSize(a::kNameIid, keyIids_[1]) + varintFieldSize(a::kUintValue, op.memBytes);
     event += nestedSize(f::event::kDebugAnnotations, memArg);
   }
   if (!op.detail.empty()) {

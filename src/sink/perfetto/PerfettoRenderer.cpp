@@ -22,9 +22,7 @@ void PerfettoTraceSink::span(int64_t rank, const Span& s, uint64_t tsNs) {
              s.endNs - s.startNs, args);
 }
 
-void PerfettoTraceSink::rankRowsBegin(const OpStore& store) {
-  store_ = &store;
-}
+void PerfettoTraceSink::rankRowsBegin(const OpStore& store) { store_ = &store; }
 
 void PerfettoTraceSink::ops(int64_t pid, int64_t tid, std::span<const OpView> ops) {
   const NameTable& names = store_->names();

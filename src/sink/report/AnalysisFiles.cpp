@@ -211,17 +211,17 @@ std::string findingsJson(const JobAnalysis& a, const Topology& topo) {
   out += ",\n\"below_threshold\":";
   appendFindingList(out, a.belowThreshold);
   out += ",\n\"min_cost_pct\":" + fixed(100 * kMinScore, 2);
-  out +=
-      ",\n\"job\":{\"ranks\":" + std::to_string(a.ranks) + ",\"steps\":" + std::to_string(a.steps) +
-      ",\"gpus_per_trainer\":" + std::to_string(topo.gpusPerTrainer) +
-      ",\"median_step_ns\":" + std::to_string(a.medianStepNs) +
-      ",\"step_time_s\":" + fixed(seconds(a.jobStepNs), 6) +
-      "},\n\"ideal_job\":{\"saving_ms\":" + fixed(ms(a.idealSavingNs), 3) + ",\"saving_pct\":" +
-      fixed(a.jobStepNs
-                ? 100.0 * static_cast<double>(a.idealSavingNs) / static_cast<double>(a.jobStepNs)
-                : 0.0,
-            2) +
-      ",\"what\":\"step time saved if every straggler computed at the step median\"}";
+  out += ",\n\"job\":{\"ranks\":" + std::to_string(a.ranks) +
+         ",\"steps\":" + std::to_string(a.steps) +
+         ",\"gpus_per_trainer\":" + std::to_string(topo.gpusPerTrainer) +
+         ",\"median_step_ns\":" + std::to_string(a.medianStepNs) +
+         ",\"step_time_s\":" + fixed(seconds(a.jobStepNs), 6) +
+         "},\n\"ideal_job\":{\"saving_ms\":" + fixed(ms(a.idealSavingNs), 3) + ",\"saving_pct\":" +
+         fixed(a.jobStepNs
+                   ? 100.0 * static_cast<double>(a.idealSavingNs) / static_cast<double>(a.jobStepNs)
+                   : 0.0,
+               2) +
+         ",\"what\":\"step time saved if every straggler computed at the step median\"}";
   appendSideTables(out, a);
   out += "}\n";
   return out;

@@ -88,7 +88,7 @@ static void listOne(const std::string& dir, InputKind kind, InputListing& out) {
     const bool exists = fs::exists(fs::symlink_status(dir, ec));
     if (exists && kind != InputKind::Profile)
       out.badInputs.push_back(std::string(kindName(kind)) + " path " + dir +
-                               " exists but is not a folder");
+                              " exists but is not a folder");
     return;
   }
   if (kind == InputKind::Profile) out.profileDirFound = true;

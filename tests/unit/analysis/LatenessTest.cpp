@@ -289,8 +289,8 @@ TEST(LatenessTest, ThreeStragglersOfEightAreAllFound) {
     using S = std::tuple<std::vector<int64_t>, bool, std::string>;
     auto got = summary(a.findings);
     std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, (std::vector<S>{{{2}, true, "host"}, {{5}, true, "compute"},
-                                   {{7}, true, "memcpy"}}))
+    EXPECT_EQ(got,
+              (std::vector<S>{{{2}, true, "host"}, {{5}, true, "compute"}, {{7}, true, "memcpy"}}))
         << "seed " << seed;
     // Below threshold (not shown) a noise entry may remain: seed 4 has rank 3
     // at 0.0 % in one step (not yet fixed).
@@ -324,7 +324,11 @@ TEST(LatenessTest, TwoRanksSlowByTheSameCauseAreTwoFindings) {
   // compute, and no other rank is named, not even below threshold.
   for (uint64_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
     auto tables = job(
-        8, 10, 0.02, [](int r, int) { return Inject{r == 3 || r == 6 ? 1.07 : 1.0, 1, 0}; }, seed);
+        8, 10, 0.02,
+        [](int r, int) {
+          return Inject{r == 3 || r == 6 ? 1.07 : 1.0, 1, 0};
+        },
+        seed);
     JobAnalysis a = analyzeJob(tables, Topology{2, 4, 2});
     auto got = summary(a.findings);
     std::sort(got.begin(), got.end());
@@ -342,14 +346,13 @@ TEST(LatenessTest, HealthyJobsOverSeedsHaveNoEntryAtAll) {
   for (int ranks : {4, 8, 16})
     for (double noise : {0.01, 0.03, 0.05})
       for (uint64_t seed = 1; seed <= 20; ++seed) {
-        JobAnalysis a = analyzeJob(job(ranks, 10, noise, [](int, int) { return Inject{}; }, seed),
+        JobAnalysis a = analyzeJob(job(
+                                       ranks, 10, noise, [](int, int) { return Inject{}; }, seed),
                                    Topology{2, 4, 2});
-        EXPECT_TRUE(a.findings.empty())
-            << ranks << " ranks, noise " << noise << ", seed " << seed << ": "
-            << a.findings[0].evidence;
-        EXPECT_TRUE(a.belowThreshold.empty())
-            << ranks << " ranks, noise " << noise << ", seed " << seed << ": "
-            << a.belowThreshold[0].evidence;
+        EXPECT_TRUE(a.findings.empty()) << ranks << " ranks, noise " << noise << ", seed " << seed
+                                        << ": " << a.findings[0].evidence;
+        EXPECT_TRUE(a.belowThreshold.empty()) << ranks << " ranks, noise " << noise << ", seed "
+                                              << seed << ": " << a.belowThreshold[0].evidence;
       }
 }
 
@@ -408,8 +411,7 @@ TEST(LatenessTest, HostOpLongerOnTheLateRankIsNamedAgainstTheMedianRank) {
   EXPECT_NE(f.evidence.find("the host is in CPU op 'gc.collect' for 3"), std::string::npos)
       << f.evidence;
   EXPECT_NE(f.evidence.find(" per step (30."), std::string::npos) << f.evidence;
-  EXPECT_NE(f.evidence.find(" ms on the median rank); the other"), std::string::npos)
-      << f.evidence;
+  EXPECT_NE(f.evidence.find(" ms on the median rank); the other"), std::string::npos) << f.evidence;
   EXPECT_NE(findingsJson(a, kTopo).find("\"ms_per_step\":36."), std::string::npos);
 }
 

@@ -71,8 +71,8 @@ TEST(RankBreakdownTest, ZeroLengthActivitiesCountForTheSpanOnly) {
 // kernels drop out of the unions, as they always did): a rank whose only
 // communication kernel has length 0 has no overlap value.
 TEST(RankBreakdownTest, AZeroLengthCommunicationKernelIsNoCommunication) {
-  RankBreakdown b = rankBreakdown(
-      {{10, 30, HtaKernelType::Computation}, {20, 20, HtaKernelType::Communication}});
+  RankBreakdown b =
+      rankBreakdown({{10, 30, HtaKernelType::Computation}, {20, 20, HtaKernelType::Communication}});
   EXPECT_FALSE(b.hasComm);
   EXPECT_EQ(b.commNs, 0u);
   EXPECT_EQ(b.overlapNs, 0u);

@@ -318,11 +318,11 @@ RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities) {
 
 IdleSplit idleSplit(std::vector<StreamActivity>& activities) {
   // The one change (see the header): ties of (stream, start, end) by launch.
-  std::sort(
-      activities.begin(), activities.end(), [](const StreamActivity& a, const StreamActivity& b) {
-        return std::tie(a.stream, a.startNs, a.endNs, a.launchNs) <
-               std::tie(b.stream, b.startNs, b.endNs, b.launchNs);
-      });
+  std::sort(activities.begin(), activities.end(),
+            [](const StreamActivity& a, const StreamActivity& b) {
+              return std::tie(a.stream, a.startNs, a.endNs, a.launchNs) <
+                     std::tie(b.stream, b.startNs, b.endNs, b.launchNs);
+            });
   IdleSplit split;
   for (size_t i = 1; i < activities.size(); ++i) {
     const StreamActivity& prev = activities[i - 1];

@@ -15,22 +15,38 @@
 #include <string>
 #include <vector>
 
-#include "ReferenceAnalysis.h"
 #include "../TempDirTest.h"
+#include "ReferenceAnalysis.h"
 #include "xstack/analysis/GpuActivity.h"
 #include "xstack/analysis/StepTable.h"
 
 namespace xstack {
 namespace {
 
-constexpr std::string_view kGpuNames[] = {
-    "gemm", "relu_kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_Broadcast",
-    "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "Event Sync", "Context Sync",
-    "hipMemcpyAsync", "dma_copy", "Stream Wait Event", "cudaLaunchKernel_x", "rccl_allgather",
-    "void at::native::vectorized_elementwise_kernel<4>"};
-constexpr std::string_view kCpuNames[] = {
-    "aten::mm", "aten::add", "cudaLaunchKernel", "enumerate(DataLoader)#_SingleProcessDataLoaderIter",
-    "ProfilerStep#3", "b", "a", "cudaStreamSynchronize", "## optimizer ##", "aa"};
+constexpr std::string_view kGpuNames[] = {"gemm",
+                                          "relu_kernel",
+                                          "ncclKernel_AllReduce_RING_LL_Sum_float",
+                                          "ncclDevKernel_Broadcast",
+                                          "Memcpy HtoD (Pageable -> Device)",
+                                          "Memset (Device)",
+                                          "Event Sync",
+                                          "Context Sync",
+                                          "hipMemcpyAsync",
+                                          "dma_copy",
+                                          "Stream Wait Event",
+                                          "cudaLaunchKernel_x",
+                                          "rccl_allgather",
+                                          "void at::native::vectorized_elementwise_kernel<4>"};
+constexpr std::string_view kCpuNames[] = {"aten::mm",
+                                          "aten::add",
+                                          "cudaLaunchKernel",
+                                          "enumerate(DataLoader)#_SingleProcessDataLoaderIter",
+                                          "ProfilerStep#3",
+                                          "b",
+                                          "a",
+                                          "cudaStreamSynchronize",
+                                          "## optimizer ##",
+                                          "aa"};
 
 // One random rank: its events in input order and its spans.
 struct RandomRank {
@@ -68,10 +84,14 @@ class Generator {
   uint64_t time() { return base_ + below(range_ + range_ / 2); }
   uint64_t duration() {
     switch (below(6)) {
-      case 0: return 0;
-      case 1: return below(5);
-      case 2: return below(range_ / 3 + 1);
-      default: return below(range_ / 20 + 2);
+      case 0:
+        return 0;
+      case 1:
+        return below(5);
+      case 2:
+        return below(range_ / 3 + 1);
+      default:
+        return below(range_ / 20 + 2);
     }
   }
 
@@ -104,7 +124,8 @@ class Generator {
   SliceEvent slice(size_t i) {
     SliceEvent e;
     e.startNs = time();
-    e.endNs = chance(12) ? e.startNs - std::min<uint64_t>(e.startNs, below(50)) : e.startNs + duration();
+    e.endNs =
+        chance(12) ? e.startNs - std::min<uint64_t>(e.startNs, below(50)) : e.startNs + duration();
     e.correlation = correlation(i);
     switch (below(7)) {
       case 0:
@@ -141,10 +162,18 @@ class Generator {
     m.place = chance(4) ? MemPlace::Cpu : MemPlace::Gpu;
     m.startNs = time();
     switch (below(4)) {
-      case 0: m.endNs = 0; break;                                // never freed
-      case 1: m.endNs = m.startNs - std::min<uint64_t>(m.startNs, below(30)); break;  // before
-      case 2: m.endNs = m.startNs; break;
-      default: m.endNs = m.startNs + duration(); break;
+      case 0:
+        m.endNs = 0;
+        break;  // never freed
+      case 1:
+        m.endNs = m.startNs - std::min<uint64_t>(m.startNs, below(30));
+        break;  // before
+      case 2:
+        m.endNs = m.startNs;
+        break;
+      default:
+        m.endNs = m.startNs + duration();
+        break;
     }
     m.bytes = 1 + below(chance(2) ? 16 : 1 << 20);
     return m;
@@ -203,8 +232,7 @@ class StreamingAnalysisTest : public TempDirTest {
   }
   // `cases` random ranks of `minEvents`..`maxEvents` events from `seed`;
   // returns how many slices they held in all.
-  size_t compare(uint32_t seed, size_t cases, size_t minEvents, size_t maxEvents,
-                 uint64_t budget) {
+  size_t compare(uint32_t seed, size_t cases, size_t minEvents, size_t maxEvents, uint64_t budget) {
     Generator g(seed);
     std::mt19937 sizes(seed + 1);
     size_t slices = 0;
@@ -246,7 +274,8 @@ TEST_F(StreamingAnalysisTest, LargeRandomRanksMatchWithTheDefaultBudget) {
 TEST_F(StreamingAnalysisTest, EmptyRankAndSpansWithoutEvents) {
   RandomRank r;
   EXPECT_EQ(viaStreaming(r, {dir_.string(), 4096}).tables, viaReference(r).tables);
-  r.spans = {{Phase::Forward, 0, 10, 20}, {Phase::Backward, 0, 15, 40}, {Phase::Forward, 1, 50, 60}};
+  r.spans = {
+      {Phase::Forward, 0, 10, 20}, {Phase::Backward, 0, 15, 40}, {Phase::Forward, 1, 50, 60}};
   EXPECT_EQ(viaStreaming(r, {dir_.string(), 4096}).tables, viaReference(r).tables);
 }
 

@@ -149,11 +149,13 @@ TEST(TopologyInference, AStrayTimeFileBesideAJobIsAnError) {
   fs.push_back(file(InputKind::Time, 0, 1000, "/d/time/time.txt.1000.0"));
   GpusPerTrainer r = inferGpusPerTrainer({fs, {}, std::nullopt});
   ASSERT_FALSE(r.contradiction.empty());
-  EXPECT_TRUE(contains(r.contradiction, "imply --gpus-per-trainer 1001 (time.txt.1000.0 in "
-                                        "/d/time name GPU 1000)"))
+  EXPECT_TRUE(contains(r.contradiction,
+                       "imply --gpus-per-trainer 1001 (time.txt.1000.0 in "
+                       "/d/time name GPU 1000)"))
       << r.contradiction;
-  EXPECT_TRUE(contains(r.contradiction, "2 profiles (profile_rank.2, profile_rank.3 in "
-                                        "/d/profile) have no time file"))
+  EXPECT_TRUE(contains(r.contradiction,
+                       "2 profiles (profile_rank.2, profile_rank.3 in "
+                       "/d/profile) have no time file"))
       << r.contradiction;
   EXPECT_TRUE(contains(r.contradiction, "the other time files imply --gpus-per-trainer 2"))
       << r.contradiction;

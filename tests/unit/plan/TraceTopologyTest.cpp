@@ -62,8 +62,8 @@ TEST(TraceTopology, GpuDevicesGivePWhenNothingElseDoes) {
   EXPECT_TRUE(contains(r.notes[0], "largest GPU 1, of rank1.pt.trace.json.gz (rank 1)"))
       << r.notes[0];
   EXPECT_FALSE(contains(r.notes[0], "not here")) << r.notes[0];  // the whole job is here
-  EXPECT_TRUE(gpusPerTrainerAgainstTraces(nodeMajor(4, 2, 0), r.value, r.source)
-                  .contradiction.empty());
+  EXPECT_TRUE(
+      gpusPerTrainerAgainstTraces(nodeMajor(4, 2, 0), r.value, r.source).contradiction.empty());
   for (int64_t P : {2, 3, 4, 8}) {
     GpusPerTrainer q = gpusPerTrainerFromTraceDevices(nodeMajor(3 * P, P, P), 0);
     EXPECT_EQ(q.value, P);

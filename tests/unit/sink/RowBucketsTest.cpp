@@ -40,10 +40,8 @@ std::string describe(RowBuckets& b, size_t rows) {
 }
 
 TEST(RowBuckets, LearningThenAdoptingEqualsResettingWithTheRows) {
-  const std::vector<RowKey> rows = {{RowKind::CpuBlock, 0},
-                                    {RowKind::CudaApi, -1},
-                                    {RowKind::Gpu, 1},
-                                    {RowKind::MemGpu, 1}};
+  const std::vector<RowKey> rows = {
+      {RowKind::CpuBlock, 0}, {RowKind::CudaApi, -1}, {RowKind::Gpu, 1}, {RowKind::MemGpu, 1}};
   const EventList events = someEvents();
   RowBuckets direct;
   direct.reset(rows);

@@ -74,7 +74,7 @@ class JsonTraceSink final : public TraceSink {
   std::string buf_;
   JsonTextStats text_;
   const OpStore* store_ = nullptr;  // between rankRowsBegin and rankRowsEnd
-  JsonNameCache names_;                // the store's names as JSON text
+  JsonNameCache names_;             // the store's names as JSON text
 };
 
 class JsonRenderer {

@@ -62,8 +62,8 @@ class OpSliceWriter {
     uint64_t name = 0, value = 0;
   };
   // The fast path's packet; every iid known, the sizes of its args given.
-  void writeBegin(const OpSlice& op, NameIids ids, size_t nameArg, size_t memArg,
-                  size_t detailArg, size_t eventBytes);
+  void writeBegin(const OpSlice& op, NameIids ids, size_t nameArg, size_t memArg, size_t detailArg,
+                  size_t eventBytes);
 
   PacketSequence& seq_;
   const InternTables& interned_;

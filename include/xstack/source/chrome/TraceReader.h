@@ -31,10 +31,10 @@ struct ReadOptions {
 
 struct TraceInfo {
   bool hasTraceEvents = false;
-  std::optional<int64_t> rank;        // distributedInfo.rank
-  std::optional<int64_t> worldSize;   // distributedInfo.world_size
-  std::optional<int64_t> baseTimeNs;  // baseTimeNanoseconds
-  std::string schemaVersion;          // its JSON text decoded ("1", "1.0.1"); empty when absent
+  std::optional<int64_t> rank;         // distributedInfo.rank
+  std::optional<int64_t> worldSize;    // distributedInfo.world_size
+  std::optional<int64_t> baseTimeNs;   // baseTimeNanoseconds
+  std::string schemaVersion;           // its JSON text decoded ("1", "1.0.1"); empty when absent
   bool schemaVersionIsString = false;  // "1.0.1" (Paddle) rather than 1 (Kineto)
   bool hasSpanIndx = false;            // Paddle's top-level "span_indx"
   // deviceProperties: the GPUs the profiled process saw (one element each,

@@ -40,8 +40,7 @@ TEST(SliceStacks, NestedSlicesEndInnermostFirstOnTheThreadTrack) {
   s.slice(2, 1, "same-end", 130, 30);  // ends with mid: nests in it
   s.slice(2, 1, "after", 200, 5);      // starts where outer ends
   const test::Decoded d = test::decodeOrFail(s.finish());
-  EXPECT_EQ(endOrder(d),
-            (std::vector<std::string>{"inner", "same-end", "mid", "outer", "after"}));
+  EXPECT_EQ(endOrder(d), (std::vector<std::string>{"inner", "same-end", "mid", "outer", "after"}));
   for (const SliceSeen& x : d.slices) EXPECT_EQ(x.track, threadTrackUuid(2, 1)) << x.name;
   const auto m = byName(d);
   EXPECT_EQ(m.at("mid").dur, 50u);
@@ -72,10 +71,10 @@ TEST(SliceStacks, OverlapGoesToALaneWithExactTimes) {
   SequenceParts s(1);
   s.slices.declare(2, 1, "stream 7", 1);
   s.slice(2, 1, "parent", 0, 10);
-  s.slice(2, 1, "outlives", 5, 10);  // ends at 15, past parent's 10
-  s.slice(2, 1, "back-home", 11, 2);   // parent ended: lane 0 free again
-  s.slice(2, 1, "long", 14, 16);       // lane 0 (14..30)
-  s.slice(2, 1, "again", 16, 24);      // outlives ended at 15: lane 1 again, not a new lane
+  s.slice(2, 1, "outlives", 5, 10);   // ends at 15, past parent's 10
+  s.slice(2, 1, "back-home", 11, 2);  // parent ended: lane 0 free again
+  s.slice(2, 1, "long", 14, 16);      // lane 0 (14..30)
+  s.slice(2, 1, "again", 16, 24);     // outlives ended at 15: lane 1 again, not a new lane
   const std::string& out = s.finish();
   const test::Decoded d = test::decodeOrFail(out);
   const auto m = byName(d);

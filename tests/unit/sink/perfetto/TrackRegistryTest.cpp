@@ -4,7 +4,6 @@
 // test decoder.
 #include <gtest/gtest.h>
 
-
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -50,12 +49,11 @@ TEST(TrackRegistry, OneDescriptorPerTrackParentsFirst) {
   const std::string& out = s.finish();
   const test::Decoded d = test::decodeOrFail(out);  // parents defined before children
   const uint64_t counter = counterTrackUuid(3, "Memory allocated_bytes");
-  EXPECT_EQ(countByUuid(out),
-            (std::map<uint64_t, int>{{processTrackUuid(3), 1},
-                                     {threadTrackUuid(3, 1), 1},
-                                     {threadTrackUuid(3, 2), 1},
-                                     {counter, 1},
-                                     {lane, 1}}));
+  EXPECT_EQ(countByUuid(out), (std::map<uint64_t, int>{{processTrackUuid(3), 1},
+                                                       {threadTrackUuid(3, 1), 1},
+                                                       {threadTrackUuid(3, 2), 1},
+                                                       {counter, 1},
+                                                       {lane, 1}}));
   EXPECT_EQ(d.tracks.at(threadTrackUuid(3, 1)).parent_uuid(), processTrackUuid(3));
   EXPECT_EQ(d.tracks.at(threadTrackUuid(3, 2)).parent_uuid(), processTrackUuid(3));
   EXPECT_EQ(d.tracks.at(counter).parent_uuid(), processTrackUuid(3));
@@ -90,17 +88,17 @@ TEST(TrackRegistry, DeclareNamesAndEnsureDoesNotRepeat) {
   s.tracks.ensureProcess(9);
   s.tracks.declareProcess(9, "09_rank", 4);
   s.tracks.declareThread(9, 2, "stream \xFF", int64_t{1} << 40);  // invalid UTF-8, rank past int32
-  s.tracks.ensureThread(9, 2);                          // already there: nothing
+  s.tracks.ensureThread(9, 2);                                    // already there: nothing
   const std::string& out = s.finish();
   const auto all = test::descriptorPackets(out);
   ASSERT_EQ(all.size(), 3u);
-  EXPECT_EQ(siblingRank(all[0]), 9);  // referenced only: its pid
+  EXPECT_EQ(siblingRank(all[0]), 9);    // referenced only: its pid
   EXPECT_EQ(childOrdering(all[0]), 3);  // CHILD_ORDERING_EXPLICIT
   EXPECT_FALSE(all[0].process().has_process_name());
   EXPECT_EQ(all[1].process().process_name(), "09_rank");
   EXPECT_EQ(siblingRank(all[1]), 4);
   EXPECT_EQ(all[2].thread().thread_name(), "stream \xEF\xBF\xBD");
-  EXPECT_EQ(siblingRank(all[2]), INT32_MAX);  // clamped to int32
+  EXPECT_EQ(siblingRank(all[2]), INT32_MAX);                  // clamped to int32
   EXPECT_EQ(all[2].thread().legacy_sort_index(), INT32_MAX);  // likewise, not its low 32 bits
   EXPECT_EQ(all[1].process().legacy_sort_index(), 4);
   EXPECT_EQ(childOrdering(all[2]), std::nullopt);  // a thread orders no children

@@ -67,19 +67,29 @@ TEST(ChromeEventMapper, RowsComeFromTheCategoryNotThePid) {
 // docs/FORMAT.md section 8's table, row by row: every category it lists goes to its
 // row; the event kinds that are read and not drawn are not counted, the others are.
 TEST(ChromeEventMapper, EveryCategoryOfTheTableAndEveryEventKind) {
-  const std::pair<const char*, RowKind> kTable[] = {
-      {"kernel", RowKind::Gpu},          {"gpu_memcpy", RowKind::Gpu},
-      {"gpu_memset", RowKind::Gpu},      {"cuda_sync", RowKind::Gpu},
-      {"mtia_ccp_events", RowKind::Gpu}, {"Kernel", RowKind::Gpu},
-      {"Memcpy", RowKind::Gpu},          {"Memset", RowKind::Gpu},
-      {"cuda_runtime", RowKind::CudaApi}, {"cuda_driver", RowKind::CudaApi},
-      {"Runtime", RowKind::CudaApi},     {"CudaRuntime", RowKind::CudaApi},
-      {"mtia_runtime", RowKind::CudaApi}, {"xpu_runtime", RowKind::CudaApi},
-      {"xpu_driver", RowKind::CudaApi},  {"privateuse1_runtime", RowKind::CudaApi},
-      {"privateuse1_driver", RowKind::CudaApi}, {"cpu_op", RowKind::CpuBlock},
-      {"user_annotation", RowKind::CpuBlock}, {"python_function", RowKind::CpuBlock},
-      {"Operator", RowKind::CpuBlock},   {"Dataloader", RowKind::CpuBlock},
-      {"some_new_category", RowKind::CpuBlock}};
+  const std::pair<const char*, RowKind> kTable[] = {{"kernel", RowKind::Gpu},
+                                                    {"gpu_memcpy", RowKind::Gpu},
+                                                    {"gpu_memset", RowKind::Gpu},
+                                                    {"cuda_sync", RowKind::Gpu},
+                                                    {"mtia_ccp_events", RowKind::Gpu},
+                                                    {"Kernel", RowKind::Gpu},
+                                                    {"Memcpy", RowKind::Gpu},
+                                                    {"Memset", RowKind::Gpu},
+                                                    {"cuda_runtime", RowKind::CudaApi},
+                                                    {"cuda_driver", RowKind::CudaApi},
+                                                    {"Runtime", RowKind::CudaApi},
+                                                    {"CudaRuntime", RowKind::CudaApi},
+                                                    {"mtia_runtime", RowKind::CudaApi},
+                                                    {"xpu_runtime", RowKind::CudaApi},
+                                                    {"xpu_driver", RowKind::CudaApi},
+                                                    {"privateuse1_runtime", RowKind::CudaApi},
+                                                    {"privateuse1_driver", RowKind::CudaApi},
+                                                    {"cpu_op", RowKind::CpuBlock},
+                                                    {"user_annotation", RowKind::CpuBlock},
+                                                    {"python_function", RowKind::CpuBlock},
+                                                    {"Operator", RowKind::CpuBlock},
+                                                    {"Dataloader", RowKind::CpuBlock},
+                                                    {"some_new_category", RowKind::CpuBlock}};
   std::string events;
   for (const auto& [cat, kind] : kTable)
     events += std::string(R"j({"ph":"X","cat":")j") + cat +
@@ -107,7 +117,7 @@ TEST(ChromeEventMapper, EveryCategoryOfTheTableAndEveryEventKind) {
       EXPECT_EQ(l.slices[i].tid, 4) << kTable[i].first;
     }
   }
-  EXPECT_EQ(l.slices.back().tid, 31);            // "0x1f"
+  EXPECT_EQ(l.slices.back().tid, 31);              // "0x1f"
   EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 4u);  // gpu_user_annotation, B, E, C
   EXPECT_EQ(w.total(), 4u);
 }
@@ -319,7 +329,7 @@ TEST_F(ChromeSourceTest, DamagedTracesAreNotIgnored) {
   write("host_7.1700.pt.trace.json", std::string(10, '\0'));
   write("rank5.pt.trace.json.gz", test::gzipBytes(R"j({"traceEvents":[]})j").substr(0, 12));
   write("empty_rank6.json", "");
-  write("rank3.json", R"j({"model":"x"})j");  // valid JSON, not a trace: ignored
+  write("rank3.json", R"j({"model":"x"})j");     // valid JSON, not a trace: ignored
   write("noise.json", std::string(64, '\x01'));  // no rank, no profiler ending: ignored
   InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
   ASSERT_EQ(l.files.size(), 3u);
