@@ -21,7 +21,7 @@ wall() {  # wall NP ARGS... -> "wall_seconds cpu_seconds" (cpu: user+sys summed 
     "$xstack" report --no-progress "$@" >/dev/null 2>&1
   t1=$(date +%s.%N)
   cpu=$(cat "$work"/cpu.* | awk '{s += $1 + $2} END {print s}')
-  echo "$(echo "$t1 - $t0" | bc) $cpu"
+  echo "$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }") $cpu"
 }
 measure() {  # measure NAME NP ARGS...
   local name=$1 np=$2; shift 2

@@ -14,6 +14,7 @@
 #
 # Environment: XSTACK_BUILD_DIR (default <repo>/build), BENCH_WORK (default /var/tmp).
 set -euo pipefail
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }  # arithmetic on decimals (no bc needed)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${XSTACK_BUILD_DIR:-$repo/build}
 X=$build/bin/xstack
@@ -66,9 +67,9 @@ for mb in "${sizes[@]}"; do
   floor=$("$B" "$f" "$runs" | awk '$1 == "xstack-file" {print $2}')
   w=$(printf '%s\n' "${walls[@]}" | median)
   m=$(printf '%s\n' "${rss[@]}" | median)
-  printf '%8.1f %10.1f %10s %9s %9s %9s %9.2f\n' "$(echo "$json / 1000000" | bc -l)" \
-    "$(echo "$(stat -c %s "$f") / 1000000" | bc -l)" "$events" "$w" "$m" "$floor" \
-    "$(echo "$w / $floor" | bc -l)"
+  printf '%8.1f %10.1f %10s %9s %9s %9s %9.2f\n' "$(calc "$json / 1000000")" \
+    "$(calc "$(stat -c %s "$f") / 1000000")" "$events" "$w" "$m" "$floor" \
+    "$(calc "$w / $floor")"
 done
 
 echo "== rank 0's memory as ranks grow (mpirun -np 2; max RSS per MPI rank, MB)"
@@ -84,5 +85,5 @@ for n in "${world[@]}"; do
     { cat "$work/w$n.log" >&2; exit 1; }
   end=$(date +%s.%N)
   printf '%8s %12.1f %12.1f %9.2f\n' "$n" "$(($(cat "$work/w$n.rss.0") / 1024))" \
-    "$(($(cat "$work/w$n.rss.1") / 1024))" "$(echo "$end - $start" | bc -l)"
+    "$(($(cat "$work/w$n.rss.1") / 1024))" "$(calc "$end - $start")"
 done
