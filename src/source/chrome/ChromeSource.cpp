@@ -38,14 +38,35 @@ std::optional<int64_t> rankFromFileName(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// The endings trace files have: the profilers' own first, then plain JSON.
+constexpr std::string_view kProfilerEndings[] = {".pt.trace.json.gz", ".pt.trace.json",
+                                                 ".paddle_trace.json"};
+constexpr std::string_view kJsonEndings[] = {".json.gz", ".json"};
+
+// The ending of `fileName` among `endings` (the name longer than it), or empty.
+template <size_t N>
+std::string_view endingOf(std::string_view fileName, const std::string_view (&endings)[N]) {
+  for (std::string_view end : endings)
+    if (fileName.size() > end.size() && fileName.ends_with(end)) return end;
+  return {};
+}
+
+// Whether a file is named like a trace: a profiler's ending (.pt.trace.json[.gz],
+// .paddle_trace.json), or .json[.gz] with a rank in the name (rankFromFileName).
+bool namedLikeTrace(std::string_view fileName) {
+  return !endingOf(fileName, kProfilerEndings).empty() ||
+         (!endingOf(fileName, kJsonEndings).empty() && rankFromFileName(fileName).has_value());
+}
+
+}  // namespace
+
 std::string nameWithRank(std::string_view fileName, std::string_view rank) {
-  constexpr std::string_view kEndings[] = {".pt.trace.json.gz", ".pt.trace.json",
-                                           ".paddle_trace.json", ".json.gz", ".json"};
-  for (std::string_view end : kEndings)
-    if (fileName.size() > end.size() && fileName.substr(fileName.size() - end.size()) == end)
-      return std::string(fileName.substr(0, fileName.size() - end.size())) + "_rank" +
-             std::string(rank) + std::string(end);
-  return std::string(fileName) + "_rank" + std::string(rank);
+  std::string_view end = endingOf(fileName, kProfilerEndings);
+  if (end.empty()) end = endingOf(fileName, kJsonEndings);
+  return std::string(fileName.substr(0, fileName.size() - end.size())) + "_rank" +
+         std::string(rank) + std::string(end);
 }
 
 TraceWriter traceWriterOf(const TraceInfo& info) {
@@ -84,23 +105,13 @@ void noteWriter(chrome::TraceWriter w, const std::string& path, InputListing& ou
   out.writers.emplace_back(name, path);
 }
 
-bool endsWith(std::string_view s, std::string_view end) {
-  return s.size() > end.size() && s.substr(s.size() - end.size()) == end;
-}
-
-// A file whose head is no trace object, but whose name says it is a trace: a
-// profiler's own ending, or .json[.gz] with a rank in the name. Unless its text is
-// valid JSON of something else (a config file), it is a damaged trace, not another file:
-// unreadable, cut short, corrupt gzip, or bytes no JSON starts with (e.g. zeros of a
-// preallocated file).
+// A file whose head is no trace object, but whose name says it is a trace
+// (chrome::namedLikeTrace). Unless its text is valid JSON of something else (a config
+// file), it is a damaged trace, not another file: unreadable, cut short, corrupt gzip, or
+// bytes no JSON starts with (e.g. zeros of a preallocated file).
 bool damagedTrace(const std::string& name, const chrome::ReadError& error) {
   using chrome::ReadErrorKind;
-  const bool profilerEnding = endsWith(name, ".pt.trace.json") ||
-                              endsWith(name, ".pt.trace.json.gz") ||
-                              endsWith(name, ".paddle_trace.json");
-  const bool jsonWithRank = (endsWith(name, ".json") || endsWith(name, ".json.gz")) &&
-                            chrome::rankFromFileName(name).has_value();
-  if (!profilerEnding && !jsonWithRank) return false;
+  if (!chrome::namedLikeTrace(name)) return false;
   return error.kind == ReadErrorKind::Io || error.kind == ReadErrorKind::BadGzip ||
          error.kind == ReadErrorKind::Truncated || error.kind == ReadErrorKind::NotJson;
 }
