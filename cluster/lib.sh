@@ -151,9 +151,10 @@ xsc_slurm_cmd() {
     xsc_slurm_up || xsc_die "Slurm is not up; run cluster/up --slurm"
     export SLURM_CONF="$XSC_SLURM_CONF"
     # OpenMPI 4.1.4 + Slurm 22.05 PMIx: MPI_Init's modex fence followed by its barrier fence
-    # crashes a rank now and then (SIGSEGV in mca_btl_tcp, ~4% of 3-node launches here). Without
-    # the modex fence (peers' data fetched on demand) it did not happen in 150 launches. Jobs
-    # inherit this (sbatch/salloc export the environment); set the variables to override.
+    # crashes a rank now and then (SIGSEGV in mca_btl_tcp). Without the modex fence (peers' data
+    # fetched on demand) no launch of 1 task per node failed (0/400), but 2 tasks per node fail
+    # more often ("PML add procs failed: Not found"); see docs/CLUSTER.md. Jobs inherit this
+    # (sbatch/salloc export the environment); set the variables to override.
     export OMPI_MCA_pmix_base_async_modex="${OMPI_MCA_pmix_base_async_modex:-1}"
     export OMPI_MCA_pmix_base_collect_data="${OMPI_MCA_pmix_base_collect_data:-0}"
     exec timeout -k 10 "$XSC_TIMEOUT" "$XSC_ROOT/exec" head "$@"
