@@ -140,8 +140,9 @@ std::string idRanges(const std::set<int64_t>& ids) {
 }
 
 // The DCGM rows tell the GPUs per trainer only when their ids are those of a node's GPUs:
-// every id from 0 to the largest. Empty then; else the usage error naming the ids and files
-// (e.g. one row of "GPU 1000" beside GPUs 0..7 would make trainer 1's ranks 1001..2001).
+// every id from 0 to the largest (dcgmIds: not empty). Empty then; else the usage error
+// naming the ids and files (e.g. one row of "GPU 1000" beside GPUs 0..7 would make
+// trainer 1's ranks 1001..2001).
 std::string sparseDcgmIds(const std::vector<int64_t>& dcgmIds,
                           const std::vector<InputFile>& files) {
   const std::set<int64_t> ids(dcgmIds.begin(), dcgmIds.end());

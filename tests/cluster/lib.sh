@@ -178,19 +178,24 @@ t_check_plan() {  # stderr-file expected-file data-root path-prefix label
 # T_LAUNCH_TRIES times in all; a deterministic failure fails every time.
 T_OMPI_FLAKE='MPI_INIT failed|An error occurred in MPI_Init|Open MPI failed to TCP connect to a peer|mca_btl_tcp|Segmentation fault'
 T_LAUNCH_TRIES=3
+# t_retry_mpi_init LABEL LOG CMD...: runs CMD (which writes LOG) until it succeeds; again, up
+# to T_LAUNCH_TRIES in all, only while LOG shows one of the signatures above.
+t_retry_mpi_init() {
+    local label="$1" log="$2" try; shift 2
+    for ((try = 1; ; try++)); do
+        rm -f "$log"
+        "$@" && return 0
+        [ $try -lt $T_LAUNCH_TRIES ] && grep -qE "$T_OMPI_FLAKE" "$log" 2>/dev/null || return 1
+        t_log "RETRY $label: OpenMPI failed in MPI_Init (known OpenMPI 4.1.4 race), try $try:"
+        grep -E "$T_OMPI_FLAKE" "$log" | head -n 3 >&2
+    done
+}
+t_run_to() { local out="$1" err="$2"; shift 2; "$@" >"$out" 2>"$err"; }  # out-file err-file cmd...
 t_launch() {  # label stdout-file stderr-file cmd...
     local label="$1" out="$2" err="$3"; shift 3
-    local try
-    for ((try = 1; try <= T_LAUNCH_TRIES; try++)); do
-        if "$@" >"$out" 2>"$err"; then return 0; fi
-        if [ $try -lt $T_LAUNCH_TRIES ] && grep -qE "$T_OMPI_FLAKE" "$err"; then
-            t_log "RETRY $label: OpenMPI failed in MPI_Init (known OpenMPI 4.1.4 race), try $try:"
-            grep -E "$T_OMPI_FLAKE" "$err" | head -n 3 >&2
-            continue
-        fi
-        cat "$err" >&2
-        return 1
-    done
+    t_retry_mpi_init "$label" "$err" t_run_to "$out" "$err" "$@" && return 0
+    cat "$err" >&2
+    return 1
 }
 
 # Run xstack report over cluster/mpirun or cluster/srun; stderr kept in $out.stderr.
@@ -236,13 +241,5 @@ t_sbatch_wait() {  # sbatch-args...
 # t_sbatch_wait, run again if the job's log shows the OpenMPI MPI_Init failure (see t_launch).
 t_sbatch_retry() {  # log-file sbatch-args...
     local log="$1"; shift
-    local try
-    for ((try = 1; try <= T_LAUNCH_TRIES; try++)); do
-        rm -f "$log"
-        t_sbatch_wait "$@" && return 0
-        [ $try -lt $T_LAUNCH_TRIES ] && grep -qE "$T_OMPI_FLAKE" "$log" 2>/dev/null || return 1
-        t_log "RETRY batch job: OpenMPI failed in MPI_Init (known OpenMPI 4.1.4 race), try $try:"
-        grep -E "$T_OMPI_FLAKE" "$log" | head -n 3 >&2
-    done
-    return 1
+    t_retry_mpi_init "batch job" "$log" t_sbatch_wait "$@"
 }
