@@ -1,0 +1,106 @@
+// The one codec for every message between MPI ranks: a small typed writer and
+// reader. A message is a version byte (kWireVersion) followed by values in the
+// order the writer put them; the reader takes them back in the same order and
+// names what it expected when the bytes run out or do not fit.
+//
+// Encoding (little-endian, all sizes 64-bit):
+//   u64        unsigned LEB128 varint (1..10 bytes)
+//   i64        zigzag, then as u64
+//   f64        the 8 bytes of the IEEE-754 double
+//   boolean    one byte, 0 or 1
+//   str/bytes  u64 length, then the bytes (any content, NUL included)
+//   list       u64 count, then each element
+//   nested     a message inside a message is `bytes` (its own version byte)
+//
+// The reader never throws and never reads past its input: a short or bad
+// message makes it sticky-failed (every later value is zero/empty) and
+// finish() returns the first Error, with the byte offset where it happened.
+// Files (the commit journal, /proc) are no messages and do not use it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/Status.h"
+
+namespace xstack::wire {
+
+// Bumped whenever any message's layout changes: ranks of two builds refuse
+// each other's bytes instead of misreading them.
+inline constexpr uint8_t kWireVersion = 1;
+
+class Writer {
+ public:
+  Writer();
+  void u64(uint64_t v);
+  void i64(int64_t v);
+  void f64(double v);
+  void boolean(bool v);
+  void str(std::string_view s);
+  void bytes(std::string_view s) { str(s); }
+  // A count followed by each element, written by `each(writer, element)`.
+  template <class Range, class Each>
+  void list(const Range& items, Each each) {
+    u64(static_cast<uint64_t>(std::size(items)));
+    for (const auto& item : items) each(*this, item);
+  }
+  void strings(const std::vector<std::string>& items);
+  // The message (version byte first). The writer is empty afterwards.
+  std::string take();
+  size_t size() const { return out_.size(); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  // `what` names the message in errors ("the plan", "rank 3's step tables").
+  explicit Reader(std::string_view message, std::string what = "message");
+  uint64_t u64();
+  int64_t i64();
+  double f64();
+  bool boolean();
+  std::string str();
+  std::string bytes() { return str(); }
+  // A count written by Writer::list; refuses counts that cannot fit in the
+  // bytes left (each element takes at least `minElementBytes`).
+  uint64_t count(uint64_t minElementBytes = 1);
+  std::vector<std::string> strings();
+  // Reads `count()` elements with `each(reader)`, appending to `out`.
+  template <class T, class Each>
+  void list(std::vector<T>& out, Each each) {
+    const uint64_t n = count();
+    for (uint64_t i = 0; i < n && ok(); ++i) out.push_back(each(*this));
+  }
+  bool ok() const { return ok_; }
+  bool atEnd() const { return at_ == in_.size(); }
+  // Marks the message bad (e.g. a value out of range), keeping the first error.
+  void fail(const std::string& why);
+  // The first error, or an error when bytes are left over.
+  Status finish();
+  // The first error without the left-over check (a reader that stops early).
+  Status status() const;
+
+ private:
+  bool need(uint64_t n, const char* what);
+  std::string_view in_;
+  std::string what_;
+  size_t at_ = 0;
+  bool ok_ = true;
+  std::string error_;
+  size_t errorAt_ = 0;
+};
+
+// Convenience: encode/decode one value with a type's `write(Writer&, const T&)`
+// and `read(Reader&) -> T` found by argument-dependent lookup or given.
+template <class T, class WriteFn>
+std::string encode(const T& value, WriteFn write) {
+  Writer w;
+  write(w, value);
+  return w.take();
+}
+
+}  // namespace xstack::wire

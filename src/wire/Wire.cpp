@@ -1,0 +1,145 @@
+#include "xstack/wire/Wire.h"
+
+#include <cstring>
+
+namespace xstack::wire {
+
+Writer::Writer() { out_.push_back(static_cast<char>(kWireVersion)); }
+
+void Writer::u64(uint64_t v) {
+  while (v >= 0x80) {
+    out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out_.push_back(static_cast<char>(v));
+}
+
+void Writer::i64(int64_t v) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  u64((u << 1) ^ (v < 0 ? ~uint64_t{0} : 0));  // zigzag
+}
+
+void Writer::f64(double v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  out_.append(b, 8);
+}
+
+void Writer::boolean(bool v) { out_.push_back(v ? 1 : 0); }
+
+void Writer::str(std::string_view s) {
+  u64(s.size());
+  out_.append(s.data(), s.size());
+}
+
+void Writer::strings(const std::vector<std::string>& items) {
+  list(items, [](Writer& w, const std::string& s) { w.str(s); });
+}
+
+std::string Writer::take() {
+  std::string done = std::move(out_);
+  out_.clear();
+  out_.push_back(static_cast<char>(kWireVersion));
+  return done;
+}
+
+Reader::Reader(std::string_view message, std::string what)
+    : in_(message), what_(std::move(what)) {
+  if (in_.empty()) {
+    fail("empty (no version byte)");
+  } else if (static_cast<uint8_t>(in_[0]) != kWireVersion) {
+    fail("wire version " + std::to_string(static_cast<uint8_t>(in_[0])) + ", this build reads " +
+         std::to_string(kWireVersion) + " (ranks of different xstack builds?)");
+  } else {
+    at_ = 1;
+  }
+}
+
+void Reader::fail(const std::string& why) {
+  if (!ok_) return;
+  ok_ = false;
+  error_ = why;
+  errorAt_ = at_;
+}
+
+bool Reader::need(uint64_t n, const char* what) {
+  if (!ok_) return false;
+  if (n > in_.size() - at_) {
+    fail(std::string("cut short in ") + what + " (" + std::to_string(n) + " bytes wanted, " +
+         std::to_string(in_.size() - at_) + " left)");
+    return false;
+  }
+  return true;
+}
+
+uint64_t Reader::u64() {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (!need(1, "a number")) return 0;
+    const auto byte = static_cast<uint8_t>(in_[at_++]);
+    if (shift == 63 && byte > 1) break;
+    v |= uint64_t{byte & 0x7fu} << shift;
+    if ((byte & 0x80) == 0) return v;
+  }
+  fail("a number longer than 64 bits");
+  return 0;
+}
+
+int64_t Reader::i64() {
+  const uint64_t u = u64();
+  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+}
+
+double Reader::f64() {
+  if (!need(8, "a double")) return 0;
+  double v = 0;
+  std::memcpy(&v, in_.data() + at_, 8);
+  at_ += 8;
+  return v;
+}
+
+bool Reader::boolean() {
+  if (!need(1, "a flag")) return false;
+  const auto b = static_cast<uint8_t>(in_[at_++]);
+  if (b > 1) fail("a flag of value " + std::to_string(b));
+  return b == 1;
+}
+
+std::string Reader::str() {
+  const uint64_t n = u64();
+  if (!need(n, "a string")) return {};
+  std::string s(in_.substr(at_, n));
+  at_ += n;
+  return s;
+}
+
+uint64_t Reader::count(uint64_t minElementBytes) {
+  const uint64_t n = u64();
+  if (!ok_) return 0;
+  const uint64_t left = in_.size() - at_;
+  if (minElementBytes > 0 && n > left / minElementBytes) {
+    fail("a count of " + std::to_string(n) + " with " + std::to_string(left) + " bytes left");
+    return 0;
+  }
+  return n;
+}
+
+std::vector<std::string> Reader::strings() {
+  std::vector<std::string> out;
+  list(out, [](Reader& r) { return r.str(); });
+  return out;
+}
+
+Status Reader::status() const {
+  if (ok_) return {};
+  return Error{what_ + ": " + error_}.atOffset(errorAt_);
+}
+
+Status Reader::finish() {
+  if (ok_ && at_ != in_.size()) {
+    fail(std::to_string(in_.size() - at_) + " bytes left over");
+  }
+  return status();
+}
+
+}  // namespace xstack::wire
