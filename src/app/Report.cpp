@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "xstack/app/ReportOutputs.h"
 #include "xstack/app/ReportStages.h"
 #include "xstack/core/TerminalText.h"
 
@@ -44,7 +45,8 @@ ReportRun::ReportRun(Comm& c, const ReportOptions& o, StageClock& clk)
       options(o),
       clock(clk),
       progress(stderr, c.rank() == 0 && o.progress),
-      start(std::chrono::steady_clock::now()) {}
+      start(std::chrono::steady_clock::now()),
+      outCommit(isReportOutputName) {}
 
 // Every line goes through terminalSafe: paths and names from the inputs cannot
 // reach the terminal with control bytes (issue 21 item 11).

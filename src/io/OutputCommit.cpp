@@ -15,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -145,20 +144,6 @@ std::string joinNames(const std::vector<std::string>& v) {
 
 }  // namespace
 
-bool isTraceFileName(const std::string& n) {
-  static const std::regex kPattern(R"(traceFile_[0-9]+_[0-9]+\.(json|pftrace)(\.gz)?)");
-  return std::regex_match(n, kPattern);
-}
-
-bool isAnalysisFileName(const std::string& n) {
-  return n == "steps.csv" || n == "ranks.csv" || n == "kernels.csv" || n == "findings.json" ||
-         n == "report.html";
-}
-
-bool isCommittedOutputName(const std::string& n) {
-  return isTraceFileName(n) || isAnalysisFileName(n);
-}
-
 namespace {
 
 bool plainName(const std::string& n) {
@@ -168,21 +153,23 @@ bool plainName(const std::string& n) {
 // Applies one line of a journal in the folder `dirFd`: renames a listed
 // temporary into place, removes a listed stale file. Anything else (a path,
 // a name this tool never writes) is ignored.
-void applyJournalLine(int dirFd, const std::string& line, size_t& renamed, size_t& removed) {
+void applyJournalLine(int dirFd, const std::string& line, const OutputNamePredicate& isOutputName,
+                      size_t& renamed, size_t& removed) {
   std::istringstream ls(line);
   std::string word, a, b;
   if (!std::getline(ls, word, '\t')) return;
   if (word == "new" && std::getline(ls, a, '\t') && std::getline(ls, b, '\t') && plainName(a) &&
       plainName(b) && isXstackTempName(b)) {
     if (::renameat(dirFd, b.c_str(), dirFd, a.c_str()) == 0) ++renamed;
-  } else if (word == "stale" && std::getline(ls, a, '\t') && isCommittedOutputName(a)) {
+  } else if (word == "stale" && std::getline(ls, a, '\t') && plainName(a) && isOutputName &&
+             isOutputName(a)) {
     if (::unlinkat(dirFd, a.c_str(), 0) == 0) ++removed;
   }
 }
 
 }  // namespace
 
-std::string rollForwardJournal(const Folder& dir) {
+std::string rollForwardJournal(const Folder& dir, const OutputNamePredicate& isOutputName) {
   std::string text, line;
   if (!readSmallFile(dir.fd, kJournal, text)) return {};
   const std::string path = (fs::path(dir.path) / kJournal).string();
@@ -201,12 +188,15 @@ std::string rollForwardJournal(const Folder& dir) {
     return {};                             // not ours: left alone
   }
   size_t renamed = 0, removed = 0;
-  while (std::getline(in, line)) applyJournalLine(dir.fd, line, renamed, removed);
+  while (std::getline(in, line)) applyJournalLine(dir.fd, line, isOutputName, renamed, removed);
   ::unlinkat(dir.fd, kJournal, 0);
   return "completed the interrupted commit of an earlier run (journal " + path +
          "): " + std::to_string(renamed) + " files renamed into place, " + std::to_string(removed) +
          " stale files removed";
 }
+
+OutputCommit::OutputCommit(OutputNamePredicate isOutputName)
+    : isOutputName_(std::move(isOutputName)) {}
 
 OutputCommit::~OutputCommit() {
   if (dirFd_ < 0) return;
@@ -235,7 +225,7 @@ Status OutputCommit::lock(const std::string& outDir, std::vector<std::string>& n
   installHandlers();
   gOutDirFd.store(dirFd_);
   // Leftovers of dead runs (the lock says no live run uses the folder).
-  if (std::string done = rollForwardJournal(folder()); !done.empty()) notes.push_back(done);
+  if (std::string done = rollForwardJournal(folder(), isOutputName_); !done.empty()) notes.push_back(done);
   size_t temps = 0;
   for (const std::string& n : namesIn(dirFd_))
     if (isXstackTempName(n) && ::unlinkat(dirFd_, n.c_str(), 0) == 0) ++temps;
@@ -293,7 +283,7 @@ Status OutputCommit::commit(const std::vector<AtomicFile*>& files, Result& resul
   for (const AtomicFile* w : files) newNames.insert(w->name());
   std::vector<std::string> stale;
   for (const std::string& n : namesIn(dirFd_))
-    if (isCommittedOutputName(n) && !newNames.count(n)) stale.push_back(n);
+    if (isOutputName(n) && !newNames.count(n)) stale.push_back(n);
   std::string journal = "xstack-commit 2\nfolder\t" + folderIdentity(dirFd_) + "\n";
   for (const AtomicFile* w : files) journal += "new\t" + w->name() + "\t" + w->tempName() + "\n";
   for (const std::string& n : stale) journal += "stale\t" + n + "\n";

@@ -61,4 +61,33 @@ const OutputFormat* outputFormatNamed(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// Consumes a run of decimal digits at the front of `s`; false when there is none.
+bool takeDigits(std::string_view& s) {
+  size_t n = 0;
+  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+  s.remove_prefix(n);
+  return n > 0;
+}
+
+bool takePrefix(std::string_view& s, std::string_view prefix) {
+  if (s.substr(0, prefix.size()) != prefix) return false;
+  s.remove_prefix(prefix.size());
+  return true;
+}
+
+}  // namespace
+
+bool isTraceFileName(std::string_view name) {
+  if (!takePrefix(name, "traceFile_") || !takeDigits(name) || !takePrefix(name, "_") ||
+      !takeDigits(name))
+    return false;
+  for (const OutputFormat& o : kFormats) {
+    std::string_view rest = name;
+    if (takePrefix(rest, o.suffix) && (rest.empty() || rest == ".gz")) return true;
+  }
+  return false;
+}
+
 }  // namespace xstack

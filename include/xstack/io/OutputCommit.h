@@ -18,14 +18,20 @@
 //     (rc 3), since not every output file in the folder is its own.
 //  Every operation after lock() (the run's files, listing, journal, renames,
 //  removals) is relative to the folder's descriptor (folder()): one folder
-//  for the whole run even if its path is renamed or replaced meanwhile
-//  (issue 21 A3); the journal names that folder (device, inode).
+//  for the whole run even if its path is renamed or replaced meanwhile; the
+//  journal names that folder (device, inode).
+//  Which names are a run's outputs (and so stale when this run did not write
+//  them) is not known here: the caller passes the predicate (the trace
+//  formats' and the analyses' registries answer it), so this layer names no
+//  output file.
 //  While locked, SIGTERM/SIGINT/SIGHUP remove this process's temporaries
 //  (unless the journal is being written or applied) before dying.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "xstack/core/Status.h"
@@ -33,18 +39,16 @@
 
 namespace xstack {
 
-// True for traceFile_<k>_<g>.json, .json.gz, .pftrace, .pftrace.gz.
-bool isTraceFileName(const std::string& name);
-// True for the analysis files a run commits with its traces: steps.csv,
-// findings.json, report.html.
-bool isAnalysisFileName(const std::string& name);
-// The files of a run's commit set: trace or analysis files. Those of an
-// earlier run that this run did not write are stale and removed on commit.
-bool isCommittedOutputName(const std::string& name);
+// True for the names of the files a run commits (traces, analysis files):
+// those of an earlier run that this run did not write are stale and removed
+// on commit, and a journal's "stale" lines name only such files.
+using OutputNamePredicate = std::function<bool(std::string_view name)>;
 
 class OutputCommit {
  public:
-  OutputCommit() = default;
+  // `isOutputName`: which names in the folder are this tool's outputs (none
+  // when empty: nothing is ever stale).
+  explicit OutputCommit(OutputNamePredicate isOutputName = {});
   ~OutputCommit();
   OutputCommit(const OutputCommit&) = delete;
   OutputCommit& operator=(const OutputCommit&) = delete;
@@ -80,6 +84,8 @@ class OutputCommit {
   // Empty while the path given to lock() names the locked folder; else what
   // happened and where the folder is now.
   std::string movedAway() const;
+  bool isOutputName(std::string_view name) const { return isOutputName_ && isOutputName_(name); }
+  OutputNamePredicate isOutputName_;
   std::string dir_;
   int dirFd_ = -1;
 };
@@ -88,7 +94,7 @@ class OutputCommit {
 // temporaries still there, removes the stale files) and removes it. A journal
 // naming another folder (device, inode: copied here with its files) is
 // removed without being applied. Returns what it did, empty if there was no
-// journal of this tool.
-std::string rollForwardJournal(const Folder& dir);
+// journal of this tool. Only stale files `isOutputName` accepts are removed.
+std::string rollForwardJournal(const Folder& dir, const OutputNamePredicate& isOutputName);
 
 }  // namespace xstack

@@ -53,5 +53,8 @@ struct OutputFormat {
 std::span<const OutputFormat> outputFormats();
 const OutputFormat& outputFormat(TraceFormat f);
 const OutputFormat* outputFormatNamed(std::string_view name);  // nullptr: no such format
+// True for the name of a trace file of any format: traceFile_<k>_<g><suffix>,
+// or that with ".gz" (--compress); k and g decimal.
+bool isTraceFileName(std::string_view name);
 
 }  // namespace xstack

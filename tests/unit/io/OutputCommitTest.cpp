@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "../TempDirTest.h"
+#include "xstack/app/ReportOutputs.h"
 #include "xstack/io/OutputCommit.h"
 #include "xstack/sink/TraceFileWriter.h"
 
@@ -66,13 +67,26 @@ TEST_F(OutputCommitTest, NamesOfTemporariesAndTraces) {
   EXPECT_FALSE(isXstackTempName("traceFile_0_0.json"));
   EXPECT_FALSE(isXstackTempName(".x.xstack-0123456789ABCDEF.tmp"));
   EXPECT_FALSE(isXstackTempName(".traceFile_0_0.json.tmp.12a"));
-  EXPECT_TRUE(isTraceFileName("traceFile_0_0.json"));
-  EXPECT_TRUE(isTraceFileName("traceFile_12_7.json.gz"));
-  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace"));
-  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace.gz"));
-  EXPECT_FALSE(isTraceFileName("traceFile_notes.txt"));
-  EXPECT_FALSE(isTraceFileName("traceFile_0_0.json.bak"));
-  EXPECT_FALSE(isTraceFileName("mytraceFile_0_0.json"));
+}
+
+// io/ names no output file: which names are stale is the caller's predicate.
+TEST_F(OutputCommitTest, OnlyTheCallersOutputNamesAreStale) {
+  put("traceFile_0_0.json", "old");
+  put("steps.csv", "old");
+  std::vector<std::string> notes;
+  {
+    OutputCommit c;  // no predicate: nothing of an earlier run is this run's to remove
+    ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
+    auto w = writersFor(c, {"traceFile_1_0.json"}, "new");
+    OutputCommit::Result r;
+    ASSERT_TRUE(c.commit(filesOf(w), r).ok());
+    EXPECT_EQ(r.staleRemoved, 0u);
+  }
+  EXPECT_EQ(names(), (std::vector<std::string>{"steps.csv", "traceFile_0_0.json",
+                                               "traceFile_1_0.json"}));
+  EXPECT_TRUE(isReportOutputName("steps.csv"));
+  EXPECT_TRUE(isReportOutputName("traceFile_2_3.pftrace.gz"));
+  EXPECT_FALSE(isReportOutputName("notes.csv"));
 }
 
 TEST_F(OutputCommitTest, TemporariesAreExclusive) {
@@ -84,7 +98,7 @@ TEST_F(OutputCommitTest, TemporariesAreExclusive) {
 
 TEST_F(OutputCommitTest, ASecondRunIntoTheFolderFailsAtOnce) {
   std::vector<std::string> notes;
-  OutputCommit first, second;
+  OutputCommit first(isReportOutputName), second(isReportOutputName);
   ASSERT_TRUE(first.lock(dir_.string(), notes).ok());
   Status s = second.lock(dir_.string(), notes);
   ASSERT_FALSE(s.ok());
@@ -100,7 +114,7 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   put("traceFile_notes.txt", "mine");
   put("notes.txt", "mine");
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_1_0.json"}, "new");
   OutputCommit::Result r;
@@ -120,7 +134,7 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
 // every file of a commit is made in folder().
 TEST_F(OutputCommitTest, AFileNotMadeInTheLockedFolderReplacesNothing) {
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   TraceFileWriter w;
   ASSERT_TRUE(w.open((dir_ / "traceFile_0_0.json").string()).ok());
@@ -141,7 +155,7 @@ TEST_F(OutputCommitTest, AFolderRenamedDuringTheRunGetsTheWholeCommit) {
   fs::create_directory(out);
   std::ofstream(out / "traceFile_7_7.json") << "stale";
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(out.string(), notes).ok());
   auto w = writersFor(c, {"traceFile_0_0.json"}, "half");  // before the rename
   fs::rename(out, old);
@@ -182,7 +196,7 @@ TEST_F(OutputCommitTest, AJournalIsAppliedOnlyInItsFolder) {
     put(".xstack-commit", "xstack-commit 2\nfolder\t" + id + "\nnew\ttraceFile_0_0.json\t" + t +
                               "\nstale\ttraceFile_9_9.json\n");
     std::vector<std::string> notes;
-    OutputCommit c;
+    OutputCommit c(isReportOutputName);
     ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
     ASSERT_FALSE(notes.empty());
     if (id == elsewhere) {
@@ -203,7 +217,7 @@ TEST_F(OutputCommitTest, AStaleFileThatCannotBeRemovedIsNamedWithTheReason) {
   put("traceFile_0_2.json", "old stale");
   fs::create_directory(dir_ / "traceFile_9_9.json");
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   auto w = writersFor(c, {"traceFile_0_0.json"}, "new");
   OutputCommit::Result r;
@@ -220,7 +234,7 @@ TEST_F(OutputCommitTest, ATargetThatIsAFolderReplacesNothing) {
   put("traceFile_0_2.json", "old stale");
   fs::create_directory(dir_ / "traceFile_0_1.json");
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   {
     auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_0_1.json"}, "new");
@@ -254,7 +268,7 @@ TEST_F(OutputCommitTest, LeftoversOfDeadRunsAreCleanedAndJournalsRolledForward) 
           "\nstale\ttraceFile_9_9.json\nstale\t../escape\nnew\t../"
           "x\t.y.xstack-00000000000000aa.tmp\n");
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("completed the interrupted commit"), std::string::npos) << notes[0];
@@ -274,7 +288,7 @@ TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
   put("traceFile_0_2.json", "old 2");
   put("traceFile_7_7.json", "stale");
   std::vector<std::string> notes;
-  OutputCommit c;
+  OutputCommit c(isReportOutputName);
   ASSERT_TRUE(c.lock(dir_.string(), notes).ok());
   auto w = writersFor(c, {"traceFile_0_0.json", "traceFile_0_1.json", "traceFile_0_2.json"}, "new");
   ::setenv("XSTACK_INJECT_FAULT", "commit-rename:0", 1);
@@ -303,7 +317,7 @@ TEST_F(OutputCommitTest, SigtermRemovesEveryTemporaryEvenPast16384) {
   EXPECT_EXIT(
       {
         std::vector<std::string> notes;
-        OutputCommit c;
+        OutputCommit c(isReportOutputName);
         if (!c.lock(dir_.string(), notes).ok()) std::exit(3);
         std::vector<TraceFileWriter> w(20000);
         for (size_t i = 0; i < w.size(); ++i) {

@@ -45,5 +45,19 @@ TEST(OutputFormatsTest, EachEntryMakesASinkOfItsFormat) {
   }
 }
 
+TEST(OutputFormatsTest, TraceFileNamesOfEveryFormat) {
+  EXPECT_TRUE(isTraceFileName("traceFile_0_0.json"));
+  EXPECT_TRUE(isTraceFileName("traceFile_12_7.json.gz"));
+  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace"));
+  EXPECT_TRUE(isTraceFileName("traceFile_3_1.pftrace.gz"));
+  EXPECT_FALSE(isTraceFileName("traceFile_notes.txt"));
+  EXPECT_FALSE(isTraceFileName("traceFile_0_0.json.bak"));
+  EXPECT_FALSE(isTraceFileName("traceFile_0_0.json.gz.gz"));
+  EXPECT_FALSE(isTraceFileName("mytraceFile_0_0.json"));
+  EXPECT_FALSE(isTraceFileName("traceFile__0.json"));
+  EXPECT_FALSE(isTraceFileName("traceFile_0_.json"));
+  EXPECT_FALSE(isTraceFileName("traceFile_0_0"));
+}
+
 }  // namespace
 }  // namespace xstack
