@@ -9,11 +9,12 @@
 
 namespace xstack {
 
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local) {
+GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                 const Topology& topology) {
   if (!run.options.analysis) return nullptr;
   const std::string traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
                                   (run.options.compress ? ".gz" : "");
-  GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, run.options.topology, traceSuffix);
+  GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, topology, traceSuffix);
   run.clock.mark("analysis");
   return gathered;
 }
@@ -59,22 +60,17 @@ std::string shownNote(const std::vector<int64_t>& ranks, const Topology& topo) {
 
 }  // namespace
 
-Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, const Plan& plan,
-                             std::vector<LocalInput>& local, GatheredSummaries& gathered) {
-  if (!run.options.analysis) return Status::Ok();
-  Topology& topo = run.options.topology;
-  std::string mine = run.root() ? encodeRanks(undisplayedFindingRanks(analysed, topo)) : "";
+Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
+                             const Topology& topology) {
+  if (!run.options.analysis) return topology;
+  std::string mine = run.root() ? encodeRanks(undisplayedFindingRanks(analysed, topology)) : "";
   // collective: every rank learns rank 0's list.
   const std::vector<int64_t> ranks = decodeRanks(run.comm.allgather(mine)[0]);
-  if (ranks.empty()) return Status::Ok();
-  topo.shownRanks = ranks;
-  const ReadOptions ro = readOptionsOf(run, topo);
-  readShownAgain(plan, run.comm.rank(), ro, local);
-  Expected<GatheredSummaries> again = gatherSummariesStage(run, local);  // collective
-  if (!again.ok()) return again.error();
-  gathered = std::move(*again);
-  run.log(shownNote(ranks, topo));
-  return Status::Ok();
+  if (ranks.empty()) return topology;
+  Topology shown = topology;
+  shown.shownRanks = ranks;
+  run.log(shownNote(ranks, shown));
+  return shown;
 }
 
 void attachFindingEvents(const GatheredAnalysis* g, RenderPlan& render) {

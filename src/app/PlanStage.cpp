@@ -50,9 +50,10 @@ Status agreeOnOutDir(ReportRun& run) {
 }
 
 // collective: the effective --gpus-per-trainer, given and checked against the
-// time files, or inferred from the inputs; stored in run.options.
-Status settleGpusPerTrainer(ReportRun& run, const Plan& plan, const ListedInputs& listed) {
-  ReportOptions& opt = run.options;
+// time files, or inferred from the inputs.
+Expected<PlannedTopology> settleGpusPerTrainer(ReportRun& run, const Plan& plan,
+                                               const ListedInputs& listed) {
+  const ReportOptions& opt = run.options;
   const std::optional<int64_t> given =
       opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer);
   TopologyEvidence evidence = gatherTopologyEvidence(run.comm, plan, given);
@@ -60,12 +61,14 @@ Status settleGpusPerTrainer(ReportRun& run, const Plan& plan, const ListedInputs
   evidence.tracesTellDevices = run.source && run.source->topologyFromTraces();
   const GpusPerTrainer gpt = inferGpusPerTrainer(evidence);
   if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
-  opt.topology.gpusPerTrainer = gpt.value;
-  run.gpusPerTrainerSource = gpt.source;
-  run.gpusPerTrainerAfterRead = gpt.settledAfterRead;
+  PlannedTopology planned;
+  planned.topology = opt.topology;
+  planned.topology.gpusPerTrainer = gpt.value;
+  planned.source = gpt.source;
+  planned.settledAfterRead = gpt.settledAfterRead;
   for (const auto& line : gpt.notes) run.log(line);
   for (const auto& line : gpt.warnings) run.log(line);
-  return {};
+  return planned;
 }
 
 // A job whose files declare more ranks than are present (a few ranks'
@@ -118,7 +121,7 @@ std::string noInputText(const ReportOptions& opt, const ListedInputs& listed) {
 
 }  // namespace
 
-Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
+Expected<PlannedInputs> planStage(ReportRun& run, const ListedInputs& listed) {
   Plan plan = gatherPlan(run.comm, listed.listing);
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
@@ -134,13 +137,13 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   size_t profiles = 0;
   for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
   if (profiles == 0) return Failure::usage(noInputText(run.options, listed));
-  if (Status p = settleGpusPerTrainer(run, plan, listed); !p.ok())
-    return Failure::usage(p.error().message);
+  Expected<PlannedTopology> topology = settleGpusPerTrainer(run, plan, listed);
+  if (!topology.ok()) return Failure::usage(topology.error().message);
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   noteMissingRanks(run, plan, listed.declaredWorldSize);
   if (run.options.showPlan && run.root()) printPlan(plan);
-  return plan;
+  return PlannedInputs{std::move(plan), *topology};
 }
 
 }  // namespace xstack

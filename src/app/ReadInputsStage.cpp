@@ -16,8 +16,9 @@ ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
   return ro;
 }
 
-Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan) {
-  const ReadOptions ro = readOptionsOf(run, run.options.topology);
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan,
+                                                  const Topology& topology) {
+  const ReadOptions ro = readOptionsOf(run, topology);
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {

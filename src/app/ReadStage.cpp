@@ -259,66 +259,61 @@ LocalInput failedInput(const PlannedFile& pf, std::string problem) {
   return in;
 }
 
+// How a second reading of a profile replaces its first: a profile displayed
+// or hidden by another --gpus-per-trainer fails when the second read throws
+// (its first reading has the other display's rows); one shown only because a
+// finding names it keeps its first reading unless the second is Ok (it
+// stays undisplayed). A profile whose identity changed between the reads
+// keeps neither (a bad input, never a mix of two versions).
+enum class SecondReadRule { NotAgain, DisplayChanged, ShownByFinding };
+
+SecondReadRule secondReadRule(int64_t rank, const LocalInput& first, const Topology& before,
+                              const Topology& after) {
+  if (before.rankDisplayed(rank) == after.rankDisplayed(rank) ||
+      first.summary.status == InputStatus::Failed)
+    return SecondReadRule::NotAgain;
+  Topology withoutShown = after;
+  withoutShown.shownRanks.clear();
+  if (before.rankDisplayed(rank) != withoutShown.rankDisplayed(rank))
+    return SecondReadRule::DisplayChanged;
+  return first.summary.status == InputStatus::Ok ? SecondReadRule::ShownByFinding
+                                                 : SecondReadRule::NotAgain;
+}
+
+// Reads `pf` again into `in` (its first reading) under `rule`.
+void readAgain(const PlannedFile& pf, const ReadOptions& options, SecondReadRule rule,
+               LocalInput& in, std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
+  LocalInput again;
+  try {
+    readOne(pf, options, again, spare, keptOps);
+  } catch (const std::exception& e) {  // e.g. bad_alloc
+    if (rule == SecondReadRule::DisplayChanged)
+      in = failedInput(pf, std::string("second read failed: ") + e.what());
+    return;
+  }
+  const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
+  if (!change.empty()) {
+    in = failedInput(pf, "changed between its two reads: " + change);
+    return;
+  }
+  if (rule == SecondReadRule::DisplayChanged || again.summary.status == InputStatus::Ok)
+    in = std::move(again);
+}
+
 }  // namespace
 
-namespace {
-
-// A second read of some of this rank's files, each replacing its first reading. A file whose
-// identity changed between the reads keeps neither (a bad input, never a mix of two versions).
-struct SecondRead {
-  std::function<bool(const PlannedFile&, const LocalInput& first)> wanted;
-  bool throwFails = false;  // a throw fails the file (else the first reading stays)
-  bool onlyIfOk = false;    // a second reading that is not Ok leaves the first
-};
-
-void readAgainWhere(const Plan& plan, int myRank, const ReadOptions& options, const SecondRead& how,
-                    std::vector<LocalInput>& local) {
+void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
+                             const Topology& before, std::vector<LocalInput>& local) {
   std::unique_ptr<FileBuffer> spare;
   uint64_t keptOps = 0;
   size_t k = 0;
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput& in = local.at(k++);
-    if (pf.file.kind != InputKind::Profile || !how.wanted(pf, in)) continue;
-    LocalInput again;
-    try {
-      readOne(pf, options, again, spare, keptOps);
-    } catch (const std::exception& e) {  // e.g. bad_alloc
-      if (how.throwFails) in = failedInput(pf, std::string("second read failed: ") + e.what());
-      continue;
-    }
-    const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
-    if (!change.empty()) {
-      in = failedInput(pf, "changed between its two reads: " + change);
-      continue;
-    }
-    if (!how.onlyIfOk || again.summary.status == InputStatus::Ok) in = std::move(again);
+    if (pf.file.kind != InputKind::Profile) continue;
+    const SecondReadRule rule = secondReadRule(pf.file.id, in, before, options.topology);
+    if (rule != SecondReadRule::NotAgain) readAgain(pf, options, rule, in, spare, keptOps);
   }
-}
-
-}  // namespace
-
-void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
-                    std::vector<LocalInput>& local) {
-  const std::vector<int64_t>& shown = options.topology.shownRanks;
-  SecondRead how;
-  how.wanted = [&shown](const PlannedFile& pf, const LocalInput& first) {
-    return first.summary.status == InputStatus::Ok &&
-           std::binary_search(shown.begin(), shown.end(), pf.file.id);
-  };
-  how.onlyIfOk = true;  // a throw or a worse reading keeps the first: the rank stays undisplayed
-  readAgainWhere(plan, myRank, options, how, local);
-}
-
-void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
-                             const Topology& before, std::vector<LocalInput>& local) {
-  SecondRead how;
-  how.wanted = [&before, &options](const PlannedFile& pf, const LocalInput& first) {
-    return first.summary.status != InputStatus::Failed &&
-           before.rankDisplayed(pf.file.id) != options.topology.rankDisplayed(pf.file.id);
-  };
-  how.throwFails = true;  // the first reading has the rows of the display before
-  readAgainWhere(plan, myRank, options, how, local);
 }
 
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,

@@ -32,7 +32,7 @@ void setOrigin(const ReportOptions& opt, const std::vector<InputSummary>& all, W
 }  // namespace
 
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
-                           std::vector<LocalInput>& local) {
+                           std::vector<LocalInput>& local, const Topology& topology) {
   const ReportOptions& opt = run.options;
   RenderPlan out;
   WriteContext& ctx = out.context;
@@ -40,8 +40,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.all = &gathered.all;
   ctx.local = &local;
   ctx.firstLocal = gathered.firstLocal;
-  ctx.topology = opt.topology;
-  ctx.shape = jobShape(gathered.all, opt.topology);
+  ctx.topology = topology;
+  ctx.shape = jobShape(gathered.all, topology);
   ctx.pieceBytes = opt.pieceBytes;
   ctx.outDir = run.outCommit.folder();
   ctx.compress = opt.compress;
@@ -52,7 +52,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.onProgress = [&progress](uint64_t done, uint64_t total) {
     progress.update("write", done, total);
   };
-  out.outputs = planOutputs(gathered.all, opt.topology);
+  out.outputs = planOutputs(gathered.all, topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
   const bool perfettoOnly = opt.formats.size() == 1 && opt.formats[0] == TraceFormat::Perfetto;
   assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
@@ -61,10 +61,10 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
-  if (ctx.shape.trainers % opt.topology.groupSize != 0)
+  if (ctx.shape.trainers % topology.groupSize != 0)
     run.log("note: " + std::to_string(ctx.shape.trainers) +
             " trainers is not a multiple of --group-size " +
-            std::to_string(opt.topology.groupSize) + "; the last group is partial (see otherData)");
+            std::to_string(topology.groupSize) + "; the last group is partial (see otherData)");
   return out;
 }
 

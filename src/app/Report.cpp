@@ -54,39 +54,60 @@ void ReportRun::log(const std::string& line) const {
   if (root()) std::fprintf(stderr, "xstack: %s\n", terminalSafe(line).c_str());
 }
 
-int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
-  StageClock ownClock;
-  ReportRun run(comm, opt, clock ? *clock : ownClock);
-  if (Status agreed = agreeOptionsStage(run); !agreed.ok())
-    return fail(run, Failure::usage(agreed.error().message));
-  comm.setChunkBytes(opt.mpiChunkBytes);
+namespace {
 
+// The stages after the topology is final: the analysis files and the traces,
+// committed together; the summary's exit code.
+int renderAndWrite(ReportRun& run, const ListedInputs& listed, const PlannedInputs& planned,
+                   std::vector<LocalInput>& local, GatheredSummaries& gathered,
+                   const GatheredAnalysis* analysed, const Topology& topology) {
+  RenderPlan render = renderPlanStage(run, planned.plan, gathered, local, topology);
+  attachFindingEvents(analysed, render);
+  std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
+  AnalysisResult analysis = writeAnalysisStage(run, analysed, local, render, analysisFiles);
+  Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
+  if (!written.ok()) return fail(run, written.error());
+  if (run.options.timings) printTimings(run.comm, run.clock);
+  return summaryStage(run, gathered, *written, render.context.shape, analysis,
+                      listed.listingFailed || !planned.plan.badPaths.empty());
+}
+
+// From the agreed options to the exit code.
+int runStages(ReportRun& run) {
   Expected<ListedInputs> listed = listInputsStage(run);
   if (!listed.ok()) return fail(run, listed.error());
-  Expected<Plan> plan = planStage(run, *listed);
-  if (!plan.ok()) return fail(run, plan.error());
-  Expected<std::vector<LocalInput>> local = readInputsStage(run, *plan);
+  Expected<PlannedInputs> planned = planStage(run, *listed);
+  if (!planned.ok()) return fail(run, planned.error());
+  const Plan& plan = planned->plan;
+  const Topology& readTopology = planned->topology.topology;
+  Expected<std::vector<LocalInput>> local = readInputsStage(run, plan, readTopology);
   if (!local.ok()) return fail(run, local.error());
   Expected<GatheredSummaries> gathered = gatherSummariesStage(run, *local);
   if (!gathered.ok()) return fail(run, gathered.error());
   if (Status readable = noReadableInputCheck(*gathered); !readable.ok())
     return fail(run, readable.error());
-  if (Status topo = topologyStage(run, *plan, *local, *gathered, listed->declaredWorldSize);
-      !topo.ok())
-    return fail(run, topo.error());
-  GatheredAnalysisPtr analysed = analyseStage(run, *local);
-  if (Status shown = showFindingRanksStage(run, analysed.get(), *plan, *local, *gathered);
-      !shown.ok())
-    return fail(run, shown.error());
-  RenderPlan render = renderPlanStage(run, *plan, *gathered, *local);
-  attachFindingEvents(analysed.get(), render);
-  std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
-  AnalysisResult analysis = writeAnalysisStage(run, analysed.get(), *local, render, analysisFiles);
-  Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
-  if (!written.ok()) return fail(run, written.error());
-  if (run.options.timings) printTimings(comm, run.clock);
-  return summaryStage(run, *gathered, *written, render.context.shape, analysis,
-                      listed->listingFailed || !plan->badPaths.empty());
+  Expected<Topology> topology =
+      topologyStage(run, planned->topology, *gathered, listed->declaredWorldSize);
+  if (!topology.ok()) return fail(run, topology.error());
+  GatheredAnalysisPtr analysed = analyseStage(run, *local, *topology);
+  const Topology finalTopology = findingDisplayStage(run, analysed.get(), *topology);
+  if (Status settled =
+          settleDisplayStage(run, plan, readTopology, finalTopology, *local, *gathered);
+      !settled.ok())
+    return fail(run, settled.error());
+  return renderAndWrite(run, *listed, *planned, *local, *gathered, analysed.get(), finalTopology);
+}
+
+}  // namespace
+
+int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
+  StageClock ownClock;
+  StageClock& clk = clock ? *clock : ownClock;
+  Expected<ReportOptions> agreed = agreeOptionsStage(comm, opt, clk);
+  ReportRun run(comm, agreed.ok() ? *agreed : opt, clk);
+  if (!agreed.ok()) return fail(run, Failure::usage(agreed.error().message));
+  comm.setChunkBytes(run.options.mpiChunkBytes);
+  return runStages(run);
 }
 
 }  // namespace xstack

@@ -31,49 +31,24 @@ std::vector<TraceTopologyEvidence> traceEvidence(const GatheredSummaries& gather
   return out;
 }
 
-// Whether any profile of the plan is displayed under one topology and not
-// under the other (pure: the same answer on every rank).
-bool displayChanges(const Plan& plan, const Topology& a, const Topology& b) {
-  return std::any_of(plan.files.begin(), plan.files.end(), [&](const PlannedFile& f) {
-    return f.file.kind == InputKind::Profile &&
-           a.rankDisplayed(f.file.id) != b.rankDisplayed(f.file.id);
-  });
-}
-
-// collective when P changes the display of some rank: P from the traces' GPU
-// devices; the profiles whose display it changes read again, the summaries
-// gathered again.
-Status settleFromTraceDevices(ReportRun& run, const Plan& plan, std::vector<LocalInput>& local,
-                              GatheredSummaries& gathered, int64_t worldSize) {
-  const GpusPerTrainer gpt = gpusPerTrainerFromTraceDevices(traceEvidence(gathered), worldSize);
-  for (const auto& line : gpt.notes) run.log(line);
-  run.gpusPerTrainerSource = gpt.source;
-  const Topology before = run.options.topology;
-  run.options.topology.gpusPerTrainer = gpt.value;
-  if (!displayChanges(plan, before, run.options.topology)) return {};
-  const ReadOptions ro = readOptionsOf(run, run.options.topology);
-  readWhereDisplayChanged(plan, run.comm.rank(), ro, before, local);
-  Expected<GatheredSummaries> again = gatherSummariesStage(run, local);  // collective
-  if (!again.ok()) return again.error();
-  gathered = std::move(*again);
-  run.clock.mark("topology");
-  return {};
-}
-
 }  // namespace
 
-Status topologyStage(ReportRun& run, const Plan& plan, std::vector<LocalInput>& local,
-                     GatheredSummaries& gathered, int64_t worldSize) {
-  if (!run.source || !run.source->topologyFromTraces()) return {};
-  if (run.gpusPerTrainerAfterRead) {
-    if (Status settled = settleFromTraceDevices(run, plan, local, gathered, worldSize); !settled)
-      return settled;
+Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
+                                 const GatheredSummaries& gathered, int64_t worldSize) {
+  Topology topology = planned.topology;
+  if (!run.source || !run.source->topologyFromTraces()) return topology;
+  GpusPerTrainerSource source = planned.source;
+  if (planned.settledAfterRead) {
+    const GpusPerTrainer gpt = gpusPerTrainerFromTraceDevices(traceEvidence(gathered), worldSize);
+    for (const auto& line : gpt.notes) run.log(line);
+    source = gpt.source;
+    topology.gpusPerTrainer = gpt.value;
   }
-  const TraceTopologyCheck check = gpusPerTrainerAgainstTraces(
-      traceEvidence(gathered), run.options.topology.gpusPerTrainer, run.gpusPerTrainerSource);
+  const TraceTopologyCheck check =
+      gpusPerTrainerAgainstTraces(traceEvidence(gathered), topology.gpusPerTrainer, source);
   if (!check.contradiction.empty()) return Failure::usage("error: " + check.contradiction);
   for (const auto& line : check.warnings) run.log(line);
-  return {};
+  return topology;
 }
 
 }  // namespace xstack

@@ -58,17 +58,15 @@ struct ReadOptions {
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile = {});
 
-// Reads again, as displayed profiles (rows, row warnings, kept rows), the
-// profiles of `local` (readAssigned's result for `myRank`) whose rank is in
-// options.topology.shownRanks and that read fine the first time.
-void readShownAgain(const Plan& plan, int myRank, const ReadOptions& options,
-                    std::vector<LocalInput>& local);
-
 // Reads again the profiles of `local` (readAssigned's result for `myRank`,
 // read under the topology `before`) that did not fail and whose rank is
 // displayed under options.topology but not under `before`, or the other way
 // round: their rows, row warnings and kept rows follow the new display. A
-// profile that changed between the reads, or fails the second, is failed.
+// profile displayed or hidden by another --gpus-per-trainer fails when the
+// second read throws; one shown only because options.topology.shownRanks
+// names it is read again only if its first reading was Ok, and keeps that
+// reading unless the second is Ok too. A profile that changed between the
+// reads fails.
 void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
                              const Topology& before, std::vector<LocalInput>& local);
 

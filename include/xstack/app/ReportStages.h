@@ -1,24 +1,27 @@
 // The stages of `xstack report`, in order (runReport in Report.cpp calls them):
 //
 //   agreeOptionsStage     AgreeOptionsStage.cpp     collective: the options that must agree
-//                                                   do (issue 12.2), else rc 2 naming them
+//                                                   do, else rc 2 naming them; the run's
+//                                                   options are read-only from here on
 //   listInputsStage       ListInputsStage.cpp       each rank lists the folders it sees
-//   planStage             PlanStage.cpp             collective: who reads which file; checks
+//   planStage             PlanStage.cpp             collective: who reads which file; the
+//                                                   topology as far as the listing tells it
 //   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
 //   gatherSummariesStage  GatherSummariesStage.cpp  collective: every rank learns every summary
 //   noReadableInputCheck  GatherSummariesStage.cpp  no profile read at all: rc 2 naming them
 //   topologyStage         TopologyStage.cpp         inputs whose traces tell the topology
 //                                                   (JSON): --gpus-per-trainer from every
 //                                                   rank's GPU device when nothing else told
-//                                                   it (the ranks whose display changes read
-//                                                   again, collective), else checked against
-//                                                   them
+//                                                   it, else checked against them (pure over
+//                                                   the summaries: nothing is read again here)
 //   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
 //                                                   rank 0, findings (app/AnalysisStage.h)
-//   showFindingRanksStage AnalyseStage.cpp          collective: the ranks the findings name
+//   findingDisplayStage   AnalyseStage.cpp          collective: the ranks the findings name
 //                                                   are displayed whatever --display-size
-//                                                   (their profiles summarized again, the
-//                                                   summaries gathered again)
+//   settleDisplayStage    SettleDisplayStage.cpp    collective: the profiles whose display
+//                                                   the two stages above changed are read
+//                                                   again, once, and the summaries gathered
+//                                                   again, once; the topology is final
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
 //   attachFindingEvents   AnalyseStage.cpp          the findings' instants into the traces
@@ -30,10 +33,12 @@
 //                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
 //
-// Every stage takes the run (comm, options, clock, progress) and typed
-// values, and returns typed values; a stage that ends the run returns a
-// Failure (core/Failure.h) in an Expected, which the driver prints and maps
-// to the exit code.
+// Every stage takes the run (comm, the agreed options, clock, progress) and
+// typed values, and returns typed values; no stage changes the options. The
+// topology flows as a value: planStage's, topologyStage's (P final),
+// findingDisplayStage's (the display final). A stage that ends the run
+// returns a Failure (core/Failure.h) in an Expected, which the driver prints
+// and maps to the exit code.
 #pragma once
 
 #include <chrono>
@@ -55,24 +60,21 @@
 
 namespace xstack {
 
-// What every stage may use: the communicator, the options, the stage clock,
-// the progress line and rank 0's log.
+// What every stage may use: the communicator, the agreed options, the stage
+// clock, the progress line and rank 0's log.
 struct ReportRun {
-  ReportRun(Comm& comm, const ReportOptions& options, StageClock& clock);
+  // `agreed`: agreeOptionsStage's result.
+  ReportRun(Comm& comm, const ReportOptions& agreed, StageClock& clock);
   Comm& comm;
-  // The effective options: a copy of the given ones, where planStage puts the
-  // --gpus-per-trainer it inferred from the inputs (plan/TopologyInference.h).
-  ReportOptions options;
+  // The options every rank agreed on, read-only: what the run settles from
+  // the inputs (the topology) flows between the stages as values.
+  const ReportOptions options;
   StageClock& clock;
   Progress progress;
   std::chrono::steady_clock::time_point start;
   OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
-  // The format of the inputs, the same on every rank (listInputsStage).
+  // The format of the inputs, the same on every rank: set once, by listInputsStage.
   const Source* source = nullptr;
-  // How planStage settled options.topology.gpusPerTrainer (topologyStage, when
-  // only the traces' GPU devices can tell it: gpusPerTrainerAfterRead).
-  GpusPerTrainerSource gpusPerTrainerSource = GpusPerTrainerSource::Assumed;
-  bool gpusPerTrainerAfterRead = false;
   bool root() const { return comm.rank() == 0; }
   // Rank 0 only: "xstack: <line>" on stderr.
   void log(const std::string& line) const;
@@ -95,6 +97,20 @@ struct GatheredSummaries {
   size_t firstLocal = 0;          // index in `all` of this rank's first summary
 };
 
+// The topology as the listing settles it (planStage): --gpus-per-trainer
+// given and checked, or inferred; and how.
+struct PlannedTopology {
+  Topology topology;
+  GpusPerTrainerSource source = GpusPerTrainerSource::Assumed;
+  // Only the traces' GPU devices can tell --gpus-per-trainer (topologyStage).
+  bool settledAfterRead = false;
+};
+
+struct PlannedInputs {
+  Plan plan;
+  PlannedTopology topology;
+};
+
 struct RenderPlan {
   std::vector<OutputFile> outputs;
   WriteContext context;
@@ -102,15 +118,18 @@ struct RenderPlan {
 
 // collective, the run's first, before comm.setChunkBytes: every rank's
 // outputs-shaping options (OptionAgreement.h) against every other's; an error
-// naming each option that differs, its values and ranks. Sets
-// run.options.timings to rank 0's (display-only).
-Status agreeOptionsStage(ReportRun& run);
+// naming each option that differs, its values and ranks. The agreed options:
+// `given` with rank 0's --timings (display-only).
+Expected<ReportOptions> agreeOptionsStage(Comm& comm, const ReportOptions& given,
+                                          StageClock& clock);
 // collective: every rank lists its folders with the source that finds
 // inputs there; all ranks agree on one source (run.source). Usage failures:
 // two formats, or inputs to fix (e.g. a trace without a rank).
 Expected<ListedInputs> listInputsStage(ReportRun& run);
-Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed);
-Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan);
+Expected<PlannedInputs> planStage(ReportRun& run, const ListedInputs& listed);
+// Reads this rank's files under `topology` (which ranks are displayed).
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan,
+                                                  const Topology& topology);
 // The read options of this run (analysis, source, --memory-mb/--spill-dir) for
 // `topology`: every read of the run, first or again, takes them from here.
 ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology);
@@ -121,24 +140,37 @@ Expected<GatheredSummaries> gatherSummariesStage(ReportRun& run,
 // Pure over the gathered summaries (the same on every rank): when no profile
 // was read (every one failed), a usage Failure (exit 2) naming them.
 Status noReadableInputCheck(const GatheredSummaries& gathered);
-// Over the gathered summaries (the same on every rank): when
-// run.gpusPerTrainerAfterRead, --gpus-per-trainer from the traces' GPU
-// devices; when it changes, the profiles of `local` whose display changes
-// are read again and the summaries gathered again (collective, alike on
-// every rank). A contradicted --gpus-per-trainer is a usage Failure (exit 2)
-// on every rank alike. `worldSize`: the job's ranks as the files declare them.
-Status topologyStage(ReportRun& run, const Plan& plan, std::vector<LocalInput>& local,
-                     GatheredSummaries& gathered, int64_t worldSize);
+// Pure over the gathered summaries (the same on every rank): when
+// planned.settledAfterRead, --gpus-per-trainer from the traces' GPU devices,
+// else planned's checked against them; returns the topology with P final. A
+// contradicted --gpus-per-trainer is a usage Failure (exit 2) on every rank
+// alike. `worldSize`: the job's ranks as the files declare them. Reads
+// nothing: settleDisplayStage reads again what the new P displays otherwise.
+Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
+                                 const GatheredSummaries& gathered, int64_t worldSize);
+// `topology`: the final one (settleDisplayStage's).
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
-                           std::vector<LocalInput>& local);
+                           std::vector<LocalInput>& local, const Topology& topology);
 // collective: null (and no findings in the traces) with --no-analysis.
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local);
+GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                 const Topology& topology);
 // collective (rank 0's list of the findings' undisplayed ranks to every
-// rank): puts them in run.options.topology.shownRanks, reads their profiles
-// again as displayed ones (rows, row warnings) and gathers the summaries again
-// into `gathered`. Nothing when no finding names an undisplayed rank.
-Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, const Plan& plan,
-                             std::vector<LocalInput>& local, GatheredSummaries& gathered);
+// rank): `topology` with those ranks in shownRanks, displayed whatever
+// --display-size. Reads nothing (settleDisplayStage does).
+Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
+                             const Topology& topology);
+// collective: the display settles once. The profiles of `local` (read under
+// `readTopology`) whose display differs under `finalTopology` are read again,
+// once, and the summaries gathered again into `gathered`, once; nothing when
+// no profile's display changed (the same answer on every rank). The failure
+// rules of a second read: a profile displayed or hidden by a changed
+// --gpus-per-trainer fails when the second read throws (its first reading has
+// the other display's rows); one shown only because a finding names it keeps
+// its first reading when the second is worse (it stays undisplayed); one that
+// changed between the reads fails.
+Status settleDisplayStage(ReportRun& run, const Plan& plan, const Topology& readTopology,
+                          const Topology& finalTopology, std::vector<LocalInput>& local,
+                          GatheredSummaries& gathered);
 // Sets render.context.extraEvents so each affected trace carries its findings.
 void attachFindingEvents(const GatheredAnalysis* analysed, RenderPlan& render);
 // collective (kernels.csv's tables go to rank 0): rank 0's analysis files'
