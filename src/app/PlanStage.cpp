@@ -50,16 +50,20 @@ Status agreeOnOutDir(ReportRun& run) {
 }
 
 // collective: the effective --gpus-per-trainer, given and checked against the
-// time files, or inferred from the inputs; stored in run.options.
+// time files, or inferred from the inputs; stored in run.options. A usage
+// Failure when the inputs contradict it; the gather's Error when its messages
+// do not decode.
 Status settleGpusPerTrainer(ReportRun& run, const Plan& plan, const ListedInputs& listed) {
   ReportOptions& opt = run.options;
   const std::optional<int64_t> given =
       opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer);
-  TopologyEvidence evidence = gatherTopologyEvidence(run.comm, plan, given);
+  Expected<TopologyEvidence> gathered = gatherTopologyEvidence(run.comm, plan, given);
+  if (!gathered) return gathered.error();
+  TopologyEvidence& evidence = *gathered;
   evidence.traceVisibleGpus = listed.declaredVisibleGpus;
   evidence.tracesTellDevices = run.source && run.source->topologyFromTraces();
   const GpusPerTrainer gpt = inferGpusPerTrainer(evidence);
-  if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
+  if (!gpt.contradiction.empty()) return Failure::usage("error: " + gpt.contradiction);
   opt.topology.gpusPerTrainer = gpt.value;
   run.gpusPerTrainerSource = gpt.source;
   run.gpusPerTrainerAfterRead = gpt.settledAfterRead;
@@ -119,7 +123,9 @@ std::string noInputText(const ReportOptions& opt, const ListedInputs& listed) {
 }  // namespace
 
 Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
-  Plan plan = gatherPlan(run.comm, listed.listing);
+  Expected<Plan> gathered = gatherPlan(run.comm, listed.listing);
+  if (!gathered) return gathered.error();
+  Plan& plan = *gathered;
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
     return Failure::usage("error: input folder not found on any rank: looked for " +
@@ -134,13 +140,12 @@ Expected<Plan> planStage(ReportRun& run, const ListedInputs& listed) {
   size_t profiles = 0;
   for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
   if (profiles == 0) return Failure::usage(noInputText(run.options, listed));
-  if (Status p = settleGpusPerTrainer(run, plan, listed); !p.ok())
-    return Failure::usage(p.error().message);
+  if (Status p = settleGpusPerTrainer(run, plan, listed); !p.ok()) return p.error();
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   noteMissingRanks(run, plan, listed.declaredWorldSize);
   if (run.options.showPlan && run.root()) printPlan(plan);
-  return plan;
+  return std::move(plan);
 }
 
 }  // namespace xstack
