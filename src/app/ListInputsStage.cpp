@@ -8,6 +8,7 @@
 #include "xstack/core/FaultInjection.h"
 #include "xstack/core/FileIdentity.h"
 #include "xstack/source/SourceRegistry.h"
+#include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
 namespace {
@@ -92,35 +93,6 @@ SourceListing chooseSource(const ReportOptions& opt) {
   return chosen;
 }
 
-// Length-prefixed fields ("<bytes>:<text>"): paths may hold any byte.
-void putField(std::string& out, const std::string& text) {
-  out += std::to_string(text.size()) + ":" + text;
-}
-
-std::string takeField(const std::string& in, size_t& at) {
-  const size_t colon = in.find(':', at);
-  if (colon == std::string::npos) {
-    at = in.size();
-    return {};
-  }
-  const size_t n = std::stoull("0" + in.substr(at, colon - at));
-  std::string text = in.substr(colon + 1, n);
-  at = std::min(in.size(), colon + 1 + n);
-  return text;
-}
-
-void putList(std::string& out, const std::vector<std::string>& items) {
-  putField(out, std::to_string(items.size()));
-  for (const std::string& s : items) putField(out, s);
-}
-
-std::vector<std::string> takeList(const std::string& in, size_t& at) {
-  const size_t n = std::stoull("0" + takeField(in, at));
-  std::vector<std::string> items;
-  for (size_t i = 0; i < n && at < in.size(); ++i) items.push_back(takeField(in, at));
-  return items;
-}
-
 // One rank's listing, as the agreement needs it.
 struct RankChoice {
   std::string source, firstProfile, host;
@@ -132,41 +104,52 @@ struct RankChoice {
   std::vector<std::string> fatal;
 };
 
-std::string encodeChoice(const std::string& host, const Source& source, const InputListing& l) {
-  const InputFile* first = nullptr;
+// This rank's choice, for the gather: at most kNamedFiles ignored names.
+RankChoice choiceOf(const std::string& host, const Source& source, const InputListing& l) {
+  RankChoice c;
+  c.source = source.name();
   for (const InputFile& f : l.files)
-    if (f.kind == InputKind::Profile && !first) first = &f;
-  std::string out;
-  for (const std::string& field :
-       {std::string(source.name()), first ? first->path : std::string(), host,
-        std::to_string(l.declaredWorldSize), std::to_string(l.declaredVisibleGpus),
-        std::to_string(l.ignored.size()), std::to_string(l.hidden)})
-    putField(out, field);
-  putList(out, {l.ignored.begin(), l.ignored.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                           l.ignored.size(), kNamedFiles))});
-  std::vector<std::string> writers;
+    if (f.kind == InputKind::Profile && c.firstProfile.empty()) c.firstProfile = f.path;
+  c.host = host;
+  c.world = l.declaredWorldSize;
+  c.visibleGpus = l.declaredVisibleGpus;
+  c.ignored = l.ignored.size();
+  c.hidden = l.hidden;
+  c.ignoredNames.assign(l.ignored.begin(), l.ignored.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                   l.ignored.size(), kNamedFiles)));
   for (const auto& [name, file] : l.writers) {
-    writers.push_back(name);
-    writers.push_back(file);
+    c.writers.push_back(name);
+    c.writers.push_back(file);
   }
-  putList(out, writers);
-  putList(out, l.fatal);
-  return out;
+  c.fatal = l.fatal;
+  return c;
 }
 
-RankChoice decodeChoice(const std::string& text) {
-  size_t at = 0;
+void writeChoice(wire::Writer& w, const RankChoice& c) {
+  w.str(c.source);
+  w.str(c.firstProfile);
+  w.str(c.host);
+  w.i64(c.world);
+  w.i64(c.visibleGpus);
+  w.u64(c.ignored);
+  w.u64(c.hidden);
+  w.strings(c.ignoredNames);
+  w.strings(c.writers);
+  w.strings(c.fatal);
+}
+
+RankChoice readChoice(wire::Reader& r) {
   RankChoice c;
-  c.source = takeField(text, at);
-  c.firstProfile = takeField(text, at);
-  c.host = takeField(text, at);
-  c.world = std::stoll("0" + takeField(text, at));
-  c.visibleGpus = std::stoll("0" + takeField(text, at));
-  c.ignored = std::stoull("0" + takeField(text, at));
-  c.hidden = std::stoull("0" + takeField(text, at));
-  c.ignoredNames = takeList(text, at);
-  c.writers = takeList(text, at);
-  c.fatal = takeList(text, at);
+  c.source = r.str();
+  c.firstProfile = r.str();
+  c.host = r.str();
+  c.world = r.i64();
+  c.visibleGpus = r.i64();
+  c.ignored = r.u64();
+  c.hidden = r.u64();
+  c.ignoredNames = r.strings();
+  c.writers = r.strings();
+  c.fatal = r.strings();
   return c;
 }
 
@@ -248,10 +231,13 @@ void noteIgnored(const ReportRun& run, const ListedInputs& in) {
 // profiles anywhere, which ranks that chose another adopt (they list again
 // with it). Usage failures: two formats or two profilers in the job, or
 // files to fix.
+// A choice that does not decode is the same Error on every rank.
 Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, ListedInputs& out) {
-  std::vector<RankChoice> all;
-  for (const std::string& t : run.comm.allgather(encodeChoice(run.comm.host(), *mine, out.listing)))
-    all.push_back(decodeChoice(t));
+  Expected<std::vector<RankChoice>> gathered =
+      allgatherTyped(run.comm, choiceOf(run.comm.host(), *mine, out.listing), "the input listing",
+                     writeChoice, readChoice);
+  if (!gathered) return gathered.error();
+  const std::vector<RankChoice>& all = *gathered;
   std::vector<std::string> fatal;
   for (const RankChoice& c : all) fatal.insert(fatal.end(), c.fatal.begin(), c.fatal.end());
   const Source* chosen = sourceFound(all, fatal);

@@ -1,35 +1,17 @@
 #include "xstack/app/OptionAgreement.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
 namespace xstack {
 namespace {
 
-using OptionLines = std::vector<std::pair<std::string, std::string>>;
-
 std::string givenOrNot(bool given, const std::string& value) {
   return given ? value : "(not given)";
 }
 
 std::string onOff(bool on) { return on ? "given" : "(not given)"; }
-
-OptionLines decode(const std::string& text) {
-  OptionLines lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(pos, end - pos);
-    const size_t tab = line.find('\t');
-    if (tab == std::string::npos)
-      lines.emplace_back(line, "");
-    else
-      lines.emplace_back(line.substr(0, tab), line.substr(tab + 1));
-    pos = end + 1;
-  }
-  return lines;
-}
 
 // One option's values in the order of their first rank, with the ranks of each.
 std::string mismatchLine(const std::string& name, const std::vector<std::string>& valueOfRank) {
@@ -59,8 +41,8 @@ std::string formatList(const std::vector<TraceFormat>& formats) {
 
 }  // namespace
 
-std::string encodeAgreedOptions(const ReportOptions& o) {
-  const OptionLines lines = {
+AgreedOptions agreedOptionsOf(const ReportOptions& o) {
+  return {
       {"--out", o.outDir},
       {"--gpus-per-trainer",
        givenOrNot(!o.inferGpusPerTrainer, std::to_string(o.topology.gpusPerTrainer))},
@@ -75,24 +57,32 @@ std::string encodeAgreedOptions(const ReportOptions& o) {
       {"--piece-kb", std::to_string(o.pieceBytes >> 10)},
       {"--mpi-chunk-bytes", std::to_string(o.mpiChunkBytes)},
   };
-  std::string text;
-  for (const auto& [name, value] : lines) text += name + "\t" + value + "\n";
-  return text;
 }
 
-std::vector<std::string> describeOptionMismatch(const std::vector<std::string>& perRank) {
-  std::vector<OptionLines> decoded;
-  decoded.reserve(perRank.size());
+void writeAgreedOptions(wire::Writer& w, const AgreedOptions& options) {
+  w.list(options, [](wire::Writer& x, const std::pair<std::string, std::string>& option) {
+    x.str(option.first);
+    x.str(option.second);
+  });
+}
+
+AgreedOptions readAgreedOptions(wire::Reader& r) {
+  AgreedOptions options;
+  r.list(options, [](wire::Reader& x) {
+    std::string name = x.str();
+    return std::pair(std::move(name), x.str());
+  });
+  return options;
+}
+
+std::vector<std::string> describeOptionMismatch(const std::vector<AgreedOptions>& perRank) {
   size_t options = 0;
-  for (const auto& text : perRank) {
-    decoded.push_back(decode(text));
-    options = std::max(options, decoded.back().size());
-  }
+  for (const AgreedOptions& lines : perRank) options = std::max(options, lines.size());
   std::vector<std::string> out;
   for (size_t i = 0; i < options; ++i) {
     std::string name;
     std::vector<std::string> values;
-    for (const auto& lines : decoded) {
+    for (const AgreedOptions& lines : perRank) {
       if (i < lines.size() && name.empty()) name = lines[i].first;
       values.push_back(i < lines.size() ? lines[i].second : "(unknown: another version)");
     }

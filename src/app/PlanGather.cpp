@@ -1,5 +1,6 @@
 #include "xstack/app/PlanGather.h"
 
+#include <utility>
 #include <vector>
 
 #include "xstack/plan/TopologyEvidence.h"
@@ -7,23 +8,28 @@
 
 namespace xstack {
 
-Plan gatherPlan(Comm& comm, const InputListing& mine) {
+Expected<Plan> gatherPlan(Comm& comm, const InputListing& mine) {
   const std::vector<std::string> all = comm.allgather(encodeListing(comm.host(), mine));
   std::vector<RankListing> listings;
   listings.reserve(all.size());
-  for (size_t r = 0; r < all.size(); ++r)
-    listings.push_back(decodeListing(static_cast<int>(r), all[r]));
+  for (size_t r = 0; r < all.size(); ++r) {
+    Expected<RankListing> l = decodeListing(static_cast<int>(r), all[r]);
+    if (!l) return Failure(l.error()).onRank(static_cast<int>(r), {});
+    listings.push_back(std::move(*l));
+  }
   return makePlan(listings);
 }
 
-TopologyEvidence gatherTopologyEvidence(Comm& comm, const Plan& plan,
-                                        std::optional<int64_t> explicitP) {
+Expected<TopologyEvidence> gatherTopologyEvidence(Comm& comm, const Plan& plan,
+                                                  std::optional<int64_t> explicitP) {
   TopologyEvidence ev = evidenceOfPlan(plan, explicitP);
   if (!needsDcgmGpuIds(ev)) return ev;  // the same decision on every rank: no collective
   std::set<int64_t> mine;
   for (const std::string& path : dcgmFilesReadBy(plan, comm.rank()))
     for (int64_t id : dcgmGpuIdsOf(path)) mine.insert(id);
-  ev.dcgmGpuIds = mergeGpuIds(comm.allgather(encodeGpuIds(mine)));
+  Expected<std::vector<int64_t>> ids = mergeGpuIds(comm.allgather(encodeGpuIds(mine)));
+  if (!ids) return ids.error();
+  ev.dcgmGpuIds = std::move(*ids);
   return ev;
 }
 

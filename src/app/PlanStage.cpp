@@ -50,17 +50,20 @@ Status agreeOnOutDir(ReportRun& run) {
 }
 
 // collective: the effective --gpus-per-trainer, given and checked against the
-// time files, or inferred from the inputs.
+// time files, or inferred from the inputs. A usage Failure when the inputs
+// contradict it; the gather's Error when its messages do not decode.
 Expected<PlannedTopology> settleGpusPerTrainer(ReportRun& run, const Plan& plan,
                                                const ListedInputs& listed) {
   const ReportOptions& opt = run.options;
   const std::optional<int64_t> given =
       opt.inferGpusPerTrainer ? std::nullopt : std::optional(opt.topology.gpusPerTrainer);
-  TopologyEvidence evidence = gatherTopologyEvidence(run.comm, plan, given);
+  Expected<TopologyEvidence> gathered = gatherTopologyEvidence(run.comm, plan, given);
+  if (!gathered) return gathered.error();
+  TopologyEvidence& evidence = *gathered;
   evidence.traceVisibleGpus = listed.declaredVisibleGpus;
   evidence.tracesTellDevices = run.source && run.source->topologyFromTraces();
   const GpusPerTrainer gpt = inferGpusPerTrainer(evidence);
-  if (!gpt.contradiction.empty()) return Error{"error: " + gpt.contradiction};
+  if (!gpt.contradiction.empty()) return Failure::usage("error: " + gpt.contradiction);
   PlannedTopology planned;
   planned.topology = opt.topology;
   planned.topology.gpusPerTrainer = gpt.value;
@@ -122,7 +125,9 @@ std::string noInputText(const ReportOptions& opt, const ListedInputs& listed) {
 }  // namespace
 
 Expected<PlannedInputs> planStage(ReportRun& run, const ListedInputs& listed) {
-  Plan plan = gatherPlan(run.comm, listed.listing);
+  Expected<Plan> gathered = gatherPlan(run.comm, listed.listing);
+  if (!gathered) return gathered.error();
+  Plan& plan = *gathered;
   run.clock.mark("plan");
   if (!plan.anyProfileDir)
     return Failure::usage("error: input folder not found on any rank: looked for " +
@@ -138,7 +143,7 @@ Expected<PlannedInputs> planStage(ReportRun& run, const ListedInputs& listed) {
   for (const auto& f : plan.files) profiles += f.file.kind == InputKind::Profile;
   if (profiles == 0) return Failure::usage(noInputText(run.options, listed));
   Expected<PlannedTopology> topology = settleGpusPerTrainer(run, plan, listed);
-  if (!topology.ok()) return Failure::usage(topology.error().message);
+  if (!topology.ok()) return topology.error();
   if (Status out = agreeOnOutDir(run); !out.ok())
     return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   noteMissingRanks(run, plan, listed.declaredWorldSize);

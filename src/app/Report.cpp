@@ -6,27 +6,34 @@
 #include "xstack/app/ReportOutputs.h"
 #include "xstack/app/ReportStages.h"
 #include "xstack/core/TerminalText.h"
+#include "xstack/transport/StageTimes.h"
+#include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
 namespace {
 
-// collective: rank 0 prints every rank's stage times.
+// collective: rank 0 prints every rank's stage times (display only: a
+// gathered message that does not decode is printed as such, the run goes on).
 void printTimings(Comm& comm, const StageClock& clk) {
-  std::vector<std::string> all = comm.allgather(clk.encode());
+  Expected<std::vector<StageTimes>> all =
+      allgatherTyped(comm, stageTimesOf(clk), "the timings", writeStageTimes, readStageTimes);
   if (comm.rank() != 0) return;
-  for (size_t r = 0; r < all.size(); ++r) {
+  if (!all) {
+    std::fprintf(stderr, "xstack: timings: %s\n", terminalSafe(all.error().message).c_str());
+    return;
+  }
+  for (size_t r = 0; r < all->size(); ++r) {
     std::string line;
     double wall = 0, cpu = 0;
     char buf[96];
-    for (const StageTime& t : StageClock::decode(all[r])) {
+    for (const StageTime& t : (*all)[r].stages) {
       std::snprintf(buf, sizeof buf, " %s %.3f/%.3f", t.stage.c_str(), t.wallSeconds, t.cpuSeconds);
       line += buf;
       wall += t.wallSeconds;
       cpu += t.cpuSeconds;
     }
     std::string counts;
-    for (const auto& [name, n] : StageClock::decodeCounts(all[r]))
-      counts += "; " + name + " " + std::to_string(n);
+    for (const auto& [name, n] : (*all)[r].counts) counts += "; " + name + " " + std::to_string(n);
     std::fprintf(stderr, "xstack: timings rank %zu (wall/cpu s):%s total %.3f/%.3f%s\n", r,
                  line.c_str(), wall, cpu, counts.c_str());
   }

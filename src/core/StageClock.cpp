@@ -3,7 +3,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -54,43 +53,6 @@ void StageClock::mark(const std::string& stage) {
   stages_.push_back({stage, wall - lastWall_, cpu - lastCpu_});
   lastWall_ = wall;
   lastCpu_ = cpu;
-}
-
-std::string StageClock::encode() const {
-  std::string out;
-  char buf[64];
-  for (const auto& s : stages_) {
-    std::snprintf(buf, sizeof buf, " %.6f %.6f;", s.wallSeconds, s.cpuSeconds);
-    out += s.stage + buf;
-  }
-  for (const auto& [name, n] : counts_) out += "@" + name + " " + std::to_string(n) + ";";
-  return out;
-}
-
-std::vector<StageTime> StageClock::decode(const std::string& text) {
-  std::vector<StageTime> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    std::istringstream f(item);
-    StageTime t;
-    if (item.starts_with('@')) continue;  // a count
-    if (f >> t.stage >> t.wallSeconds >> t.cpuSeconds) out.push_back(t);
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, uint64_t>> StageClock::decodeCounts(const std::string& text) {
-  std::vector<std::pair<std::string, uint64_t>> out;
-  std::istringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ';')) {
-    if (!item.starts_with('@')) continue;
-    std::istringstream f(item.substr(1));
-    std::pair<std::string, uint64_t> c;
-    if (f >> c.first >> c.second) out.push_back(c);
-  }
-  return out;
 }
 
 }  // namespace xstack

@@ -1,6 +1,7 @@
 #include "xstack/model/InputSummary.h"
 
-#include <nlohmann/json.hpp>
+#include "xstack/wire/WarningsWire.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -18,85 +19,123 @@ const char* statusName(InputStatus s) {
 
 namespace {
 
-nlohmann::json identityJson(const FileIdentity& id) {
-  if (!id.known) return nullptr;
-  return {id.device, id.inode, id.size, id.mtimeNs, id.hasDigest, id.digest};
+void writeIdentity(wire::Writer& w, const FileIdentity& id) {
+  w.boolean(id.known);
+  if (!id.known) return;
+  w.u64(id.device);
+  w.u64(id.inode);
+  w.u64(id.size);
+  w.i64(id.mtimeNs);
+  w.boolean(id.hasDigest);
+  w.u64(id.digest);
 }
 
-FileIdentity identityFrom(const nlohmann::json& j) {
+FileIdentity readIdentity(wire::Reader& r) {
   FileIdentity id;
-  if (!j.is_array()) return id;
-  id.known = true;
-  id.device = j[0].get<uint64_t>();
-  id.inode = j[1].get<uint64_t>();
-  id.size = j[2].get<uint64_t>();
-  id.mtimeNs = j[3].get<int64_t>();
-  id.hasDigest = j[4].get<bool>();
-  id.digest = j[5].get<uint64_t>();
+  id.known = r.boolean();
+  if (!id.known) return id;
+  id.device = r.u64();
+  id.inode = r.u64();
+  id.size = r.u64();
+  id.mtimeNs = r.i64();
+  id.hasDigest = r.boolean();
+  id.digest = r.u64();
   return id;
+}
+
+// The file of a summary (its sample digest stays with the listing).
+void writeFile(wire::Writer& w, const InputFile& f) {
+  w.enumeration(f.kind);
+  w.i64(f.id);
+  w.i64(f.gpu);
+  w.str(f.path);
+  w.u64(f.bytes);
+}
+
+InputFile readFile(wire::Reader& r) {
+  InputFile f;
+  f.kind = r.enumeration(InputKind::Time);
+  f.id = r.i64();
+  f.gpu = r.i64();
+  f.path = r.str();
+  f.bytes = r.u64();
+  return f;
+}
+
+void writeSummary(wire::Writer& w, const InputSummary& s) {
+  writeFile(w, s.file);
+  w.i64(s.reader);
+  w.str(s.readerHost);
+  w.enumeration(s.status);
+  w.str(s.problem);
+  w.u64(s.minTs);
+  w.u64(s.events);
+  w.u64(s.memEvents);
+  wire::writeWarnings(w, s.warnings, true);
+  w.list(s.rows, [](wire::Writer& x, const RowKey& k) {
+    x.enumeration(k.kind);
+    x.i64(k.device);
+  });
+  w.u64(s.spanCount);
+  w.list(s.counterEvents, [](wire::Writer& x, const auto& c) {
+    x.enumeration(c.first.first);
+    x.i64(c.first.second);
+    x.u64(c.second);
+  });
+  w.list(s.gpuDevices, [](wire::Writer& x, int64_t d) { x.i64(d); });
+  w.i64(s.visibleGpus);
+  writeIdentity(w, s.identity);
+}
+
+// One summary; the first warning kind this build does not know goes to
+// `unknownKind` (warnByName's message).
+InputSummary readSummary(wire::Reader& r, std::string& unknownKind) {
+  InputSummary s;
+  s.file = readFile(r);
+  s.reader = static_cast<int>(r.i64());
+  s.readerHost = r.str();
+  s.status = r.enumeration(InputStatus::Failed);
+  s.problem = r.str();
+  s.minTs = r.u64();
+  s.events = r.u64();
+  s.memEvents = r.u64();
+  s.warnings = wire::readWarnings(r, true, unknownKind);
+  r.list(s.rows, [](wire::Reader& x) {
+    const RowKind kind = x.enumeration(RowKind::MemPinned);
+    return RowKey{kind, x.i64()};
+  });
+  s.spanCount = r.u64();
+  for (uint64_t n = r.count(3), i = 0; i < n && r.ok(); ++i) {
+    const CounterGroup group = r.enumeration(CounterGroup::NetRx);
+    const int64_t gpu = r.i64();
+    s.counterEvents[{group, gpu}] = r.u64();
+  }
+  r.list(s.gpuDevices, [](wire::Reader& x) { return x.i64(); });
+  s.visibleGpus = r.i64();
+  s.identity = readIdentity(r);
+  return s;
 }
 
 }  // namespace
 
 std::string encodeSummaries(const std::vector<InputSummary>& all) {
-  nlohmann::json arr = nlohmann::json::array();
-  for (const InputSummary& s : all) {
-    nlohmann::json w = nlohmann::json::object();
-    for (const auto& [k, e] : s.warnings.entries())
-      w[std::string(warnName(k))] = {e.count, e.examples};
-    nlohmann::json rows = nlohmann::json::array();
-    for (const RowKey& r : s.rows) rows.push_back({static_cast<int>(r.kind), r.device});
-    nlohmann::json counters = nlohmann::json::array();
-    for (const auto& [k, n] : s.counterEvents)
-      counters.push_back({static_cast<int>(k.first), k.second, n});
-    arr.push_back({static_cast<int>(s.file.kind), s.file.id, s.file.gpu, s.file.path, s.file.bytes,
-                   s.reader, s.readerHost, static_cast<int>(s.status), s.problem, s.minTs, s.events,
-                   s.memEvents, w, rows, s.spanCount, counters, s.gpuDevices, s.visibleGpus,
-                   identityJson(s.identity)});
-  }
-  auto bytes = nlohmann::json::to_msgpack(arr);
-  return std::string(bytes.begin(), bytes.end());
+  wire::Writer w;
+  w.list(all, writeSummary);
+  return w.take();
 }
 
 Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes) {
+  wire::Reader r(bytes, "gathered summaries");
   std::vector<InputSummary> out;
-  nlohmann::json arr;
-  try {
-    arr = nlohmann::json::from_msgpack(bytes);
-  } catch (const nlohmann::json::exception& e) {
-    return Error{std::string("gathered summaries: ") + e.what()};
-  }
-  for (const auto& a : arr) {
-    InputSummary s;
-    s.file.kind = static_cast<InputKind>(a[0].get<int>());
-    s.file.id = a[1].get<int64_t>();
-    s.file.gpu = a[2].get<int64_t>();
-    s.file.path = a[3].get<std::string>();
-    s.file.bytes = a[4].get<uint64_t>();
-    s.reader = a[5].get<int>();
-    s.readerHost = a[6].get<std::string>();
-    s.status = static_cast<InputStatus>(a[7].get<int>());
-    s.problem = a[8].get<std::string>();
-    s.minTs = a[9].get<uint64_t>();
-    s.events = a[10].get<uint64_t>();
-    s.memEvents = a[11].get<uint64_t>();
-    for (const auto& [name, v] : a[12].items()) {
-      const Expected<Warn> k = warnByName(name);
-      if (!k) return Error{"gathered summary of " + s.file.path + ": " + k.error().message};
-      s.warnings.add(*k, v[0].get<uint64_t>());
-      for (const auto& x : v[1]) s.warnings.addExample(*k, x.get<std::string>());
-    }
-    for (const auto& r : a[13])
-      s.rows.push_back({static_cast<RowKind>(r[0].get<int>()), r[1].get<int64_t>()});
-    s.spanCount = a[14].get<uint64_t>();
-    for (const auto& c : a[15])
-      s.counterEvents[{static_cast<CounterGroup>(c[0].get<int>()), c[1].get<int64_t>()}] =
-          c[2].get<uint64_t>();
-    s.gpuDevices = a[16].get<std::vector<int64_t>>();
-    s.visibleGpus = a[17].get<int64_t>();
-    s.identity = identityFrom(a[18]);
+  for (uint64_t n = r.count(), i = 0; i < n && r.ok(); ++i) {
+    std::string unknownKind;
+    InputSummary s = readSummary(r, unknownKind);
+    if (!r.ok()) break;
+    if (!unknownKind.empty())
+      return Error{"gathered summary of " + s.file.path + ": " + unknownKind};
     out.push_back(std::move(s));
   }
+  if (Status st = r.finish(); !st.ok()) return st.error();
   return out;
 }
 

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
+
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -108,37 +109,50 @@ Plan makePlan(const std::vector<RankListing>& listings) {
   return plan;
 }
 
-std::string encodeListing(const std::string& host, const InputListing& mine) {
-  nlohmann::json j;
-  j["host"] = host;
-  j["profileDir"] = mine.profileDirFound;
-  j["skipped"] = mine.skipped;
-  j["badInputs"] = mine.badInputs;
-  auto& files = j["files"] = nlohmann::json::array();
-  for (const InputFile& f : mine.files)
-    files.push_back({static_cast<int>(f.kind), f.id, f.gpu, f.path, f.bytes, f.sample});
-  auto bytes = nlohmann::json::to_msgpack(j);
-  return std::string(bytes.begin(), bytes.end());
+namespace {
+
+void writeListedFile(wire::Writer& w, const InputFile& f) {
+  w.enumeration(f.kind);
+  w.i64(f.id);
+  w.i64(f.gpu);
+  w.str(f.path);
+  w.u64(f.bytes);
+  w.u64(f.sample);
 }
 
-RankListing decodeListing(int rank, const std::string& bytes) {
-  auto o = nlohmann::json::from_msgpack(bytes);
+InputFile readListedFile(wire::Reader& r) {
+  InputFile f;
+  f.kind = r.enumeration(InputKind::Time);
+  f.id = r.i64();
+  f.gpu = r.i64();
+  f.path = r.str();
+  f.bytes = r.u64();
+  f.sample = r.u64();
+  return f;
+}
+
+}  // namespace
+
+std::string encodeListing(const std::string& host, const InputListing& mine) {
+  wire::Writer w;
+  w.str(host);
+  w.boolean(mine.profileDirFound);
+  w.strings(mine.skipped);
+  w.strings(mine.badInputs);
+  w.list(mine.files, writeListedFile);
+  return w.take();
+}
+
+Expected<RankListing> decodeListing(int rank, const std::string& bytes) {
+  wire::Reader r(bytes, "the listing of MPI rank " + std::to_string(rank));
   RankListing l;
   l.rank = rank;
-  l.host = o["host"].get<std::string>();
-  l.listing.profileDirFound = o["profileDir"].get<bool>();
-  l.listing.skipped = o["skipped"].get<std::vector<std::string>>();
-  l.listing.badInputs = o["badInputs"].get<std::vector<std::string>>();
-  for (const auto& f : o["files"]) {
-    InputFile x;
-    x.kind = static_cast<InputKind>(f[0].get<int>());
-    x.id = f[1].get<int64_t>();
-    x.gpu = f[2].get<int64_t>();
-    x.path = f[3].get<std::string>();
-    x.bytes = f[4].get<uint64_t>();
-    x.sample = f.size() > 5 ? f[5].get<uint64_t>() : 0;
-    l.listing.files.push_back(std::move(x));
-  }
+  l.host = r.str();
+  l.listing.profileDirFound = r.boolean();
+  l.listing.skipped = r.strings();
+  l.listing.badInputs = r.strings();
+  r.list(l.listing.files, readListedFile);
+  if (Status st = r.finish(); !st.ok()) return st.error();
   return l;
 }
 

@@ -1,8 +1,7 @@
 #include "xstack/plan/TopologyEvidence.h"
 
-#include <sstream>
-
 #include "xstack/core/Topology.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -28,19 +27,22 @@ std::vector<std::string> dcgmFilesReadBy(const Plan& plan, int rank) {
 }
 
 std::string encodeGpuIds(const std::set<int64_t>& ids) {
-  std::ostringstream text;
-  for (int64_t id : ids) text << id << ' ';
-  return text.str();
+  wire::Writer w;
+  w.list(ids, [](wire::Writer& x, int64_t id) { x.i64(id); });
+  return w.take();
 }
 
-std::vector<int64_t> mergeGpuIds(const std::vector<std::string>& encoded) {
+Expected<std::vector<int64_t>> mergeGpuIds(const std::vector<std::string>& encoded) {
   std::set<int64_t> all;
-  for (const std::string& s : encoded) {
-    std::istringstream in(s);
-    for (int64_t id; in >> id;)
+  for (size_t r = 0; r < encoded.size(); ++r) {
+    wire::Reader in(encoded[r], "the DCGM GPU ids of MPI rank " + std::to_string(r));
+    std::vector<int64_t> ids;
+    in.list(ids, [](wire::Reader& x) { return x.i64(); });
+    if (Status st = in.finish(); !st.ok()) return st.error();
+    for (int64_t id : ids)
       if (id >= 0 && id <= kMaxGpuId) all.insert(id);  // the parsers give no other
   }
-  return {all.begin(), all.end()};
+  return std::vector<int64_t>(all.begin(), all.end());
 }
 
 }  // namespace xstack

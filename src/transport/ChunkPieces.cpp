@@ -1,10 +1,11 @@
 #include "xstack/transport/ChunkPieces.h"
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "xstack/core/WarningKinds.h"
 #include "xstack/transport/MessageTags.h"
+#include "xstack/wire/WarningsWire.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 namespace {
@@ -20,27 +21,21 @@ bool isEndKind(uint64_t kind) { return kind % 4 == kEnd; }
 }  // namespace
 
 std::string encodeChunkEnd(const Warnings& warnings, const std::string& problem) {
-  nlohmann::json j;
-  for (const auto& [k, e] : warnings.entries()) j["w"][std::string(warnName(k))] = e.count;
-  j["p"] = problem;
-  auto b = nlohmann::json::to_msgpack(j);
-  return std::string(b.begin(), b.end());
+  wire::Writer w;
+  wire::writeWarnings(w, warnings, false);
+  w.str(problem);
+  return w.take();
 }
 
-// A kind this build does not know makes the chunk count as failed.
+// A kind this build does not know, or an end that does not decode, makes the
+// chunk count as failed.
 ChunkEnd decodeChunkEnd(const std::string& bytes) {
+  wire::Reader r(bytes, "the end of a chunk");
   ChunkEnd end;
-  auto j = nlohmann::json::from_msgpack(bytes);
   std::string unknownKind;
-  if (j.contains("w"))
-    for (const auto& [name, v] : j["w"].items()) {
-      const Expected<Warn> k = warnByName(name);
-      if (k)
-        end.warnings.add(*k, v.get<uint64_t>());
-      else
-        unknownKind = k.error().message;
-    }
-  end.problem = j["p"].get<std::string>();
+  end.warnings = wire::readWarnings(r, false, unknownKind);
+  end.problem = r.str();
+  if (Status st = r.finish(); !st.ok()) return {Warnings{}, st.error().message};
   if (end.problem.empty()) end.problem = unknownKind;
   return end;
 }

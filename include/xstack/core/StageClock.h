@@ -26,14 +26,9 @@ class StageClock {
   // A count of this process shown with its times (e.g. "render_decodes": the
   // profiles decoded for rendering); names are single words.
   void count(const std::string& name, uint64_t n) { counts_.emplace_back(name, n); }
+  const std::vector<std::pair<std::string, uint64_t>>& counts() const { return counts_; }
   // Wall seconds from process start to now.
   double elapsed() const;
-
-  // Compact text form, for gathering to rank 0: "stage wall cpu;...", then
-  // "@name n;" per count.
-  std::string encode() const;
-  static std::vector<StageTime> decode(const std::string& text);
-  static std::vector<std::pair<std::string, uint64_t>> decodeCounts(const std::string& text);
 
  private:
   double baseMono_ = 0;  // CLOCK_MONOTONIC at process start

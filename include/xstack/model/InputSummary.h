@@ -55,9 +55,10 @@ struct InputSummary {
   }
 };
 
-// Compact binary (msgpack) encoding for the gather; warnings keep counts only.
-// Decoding bytes that are not such an encoding (or name a warning kind not in
-// core/WarningKinds.h) gives an Error, never a partial vector.
+// The gather's message (wire/Wire.h); warnings keep counts and examples.
+// Decoding bytes that are not such a message (short, garbled, of another
+// wire version) or that name a warning kind not in core/WarningKinds.h gives
+// an Error, never a throw and never a partial vector.
 std::string encodeSummaries(const std::vector<InputSummary>& s);
 Expected<std::vector<InputSummary>> decodeSummaries(const std::string& bytes);
 

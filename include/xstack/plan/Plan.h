@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "xstack/core/Status.h"
 #include "xstack/event/InputListing.h"
 
 namespace xstack {
@@ -41,10 +42,10 @@ struct Plan {
 // Pure: the plan from all ranks' listings (indexed by rank).
 Plan makePlan(const std::vector<RankListing>& listings);
 
-// Pure: this rank's listing and host as bytes (msgpack) for the gather.
+// Pure: this rank's listing and host as the gather's message (wire/Wire.h).
 std::string encodeListing(const std::string& host, const InputListing& mine);
-// Pure: the listing of rank `rank` from the bytes encodeListing gave there.
-// Throws nlohmann::json's exceptions on bytes that are not such a listing.
-RankListing decodeListing(int rank, const std::string& bytes);
+// Pure: the listing of rank `rank` from the bytes encodeListing gave there; an
+// Error naming the rank (never a throw) on bytes that are no such message.
+Expected<RankListing> decodeListing(int rank, const std::string& bytes);
 
 }  // namespace xstack

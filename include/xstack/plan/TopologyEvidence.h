@@ -27,10 +27,12 @@ bool needsDcgmGpuIds(const TopologyEvidence& evidence);
 // Pure: the paths of the DCGM files of the plan whose planned reader is `rank`.
 std::vector<std::string> dcgmFilesReadBy(const Plan& plan, int rank);
 
-// Pure: one rank's GPU ids as text for the gather ("0 1 3 "), and the union
-// of every rank's, ascending; an id outside 0..kMaxGpuId (core/Topology.h) is
-// dropped (the DCGM parser gives none: a row naming one is dcgm_bad_row).
+// Pure: one rank's GPU ids as the gather's message (wire/Wire.h), and the
+// union of every rank's (encoded[r] from rank r), ascending; an id outside
+// 0..kMaxGpuId (core/Topology.h) is dropped (the DCGM parser gives none: a
+// row naming one is dcgm_bad_row). A message that does not decode is an Error
+// naming its rank, the same on every rank that merges the same messages.
 std::string encodeGpuIds(const std::set<int64_t>& ids);
-std::vector<int64_t> mergeGpuIds(const std::vector<std::string>& encoded);
+Expected<std::vector<int64_t>> mergeGpuIds(const std::vector<std::string>& encoded);
 
 }  // namespace xstack

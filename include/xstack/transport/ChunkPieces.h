@@ -34,8 +34,12 @@ struct ChunkEnd {
   std::string problem;
 };
 
-// The end's bytes (msgpack) and back. decodeChunkEnd throws nlohmann::json's
-// exceptions on bytes encodeChunkEnd did not give.
+// The end's message (wire/Wire.h; warnings as counts only) and back.
+// decodeChunkEnd never throws: on bytes encodeChunkEnd did not give (cut
+// short, garbled, another wire version) it gives an end without warnings whose
+// problem is the decode error, so the chunk counts as failed; a warning kind
+// this build does not know is left out and, when the chunk has no problem,
+// named as its problem.
 std::string encodeChunkEnd(const Warnings& warnings, const std::string& problem);
 ChunkEnd decodeChunkEnd(const std::string& bytes);
 

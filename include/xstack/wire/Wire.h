@@ -47,6 +47,12 @@ class Writer {
     for (const auto& item : items) each(*this, item);
   }
   void strings(const std::vector<std::string>& items);
+  // An enum of non-negative values, as its value (u64); read back with
+  // Reader::enumeration.
+  template <class E>
+  void enumeration(E e) {
+    u64(static_cast<uint64_t>(e));
+  }
   // The message (version byte first). The writer is empty afterwards.
   std::string take();
   size_t size() const { return out_.size(); }
@@ -69,6 +75,15 @@ class Reader {
   // bytes left (each element takes at least `minElementBytes`).
   uint64_t count(uint64_t minElementBytes = 1);
   std::vector<std::string> strings();
+  // An enum written by Writer::enumeration; a value above `last` (the enum's
+  // last value) fails the reader and gives E{}.
+  template <class E>
+  E enumeration(E last) {
+    const uint64_t v = u64();
+    if (v <= static_cast<uint64_t>(last)) return static_cast<E>(v);
+    fail("an enum value " + std::to_string(v) + " out of range");
+    return E{};
+  }
   // Reads `count()` elements with `each(reader)`, appending to `out`.
   template <class T, class Each>
   void list(std::vector<T>& out, Each each) {

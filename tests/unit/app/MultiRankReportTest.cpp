@@ -139,6 +139,62 @@ TEST_F(MultiRankReport, ConflictIsFatalOnEveryRank) {
   EXPECT_TRUE(!fs::exists(root_ / "out") || filesIn(root_ / "out").empty());
 }
 
+// A thread rank whose `cutGather`-th allgather (counting from 0, the same
+// sequence on every rank) gives rank 1's message cut to half its bytes, as
+// every rank receives it.
+class CutGatherComm final : public Comm {
+ public:
+  CutGatherComm(ThreadWorld& w, int rank, int cutGather)
+      : inner_(w, rank, "node" + std::to_string(rank)), cutGather_(cutGather) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  std::string host() const override { return inner_.host(); }
+  std::vector<std::string> allgather(const std::string& mine) override {
+    std::vector<std::string> all = inner_.allgather(mine);
+    if (gathers_++ == cutGather_) all[1].resize(all[1].size() / 2);
+    return all;
+  }
+  bool allTrue(bool ok) override { return inner_.allTrue(ok); }
+  void barrier() override { inner_.barrier(); }
+  void send(int dest, int tag, uint64_t kind, std::string_view data) override {
+    inner_.send(dest, tag, kind, data);
+  }
+  Message recv(int source, int tag) override { return inner_.recv(source, tag); }
+
+ private:
+  ThreadComm inner_;
+  int cutGather_;
+  int gathers_ = 0;
+};
+
+// The gathers before the read (the options, the inputs' source, the listings,
+// the DCGM ids or the summaries): a message that does not decode fails the run
+// on every rank alike, with nothing written, never a throw or a hang.
+TEST_F(MultiRankReport, AGatheredMessageThatDoesNotDecodeFailsEveryRankAlike) {
+  SynthOptions so;
+  so.outDir = (root_ / "data").string();
+  so.trainers = 1;
+  so.gpusPerTrainer = 2;
+  so.steps = 1;
+  so.opsPerStep = 2;
+  ASSERT_EQ(runSynth(so), kExitOk);
+  for (int cut = 0; cut < 4; ++cut) {
+    const std::string out = "out" + std::to_string(cut);
+    ThreadWorld world(2);
+    std::vector<int> codes(2, -1);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r)
+      threads.emplace_back([&, r] {
+        CutGatherComm comm(world, r, cut);
+        codes[static_cast<size_t>(r)] = runReport(comm, options(out));
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_NE(codes[0], kExitOk) << cut;
+    EXPECT_EQ(codes[0], codes[1]) << cut;
+    EXPECT_TRUE(!fs::exists(root_ / out) || filesIn(root_ / out).empty()) << cut;
+  }
+}
+
 // ---- random jobs: odd values everywhere, the invariants must hold
 
 constexpr uint64_t kT0 = 1700000000ull * 1000000000ull;

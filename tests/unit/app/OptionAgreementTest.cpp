@@ -4,39 +4,40 @@
 
 #include "xstack/app/Cli.h"
 #include "xstack/app/OptionAgreement.h"
+#include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
 namespace {
 
-std::string encoded(std::vector<std::string> args) {
+AgreedOptions encoded(std::vector<std::string> args) {
   args.insert(args.begin(), {"report", "--data-dir", "d", "--out", "o"});
   Command c = parseCommandLine(args);
   EXPECT_TRUE(std::holds_alternative<ReportOptions>(c));
-  return encodeAgreedOptions(std::get<ReportOptions>(c));
+  return agreedOptionsOf(std::get<ReportOptions>(c));
 }
 
 TEST(OptionAgreement, SameOptionsAgree) {
-  const std::string a = encoded({"--display-size", "2", "--compress"});
+  const AgreedOptions a = encoded({"--display-size", "2", "--compress"});
   EXPECT_TRUE(describeOptionMismatch({a, a, a}).empty());
 }
 
 TEST(OptionAgreement, PerNodeAndDisplayOnlyOptionsMayDiffer) {
-  const std::string a = encoded({"--timings", "--plan"});
-  const std::string b = encoded({"--profile-dir", "p", "--dcgm-dir", "x", "--no-progress"});
+  const AgreedOptions a = encoded({"--timings", "--plan"});
+  const AgreedOptions b = encoded({"--profile-dir", "p", "--dcgm-dir", "x", "--no-progress"});
   EXPECT_TRUE(describeOptionMismatch({a, b}).empty());
 }
 
 TEST(OptionAgreement, NamesOptionValuesAndRanks) {
-  const std::string two = encoded({"--display-size", "2"});
-  const std::string four = encoded({"--display-size", "4"});
+  const AgreedOptions two = encoded({"--display-size", "2"});
+  const AgreedOptions four = encoded({"--display-size", "4"});
   const auto lines = describeOptionMismatch({two, two, four});
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "--display-size differs between ranks: 2 on ranks 0-1; 4 on rank 2");
 }
 
 TEST(OptionAgreement, EveryDifferingOptionIsNamed) {
-  const std::string a = encoded({"--gpus-per-trainer", "4", "--mpi-chunk-bytes", "4096"});
-  const std::string b = encoded({"--no-analysis", "--fsync", "--time-origin-ns", "5"});
+  const AgreedOptions a = encoded({"--gpus-per-trainer", "4", "--mpi-chunk-bytes", "4096"});
+  const AgreedOptions b = encoded({"--no-analysis", "--fsync", "--time-origin-ns", "5"});
   const auto lines = describeOptionMismatch({a, b, a, a});
   ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0],
@@ -55,6 +56,30 @@ TEST(OptionAgreement, InferredGpusPerTrainerDiffersFromGivenEight) {
   // 8 is the default P, but "given 8" is checked against the inputs and
   // "not given" is inferred: they may give different traces.
   EXPECT_EQ(describeOptionMismatch({encoded({}), encoded({"--gpus-per-trainer", "8"})}).size(), 1u);
+}
+
+// The options survive their message; a rank of a build with one option more
+// names it, and a message cut short is an Error, never a throw.
+TEST(OptionAgreement, MessageRoundTripAndABadMessageIsAnError) {
+  const AgreedOptions a = encoded({"--display-size", "2", "--format", "json,perfetto"});
+  const std::string bytes = encodeMessage(a, writeAgreedOptions);
+  EXPECT_EQ(decodeMessage<AgreedOptions>(bytes, "the options", readAgreedOptions).value(), a);
+  for (size_t n = 0; n < bytes.size(); ++n)
+    EXPECT_FALSE(
+        decodeMessage<AgreedOptions>(bytes.substr(0, n), "the options", readAgreedOptions).ok())
+        << n;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0xff);
+    EXPECT_NO_THROW((void)decodeMessage<AgreedOptions>(bad, "the options", readAgreedOptions));
+  }
+  AgreedOptions newer = a;
+  newer.emplace_back("--new-option", "1");
+  const auto lines = describeOptionMismatch({a, newer});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "--new-option differs between ranks: (unknown: another version) on rank 0; 1 on "
+            "rank 1");
 }
 
 TEST(OptionAgreement, RankRanges) {

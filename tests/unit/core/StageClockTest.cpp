@@ -5,7 +5,7 @@
 namespace xstack {
 namespace {
 
-TEST(StageClock, StagesInOrderWithNonNegativeTimesAndATextRoundTrip) {
+TEST(StageClock, StagesInOrderWithNonNegativeTimes) {
   StageClock c;
   c.mark("launch");
   volatile double x = 0;
@@ -19,12 +19,9 @@ TEST(StageClock, StagesInOrderWithNonNegativeTimesAndATextRoundTrip) {
     EXPECT_GE(s.cpuSeconds, 0);
   }
   EXPECT_GE(c.elapsed(), c.stages()[0].wallSeconds + c.stages()[1].wallSeconds - 1e-6);
-  auto back = StageClock::decode(c.encode());
-  ASSERT_EQ(back.size(), 2u);
-  EXPECT_EQ(back[1].stage, "work");
-  EXPECT_NEAR(back[1].wallSeconds, c.stages()[1].wallSeconds, 1e-5);
-  EXPECT_TRUE(StageClock::decode("").empty());
-  EXPECT_TRUE(StageClock::decode("garbage;;x y z;").empty());
+  c.count("render_decodes", 4);
+  ASSERT_EQ(c.counts().size(), 1u);
+  EXPECT_EQ(c.counts()[0].second, 4u);
 }
 
 }  // namespace

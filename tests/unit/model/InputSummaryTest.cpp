@@ -1,8 +1,6 @@
 // The summaries gathered on every rank survive their binary encoding.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include "xstack/model/InputSummary.h"
 
 namespace xstack {
@@ -71,19 +69,50 @@ TEST(InputSummary, InvalidUtf8PathSurvives) {
 }
 
 // A summary naming a warning kind this build does not know (or bytes that are
-// not msgpack) decodes to an Error, not to a Warn out of range.
+// no such message) decodes to an Error, not to a Warn out of range.
 TEST(InputSummary, UnknownWarningKindIsAnError) {
   InputSummary a;
   a.file.path = "p.3";
   a.warnings.add(Warn::TimestampZero, 2);
-  const std::string bytes = encodeSummaries({a});
-  nlohmann::json j = nlohmann::json::from_msgpack(bytes);
-  j[0][12]["no_such_kind"] = j[0][12]["timestamp_zero"];
-  const std::vector<uint8_t> changed = nlohmann::json::to_msgpack(j);
-  const auto back = decodeSummaries(std::string(changed.begin(), changed.end()));
+  std::string bytes = encodeSummaries({a});
+  const size_t at = bytes.find("timestamp_zero");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 14, "no_such_kind__");  // the same length: still a well-formed message
+  const auto back = decodeSummaries(bytes);
   ASSERT_FALSE(back.ok());
-  EXPECT_EQ(back.error().message, "gathered summary of p.3: unknown warning kind \"no_such_kind\"");
-  EXPECT_FALSE(decodeSummaries("\xc1").ok());  // 0xc1: never used in msgpack
+  EXPECT_EQ(back.error().message,
+            "gathered summary of p.3: unknown warning kind \"no_such_kind__\"");
+  EXPECT_FALSE(decodeSummaries("\xc1").ok());  // not this wire version
+  EXPECT_FALSE(decodeSummaries("").ok());
+}
+
+// Every cut of a message, and every byte of it changed, decodes to an Error or
+// to summaries, never to a throw or a crash; a cut message is always an Error.
+TEST(InputSummary, TruncatedOrGarbledMessageIsAnErrorNotAThrow) {
+  InputSummary a;
+  a.file = {InputKind::Profile, 2, 0, "/data/p.2", 40};
+  a.readerHost = "h";
+  a.warnings.add(Warn::MarkerUnmatchedEnd, 2, "p.2: ts 4: example");
+  a.rows = {{RowKind::Gpu, 1}};
+  a.counterEvents[{CounterGroup::NetRx, 0}] = 5;
+  a.gpuDevices = {0, 1};
+  a.identity.known = true;
+  a.identity.digest = 77;
+  const std::string bytes = encodeSummaries({a, a});
+  ASSERT_TRUE(decodeSummaries(bytes).ok());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const auto cut = decodeSummaries(bytes.substr(0, n));
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_EQ(cut.error().message.rfind("gathered summar", 0), 0u) << cut.error().message;
+  }
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (int bit : {0x01, 0x80, 0xff}) {
+      std::string bad = bytes;
+      bad[i] = static_cast<char>(bad[i] ^ bit);
+      EXPECT_NO_THROW((void)decodeSummaries(bad)) << i;
+    }
+  const std::string longer = bytes + "x";
+  EXPECT_FALSE(decodeSummaries(longer).ok());
 }
 
 }  // namespace

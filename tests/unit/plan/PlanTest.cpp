@@ -155,7 +155,7 @@ TEST(Plan, OnePathAndSizeWithDifferentContentsOnTwoHostsIsAConflictNamingBoth) {
 TEST(Plan, TheSampleDigestSurvivesTheGather) {
   InputListing mine;
   mine.files.push_back(sampled(prof(0, "p/profile_rank.0", 10), 0x1234567890abcdefULL));
-  RankListing back = decodeListing(0, encodeListing("h", mine));
+  RankListing back = decodeListing(0, encodeListing("h", mine)).value();
   ASSERT_EQ(back.listing.files.size(), 1u);
   EXPECT_EQ(back.listing.files[0].sample, 0x1234567890abcdefULL);
 }
@@ -283,7 +283,7 @@ TEST(Plan, GatherPlanOnOneRank) {
   mine.profileDirFound = true;
   mine.files = {prof(0, "/x/p.0", 7), file(InputKind::Time, 0, "/x/time.txt.0.0", 3)};
   mine.skipped = {"/x/junk"};
-  Plan p = gatherPlan(comm, mine);
+  Plan p = gatherPlan(comm, mine).value();
   ASSERT_EQ(p.files.size(), 2u);
   for (const auto& f : p.files) {
     EXPECT_EQ(f.reader, 0);
@@ -300,7 +300,7 @@ TEST(Plan, ListingRoundTrip) {
   mine.files = {prof(3, "/x/p.3", 9), file(InputKind::Time, 1, "/x/time.txt.0.1", 4)};
   mine.skipped = {"/x/junk"};
   mine.badInputs = {"/x/dcgm"};
-  RankListing l = decodeListing(5, encodeListing("h5", mine));
+  RankListing l = decodeListing(5, encodeListing("h5", mine)).value();
   EXPECT_EQ(l.rank, 5);
   EXPECT_EQ(l.host, "h5");
   EXPECT_TRUE(l.listing.profileDirFound);
@@ -311,6 +311,34 @@ TEST(Plan, ListingRoundTrip) {
   EXPECT_EQ(l.listing.files[0].id, 3);
   EXPECT_EQ(l.listing.files[0].bytes, 9u);
   EXPECT_EQ(l.listing.files[1].kind, InputKind::Time);
+}
+
+// A gathered listing cut short, garbled, with bytes left over or of another
+// wire version is an Error naming the rank, never a throw.
+TEST(Plan, ABadListingIsAnErrorNamingTheRank) {
+  InputListing mine;
+  mine.profileDirFound = true;
+  mine.files = {sampled(prof(3, "/x/p.3", 9), 42), file(InputKind::Dcgm, 1, "/x/dcgm.1", 4)};
+  mine.skipped = {"/x/junk"};
+  const std::string bytes = encodeListing("h5", mine);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    const auto cut = decodeListing(5, bytes.substr(0, n));
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_EQ(cut.error().message.rfind("the listing of MPI rank 5: ", 0), 0u)
+        << cut.error().message;
+  }
+  EXPECT_FALSE(decodeListing(5, bytes + "x").ok());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0xff);
+    EXPECT_NO_THROW((void)decodeListing(5, bad)) << i;
+  }
+  // The dcgm file's kind, id, gpu and path length, one byte each, then its path.
+  std::string kind = bytes;
+  const size_t at = kind.find("/x/dcgm.1") - 4;
+  ASSERT_EQ(kind[at], static_cast<char>(InputKind::Dcgm));
+  kind[at] = 9;  // no InputKind
+  EXPECT_FALSE(decodeListing(5, kind).ok());
 }
 
 }  // namespace

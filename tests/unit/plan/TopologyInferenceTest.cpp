@@ -225,14 +225,32 @@ TEST(TopologyEvidence, WhenDcgmIdsAreNeededAndHowTheyMerge) {
   EXPECT_TRUE(needsDcgmGpuIds(ev));
   EXPECT_FALSE(needsDcgmGpuIds(evidenceOfPlan(plan, 4)));
   EXPECT_EQ(dcgmFilesReadBy(plan, 1), std::vector<std::string>{"/d/dcgm/dcgm.1"});
-  EXPECT_EQ(mergeGpuIds({encodeGpuIds({3, 0}), encodeGpuIds({}), encodeGpuIds({1, 3})}),
+  EXPECT_EQ(mergeGpuIds({encodeGpuIds({3, 0}), encodeGpuIds({}), encodeGpuIds({1, 3})}).value(),
             (std::vector<int64_t>{0, 1, 3}));
-  // Issue 21 item 5: an id no parser gives (beyond 0..1023) never reaches the inference.
-  EXPECT_EQ(mergeGpuIds({encodeGpuIds({1, 1024, INT64_MAX}), "-3 5 "}),
+  // An id no parser gives (beyond 0..1023, negative) never reaches the inference.
+  EXPECT_EQ(mergeGpuIds({encodeGpuIds({1, 1024, INT64_MAX}), encodeGpuIds({-3, 5})}).value(),
             (std::vector<int64_t>{1, 5}));
   Plan timed;
   for (const InputFile& f : job(1, 2)) timed.files.push_back({f, 0, "h", {}});
   EXPECT_FALSE(needsDcgmGpuIds(evidenceOfPlan(timed, std::nullopt)));
+}
+
+// A gathered id message that is cut short, garbled or of the old text form is
+// an Error naming the rank it came from, never a throw.
+TEST(TopologyEvidence, ABadGpuIdMessageIsAnErrorNamingItsRank) {
+  const std::string good = encodeGpuIds({0, 1, 700});
+  for (size_t n = 0; n < good.size(); ++n) {
+    const auto merged = mergeGpuIds({good, good.substr(0, n)});
+    ASSERT_FALSE(merged.ok()) << n;
+    EXPECT_NE(merged.error().message.find("MPI rank 1"), std::string::npos)
+        << merged.error().message;
+  }
+  EXPECT_FALSE(mergeGpuIds({"-3 5 "}).ok());
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0x80);
+    EXPECT_NO_THROW((void)mergeGpuIds({bad})) << i;
+  }
 }
 
 }  // namespace

@@ -23,6 +23,32 @@ TEST(ChunkPieces, EndRoundTrip) {
   EXPECT_EQ(end.warnings.count(Warn::RenderFailed), 1u);
   EXPECT_EQ(end.problem, "read again for rendering: gone");
   EXPECT_TRUE(decodeChunkEnd(encodeChunkEnd({}, "")).warnings.empty());
+  EXPECT_TRUE(decodeChunkEnd(encodeChunkEnd({}, "")).problem.empty());
+}
+
+// An end cut short, garbled or of another wire version is a failed chunk (a
+// problem naming the decode error), never a throw; an unknown warning kind is
+// named as the problem of a chunk that had none.
+TEST(ChunkPieces, ABadEndIsAFailedChunkNotAThrow) {
+  Warnings w;
+  w.add(Warn::TimestampZero, 3);
+  const std::string bytes = encodeChunkEnd(w, "");
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    ChunkEnd end = decodeChunkEnd(bytes.substr(0, n));
+    EXPECT_EQ(end.problem.rfind("the end of a chunk: ", 0), 0u) << end.problem;
+    EXPECT_TRUE(end.warnings.empty());
+  }
+  EXPECT_FALSE(decodeChunkEnd(bytes + "x").problem.empty());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] = static_cast<char>(bad[i] ^ 0xff);
+    EXPECT_NO_THROW((void)decodeChunkEnd(bad)) << i;
+  }
+  std::string unknown = bytes;
+  unknown.replace(unknown.find("timestamp_zero"), 14, "no_such_kind__");
+  ChunkEnd end = decodeChunkEnd(unknown);
+  EXPECT_EQ(end.problem, "unknown warning kind \"no_such_kind__\"");
+  EXPECT_TRUE(end.warnings.empty());
 }
 
 TEST(ChunkPieces, PiecesInOrderThenTheEndOnTwoRanks) {

@@ -1,9 +1,10 @@
-#include "xstack/wire/Wire.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
+
+#include "xstack/wire/WarningsWire.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack::wire {
 namespace {
@@ -89,6 +90,50 @@ TEST(WireTest, BadFlagFails) {
   Reader r(msg);
   r.boolean();
   EXPECT_FALSE(r.ok());
+}
+
+enum class Colour : int { Red = 0, Green = 1, Blue = 2 };
+
+TEST(WireTest, EnumsRoundTripAndAValueOutOfRangeFails) {
+  Writer w;
+  w.enumeration(Colour::Blue);
+  w.u64(3);
+  const std::string msg = w.take();
+  Reader r(msg, "colours");
+  EXPECT_EQ(r.enumeration(Colour::Blue), Colour::Blue);
+  EXPECT_EQ(r.enumeration(Colour::Blue), Colour::Red);  // 3: no Colour
+  ASSERT_FALSE(r.finish().ok());
+  EXPECT_NE(r.finish().error().message.find("out of range"), std::string::npos);
+}
+
+TEST(WireTest, WarningsByNameWithOrWithoutExamples) {
+  Warnings in;
+  in.add(Warn::TimestampZero, 3, "p.1: ts 0: zero");
+  in.add(Warn::RenderFailed, 1);
+  for (bool examples : {true, false}) {
+    Writer w;
+    writeWarnings(w, in, examples);
+    const std::string msg = w.take();
+    Reader r(msg);
+    std::string unknown;
+    const Warnings out = readWarnings(r, examples, unknown);
+    EXPECT_TRUE(r.finish().ok());
+    EXPECT_TRUE(unknown.empty());
+    EXPECT_EQ(out.count(Warn::TimestampZero), 3u);
+    EXPECT_EQ(out.count(Warn::RenderFailed), 1u);
+    EXPECT_EQ(out.entries().at(Warn::TimestampZero).examples.size(), examples ? 1u : 0u);
+  }
+  Writer w;
+  writeWarnings(w, in, false);
+  std::string msg = w.take();
+  msg.replace(msg.find("render_failed"), 13, "render_fail_x");
+  Reader r(msg);
+  std::string unknown;
+  const Warnings out = readWarnings(r, false, unknown);
+  EXPECT_TRUE(r.finish().ok());
+  EXPECT_EQ(unknown, "unknown warning kind \"render_fail_x\"");
+  EXPECT_EQ(out.count(Warn::TimestampZero), 3u);
+  EXPECT_EQ(out.total(), 3u);
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// libFuzzer target: arbitrary bytes as every message between ranks that has a
+// public decoder (wire/Wire.h and its users). Must never crash, throw, read
+// out of bounds or allocate beyond the input: a bad message is an Error. The
+// first byte also drives a raw wire::Reader through a sequence of reads.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "xstack/app/OptionAgreement.h"
+#include "xstack/model/InputSummary.h"
+#include "xstack/plan/Plan.h"
+#include "xstack/plan/TopologyEvidence.h"
+#include "xstack/transport/ChunkPieces.h"
+#include "xstack/transport/StageTimes.h"
+#include "xstack/transport/TypedMessages.h"
+#include "xstack/wire/Wire.h"
+
+namespace {
+
+// Reads values of the kinds the low bits of `ops` name until the reader fails.
+void readRaw(std::string_view bytes, uint8_t ops) {
+  using xstack::wire::Reader;
+  Reader r(bytes, "fuzz");
+  for (int step = 0; r.ok() && step < 64; ++step) {
+    switch ((ops + step) % 6) {
+      case 0:
+        (void)r.u64();
+        break;
+      case 1:
+        (void)r.i64();
+        break;
+      case 2:
+        (void)r.f64();
+        break;
+      case 3:
+        (void)r.boolean();
+        break;
+      case 4:
+        (void)r.str();
+        break;
+      default:
+        (void)r.strings();
+        break;
+    }
+  }
+  if (r.finish().ok() && !r.atEnd()) std::abort();  // finish() refuses left-over bytes
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace xstack;
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  readRaw(bytes, size ? data[0] : 0);
+  (void)decodeSummaries(bytes);
+  (void)decodeListing(1, bytes);
+  (void)mergeGpuIds({bytes});
+  (void)decodeChunkEnd(bytes);
+  (void)decodeMessage<AgreedOptions>(bytes, "fuzz", readAgreedOptions);
+  (void)decodeMessage<StageTimes>(bytes, "fuzz", readStageTimes);
+  return 0;
+}
