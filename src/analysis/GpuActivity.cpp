@@ -45,19 +45,34 @@ void GpuActivityBuilder::addSlice(const SliceEvent& e) {
   }
 }
 
-void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
+HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
   key_.assign(e.name);
   auto it = names_.find(key_);
   if (it == names_.end()) it = names_.emplace(key_, NameStats{htaKernelTypeOf(e.name)}).first;
   NameStats& n = it->second;
-  const uint64_t end = std::max(e.endNs, e.startNs);
-  const uint64_t dur = end - e.startNs;
+  const uint64_t dur = std::max(e.endNs, e.startNs) - e.startNs;
   n.minNs = n.count ? std::min(n.minNs, dur) : dur;
   n.maxNs = std::max(n.maxNs, dur);
   n.totalNs += dur;
   ++n.count;
+  return n.type;
+}
+
+std::vector<KernelStat> KernelStatsBuilder::take() {
+  std::vector<KernelStat> out;
+  out.reserve(names_.size());
+  for (auto& [name, n] : names_) out.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
+  std::sort(out.begin(), out.end(),
+            [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
+  names_.clear();
+  return out;
+}
+
+void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
+  const HtaKernelType type = kernels_.add(e);
+  const uint64_t end = std::max(e.endNs, e.startNs);
   const bool sync = e.name == "Event Sync" || e.name == "Context Sync";
-  const Timed t{e.startNs, end, e.correlation, e.tid, n.type};
+  const Timed t{e.startNs, end, e.correlation, e.tid, type};
   if ((e.tid >= 0 && e.correlation >= 0) || sync) {
     if (e.correlation >= 0)
       correlated_.push(t);
@@ -188,11 +203,7 @@ Expected<RankGpuActivity> GpuActivityBuilder::build(const std::vector<Span>& spa
     else
       st = b.error();
   }
-  out.kernels.reserve(names_.size());
-  for (auto& [name, n] : names_)
-    out.kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
-  std::sort(out.kernels.begin(), out.kernels.end(),
-            [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
+  out.kernels = kernels_.take();
   SpillOptions spill = spill_;
   *this = GpuActivityBuilder(std::move(spill));
   if (!st) return st.error();

@@ -47,7 +47,7 @@ ReportRun::ReportRun(Comm& c, const ReportOptions& o, StageClock& clk)
       start(std::chrono::steady_clock::now()) {}
 
 // Every line goes through terminalSafe: paths and names from the inputs cannot
-// reach the terminal with control bytes (issue 21 item 11).
+// reach the terminal with control bytes.
 void ReportRun::log(const std::string& line) const {
   if (root()) std::fprintf(stderr, "xstack: %s\n", terminalSafe(line).c_str());
 }
@@ -72,7 +72,7 @@ int runReport(Comm& comm, const ReportOptions& opt, StageClock* clock) {
   if (Status topo = topologyStage(run, *plan, *local, *gathered, listed->declaredWorldSize);
       !topo.ok())
     return fail(run, topo.error());
-  GatheredAnalysisPtr analysed = analyseStage(run, *local);
+  std::unique_ptr<JobAnalyses> analysed = analyseStage(run, *local);
   if (Status shown = showFindingRanksStage(run, analysed.get(), *plan, *local, *gathered);
       !shown.ok())
     return fail(run, shown.error());

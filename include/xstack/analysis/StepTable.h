@@ -164,7 +164,7 @@ class StepTableBuilder {
 std::string encodeRankTables(const std::vector<RankTable>& tables);
 std::vector<RankTable> decodeRankTables(std::string_view text);  // throws on malformed input
 
-// What travels to rank 0 (issue 21 item 10): `encoded` tables with every
+// What travels to rank 0: `encoded` tables with every
 // kernel's name dropped (its nameDigest kept) and the collective kernels left
 // out (analyzeJob never uses them), so a rank's table is O(steps +
 // kKernelsPerRank) numbers plus its gap ops' names, whatever its kernel names'

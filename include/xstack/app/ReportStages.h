@@ -1,7 +1,7 @@
 // The stages of `xstack report`, in order (runReport in Report.cpp calls them):
 //
 //   agreeOptionsStage     AgreeOptionsStage.cpp     collective: the options that must agree
-//                                                   do (issue 12.2), else rc 2 naming them
+//                                                   do, else rc 2 naming them
 //   listInputsStage       ListInputsStage.cpp       each rank lists the folders it sees
 //   planStage             PlanStage.cpp             collective: who reads which file; checks
 //   readInputsStage       ReadInputsStage.cpp       each rank reads its files (ReadStage.cpp)
@@ -13,19 +13,21 @@
 //                                                   it (the ranks whose display changes read
 //                                                   again, collective), else checked against
 //                                                   them
-//   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
-//                                                   rank 0, findings (app/AnalysisStage.h)
-//   showFindingRanksStage AnalyseStage.cpp          collective: the ranks the findings name
+//   analyseStage          AnalyseStage.cpp          collective: every registered analysis'
+//                                                   job part merges the ranks' parts, e.g.
+//                                                   findings (app/AnalysisStage.h)
+//   showFindingRanksStage AnalyseStage.cpp          collective: the ranks the analyses name
 //                                                   are displayed whatever --display-size
 //                                                   (their profiles summarized again, the
 //                                                   summaries gathered again)
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
-//   attachFindingEvents   AnalyseStage.cpp          the findings' instants into the traces
-//   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes steps.csv, ranks.csv,
-//                                                   kernels.csv (fetched from the readers),
-//                                                   findings.json, report.html to temporaries,
-//                                                   committed with the traces
+//   attachFindingEvents   AnalyseStage.cpp          the analyses' annotations (the findings'
+//                                                   instants) into the traces
+//   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes every analysis'
+//                                                   files (steps.csv, ranks.csv, kernels.csv,
+//                                                   findings.json, report.html) to
+//                                                   temporaries, committed with the traces
 //   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
 //                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
@@ -37,6 +39,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,20 +134,22 @@ Status topologyStage(ReportRun& run, const Plan& plan, std::vector<LocalInput>& 
                      GatheredSummaries& gathered, int64_t worldSize);
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local);
-// collective: null (and no findings in the traces) with --no-analysis.
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local);
-// collective (rank 0's list of the findings' undisplayed ranks to every
-// rank): puts them in run.options.topology.shownRanks, reads their profiles
-// again as displayed ones (rows, row warnings) and gathers the summaries again
-// into `gathered`. Nothing when no finding names an undisplayed rank.
-Status showFindingRanksStage(ReportRun& run, const GatheredAnalysis* analysed, const Plan& plan,
+// collective: every registered analysis' job part, merged; null (and no
+// findings in the traces) with --no-analysis.
+std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<LocalInput>& local);
+// collective (rank 0's list of the undisplayed ranks the analyses want shown,
+// to every rank): puts them in run.options.topology.shownRanks, reads their
+// profiles again as displayed ones (rows, row warnings) and gathers the
+// summaries again into `gathered`. Nothing when there is no such rank.
+Status showFindingRanksStage(ReportRun& run, const JobAnalyses* analysed, const Plan& plan,
                              std::vector<LocalInput>& local, GatheredSummaries& gathered);
-// Sets render.context.extraEvents so each affected trace carries its findings.
-void attachFindingEvents(const GatheredAnalysis* analysed, RenderPlan& render);
-// collective (kernels.csv's tables go to rank 0): rank 0's analysis files'
-// temporaries (appended to `files`) and the terminal summary (no-op without
-// analysis).
-AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
+// Sets render.context.extraEvents so each affected trace carries the
+// analyses' annotations (the findings' instants). `analysed` outlives render.
+void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render);
+// collective (e.g. kernels.csv's tables go to rank 0): rank 0's analysis
+// files' temporaries (appended to `files`) and the terminal summary (no-op
+// without analysis).
+AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
                                   const std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files);
 // collective: writes the traces, then commits them together with `extraFiles`
