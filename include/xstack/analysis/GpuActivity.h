@@ -130,9 +130,11 @@ class GpuActivityBuilder {
   KernelStatsBuilder kernels_;
 };
 
-// Compact text form of one rank's kernel stats, for the transfer to rank 0.
+// One rank's kernel stats as a wire message (wire/Wire.h), for the transfer to rank 0.
 std::string encodeKernelStats(int64_t rank, const std::vector<KernelStat>& kernels);
-// Throws std::runtime_error on malformed input.
-std::vector<KernelStat> decodeKernelStats(std::string_view text, int64_t& rank);
+// Sets `rank`; an Error (naming `what` and the byte offset) when the bytes are
+// short, malformed or have bytes left over; never a throw.
+Expected<std::vector<KernelStat>> decodeKernelStats(std::string_view bytes, int64_t& rank,
+                                                    const std::string& what = "kernel table");
 
 }  // namespace xstack

@@ -104,17 +104,14 @@ Status KernelsJob::writeCsv(Comm& comm, const std::vector<RankPart>& local,
     if (!st) break;
     const std::string table = kernelTableOf(comm, local, rank, reader);
     int64_t decodedRank = -1;
-    std::vector<KernelStat> kernels;
-    try {
-      kernels = decodeKernelStats(table, decodedRank);
-    } catch (const std::exception& e) {
-      return Error{"analysis: kernel table of rank " + std::to_string(rank) + ": " + e.what()};
-    }
+    Expected<std::vector<KernelStat>> kernels =
+        decodeKernelStats(table, decodedRank, "kernel table of rank " + std::to_string(rank));
+    if (!kernels) return Error{"analysis: " + kernels.error().message};
     if (decodedRank != rank)
       return Error{"analysis: MPI rank " + std::to_string(reader) +
                    " sent no kernel table of rank " + std::to_string(rank)};
     rows.clear();
-    appendKernelsCsvRows(rows, rank, kernels);
+    appendKernelsCsvRows(rows, rank, *kernels);
     st = f.write(rows);
   }
   if (st) st = f.finish(out.fsync);

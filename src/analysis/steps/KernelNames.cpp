@@ -1,8 +1,6 @@
 // The kernel-name requests of the "steps" analysis: rank 0 asks the reader of
 // a kernel's slowest rank for its name (the report's kernel-spread table), so
 // the step tables travel to rank 0 without names.
-#include <exception>
-
 #include "StepsJob.h"
 #include "xstack/transport/TypedMessages.h"
 
@@ -29,11 +27,8 @@ NameRequest readRequest(wire::Reader& r) {
 
 // The name of kernel `q` from this rank's own step tables: empty when unknown.
 std::string localKernelName(const std::vector<RankPart>& local, const NameRequest& q) {
-  try {
-    for (const RankPart& p : local)
-      if (p.rank == q.rank) return kernelNameOf(p.bytes, q.rank, q.digest);
-  } catch (const std::exception&) {
-  }
+  for (const RankPart& p : local)
+    if (p.rank == q.rank) return kernelNameOf(p.bytes, q.rank, q.digest);
   return {};
 }
 

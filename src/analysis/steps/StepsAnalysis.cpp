@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <map>
 
 #include "StepsJob.h"
@@ -64,25 +65,32 @@ const Analysis& stepsAnalysis() {
 // O(ranks x (steps + kKernelsPerRank)) numbers (plus the gap ops' names),
 // whatever the names' length.
 void StepsJob::merge(Comm& comm, const std::vector<RankPart>& local) {
-  std::string mine;
-  try {
-    for (const RankPart& p : local) mine += withoutKernelNames(p.bytes);
-  } catch (const std::exception&) {
-    mine = "malformed";  // rank 0 fails the analysis on it, naming this MPI rank
+  std::vector<RankTable> mine;
+  bool malformed = false;
+  for (const RankPart& p : local) {
+    Expected<std::vector<RankTable>> tables = decodeRankTables(p.bytes);
+    malformed = malformed || !tables;
+    if (tables) std::move(tables->begin(), tables->end(), std::back_inserter(mine));
   }
+  dropKernelNames(mine);
+  // An empty message does not decode: rank 0 fails the analysis on it, naming this MPI rank.
+  std::string message = malformed ? std::string() : encodeRankTables(mine);
+  std::vector<RankTable>().swap(mine);
   if (comm.rank() != 0) {
-    sendMessage(comm, 0, MessageTag::StepTables, mine);
+    sendMessage(comm, 0, MessageTag::StepTables, message);
     return;
   }
   for (int r = 0; r < comm.size(); ++r) {
-    std::string blob = r == 0 ? std::move(mine) : receiveMessage(comm, r, MessageTag::StepTables);
-    try {
-      for (RankTable& t : decodeRankTables(blob)) {
-        readers_.emplace_back(t.rank, r);
-        tables_.push_back(std::move(t));
-      }
-    } catch (const std::exception& e) {
-      status_ = Error{"analysis: step tables of MPI rank " + std::to_string(r) + ": " + e.what()};
+    std::string blob =
+        r == 0 ? std::move(message) : receiveMessage(comm, r, MessageTag::StepTables);
+    auto tables = decodeRankTables(blob, "step tables of MPI rank " + std::to_string(r));
+    if (!tables) {
+      status_ = Error{"analysis: " + tables.error().message};
+      continue;
+    }
+    for (RankTable& t : *tables) {
+      readers_.emplace_back(t.rank, r);
+      tables_.push_back(std::move(t));
     }
   }
   if (status_.ok()) analyse();
