@@ -7,7 +7,7 @@ namespace xstack {
 
 const std::vector<const Analysis*>& registeredAnalyses() {
   static const std::vector<const Analysis*> kAnalyses = {
-      &stepsAnalysis(),    // step table, GPU breakdown, stragglers: steps/ranks.csv, findings, report
+      &stepsAnalysis(),  // step table, GPU breakdown, stragglers: steps/ranks.csv, findings, report
       &kernelsAnalysis(),  // per-name kernel stats: kernels.csv
   };
   return kAnalyses;

@@ -62,7 +62,8 @@ HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
 std::vector<KernelStat> KernelStatsBuilder::take() {
   std::vector<KernelStat> out;
   out.reserve(names_.size());
-  for (auto& [name, n] : names_) out.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
+  for (auto& [name, n] : names_)
+    out.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
   std::sort(out.begin(), out.end(),
             [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
   names_.clear();

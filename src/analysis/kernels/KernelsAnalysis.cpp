@@ -120,6 +120,7 @@ Status KernelsJob::writeCsv(Comm& comm, const std::vector<RankPart>& local,
   return {};
 }
 
+// collective: rank 0 fetches the kernel tables, then releases the readers.
 Status KernelsJob::write(Comm& comm, const std::vector<RankPart>& local,
                          const AnalysisOutput& out) {
   if (comm.rank() != 0) {

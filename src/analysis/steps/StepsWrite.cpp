@@ -69,11 +69,10 @@ Status StepsJob::writeTables(const JobAnalysis& a, const AnalysisOutput& out,
                              std::vector<AtomicFile>& written) const {
   const Topology& topo = options_.topology;
   const Folder& dir = out.dir;
-  Status st = writeForCommit(dir, "steps.csv", stepsCsv(tables_, topo, out.originNs), out.fsync,
-                             written);
+  Status st =
+      writeForCommit(dir, "steps.csv", stepsCsv(tables_, topo, out.originNs), out.fsync, written);
   if (st.ok()) st = writeForCommit(dir, "ranks.csv", ranksCsv(tables_, topo), out.fsync, written);
-  if (st.ok())
-    st = writeForCommit(dir, "findings.json", findingsJson(a, topo), out.fsync, written);
+  if (st.ok()) st = writeForCommit(dir, "findings.json", findingsJson(a, topo), out.fsync, written);
   if (st.ok())
     st = writeForCommit(
         dir, "report.html",
@@ -97,6 +96,7 @@ Status StepsJob::writeOnRoot(Comm& comm, const std::vector<RankPart>& local,
   return st;
 }
 
+// collective: rank 0 asks the readers for kernel names, then releases them.
 Status StepsJob::write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) {
   if (comm.rank() != 0) {
     serveKernelNames(comm, local);

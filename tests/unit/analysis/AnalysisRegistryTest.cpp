@@ -30,9 +30,9 @@ TEST(AnalysisRegistryTest, ListsTheAnalysesAndTheirFiles) {
   EXPECT_EQ(names, (std::vector<std::string>{"steps", "kernels"}));
   EXPECT_EQ(findAnalysis("kernels"), registeredAnalyses()[1]);
   EXPECT_EQ(findAnalysis("nope"), nullptr);
-  EXPECT_EQ(analysisOutputFiles(), (std::vector<std::string>{"steps.csv", "ranks.csv",
-                                                             "findings.json", "report.html",
-                                                             "kernels.csv"}));
+  EXPECT_EQ(analysisOutputFiles(),
+            (std::vector<std::string>{"steps.csv", "ranks.csv", "findings.json", "report.html",
+                                      "kernels.csv"}));
 }
 
 class AnalysisPartsTest : public TempDirTest {};

@@ -1,4 +1,4 @@
-// What travels to rank 0 for the analysis (issue 21 item 10): the step tables
+// What travels to rank 0 for the analysis: the step tables
 // without kernel names, whose size does not depend on the names' length, and
 // the same kernel-spread numbers from them as from the tables with names.
 #include <gtest/gtest.h>

@@ -160,7 +160,7 @@ TEST(GpuActivityTest, RanksCsvPercentagesAndOverlap) {
   EXPECT_EQ(ranksCsv({t}, topo).substr(ranksCsv({}, topo).size()),
             "0,0,0,2,1000,125,600,275,12.50,60.00,27.50,33.33\n");
   // HTA's idle split is report.html's (the ranks table), not a ranks.csv column: the
-  // columns are exactly HTA's temporal breakdown and overlap (issue 19 item 6).
+  // columns are exactly HTA's temporal breakdown and overlap.
   t.gpuBreakdown.hasIdleSplit = true;
   t.gpuBreakdown.idle = {30, 10, 60};
   EXPECT_EQ(ranksCsv({t}, topo).substr(ranksCsv({}, topo).size()),

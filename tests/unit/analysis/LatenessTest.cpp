@@ -1,4 +1,4 @@
-// Stragglers by lateness (docs/ANALYSIS.md, issue 20): a rank that reaches a
+// Stragglers by lateness (docs/ANALYSIS.md): a rank that reaches a
 // step's last collective after the others, whatever the cause (compute, host,
 // memcpy), on synthetic step tables; healthy jitter gives no finding and a
 // cheap straggler goes to below_threshold.
