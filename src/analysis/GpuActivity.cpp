@@ -1,9 +1,10 @@
 #include "xstack/analysis/GpuActivity.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <stdexcept>
+
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -45,19 +46,35 @@ void GpuActivityBuilder::addSlice(const SliceEvent& e) {
   }
 }
 
-void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
+HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
   key_.assign(e.name);
   auto it = names_.find(key_);
   if (it == names_.end()) it = names_.emplace(key_, NameStats{htaKernelTypeOf(e.name)}).first;
   NameStats& n = it->second;
-  const uint64_t end = std::max(e.endNs, e.startNs);
-  const uint64_t dur = end - e.startNs;
+  const uint64_t dur = std::max(e.endNs, e.startNs) - e.startNs;
   n.minNs = n.count ? std::min(n.minNs, dur) : dur;
   n.maxNs = std::max(n.maxNs, dur);
   n.totalNs += dur;
   ++n.count;
+  return n.type;
+}
+
+std::vector<KernelStat> KernelStatsBuilder::take() {
+  std::vector<KernelStat> out;
+  out.reserve(names_.size());
+  for (auto& [name, n] : names_)
+    out.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
+  std::sort(out.begin(), out.end(),
+            [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
+  names_.clear();
+  return out;
+}
+
+void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
+  const HtaKernelType type = kernels_.add(e);
+  const uint64_t end = std::max(e.endNs, e.startNs);
   const bool sync = e.name == "Event Sync" || e.name == "Context Sync";
-  const Timed t{e.startNs, end, e.correlation, e.tid, n.type};
+  const Timed t{e.startNs, end, e.correlation, e.tid, type};
   if ((e.tid >= 0 && e.correlation >= 0) || sync) {
     if (e.correlation >= 0)
       correlated_.push(t);
@@ -188,11 +205,7 @@ Expected<RankGpuActivity> GpuActivityBuilder::build(const std::vector<Span>& spa
     else
       st = b.error();
   }
-  out.kernels.reserve(names_.size());
-  for (auto& [name, n] : names_)
-    out.kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
-  std::sort(out.kernels.begin(), out.kernels.end(),
-            [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
+  out.kernels = kernels_.take();
   SpillOptions spill = spill_;
   *this = GpuActivityBuilder(std::move(spill));
   if (!st) return st.error();
@@ -201,58 +214,39 @@ Expected<RankGpuActivity> GpuActivityBuilder::build(const std::vector<Span>& spa
 
 namespace {
 
-void appendNumber(std::string& out, uint64_t v) {
-  char buf[24];
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-  out += ' ';
+void writeKernelStat(wire::Writer& w, const KernelStat& k) {
+  w.u64(static_cast<uint64_t>(k.type));
+  for (uint64_t v : {k.count, k.totalNs, k.minNs, k.maxNs}) w.u64(v);
+  w.str(k.name);
 }
 
-[[noreturn]] void malformed() { throw std::runtime_error("bad kernel table encoding"); }
-
-// Reads "<number> " at `p`.
-uint64_t readNumber(std::string_view t, size_t& p) {
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(t.data() + p, t.data() + t.size(), v);
-  if (ec != std::errc() || ptr == t.data() + t.size() || *ptr != ' ') malformed();
-  p = static_cast<size_t>(ptr - t.data()) + 1;
-  return v;
+KernelStat readKernelStat(wire::Reader& r) {
+  KernelStat k;
+  const uint64_t type = r.u64();
+  if (type > static_cast<uint64_t>(HtaKernelType::Other)) r.fail("a kernel type is out of range");
+  k.type = static_cast<HtaKernelType>(type);
+  for (uint64_t* f : {&k.count, &k.totalNs, &k.minNs, &k.maxNs}) *f = r.u64();
+  k.name = r.str();
+  return k;
 }
 
 }  // namespace
 
-// "<rank> <kernels> " then per kernel "<type> <count> <total> <min> <max>
-// <name bytes> <name>\n".
+// One wire message: the rank, then the list of kernels.
 std::string encodeKernelStats(int64_t rank, const std::vector<KernelStat>& kernels) {
-  std::string out;
-  appendNumber(out, static_cast<uint64_t>(rank));
-  appendNumber(out, kernels.size());
-  for (const KernelStat& k : kernels) {
-    for (uint64_t v : {static_cast<uint64_t>(k.type), k.count, k.totalNs, k.minNs, k.maxNs,
-                       static_cast<uint64_t>(k.name.size())})
-      appendNumber(out, v);
-    out += k.name;
-    out += '\n';
-  }
-  return out;
+  wire::Writer w;
+  w.i64(rank);
+  w.list(kernels, writeKernelStat);
+  return w.take();
 }
 
-std::vector<KernelStat> decodeKernelStats(std::string_view text, int64_t& rank) {
-  size_t p = 0;
-  rank = static_cast<int64_t>(readNumber(text, p));
-  const uint64_t n = readNumber(text, p);
-  if (n > text.size()) malformed();
-  std::vector<KernelStat> kernels(n);
-  for (KernelStat& k : kernels) {
-    const uint64_t type = readNumber(text, p);
-    if (type > 3) malformed();
-    k.type = static_cast<HtaKernelType>(type);
-    for (uint64_t* f : {&k.count, &k.totalNs, &k.minNs, &k.maxNs}) *f = readNumber(text, p);
-    const uint64_t len = readNumber(text, p);
-    if (len >= text.size() - p || text[p + len] != '\n') malformed();
-    k.name.assign(text.substr(p, len));
-    p += len + 1;
-  }
-  if (p != text.size()) malformed();
+Expected<std::vector<KernelStat>> decodeKernelStats(std::string_view bytes, int64_t& rank,
+                                                    const std::string& what) {
+  wire::Reader r(bytes, what);
+  rank = r.i64();
+  std::vector<KernelStat> kernels;
+  r.list(kernels, readKernelStat);
+  if (Status st = r.finish(); !st) return st.error();
   return kernels;
 }
 

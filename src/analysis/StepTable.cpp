@@ -8,6 +8,7 @@
 
 #include "Sweeps.h"
 #include "xstack/core/FileIdentity.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -353,145 +354,132 @@ Expected<RankTable> StepTableBuilder::build(int64_t rank, const std::vector<Span
 
 namespace {
 
-void appendNumbers(std::string& out, std::initializer_list<int64_t> values) {
-  char buf[24];
-  bool first = true;
-  for (int64_t v : values) {
-    if (!first) out += ' ';
-    first = false;
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
-  }
-  out += '\n';
+void writeBreakdown(wire::Writer& w, const RankBreakdown& b) {
+  for (uint64_t v : {b.spanNs, b.idleNs, b.computeNs, b.nonComputeNs}) w.u64(v);
+  w.boolean(b.hasComm);
+  w.u64(b.commNs);
+  w.u64(b.overlapNs);
+  w.boolean(b.hasIdleSplit);
+  for (uint64_t v : {b.idle.hostWaitNs, b.idle.kernelWaitNs, b.idle.otherNs}) w.u64(v);
 }
 
-class Cursor {
- public:
-  explicit Cursor(std::string_view t) : t_(t) {}
-  bool done() const { return p_ >= t_.size(); }
-  int64_t number() {
-    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n')) ++p_;
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(t_.data() + p_, t_.data() + t_.size(), v);
-    if (ec != std::errc()) throw std::runtime_error("bad step table encoding");
-    p_ = static_cast<size_t>(ptr - t_.data());
-    return v;
-  }
-  std::string bytes(size_t n) {  // after one separator
-    if (p_ + 1 + n > t_.size()) throw std::runtime_error("bad step table encoding");
-    std::string s(t_.substr(p_ + 1, n));
-    p_ += 1 + n;
-    return s;
-  }
+RankBreakdown readBreakdown(wire::Reader& r) {
+  RankBreakdown b;
+  for (uint64_t* f : {&b.spanNs, &b.idleNs, &b.computeNs, &b.nonComputeNs}) *f = r.u64();
+  b.hasComm = r.boolean();
+  b.commNs = r.u64();
+  b.overlapNs = r.u64();
+  b.hasIdleSplit = r.boolean();
+  for (uint64_t* f : {&b.idle.hostWaitNs, &b.idle.kernelWaitNs, &b.idle.otherNs}) *f = r.u64();
+  return b;
+}
 
- private:
-  std::string_view t_;
-  size_t p_ = 0;
-};
+void writeStep(wire::Writer& w, const StepRow& s) {
+  w.i64(s.step);
+  for (uint64_t v : {s.startNs, s.stepNs, s.forwardNs, s.backwardNs, s.computeNs, s.commNs,
+                     s.memcpyNs, s.idleNs, s.overlapNs})
+    w.u64(v);
+  w.i64(s.arrivalNs);
+  w.i64(s.lastCommNs);
+  w.u64(s.hostIdleNs);
+  w.u64(s.gapOpNs);
+  w.i64(s.gapOp);
+}
 
-auto u(uint64_t v) { return static_cast<int64_t>(v); }
+StepRow readStep(wire::Reader& r) {
+  StepRow s;
+  s.step = r.i64();
+  for (uint64_t* f : {&s.startNs, &s.stepNs, &s.forwardNs, &s.backwardNs, &s.computeNs, &s.commNs,
+                      &s.memcpyNs, &s.idleNs, &s.overlapNs})
+    *f = r.u64();
+  s.arrivalNs = r.i64();
+  s.lastCommNs = r.i64();
+  s.hostIdleNs = r.u64();
+  s.gapOpNs = r.u64();
+  s.gapOp = r.i64();
+  return s;
+}
+
+// A kernel's digest travels with it (the name may be dropped on the way).
+void writeKernel(wire::Writer& w, const KernelTotal& k) {
+  w.u64(k.ns);
+  w.u64(k.count);
+  w.u64(k.name.empty() ? k.nameDigest : digestOf(k.name));
+  w.str(k.name);
+}
+
+KernelTotal readKernel(wire::Reader& r) {
+  KernelTotal k;
+  k.ns = r.u64();
+  k.count = r.u64();
+  k.nameDigest = r.u64();
+  k.name = r.str();
+  return k;
+}
+
+void writeTable(wire::Writer& w, const RankTable& t) {
+  w.i64(t.rank);
+  w.u64(t.gpuMemoryPeakBytes);
+  writeBreakdown(w, t.gpuBreakdown);
+  w.list(t.steps, writeStep);
+  w.list(t.kernels, writeKernel);
+  w.strings(t.gapOps);
+}
+
+RankTable readTable(wire::Reader& r) {
+  RankTable t;
+  t.rank = r.i64();
+  t.gpuMemoryPeakBytes = r.u64();
+  t.gpuBreakdown = readBreakdown(r);
+  r.list(t.steps, readStep);
+  r.list(t.kernels, readKernel);
+  t.gapOps = r.strings();
+  const auto gapOps = static_cast<int64_t>(t.gapOps.size());
+  for (const StepRow& s : t.steps)
+    if (s.gapOp < -1 || s.gapOp >= gapOps) r.fail("a step's gap op is out of range");
+  return t;
+}
 
 }  // namespace
 
+// One wire message: the list of tables.
 std::string encodeRankTables(const std::vector<RankTable>& tables) {
-  std::string out;
-  for (const RankTable& t : tables) {
-    const RankBreakdown& b = t.gpuBreakdown;
-    appendNumbers(
-        out, {t.rank, u(t.steps.size()), u(t.kernels.size()), u(t.gpuMemoryPeakBytes), u(b.spanNs),
-              u(b.idleNs), u(b.computeNs), u(b.nonComputeNs), b.hasComm ? 1 : 0, u(b.commNs),
-              u(b.overlapNs), b.hasIdleSplit ? 1 : 0, u(b.idle.hostWaitNs), u(b.idle.kernelWaitNs),
-              u(b.idle.otherNs), u(t.gapOps.size())});
-    for (const StepRow& r : t.steps)
-      appendNumbers(out, {r.step, u(r.startNs), u(r.stepNs), u(r.forwardNs), u(r.backwardNs),
-                          u(r.computeNs), u(r.commNs), u(r.memcpyNs), u(r.idleNs), u(r.overlapNs),
-                          r.arrivalNs, r.lastCommNs, u(r.hostIdleNs), u(r.gapOpNs), r.gapOp});
-    for (const KernelTotal& k : t.kernels) {
-      const uint64_t digest = k.name.empty() ? k.nameDigest : digestOf(k.name);
-      appendNumbers(out, {u(k.ns), u(k.count), u(digest), u(k.name.size())});
-      out.pop_back();
-      out += ' ';
-      out += k.name;
-      out += '\n';
-    }
-    for (const std::string& name : t.gapOps) {
-      appendNumbers(out, {u(name.size())});
-      out.pop_back();
-      out += ' ';
-      out += name;
-      out += '\n';
-    }
-  }
-  return out;
+  wire::Writer w;
+  w.list(tables, writeTable);
+  return w.take();
 }
 
-std::vector<RankTable> decodeRankTables(std::string_view text) {
+Expected<std::vector<RankTable>> decodeRankTables(std::string_view bytes, const std::string& what) {
+  wire::Reader r(bytes, what);
   std::vector<RankTable> tables;
-  Cursor c(text);
-  while (!c.done()) {
-    RankTable t;
-    t.rank = c.number();
-    int64_t steps = c.number(), kernels = c.number();
-    t.gpuMemoryPeakBytes = static_cast<uint64_t>(c.number());
-    RankBreakdown& b = t.gpuBreakdown;
-    for (uint64_t* f : {&b.spanNs, &b.idleNs, &b.computeNs, &b.nonComputeNs})
-      *f = static_cast<uint64_t>(c.number());
-    b.hasComm = c.number() != 0;
-    b.commNs = static_cast<uint64_t>(c.number());
-    b.overlapNs = static_cast<uint64_t>(c.number());
-    b.hasIdleSplit = c.number() != 0;
-    for (uint64_t* f : {&b.idle.hostWaitNs, &b.idle.kernelWaitNs, &b.idle.otherNs})
-      *f = static_cast<uint64_t>(c.number());
-    int64_t gapOps = c.number();
-    if (steps < 0 || kernels < 0 || gapOps < 0) throw std::runtime_error("bad step table encoding");
-    for (int64_t i = 0; i < steps; ++i) {
-      StepRow r;
-      r.step = c.number();
-      uint64_t* fields[] = {&r.startNs, &r.stepNs,   &r.forwardNs, &r.backwardNs, &r.computeNs,
-                            &r.commNs,  &r.memcpyNs, &r.idleNs,    &r.overlapNs};
-      for (uint64_t* f : fields) *f = static_cast<uint64_t>(c.number());
-      r.arrivalNs = c.number();
-      r.lastCommNs = c.number();
-      r.hostIdleNs = static_cast<uint64_t>(c.number());
-      r.gapOpNs = static_cast<uint64_t>(c.number());
-      r.gapOp = c.number();
-      if (r.gapOp < -1 || r.gapOp >= gapOps) throw std::runtime_error("bad step table encoding");
-      t.steps.push_back(r);
-    }
-    for (int64_t i = 0; i < kernels; ++i) {
-      KernelTotal k;
-      k.ns = static_cast<uint64_t>(c.number());
-      k.count = static_cast<uint64_t>(c.number());
-      k.nameDigest = static_cast<uint64_t>(c.number());
-      int64_t len = c.number();
-      if (len < 0) throw std::runtime_error("bad step table encoding");
-      k.name = c.bytes(static_cast<size_t>(len));
-      t.kernels.push_back(std::move(k));
-    }
-    for (int64_t i = 0; i < gapOps; ++i) {
-      int64_t len = c.number();
-      if (len < 0) throw std::runtime_error("bad step table encoding");
-      t.gapOps.push_back(c.bytes(static_cast<size_t>(len)));
-    }
-    tables.push_back(std::move(t));
-    // skip the trailing newline of the last line
-    if (!c.done()) c.bytes(0);
-  }
+  r.list(tables, readTable);
+  if (Status st = r.finish(); !st) return st.error();
   return tables;
 }
 
-std::string withoutKernelNames(std::string_view encoded) {
-  std::vector<RankTable> tables = decodeRankTables(encoded);
+void dropKernelNames(std::vector<RankTable>& tables) {
   for (RankTable& t : tables) {
     std::erase_if(t.kernels, [](const KernelTotal& k) {
       return kernelCategoryOf(k.name, 0) == KernelCategory::Comm;
     });
-    for (KernelTotal& k : t.kernels) std::string().swap(k.name);
+    for (KernelTotal& k : t.kernels) {
+      if (!k.name.empty()) k.nameDigest = digestOf(k.name);
+      std::string().swap(k.name);
+    }
   }
-  return encodeRankTables(tables);
+}
+
+Expected<std::string> withoutKernelNames(std::string_view encoded) {
+  Expected<std::vector<RankTable>> tables = decodeRankTables(encoded);
+  if (!tables) return tables.error();
+  dropKernelNames(*tables);
+  return encodeRankTables(*tables);
 }
 
 std::string kernelNameOf(std::string_view encoded, int64_t rank, uint64_t digest) {
-  for (RankTable& t : decodeRankTables(encoded)) {
+  Expected<std::vector<RankTable>> tables = decodeRankTables(encoded);
+  if (!tables) return {};
+  for (RankTable& t : *tables) {
     if (t.rank != rank) continue;
     for (KernelTotal& k : t.kernels)
       if (k.nameDigest == digest && !k.name.empty()) return std::move(k.name);

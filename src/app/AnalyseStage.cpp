@@ -1,50 +1,44 @@
-// The analysis stages of `xstack report` (docs/ANALYSIS.md): the step tables
-// every rank built while reading are gathered and analysed before the traces
-// are planned (the ranks the findings name are displayed, the traces carry the
-// findings), and the analysis files are written after the traces are committed.
-#include <charconv>
-
+// The analysis stages of `xstack report` (docs/ANALYSIS.md): the registered
+// analyses' per-rank parts every rank built while reading are merged before
+// the traces are planned (the ranks the analyses want shown are displayed, the
+// traces carry their annotations), and the analyses' files are written after
+// the traces are rendered, committed with them.
 #include "xstack/app/ReportStages.h"
+#include "xstack/app/VersionInfo.h"
 #include "xstack/sink/OutputFormats.h"
+#include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
 
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
-                                 const Topology& topology) {
+std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                          const Topology& topology) {
   if (!run.options.analysis) return nullptr;
-  const std::string traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
-                                  (run.options.compress ? ".gz" : "");
-  GatheredAnalysisPtr gathered = gatherAnalysis(run.comm, local, topology, traceSuffix);
+  AnalysisJobOptions options;
+  options.topology = topology;
+  options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
+                        (run.options.compress ? ".gz" : "");
+  auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
   run.clock.mark("analysis");
-  return gathered;
+  return analyses;
 }
 
 namespace {
 
-std::string encodeRanks(const std::vector<int64_t>& ranks) {
-  std::string s;
-  for (int64_t r : ranks) s += std::to_string(r) + " ";
-  return s;
+void writeRanks(wire::Writer& w, const std::vector<int64_t>& ranks) {
+  w.list(ranks, [](wire::Writer& x, int64_t r) { x.i64(r); });
 }
 
-std::vector<int64_t> decodeRanks(const std::string& s) {
+std::vector<int64_t> readRanks(wire::Reader& r) {
   std::vector<int64_t> ranks;
-  const char* p = s.data();
-  const char* end = s.data() + s.size();
-  while (p < end) {
-    int64_t v = 0;
-    auto [next, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc()) break;
-    ranks.push_back(v);
-    p = next + 1;  // the space
-  }
+  r.list(ranks, [](wire::Reader& x) { return x.i64(); });
   return ranks;
 }
 
-// Rank 0's list of the findings' ranks that --display-size does not show.
-std::vector<int64_t> undisplayedFindingRanks(const GatheredAnalysis* g, const Topology& topo) {
+// Rank 0's list of the ranks the analyses want shown that --display-size does not show.
+std::vector<int64_t> undisplayedRanksToShow(const JobAnalyses* analysed, const Topology& topo) {
   std::vector<int64_t> out;
-  for (int64_t r : findingRanks(g))
+  if (!analysed) return out;
+  for (int64_t r : ranksToShow(*analysed))
     if (!topo.rankDisplayed(r)) out.push_back(r);
   return out;
 }
@@ -58,14 +52,25 @@ std::string shownNote(const std::vector<int64_t>& ranks, const Topology& topo) {
   return s;
 }
 
+// "xstack 0.1.0, git v0.1-12-gabc": the first two lines of versionText(), not
+// the MPI library's (report.html is byte-identical for the serial and MPI builds).
+std::string versionLine() {
+  const std::string v = versionText();
+  const size_t first = v.find('\n'), second = v.find('\n', first + 1);
+  return v.substr(0, first) + ", " + v.substr(first + 1, second - first - 1);
+}
+
 }  // namespace
 
-Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
-                             const Topology& topology) {
+Expected<Topology> findingDisplayStage(ReportRun& run, const JobAnalyses* analysed,
+                                       const Topology& topology) {
   if (!run.options.analysis) return topology;
-  std::string mine = run.root() ? encodeRanks(undisplayedFindingRanks(analysed, topology)) : "";
+  const std::vector<int64_t> mine =
+      run.root() ? undisplayedRanksToShow(analysed, topology) : std::vector<int64_t>{};
   // collective: every rank learns rank 0's list.
-  const std::vector<int64_t> ranks = decodeRanks(run.comm.allgather(mine)[0]);
+  auto all = allgatherTyped(run.comm, mine, "the ranks to show", writeRanks, readRanks);
+  if (!all.ok()) return all.error();
+  const std::vector<int64_t>& ranks = all->front();
   if (ranks.empty()) return topology;
   Topology shown = topology;
   shown.shownRanks = ranks;
@@ -73,20 +78,24 @@ Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
   return shown;
 }
 
-void attachFindingEvents(const GatheredAnalysis* g, RenderPlan& render) {
-  if (!g) return;
+void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render) {
+  if (!analysed) return;
   const uint64_t originNs = render.context.origin.ns;
-  render.context.extraEvents = [g, originNs](const OutputFile& o, int64_t pid) {
-    return findingEventsFor(g, o.group, o.gpu, pid, originNs);
+  render.context.extraEvents = [analysed, originNs](const OutputFile& o, int64_t pid) {
+    return annotationsFor(*analysed, o.group, o.gpu, pid, originNs);
   };
 }
 
-AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
+AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
                                   const std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files) {
-  if (!run.options.analysis) return {};
-  AnalysisResult r = writeAnalysis(run.comm, analysed, local, render.context.origin.ns,
-                                   run.outCommit.folder(), run.options.fsync, files);
+  if (!run.options.analysis || !analysed) return {};
+  AnalysisOutput out;
+  out.originNs = render.context.origin.ns;
+  out.dir = run.outCommit.folder();
+  out.fsync = run.options.fsync;
+  out.toolVersion = versionLine();
+  AnalysisResult r = writeAnalyses(run.comm, *analysed, local, std::move(out), files);
   run.clock.mark("analysis_files");
   return r;
 }

@@ -132,8 +132,7 @@ int runInspect(const InspectOptions& o) {
   std::vector<Span> spans;
   InspectedProfile loaded;
   std::unique_ptr<FileBuffer> buffer;  // the events' views point here
-  auto info =
-      summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {nullptr, &loaded.events});
+  auto info = summarizeProfile(sourceForFile(o.file), true, s, spans, buffer, {&loaded.events, {}});
   if (!info) {
     std::fprintf(stderr, "xstack: inspect: %s\n", terminalSafe(info.error().message).c_str());
     return kExitFatal;

@@ -5,8 +5,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "xstack/analysis/StepTable.h"
-#include "xstack/app/AnalysisStage.h"
+#include "xstack/analysis/AnalysisRegistry.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
@@ -33,49 +32,49 @@ std::string baseName(const std::string& path) {
 }
 
 // The read stage's pass over one profile, as it is decoded: nothing per
-// event is kept but the step marks.
+// event is kept but the step marks; the tee and the analyses' per-rank parts
+// see every event.
 class ProfileSummarizer final : public EventSink {
  public:
   ProfileSummarizer(bool displayed, InputSummary& s, ProfileSummaryTargets targets)
-      : displayed_(displayed), s_(s), steps_(targets.steps), gpu_(targets.gpu), tee_(targets.tee) {}
+      : displayed_(displayed), s_(s), tee_(targets.tee), analyses_(std::move(targets.analyses)) {
+    if (tee_) analyses_.push_back(tee_);
+  }
   void onSlice(const SliceEvent& e) override {
     ++s_.events;
-    if (steps_) steps_->addSlice(e);
-    if (gpu_) gpu_->addSlice(e);
     minTs_.add(e.startNs);
     minTs_.add(e.endNs);
     if (displayed_) rows_.add(e);
     if (e.row.kind == RowKind::Gpu) noteGpuDevice(e.row.device);
-    if (tee_) tee_->onSlice(e);
+    for (EventSink* a : analyses_) a->onSlice(e);
   }
   void onStepMark(const StepMark& m) override {
     pairer_.add(m);
-    if (tee_) tee_->onStepMark(m);
+    for (EventSink* a : analyses_) a->onStepMark(m);
   }
   void onUnplaced(const UnplacedEvent& u) override {
     ++(u.memory ? s_.memEvents : s_.events);
     minTs_.add(u.startNs);
     minTs_.add(u.endNs);
-    if (tee_) tee_->onUnplaced(u);
+    for (EventSink* a : analyses_) a->onUnplaced(u);
   }
   void onMemory(const MemoryEvent& m) override {
     ++s_.memEvents;
-    if (steps_) steps_->addMemory(m);
     minTs_.add(m.startNs);
     minTs_.add(m.endNs);
     if (displayed_) {
       rows_.add(m);
       memWarnings_.add(m);
     }
-    if (tee_) tee_->onMemory(m);
+    for (EventSink* a : analyses_) a->onMemory(m);
   }
   void onTraceStart(uint64_t ns) override {
     minTs_.add(ns);
-    if (tee_) tee_->onTraceStart(ns);
+    for (EventSink* a : analyses_) a->onTraceStart(ns);
   }
   void onTraceEnd(uint64_t ns) override {
     minTs_.add(ns);
-    if (tee_) tee_->onTraceEnd(ns);
+    for (EventSink* a : analyses_) a->onTraceEnd(ns);
   }
 
   // After the last event: fills the rest of the summary.
@@ -110,9 +109,8 @@ class ProfileSummarizer final : public EventSink {
   MarkerPairer pairer_;
   RowCollector rows_;
   MemoryWarningCounter memWarnings_;
-  StepTableBuilder* steps_;  // analysis, when on
-  GpuActivityBuilder* gpu_;  // analysis, when on
   EventSink* tee_;
+  std::vector<EventSink*> analyses_;  // the analyses' parts, then the tee
 };
 
 }  // namespace
@@ -184,17 +182,27 @@ std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, con
   return rows;
 }
 
-// The profile's step table and kernel stats, encoded into `in`. An Error
-// when the analysis' sorters could not spill (it names the spill folder).
-Status finishAnalysis(int64_t rank, StepTableBuilder& steps, GpuActivityBuilder& gpu,
+// A per-rank part of every registered analysis for one profile (none with
+// --no-analysis).
+std::vector<std::unique_ptr<RankAnalysis>> analysisParts(const ReadOptions& opt) {
+  std::vector<std::unique_ptr<RankAnalysis>> parts;
+  if (!opt.analysis) return parts;
+  for (const Analysis* a : registeredAnalyses()) parts.push_back(a->rankPart(opt.spill));
+  return parts;
+}
+
+// Every analysis' finished part of the profile of training rank `rank`, into
+// in.analyses (all of them, or none and an Error, e.g. a sorter that could
+// not spill: it names the spill folder).
+Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& parts,
                       LocalInput& in) {
-  Expected<RankTable> table = steps.build(rank, in.spans);
-  if (!table) return table.error();
-  Expected<RankGpuActivity> activity = gpu.build(in.spans);
-  if (!activity) return activity.error();
-  table->gpuBreakdown = activity->breakdown;
-  in.stepTable = encodeRankTables({*table});
-  in.kernelTable = encodeKernelStats(rank, activity->kernels);
+  std::vector<std::string> results;
+  for (auto& part : parts) {
+    Expected<std::string> bytes = part->finish(rank, in.spans);
+    if (!bytes) return bytes.error();
+    results.push_back(std::move(*bytes));
+  }
+  in.analyses = std::move(results);
   return {};
 }
 
@@ -211,18 +219,15 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     const bool displayed = opt.topology.rankDisplayed(pf.file.id);
     // Streaming: the summary is computed as the file is decoded; only the
     // file's bytes are held, in memory reused from one profile to the next.
-    StepTableBuilder steps(analysisBuilderBudget(opt.spill));
+    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(opt);
     std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
-    GpuActivityBuilder gpu(analysisBuilderBudget(opt.spill));
-    auto info = summarizeProfile(
-        source, displayed, s, in.spans, spare,
-        {opt.analysis ? &steps : nullptr, kept.get(), opt.analysis ? &gpu : nullptr});
+    ProfileSummaryTargets targets{kept.get(), {}};
+    for (auto& part : parts) targets.analyses.push_back(part.get());
+    auto info = summarizeProfile(source, displayed, s, in.spans, spare, std::move(targets));
     if (!info) return fail(s, info.error());
-    if (opt.analysis) {
-      if (Status st = finishAnalysis(pf.file.id, steps, gpu, in); !st) {
-        in.spans.clear();  // the file fails: never a wrong table
-        return fail(s, st.error());
-      }
+    if (Status st = finishAnalyses(pf.file.id, parts, in); !st) {
+      in.spans.clear();  // the file fails: never a wrong table
+      return fail(s, st.error());
     }
     if (kept && !kept->abandoned()) {
       kept->adoptRows(s.rows);

@@ -56,7 +56,7 @@ ReportRun::ReportRun(Comm& c, const ReportOptions& o, StageClock& clk)
       outCommit(isReportOutputName) {}
 
 // Every line goes through terminalSafe: paths and names from the inputs cannot
-// reach the terminal with control bytes (issue 21 item 11).
+// reach the terminal with control bytes.
 void ReportRun::log(const std::string& line) const {
   if (root()) std::fprintf(stderr, "xstack: %s\n", terminalSafe(line).c_str());
 }
@@ -67,7 +67,7 @@ namespace {
 // committed together; the summary's exit code.
 int renderAndWrite(ReportRun& run, const ListedInputs& listed, const PlannedInputs& planned,
                    std::vector<LocalInput>& local, GatheredSummaries& gathered,
-                   const GatheredAnalysis* analysed, const Topology& topology) {
+                   JobAnalyses* analysed, const Topology& topology) {
   RenderPlan render = renderPlanStage(run, planned.plan, gathered, local, topology);
   attachFindingEvents(analysed, render);
   std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
@@ -96,13 +96,15 @@ int runStages(ReportRun& run) {
   Expected<Topology> topology =
       topologyStage(run, planned->topology, *gathered, listed->declaredWorldSize);
   if (!topology.ok()) return fail(run, topology.error());
-  GatheredAnalysisPtr analysed = analyseStage(run, *local, *topology);
-  const Topology finalTopology = findingDisplayStage(run, analysed.get(), *topology);
+  std::unique_ptr<JobAnalyses> analysed = analyseStage(run, *local, *topology);
+  Expected<Topology> finalTopology = findingDisplayStage(run, analysed.get(), *topology);
+  if (!finalTopology.ok()) return fail(run, finalTopology.error());
   if (Status settled =
-          settleDisplayStage(run, plan, readTopology, finalTopology, *local, *gathered);
+          settleDisplayStage(run, plan, readTopology, *finalTopology, *local, *gathered);
       !settled.ok())
     return fail(run, settled.error());
-  return renderAndWrite(run, *listed, *planned, *local, *gathered, analysed.get(), finalTopology);
+  return renderAndWrite(run, *listed, *planned, *local, *gathered, analysed.get(),
+                        *finalTopology);
 }
 
 }  // namespace

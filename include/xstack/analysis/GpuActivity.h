@@ -62,6 +62,24 @@ struct RankGpuActivity {
   std::vector<KernelStat> kernels;  // ordered by name (bytewise)
 };
 
+// kernels.csv's numbers of one rank: per name over every GPU-row slice (no
+// filter). One entry per distinct name.
+class KernelStatsBuilder {
+ public:
+  // A GPU-row slice; returns its name's kernel type (htaKernelTypeOf).
+  HtaKernelType add(const SliceEvent& e);
+  // The stats ordered by name (bytewise); the builder is left empty.
+  std::vector<KernelStat> take();
+
+ private:
+  struct NameStats {
+    HtaKernelType type;
+    uint64_t count = 0, totalNs = 0, minNs = 0, maxNs = 0;
+  };
+  std::unordered_map<std::string, NameStats> names_;
+  std::string key_;
+};
+
 class GpuActivityBuilder {
  public:
   // `spill`: where the builder's sorters spill and the memory they share.
@@ -95,10 +113,6 @@ class GpuActivityBuilder {
       return a.correlation != b.correlation ? a.correlation < b.correlation : a.startNs < b.startNs;
     }
   };
-  struct NameStats {
-    HtaKernelType type;
-    uint64_t count = 0, totalNs = 0, minNs = 0, maxNs = 0;
-  };
   class Survivors;
   void addGpuSlice(const SliceEvent& e);
   Status finishSorters();
@@ -113,13 +127,14 @@ class GpuActivityBuilder {
   ExternalSorter<Timed, ByStart> uncorrelated_;
   bool sawCorrelation_ = false;
   ExternalSorter<Launch, ByCorrelationStart> launches_;  // CPU-side (correlation, startNs)
-  std::unordered_map<std::string, NameStats> names_;
-  std::string key_;
+  KernelStatsBuilder kernels_;
 };
 
-// Compact text form of one rank's kernel stats, for the transfer to rank 0.
+// One rank's kernel stats as a wire message (wire/Wire.h), for the transfer to rank 0.
 std::string encodeKernelStats(int64_t rank, const std::vector<KernelStat>& kernels);
-// Throws std::runtime_error on malformed input.
-std::vector<KernelStat> decodeKernelStats(std::string_view text, int64_t& rank);
+// Sets `rank`; an Error (naming `what` and the byte offset) when the bytes are
+// short, malformed or have bytes left over; never a throw.
+Expected<std::vector<KernelStat>> decodeKernelStats(std::string_view bytes, int64_t& rank,
+                                                    const std::string& what = "kernel table");
 
 }  // namespace xstack

@@ -160,21 +160,26 @@ class StepTableBuilder {
   std::unordered_map<std::string, uint32_t> cpuNameIds_;
 };
 
-// Compact text form of a reader's tables (O(steps + kernels) per rank, names included).
+// A reader's tables as one wire message (wire/Wire.h; O(steps + kernels) per
+// rank, names included).
 std::string encodeRankTables(const std::vector<RankTable>& tables);
-std::vector<RankTable> decodeRankTables(std::string_view text);  // throws on malformed input
+// An Error (naming `what` and the byte offset) when the bytes are short,
+// malformed or have bytes left over; never a throw.
+Expected<std::vector<RankTable>> decodeRankTables(std::string_view bytes,
+                                                  const std::string& what = "step tables");
 
-// What travels to rank 0 (issue 21 item 10): `encoded` tables with every
-// kernel's name dropped (its nameDigest kept) and the collective kernels left
-// out (analyzeJob never uses them), so a rank's table is O(steps +
-// kKernelsPerRank) numbers plus its gap ops' names, whatever its kernel names'
-// length. Rank 0 asks the reader for the few names it shows (kernelNameOf).
-// Throws on malformed input.
-std::string withoutKernelNames(std::string_view encoded);
+// What travels to rank 0: the tables with every kernel's name dropped (its
+// nameDigest kept) and the collective kernels left out (analyzeJob never uses
+// them), so a rank's table is O(steps + kKernelsPerRank) numbers plus its gap
+// ops' names, whatever its kernel names' length. Rank 0 asks the reader for
+// the few names it shows (kernelNameOf).
+void dropKernelNames(std::vector<RankTable>& tables);
+// dropKernelNames over `encoded`, encoded again; an Error when it does not decode.
+Expected<std::string> withoutKernelNames(std::string_view encoded);
 
 // The name of the kernel of training rank `rank` whose digest is `digest` in
-// `encoded` (a reader's own tables, with names); empty when there is none.
-// Throws on malformed input.
+// `encoded` (a reader's own tables, with names); empty when there is none or
+// the bytes do not decode.
 std::string kernelNameOf(std::string_view encoded, int64_t rank, uint64_t digest);
 
 }  // namespace xstack

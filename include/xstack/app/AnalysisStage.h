@@ -1,18 +1,19 @@
-// The analysis stage of `xstack report` (docs/ANALYSIS.md): every MPI rank
-// has built the step table of each profile it read (ReadStage, for every rank
-// of the job, displayed or not). gatherAnalysis sends the encoded tables to
-// rank 0 (point to point, O(ranks x steps) bytes), which computes the
-// findings before the traces are written (so each affected trace carries
-// them as instant events, findingEventsFor); writeAnalysis then writes
-// steps.csv, ranks.csv, kernels.csv, findings.json and report.html to
-// temporaries that are committed together with the traces (OutputCommit):
-// one run's set, or the earlier one.
+// The analyses of `xstack report` (docs/ANALYSIS.md), driven through the
+// registry (analysis/AnalysisRegistry.h), naming none of them: every rank has
+// run each registered analysis' per-rank part on each profile it read
+// (ReadStage, LocalInput::analyses). mergeAnalyses makes each analysis' job
+// part and merges (collective) before the traces are planned, so the ranks the
+// analyses want shown are displayed and each affected trace carries their
+// annotations (annotationsFor); writeAnalyses then has rank 0 write every
+// analysis' files to temporaries that are committed together with the traces
+// (OutputCommit): one run's set, or the earlier one.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "xstack/analysis/Analysis.h"
 #include "xstack/app/ReadStage.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
@@ -21,46 +22,41 @@
 
 namespace xstack {
 
-struct GatheredAnalysis;  // rank 0: every rank's step table and the findings
-struct GatheredAnalysisDeleter {
-  void operator()(GatheredAnalysis* g) const;
+// Every registered analysis' job part, indexed like registeredAnalyses().
+struct JobAnalyses {
+  std::vector<std::unique_ptr<AnalysisJob>> jobs;
 };
-using GatheredAnalysisPtr = std::unique_ptr<GatheredAnalysis, GatheredAnalysisDeleter>;
 
-// Rank 0: the ranks the findings (not those below threshold) name, sorted,
-// once each; empty without an analysis.
-std::vector<int64_t> findingRanks(const GatheredAnalysis* g);
+// This MPI rank's finished parts of analysis `index` (LocalInput::analyses),
+// in `local`'s order; views into `local`.
+std::vector<RankPart> rankParts(const std::vector<LocalInput>& local, size_t index);
+
+// collective: every rank calls it after the read stage, with its own inputs.
+JobAnalyses mergeAnalyses(Comm& comm, const std::vector<LocalInput>& local,
+                          const AnalysisJobOptions& options);
+
+// Rank 0: the training ranks any analysis wants shown in detail, sorted, once each.
+std::vector<int64_t> ranksToShow(const JobAnalyses& analyses);
+
+// Rank 0: every analysis' annotations of trace file (group, gpu), on one
+// process `pid` of their own (after the file's last row), as format-neutral
+// rows every trace writer renders; empty when none concerns that file.
+// `originNs`: the traces' time origin.
+TraceExtraRows annotationsFor(const JobAnalyses& analyses, int64_t group, int64_t gpu, int64_t pid,
+                              uint64_t originNs);
 
 struct AnalysisResult {
-  Status written;                  // rank 0: the five files; ok elsewhere
-  std::vector<std::string> lines;  // rank 0: the terminal summary (<= 10 lines)
+  Status written;                  // rank 0: every analysis' files; ok elsewhere
+  std::vector<std::string> lines;  // rank 0: the terminal summary
 };
 
-// collective: every rank calls it after the read stage, with its own inputs;
-// returns the gathered analysis on rank 0, null elsewhere.
-// `traceSuffix`: of the trace files the findings name (analyzeJob).
-GatheredAnalysisPtr gatherAnalysis(Comm& comm, const std::vector<LocalInput>& local,
-                                   const Topology& topology, const std::string& traceSuffix);
-
-// Rank 0: the findings' instant events for trace file (group, gpu), on a
-// process `pid` of their own (after the file's last row), as format-neutral
-// rows every trace writer renders; empty when no finding concerns a
-// rank of that file. One event per (finding, rank of the file, slow step),
-// at the step's start, thread = rank. `originNs`: the traces' time origin.
-TraceExtraRows findingEventsFor(const GatheredAnalysis* g, int64_t group, int64_t gpu, int64_t pid,
-                                uint64_t originNs);
-
-// collective (every rank, after gatherAnalysis): rank 0 writes steps.csv,
-// ranks.csv, findings.json and report.html to temporaries, then kernels.csv,
-// asking each training rank's reader (point to point, in rank order, one
-// table at a time) for its kernel table and writing its rows before the
-// next; the other ranks answer until rank 0 releases them (an empty
-// request, always sent). Rank 0 appends the five files, finished, to
-// `files` (all, or none and an error in `written`), for OutputCommit, and
-// returns the summary. `originNs`: steps.csv start_ns is relative to it.
-// `outDir`: rank 0's locked --out (OutputCommit::folder()).
-AnalysisResult writeAnalysis(Comm& comm, const GatheredAnalysis* g,
-                             const std::vector<LocalInput>& local, uint64_t originNs,
-                             const Folder& outDir, bool fsync, std::vector<AtomicFile>& files);
+// collective (every rank, after mergeAnalyses): each analysis' write in
+// registry order (AnalysisJob::write). Rank 0 appends every analysis' files,
+// finished, to `files` (all, or none and the first error in `written`), for
+// OutputCommit, and returns the summary lines. `out.files` and `out.lines`
+// are set here.
+AnalysisResult writeAnalyses(Comm& comm, JobAnalyses& analyses,
+                             const std::vector<LocalInput>& local, AnalysisOutput out,
+                             std::vector<AtomicFile>& files);
 
 }  // namespace xstack

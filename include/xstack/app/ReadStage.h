@@ -9,8 +9,6 @@
 #include <optional>
 #include <vector>
 
-#include "xstack/analysis/GpuActivity.h"
-#include "xstack/analysis/StepTable.h"
 #include "xstack/core/Topology.h"
 #include "xstack/event/CounterSamples.h"
 #include "xstack/event/Events.h"
@@ -28,14 +26,14 @@ struct LocalInput {
   std::vector<Span> spans;  // profile
   std::vector<GpuTelemetrySample> dcgm;
   std::vector<NetCounterSample> net;
-  std::string stepTable;  // profile: encoded analysis/StepTable.h table (empty with --no-analysis)
+  // profile: every registered analysis' finished per-rank part (wire bytes),
+  // indexed like registeredAnalyses() (analysis/AnalysisRegistry.h); empty
+  // with --no-analysis and when the profile failed.
+  std::vector<std::string> analyses;
   // A displayed profile's rows kept from the read for its rendering on this
   // rank (Source::keepRowsForRendering), else null: rendering decodes the
   // file again. Taken (and freed) by the rendering.
   std::unique_ptr<RowBuckets> keptRows;
-  // profile: encoded kernel stats (analysis/GpuActivity.h), present iff stepTable is;
-  // sent to rank 0 when it asks (app/AnalysisStage.h).
-  std::string kernelTable;
 };
 
 struct ReadOptions {
@@ -44,10 +42,10 @@ struct ReadOptions {
   // memory, unless its source says its rows are worth keeping: measured for
   // protobuf, decoding again was faster with 2 ranks and a rank holds one
   // profile at a time; for gzip JSON a decode costs more; docs/PERFORMANCE.md.)
-  bool analysis = true;            // build each profile's step table (app/AnalysisStage.h)
+  bool analysis = true;            // run every registered analysis' per-rank part
   const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
-  // What a rank may hold per input (--memory-mb): the analysis' sorters
-  // (analysis/StepTable.h, GpuActivity.h) spill past it, and the rows kept in
+  // What a rank may hold per input (--memory-mb): the analyses' sorters
+  // (Analysis::rankPart) spill past their share of it, and the rows kept in
   // LocalInput::keptRows over all of this rank's files stay within it (a file
   // whose rows pass what is left is decoded again when it is rendered).
   SpillOptions spill;
@@ -73,14 +71,12 @@ void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& op
 // Decodes the profile `s.file.path` with `source` and fills the profile part
 // of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).
 // `displayed` adds rows and the row and memory warnings. `buffer`: memory
-// reused from one file to the next. `steps` (optional) receives the slices and
-// memory for the analysis, `gpu` (optional) the slices for ranks.csv and
-// kernels.csv, `tee` (optional) every event. An Error when
+// reused from one file to the next. `tee` (optional) and each of `analyses`
+// (the analyses' per-rank parts) receive every event. An Error when
 // nothing could be read (`s` is then left to the caller to mark failed).
 struct ProfileSummaryTargets {
-  StepTableBuilder* steps = nullptr;
   EventSink* tee = nullptr;
-  GpuActivityBuilder* gpu = nullptr;
+  std::vector<EventSink*> analyses;
 };
 Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
                                            std::vector<Span>& spans,

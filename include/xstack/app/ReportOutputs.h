@@ -1,5 +1,6 @@
 // Which files in --out are `xstack report`'s own outputs: the trace files of
-// every registered format and the files the analyses declare. OutputCommit
+// every registered format (sink/OutputFormats.h) and the files the registered
+// analyses declare (analysis/AnalysisRegistry.h). OutputCommit
 // (io/) is given this predicate; it names no output file itself.
 #pragma once
 

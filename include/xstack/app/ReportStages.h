@@ -14,9 +14,10 @@
 //                                                   rank's GPU device when nothing else told
 //                                                   it, else checked against them (pure over
 //                                                   the summaries: nothing is read again here)
-//   analyseStage          AnalyseStage.cpp          collective: every rank's step tables to
-//                                                   rank 0, findings (app/AnalysisStage.h)
-//   findingDisplayStage   AnalyseStage.cpp          collective: the ranks the findings name
+//   analyseStage          AnalyseStage.cpp          collective: every registered analysis'
+//                                                   job part merges the ranks' parts, e.g.
+//                                                   findings (app/AnalysisStage.h)
+//   findingDisplayStage   AnalyseStage.cpp          collective: the ranks the analyses name
 //                                                   are displayed whatever --display-size
 //   settleDisplayStage    SettleDisplayStage.cpp    collective: the profiles whose display
 //                                                   the two stages above changed are read
@@ -24,11 +25,12 @@
 //                                                   again, once; the topology is final
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
-//   attachFindingEvents   AnalyseStage.cpp          the findings' instants into the traces
-//   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes steps.csv, ranks.csv,
-//                                                   kernels.csv (fetched from the readers),
-//                                                   findings.json, report.html to temporaries,
-//                                                   committed with the traces
+//   attachFindingEvents   AnalyseStage.cpp          the analyses' annotations (the findings'
+//                                                   instants) into the traces
+//   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes every analysis'
+//                                                   files (steps.csv, ranks.csv, kernels.csv,
+//                                                   findings.json, report.html) to
+//                                                   temporaries, committed with the traces
 //   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (WriteStage.cpp),
 //                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
@@ -42,6 +44,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -151,14 +154,15 @@ Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
 // `topology`: the final one (settleDisplayStage's).
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
                            std::vector<LocalInput>& local, const Topology& topology);
-// collective: null (and no findings in the traces) with --no-analysis.
-GatheredAnalysisPtr analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
-                                 const Topology& topology);
-// collective (rank 0's list of the findings' undisplayed ranks to every
-// rank): `topology` with those ranks in shownRanks, displayed whatever
-// --display-size. Reads nothing (settleDisplayStage does).
-Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
-                             const Topology& topology);
+// collective: every registered analysis' job part, merged; null (and no
+// findings in the traces) with --no-analysis.
+std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                          const Topology& topology);
+// collective (rank 0's list of the undisplayed ranks the analyses want shown,
+// to every rank): `topology` with those ranks in shownRanks, displayed
+// whatever --display-size. Reads nothing (settleDisplayStage does).
+Expected<Topology> findingDisplayStage(ReportRun& run, const JobAnalyses* analysed,
+                                       const Topology& topology);
 // collective: the display settles once. The profiles of `local` (read under
 // `readTopology`) whose display differs under `finalTopology` are read again,
 // once, and the summaries gathered again into `gathered`, once; nothing when
@@ -171,12 +175,13 @@ Topology findingDisplayStage(ReportRun& run, const GatheredAnalysis* analysed,
 Status settleDisplayStage(ReportRun& run, const Plan& plan, const Topology& readTopology,
                           const Topology& finalTopology, std::vector<LocalInput>& local,
                           GatheredSummaries& gathered);
-// Sets render.context.extraEvents so each affected trace carries its findings.
-void attachFindingEvents(const GatheredAnalysis* analysed, RenderPlan& render);
-// collective (kernels.csv's tables go to rank 0): rank 0's analysis files'
-// temporaries (appended to `files`) and the terminal summary (no-op without
-// analysis).
-AnalysisResult writeAnalysisStage(ReportRun& run, const GatheredAnalysis* analysed,
+// Sets render.context.extraEvents so each affected trace carries the
+// analyses' annotations (the findings' instants). `analysed` outlives render.
+void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render);
+// collective (e.g. kernels.csv's tables go to rank 0): rank 0's analysis
+// files' temporaries (appended to `files`) and the terminal summary (no-op
+// without analysis).
+AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
                                   const std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files);
 // collective: writes the traces, then commits them together with `extraFiles`

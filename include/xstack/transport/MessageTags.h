@@ -13,13 +13,15 @@ namespace xstack {
 
 enum class MessageTag : int {
   ChunkPieces = 77,  // a chunk's rendered pieces and its end, to rank 0 (ChunkPieces.h)
-  StepTables = 91,   // a rank's encoded step tables, to rank 0 (app/AnalysisStage.cpp)
-  // kernels.csv (app/AnalysisStage.cpp): rank 0 asks a reader for one training
-  // rank's kernel table (the rank as decimal text; empty = no more requests) ...
+  // A rank's step tables without kernel names, to rank 0 (the "steps" analysis,
+  // analysis/steps/; analysis/StepTable.h's wire form).
+  StepTables = 91,
+  // Rank 0 asks a reader, as a wire message (empty = no more requests), for a
+  // training rank's kernel table (the "kernels" analysis, analysis/kernels/)
+  // or, in the "steps" analysis' write, for one kernel's name ...
   KernelTableRequest = 92,
-  KernelTable = 93,  // ... and the reader answers with it (encoded, analysis/GpuActivity.h)
-  // To "n <rank> <digest>" on KernelTableRequest, the reader answers with that
-  // kernel's name (the report's kernel-spread table, app/AnalysisStage.cpp).
+  KernelTable = 93,  // ... and the reader answers with the table (analysis/GpuActivity.h) ...
+  // ... or with the name (the report's kernel-spread table).
   KernelName = 94,
 };
 

@@ -99,14 +99,27 @@ TEST(StepTableTest, MemoryPeakAndEncodingRoundTrip) {
   b.addSlice(kernel("name with space\nand newline", 0, 10));
   RankTable t = b.build(7, {{Phase::Forward, 0, 0, 50}}).value();
   EXPECT_EQ(t.gpuMemoryPeakBytes, 150u);
-  std::vector<RankTable> back = decodeRankTables(encodeRankTables({t, t}));
+  const std::string whole = encodeRankTables({t, t});
+  std::vector<RankTable> back = decodeRankTables(whole).value();
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].rank, 7);
   EXPECT_EQ(back[1].kernels[0].name, "name with space\nand newline");
   EXPECT_EQ(back[1].steps[0].stepNs, 50u);
   EXPECT_EQ(back[1].steps[0].arrivalNs, -1);
   EXPECT_EQ(back[1].gpuMemoryPeakBytes, 150u);
-  EXPECT_THROW(decodeRankTables("1 2 x"), std::runtime_error);
+  // Every truncation is an Error naming the message, never a throw; so are
+  // extra bytes and a gap op out of range.
+  for (size_t n = 0; n < whole.size(); ++n) {
+    Expected<std::vector<RankTable>> cut = decodeRankTables(whole.substr(0, n), "rank 7's tables");
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_NE(cut.error().message.find("rank 7's tables"), std::string::npos);
+  }
+  EXPECT_FALSE(decodeRankTables(whole + "x").ok());
+  EXPECT_FALSE(decodeRankTables("1 2 x").ok());
+  RankTable badGap = t;
+  badGap.steps[0].gapOp = static_cast<int64_t>(badGap.gapOps.size());
+  EXPECT_FALSE(decodeRankTables(encodeRankTables({badGap})).ok());
+  EXPECT_EQ(kernelNameOf(whole.substr(0, whole.size() / 2), 7, 1), "");
 }
 
 // A synchronous job's tables: compute = 40 ms x factor x noise; every rank
