@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 header=$(find "$root/include" -name ReportStages.h | head -1)
 driver=$(find "$root/src" -name Report.cpp | head -1)
-[ -n "$header" ] && [ -n "$driver" ] || { echo "FAIL: ReportStages.h or Report.cpp not found"; exit 1; }
+if [ -z "$header" ] || [ -z "$driver" ]; then echo "FAIL: ReportStages.h or Report.cpp not found"; exit 1; fi
 python3 - "$header" "$driver" "$root/docs/DESIGN.md" <<'PY'
 import re, sys
 header, driver, design = (open(p).read() for p in sys.argv[1:4])
