@@ -1,6 +1,5 @@
-// `xstack report`: the whole pipeline
-//   discover -> plan -> read/compute -> gather summaries -> render/gather -> write
-// on any number of ranks (SerialComm or MPI).
+// `xstack report`: the whole pipeline, on any number of ranks (SerialComm or
+// MPI). Its stages, in order, are listed once: in ReportStages.h.
 #pragma once
 
 #include <cstdint>
