@@ -377,7 +377,10 @@ void KinetoTraceWriter::collective(const SynthCollective& c) {
   threads_.insert(c.tid);
   const auto tid = static_cast<int64_t>(c.tid);
   complete("user_annotation", c.annotation, r_.pid, tid, c.opStartNs, c.opEndNs);
-  out_.text("\"External id\": ").integer(nextExternalId_++).text(", \"Ev Idx\": ").integer(evIdx_++);
+  out_.text("\"External id\": ")
+      .integer(nextExternalId_++)
+      .text(", \"Ev Idx\": ")
+      .integer(evIdx_++);
   closeArgs();
   externalId_ = nextExternalId_++;
   complete("cpu_op", "record_param_comms", r_.pid, tid, c.opStartNs + 200, c.opEndNs - 200);

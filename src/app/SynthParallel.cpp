@@ -32,7 +32,9 @@ std::vector<int64_t> synthGroupRanks(const SynthParallelShape& s, SynthGroupKind
   int64_t* varying = kind == SynthGroupKind::Tensor ? &c.tp
                      : kind == SynthGroupKind::Data ? &c.dp
                                                     : &c.pp;
-  const int64_t n = kind == SynthGroupKind::Tensor ? s.tp : kind == SynthGroupKind::Data ? s.dp : s.pp;
+  const int64_t n = kind == SynthGroupKind::Tensor ? s.tp
+                    : kind == SynthGroupKind::Data ? s.dp
+                                                   : s.pp;
   for (int64_t i = 0; i < n; ++i) {
     *varying = i;
     ranks.push_back(synthRankOf(s, c));
@@ -42,8 +44,8 @@ std::vector<int64_t> synthGroupRanks(const SynthParallelShape& s, SynthGroupKind
 
 std::vector<SynthProcessGroupInfo> synthProcessGroups(const SynthParallelShape& s) {
   std::vector<SynthProcessGroupInfo> groups;
-  groups.push_back({SynthGroupKind::World, "0", "default_pg",
-                    synthGroupRanks(s, SynthGroupKind::World, 0)});
+  groups.push_back(
+      {SynthGroupKind::World, "0", "default_pg", synthGroupRanks(s, SynthGroupKind::World, 0)});
   struct Kind {
     SynthGroupKind kind;
     const char* desc;
@@ -54,8 +56,7 @@ std::vector<SynthProcessGroupInfo> synthProcessGroups(const SynthParallelShape& 
     for (int64_t r = 0; r < s.world(); ++r) {
       std::vector<int64_t> ranks = synthGroupRanks(s, k.kind, r);
       if (*std::min_element(ranks.begin(), ranks.end()) != r) continue;  // seen at its smallest
-      groups.push_back(
-          {k.kind, std::to_string(groups.size()), k.desc, std::move(ranks)});
+      groups.push_back({k.kind, std::to_string(groups.size()), k.desc, std::move(ranks)});
     }
   }
   return groups;

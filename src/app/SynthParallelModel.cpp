@@ -47,11 +47,11 @@ CommNames commNames(SynthParallelModel::OpKind k) {
       return {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
               "_allgather_base", "nccl:_all_gather_base", 28};
     case K::Send:
-      return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "send",
-              "nccl:send", 24};
+      return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "send", "nccl:send",
+              24};
     default:
-      return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "recv",
-              "nccl:recv", 24};
+      return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "recv", "nccl:recv",
+              24};
   }
 }
 
@@ -69,7 +69,7 @@ struct SynthParallelModel::RankState {
   size_t next = 0;
   uint64_t host = 0, gpu = 0;
   bool issued = false;
-  std::map<int, int64_t> seqOfGroup;                        // collectives per group
+  std::map<int, int64_t> seqOfGroup;                         // collectives per group
   std::map<std::pair<int64_t, int64_t>, int64_t> seqOfPair;  // p2p per (src, dst)
 };
 
@@ -84,8 +84,11 @@ SynthParallelModel::SynthParallelModel(const SynthOptions& options)
     groupRanksText_.push_back(ranksText(groups_[g].ranks));
     const SynthGroupKind k = groups_[g].kind;
     if (k == SynthGroupKind::World) continue;
-    const int slot = k == SynthGroupKind::Data ? kData : k == SynthGroupKind::Tensor ? kTensor : kPipe;
-    for (int64_t r : groups_[g].ranks) rankGroups_[static_cast<size_t>(r)][slot] = static_cast<int>(g);
+    const int slot = k == SynthGroupKind::Data     ? kData
+                     : k == SynthGroupKind::Tensor ? kTensor
+                                                   : kPipe;
+    for (int64_t r : groups_[g].ranks)
+      rankGroups_[static_cast<size_t>(r)][slot] = static_cast<int>(g);
   }
   ops_.resize(static_cast<size_t>(world));
   for (int64_t r = 0; r < world; ++r) planRank(r);
@@ -96,10 +99,10 @@ uint64_t SynthParallelModel::beginNs() const { return kEpochNs + 49'000'000; }
 
 std::vector<SynthProcessGroupInfo> SynthParallelModel::groupsOf(int64_t rank) const {
   std::vector<SynthProcessGroupInfo> mine{groups_[0]};
-  for (int g : rankGroups_[static_cast<size_t>(rank)]) mine.push_back(groups_[static_cast<size_t>(g)]);
-  std::sort(mine.begin(), mine.end(), [](const auto& a, const auto& b) {
-    return std::stoll(a.name) < std::stoll(b.name);
-  });
+  for (int g : rankGroups_[static_cast<size_t>(rank)])
+    mine.push_back(groups_[static_cast<size_t>(g)]);
+  std::sort(mine.begin(), mine.end(),
+            [](const auto& a, const auto& b) { return std::stoll(a.name) < std::stoll(b.name); });
   return mine;
 }
 
@@ -113,8 +116,8 @@ uint64_t SynthParallelModel::transferNs(OpKind kind, const std::vector<int64_t>&
                                  [&](int64_t r) { return r / o_.gpusPerTrainer != node0; });
   const double n = static_cast<double>(ranks.size());
   const double share = kind == OpKind::AllReduce ? 2 * (n - 1) / n
-                       : isCollective(kind)     ? (n - 1) / n
-                                                : 1.0;
+                       : isCollective(kind)      ? (n - 1) / n
+                                                 : 1.0;
   double ns = (inter ? 20'000.0 : 10'000.0) +
               share * static_cast<double>(nelems) * 4 / (inter ? 20.0 : 150.0);
   for (const auto& s : o_.slowdowns) {
@@ -285,7 +288,8 @@ bool SynthParallelModel::advance(int64_t rank, RankState& st) {
 bool SynthParallelModel::advanceComm(int64_t rank, RankState& st, Op& op) {
   if (op.kind == OpKind::Send || op.kind == OpKind::Recv) {
     const bool send = op.kind == OpKind::Send;
-    const std::pair<int64_t, int64_t> pair = send ? std::pair{rank, op.peer} : std::pair{op.peer, rank};
+    const std::pair<int64_t, int64_t> pair =
+        send ? std::pair{rank, op.peer} : std::pair{op.peer, rank};
     op.seq = st.seqOfPair[pair];
     const auto key = std::tuple{pair.first, pair.second, op.seq};
     if (send) {
@@ -359,15 +363,18 @@ std::optional<std::pair<uint64_t, uint64_t>> SynthParallelModel::writeRank(
     out.memory(SynthMemoryPlace::Gpu, static_cast<uint32_t>(gpu), begin + i * 100, 0,
                (16 + 8 * i) << 20);
   const std::vector<Op>& ops = ops_[static_cast<size_t>(rank)];
-  uint64_t end = begin + 1'000'000, stepStart = 0;
-  for (const Op& op : ops) {
+  uint64_t end = begin + 1'000'000;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
     switch (op.kind) {
-      case OpKind::StepBegin:
-        stepStart = op.opStartNs;
+      case OpKind::StepBegin: {  // the span first, as SyncJobEvents::step wants
+        size_t e = i;
+        while (ops[e].kind != OpKind::StepEnd) ++e;
+        out.step(op.step, op.opStartNs, ops[e].opEndNs);
+        end = std::max(end, ops[e].opEndNs + 1'000);
         break;
+      }
       case OpKind::StepEnd:
-        out.step(op.step, stepStart, op.opEndNs);
-        end = std::max(end, op.opEndNs + 1'000);
         break;
       case OpKind::DataLoader:
         out.op(op.name, false, op.opStartNs, op.opEndNs, tid, 0);
@@ -383,6 +390,28 @@ std::optional<std::pair<uint64_t, uint64_t>> SynthParallelModel::writeRank(
   }
   if (!out.finish(begin, end)) return std::nullopt;
   return std::pair{begin, end};
+}
+
+bool SynthParallelModel::writeTruth(const fs::path& path) const {
+  std::ofstream f(path);
+  f << "rank,step,stage,step_ns,compute_ns,comm_ns,factor,stall_ns\n";
+  char factor[32];
+  for (int64_t r = 0; r < shape_.world(); ++r) {
+    uint64_t start = 0, compute = 0, comm = 0, stall = 0;
+    for (const Op& op : ops_[static_cast<size_t>(r)]) {
+      if (op.kind == OpKind::StepBegin) start = op.opStartNs, compute = comm = stall = 0;
+      if (op.kind == OpKind::DataLoader) stall += op.durNs;
+      if (op.kind == OpKind::Compute) compute += op.kernelEndNs - op.kernelStartNs;
+      if (op.kind >= OpKind::AllReduce && op.kind <= OpKind::Recv)
+        comm += op.kernelEndNs - op.kernelStartNs;
+      if (op.kind != OpKind::StepEnd) continue;
+      std::snprintf(factor, sizeof factor, "%.4f", syncJobSlowFactor(o_, r, op.step));
+      f << r << "," << op.step << "," << synthCoordsOf(shape_, r).pp << "," << op.opEndNs - start
+        << "," << compute << "," << comm << "," << factor << "," << stall << "\n";
+    }
+  }
+  f.close();
+  return !f.fail();
 }
 
 namespace {
@@ -429,7 +458,12 @@ int runParallelSynth(const SynthOptions& o) {
     }
     bytes += fs::file_size(p, ec);
   }
-  if (!writeRankTable(o, model.shape(), out / "parallel_ranks.csv")) return kExitFatal;
+  const fs::path ranks = out / "parallel_ranks.csv", truth = out / "parallel_truth.csv";
+  for (const fs::path& p : {ranks, truth}) {
+    if (p == ranks ? writeRankTable(o, model.shape(), p) : model.writeTruth(p)) continue;
+    std::fprintf(stderr, "xstack: synth: cannot write %s\n", terminalSafe(p.string()).c_str());
+    return kExitFatal;
+  }
   std::fprintf(stderr,
                "xstack: synth: wrote a TP%lld x PP%lld x DP%lld job (%lld ranks, %llu MiB of "
                "Kineto traces) to %s\n",

@@ -8,6 +8,9 @@
 //   finish. An operator is: op; [launch(Memset) + copy(Memset), the step's
 //   first operator only]; launch(Kernel) + kernel; [launch(Memcpy) +
 //   copy(Memcpy) + memory(Pinned)]; [memory(Gpu)].
+// A 3D job (app/SynthParallelModel.h) calls: begin; 4 x memory; per step:
+// step; [op(data loader)]; per compute op: op, launch(Kernel), kernel; per
+// NCCL op: collective; then finish.
 // A launch is always followed by the one GPU activity it launched (kernel or
 // copy). The default implementations do nothing (the model's dry pass).
 #pragma once
@@ -18,13 +21,15 @@
 namespace xstack {
 
 // One NCCL operation of a 3D-parallel job (app/SynthParallelModel.h) on one
-// rank: the host op `record_param_comms` [opStartNs, opEndNs] with its launch
-// [launchStartNs, launchEndNs] on host thread `tid`, then the kernel
+// rank: the host annotation [opStartNs, opEndNs] (record_param_comms 200 ns
+// inside it) with its launch [launchStartNs, launchEndNs] on host thread
+// `tid`, then the kernel
 // [kernelStartNs, kernelEndNs] on (device, stream); true times in ns. The
 // strings are the values PyTorch's profiler writes in the op's and kernel's args.
 struct SynthCollective {
   const char* kernelName = "";      // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)"
-  const char* collectiveName = "";  // "allreduce", "reduce_scatter", "_allgather_base", "send", "recv"
+  // "allreduce", "reduce_scatter", "_allgather_base", "send", "recv"
+  const char* collectiveName = "";
   const char* annotation = "";      // the record_function around it: "nccl:all_reduce", ...
   int64_t inNelems = 0, outNelems = 0, groupSize = 0;
   const std::string* pgName = nullptr;   // "3"

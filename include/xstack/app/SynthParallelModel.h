@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,11 @@ class SynthParallelModel {
   // end_ns} (true times), or nothing when out.finish failed.
   std::optional<std::pair<uint64_t, uint64_t>> writeRank(int64_t rank, SyncJobEvents& out) const;
 
+  // <out>/parallel_truth.csv: per (rank, step) rank,step,stage,step_ns,
+  // compute_ns,comm_ns,factor,stall_ns (ns; comm includes waiting in the
+  // NCCL kernels). False when it could not be written whole.
+  bool writeTruth(const std::filesystem::path& path) const;
+
   const SynthParallelShape& shape() const { return shape_; }
   // The groups `rank` is in (default, DP, TP, PP), as pg_config lists them.
   std::vector<SynthProcessGroupInfo> groupsOf(int64_t rank) const;
@@ -68,17 +74,25 @@ class SynthParallelModel {
   static constexpr int64_t kGradientElems = 16'777'216;   // floats of a rank's gradients
 
   enum class OpKind : uint8_t {
-    StepBegin, DataLoader, Compute, AllReduce, ReduceScatter, AllGather, Send, Recv, StepEnd
+    StepBegin,
+    DataLoader,
+    Compute,
+    AllReduce,
+    ReduceScatter,
+    AllGather,
+    Send,
+    Recv,
+    StepEnd
   };
   // One entry of a rank's program, with its simulated times (true ns).
   struct Op {
     OpKind kind = OpKind::Compute;
     bool backward = false;
     int64_t step = 0;
-    int group = -1;        // collectives and p2p: index into the job's groups
-    int64_t peer = -1;     // send: destination, recv: source (global ranks)
-    int64_t nelems = 0;    // the whole buffer (floats)
-    uint64_t durNs = 0;    // compute kernel or data-loader duration; comm: transfer time
+    int group = -1;           // collectives and p2p: index into the job's groups
+    int64_t peer = -1;        // send: destination, recv: source (global ranks)
+    int64_t nelems = 0;       // the whole buffer (floats)
+    uint64_t durNs = 0;       // compute kernel or data-loader duration; comm: transfer time
     const char* name = "";    // host op (compute: Paddle op name, as the sync job's)
     const char* kernel = "";  // compute kernel name
     uint64_t opStartNs = 0, opEndNs = 0, launchStartNs = 0, launchEndNs = 0;
@@ -91,8 +105,7 @@ class SynthParallelModel {
   void planRank(int64_t rank);
   void addPipeStep(int64_t rank, int64_t step, const SynthPipeStep& ps, double factor,
                    uint64_t& draws);
-  Op commOp(OpKind kind, int64_t rank, int64_t step, int group, int64_t peer,
-             int64_t nelems) const;
+  Op commOp(OpKind kind, int64_t rank, int64_t step, int group, int64_t peer, int64_t nelems) const;
   uint64_t transferNs(OpKind kind, const std::vector<int64_t>& ranks, int64_t nelems) const;
   void simulate();
   bool advance(int64_t rank, RankState& st);
@@ -102,11 +115,13 @@ class SynthParallelModel {
   const SynthOptions& o_;
   SynthParallelShape shape_;
   std::vector<SynthProcessGroupInfo> groups_;
-  std::vector<std::string> groupRanksText_;        // "[0, 1]" per group
-  std::vector<std::vector<int>> rankGroups_;       // per rank: its DP, TP, PP group indices
-  std::vector<std::vector<Op>> ops_;               // per rank, in program order
-  std::map<std::pair<int, int64_t>, std::pair<int, uint64_t>> instances_;  // (group, seq) -> arrived, last start
-  std::map<std::tuple<int64_t, int64_t, int64_t>, uint64_t> sends_;         // (src, dst, seq) -> send start
+  std::vector<std::string> groupRanksText_;   // "[0, 1]" per group
+  std::vector<std::vector<int>> rankGroups_;  // per rank: its DP, TP, PP group indices
+  std::vector<std::vector<Op>> ops_;          // per rank, in program order
+  std::map<std::pair<int, int64_t>, std::pair<int, uint64_t>>
+      instances_;  // (group, seq) -> arrived, last start
+  std::map<std::tuple<int64_t, int64_t, int64_t>, uint64_t>
+      sends_;  // (src, dst, seq) -> send start
 };
 
 // The 3D job's data set (--format kineto): one Kineto file per rank in

@@ -119,13 +119,13 @@ TEST(SynthParallelOptions, ShapeSetsTheNodes) {
   EXPECT_EQ(o.gpusPerTrainer, 4);
   o = parsed({"synth", "--out", "d", "--format", "kineto", "--tp", "4", "--pp", "3", "--dp", "1"});
   EXPECT_EQ(o.trainers, 2);  // 12 ranks: 8 + 4
-  o = parsed({"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--pp", "2",
-              "--slow-link", "0:3", "--stall-step", "1:0:5"});
+  o = parsed({"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--pp", "2", "--slow-link",
+              "0:3", "--stall-step", "1:0:5"});
   EXPECT_EQ(o.slowdowns.size(), 2u);
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--tp", "2"}));  // paddle format
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--slow-link", "0:2"}));
-  EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--tp", "2",
-                            "--rank-order", "pp-tp-dp"}));
+  EXPECT_TRUE(isUsageError(
+      {"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--rank-order", "pp-tp-dp"}));
   EXPECT_TRUE(isUsageError(
       {"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--pp", "2", "--slow", "4:2"}));
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--trainers",
@@ -156,7 +156,7 @@ int64_t ns(const json& us, int64_t baseNs) {  // ts/dur us with 3 decimals -> ns
 struct JobFiles {
   std::vector<Comm> comms;
   std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> kernels;  // rank -> ordered spans
-  std::map<int64_t, json> distributed;                                   // rank -> distributedInfo
+  std::map<int64_t, json> distributed;                                  // rank -> distributedInfo
   int64_t paramComms = 0;
 };
 
@@ -202,8 +202,9 @@ JobFiles readJob(const fs::path& dir) {
 class SynthParallelJobTest : public TempDirTest {
  protected:
   fs::path synth(const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> args{"synth",  "--out",     (dir_ / name).string(), "--format",
-                                  "kineto", "--skew-ns", "0",                    "--steps", "2"};
+    std::vector<std::string> args{"synth",    "--out",   (dir_ / name).string(),
+                                  "--format", "kineto",  "--skew-ns",
+                                  "0",        "--steps", "2"};
     args.insert(args.end(), extra.begin(), extra.end());
     EXPECT_EQ(runSynth(parsed(args)), kExitOk);
     return dir_ / name;
@@ -323,7 +324,7 @@ std::map<std::string, std::string> filesOf(const fs::path& d) {
 TEST_F(SynthParallelJobTest, SameSeedSameBytes) {
   const std::vector<std::string> a{"--tp", "2", "--pp", "2", "--dp", "2", "--seed", "7"};
   const auto first = filesOf(synth("a", a)), second = filesOf(synth("b", a));
-  EXPECT_EQ(first.size(), 8u + 1);
+  EXPECT_EQ(first.size(), 8u + 2);  // traces, parallel_ranks.csv, parallel_truth.csv
   EXPECT_EQ(first, second);
 }
 
@@ -342,6 +343,18 @@ TEST_F(SynthParallelJobTest, FaultsStretchTheJob) {
     return end;
   };
   const int64_t healthy = lastEnd("h", {});
+  {  // the truth table names the slowed rank
+    lastEnd("slowTruth", {"--slow", "3:2", "--stall-step", "1:1:4"});
+    std::ifstream truth(dir_ / "slowTruth" / "parallel_truth.csv");
+    std::string line;
+    std::getline(truth, line);
+    EXPECT_EQ(line, "rank,step,stage,step_ns,compute_ns,comm_ns,factor,stall_ns");
+    std::vector<std::string> rows;
+    while (std::getline(truth, line)) rows.push_back(line);
+    ASSERT_EQ(rows.size(), 8u * 2);
+    EXPECT_NE(rows[3 * 2].find(",2.0000,0"), std::string::npos) << rows[3 * 2];
+    EXPECT_NE(rows[1 * 2 + 1].find(",1.0000,4000000"), std::string::npos) << rows[3];
+  }
   EXPECT_GT(lastEnd("slow", {"--slow", "3:2"}), healthy + 2'000'000);
   // A stall on stage 0 delays everything behind it; on the last stage it
   // first fills that stage's warm-up bubble (its wait for the first activation).
