@@ -142,6 +142,8 @@ Status readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
       o.slowdowns.push_back(*s);
     }
   }
+  if (o.parallel.on && vm.count("slow-memcpy"))
+    return Failure::usage("synth: --slow-memcpy has no 3D-job meaning (its ranks make no copies)");
   o.noisePct = vm["noise"].as<double>();
   if (!(o.noisePct >= 0 && o.noisePct <= 50))
     return Failure::usage("synth: --noise must be in 0..50");

@@ -123,6 +123,8 @@ TEST(SynthParallelOptions, ShapeSetsTheNodes) {
               "0:3", "--stall-step", "1:0:5"});
   EXPECT_EQ(o.slowdowns.size(), 2u);
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--tp", "2"}));  // paddle format
+  EXPECT_TRUE(isUsageError(
+      {"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--slow-memcpy", "0:2"}));
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--slow-link", "0:2"}));
   EXPECT_TRUE(isUsageError(
       {"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--rank-order", "pp-tp-dp"}));
