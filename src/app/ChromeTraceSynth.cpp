@@ -8,6 +8,7 @@
 
 #include "xstack/app/Report.h"
 #include "xstack/app/SyncJobModel.h"
+#include "xstack/app/SynthParallelModel.h"
 #include "xstack/app/Synth.h"
 #include "xstack/app/SynthRandom.h"
 #include "xstack/core/TerminalText.h"
@@ -56,6 +57,7 @@ std::string chromeTraceFileName(SynthFormat format, const ChromeRank& r, uint64_
 }
 
 int runChromeTraceSynth(const SynthOptions& o) {
+  if (o.parallel.on) return runParallelSynth(o);
   const fs::path out(o.outDir), profile = out / "profile";
   std::error_code ec;
   fs::create_directories(profile, ec);

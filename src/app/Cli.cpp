@@ -220,6 +220,8 @@ Command parseSynth(const std::vector<std::string>& args) {
     return Failure::usage("synth: --format must be paddle, kineto or paddle-json, got '" + format +
                           "'");
   o.sync = o.sync || o.format != SynthFormat::PaddleProfile;
+  if (o.parallel.on && o.format != SynthFormat::Kineto)
+    return Failure::usage("synth: --tp, --pp, --dp need --format kineto");
   if (o.trainers < 1 || o.gpusPerTrainer < 1 || o.steps < 0 || o.opsPerStep < 0)
     return Failure::usage(
         "synth: --trainers and --gpus-per-trainer must be >= 1, --steps and --ops-per-step >= 0");

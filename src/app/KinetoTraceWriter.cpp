@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "xstack/app/ChromeTraceSynth.h"
 #include "xstack/app/SynthMemoryLedger.h"
@@ -52,6 +53,16 @@ std::string kinetoOpName(const char* paddle, bool backward) {
   return paddle;
 }
 
+}  // namespace
+
+std::string ranksText(const std::vector<int64_t>& ranks) {
+  std::string t = "[";
+  for (size_t i = 0; i < ranks.size(); ++i) t += (i ? ", " : "") + std::to_string(ranks[i]);
+  return t + "]";
+}
+
+namespace {
+
 class KinetoTraceWriter : public SyncJobEvents {
  public:
   KinetoTraceWriter(const ChromeRank& r, const std::filesystem::path& path)
@@ -72,6 +83,7 @@ class KinetoTraceWriter : public SyncJobEvents {
   }
   void allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t tid, uint64_t kernelStartNs,
                  uint64_t kernelEndNs, int64_t device, int64_t stream) override;
+  void collective(const SynthCollective& c) override;
   bool finish(uint64_t beginNs, uint64_t endNs) override;
 
  private:
@@ -90,6 +102,8 @@ class KinetoTraceWriter : public SyncJobEvents {
     ledger_.release(untilNs, [this](const SynthMemoryLedger::Change& c) { memoryInstant(c); });
   }
   void writeHeader();
+  void writeProcessGroups();
+  void collectiveArgs(const SynthCollective& c);
   void writeMetadata(uint64_t beginNs);
   void metadata(std::string_view name, int64_t pid, int64_t tid, std::string_view key,
                 std::string_view quotedValue);
@@ -143,10 +157,34 @@ void KinetoTraceWriter::writeHeader() {
   out_.text("\n  ],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ")
       .integer(r_.rank)
       .text(", \"world_size\": ")
-      .integer(r_.worldSize)
-      .text("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ")
+      .integer(r_.worldSize);
+  writeProcessGroups();
+  out_.text("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ")
       .unsignedInteger(baseNs_)
       .text(",\n  \"traceEvents\": [");
+}
+
+// A 3D job's distributedInfo tail, as PyTorch 2.4+ writes it: pg_count and
+// pg_config, one entry per group the rank is in (ranks as a JSON list).
+void KinetoTraceWriter::writeProcessGroups() {
+  if (r_.groups.empty()) return;
+  out_.text(", \"pg_count\": ")
+      .integer(static_cast<int64_t>(r_.groups.size()))
+      .text(", \"pg_config\": [");
+  bool first = true;
+  for (const SynthProcessGroupInfo& g : r_.groups) {
+    out_.text(first ? "{\"pg_name\": \"" : ", {\"pg_name\": \"")
+        .text(g.name)
+        .text("\", \"pg_desc\": \"")
+        .text(g.desc)
+        .text("\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ")
+        .integer(static_cast<int64_t>(g.ranks.size()))
+        .text(", \"ranks\": ")
+        .text(ranksText(g.ranks))
+        .text("}");
+    first = false;
+  }
+  out_.text("], \"nccl_version\": \"2.20.5\"");
 }
 
 void KinetoTraceWriter::begin(uint64_t beginNs) {
@@ -308,6 +346,59 @@ void KinetoTraceWriter::allReduce(uint64_t opStartNs, uint64_t opEndNs, uint64_t
       .text(collective);
   closeArgs();
   flowEnd(device, stream, kernelStartNs);
+}
+
+// The collective's args, as PyTorch's profiler writes them on both the
+// record_param_comms op and the NCCL kernel.
+void KinetoTraceWriter::collectiveArgs(const SynthCollective& c) {
+  out_.text("\"Collective name\": \"")
+      .text(c.collectiveName)
+      .text("\", \"In msg nelems\": ")
+      .integer(c.inNelems)
+      .text(", \"Out msg nelems\": ")
+      .integer(c.outNelems)
+      .text(", \"Group size\": ")
+      .integer(c.groupSize)
+      .text(
+          ", \"dtype\": \"Float\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
+          "\"Process Group Name\": \"")
+      .text(*c.pgName)
+      .text("\", \"Process Group Description\": \"")
+      .text(*c.pgDesc)
+      .text("\", \"Process Group Ranks\": \"")
+      .text(*c.pgRanks)
+      .text("\", \"Seq\": ")
+      .integer(c.seq);
+  if (c.dstRank >= 0) out_.text(", \"Dst Rank\": ").integer(c.dstRank);
+  if (c.srcRank >= 0) out_.text(", \"Src Rank\": ").integer(c.srcRank);
+}
+
+void KinetoTraceWriter::collective(const SynthCollective& c) {
+  threads_.insert(c.tid);
+  const auto tid = static_cast<int64_t>(c.tid);
+  complete("user_annotation", c.annotation, r_.pid, tid, c.opStartNs, c.opEndNs);
+  out_.text("\"External id\": ")
+      .integer(nextExternalId_++)
+      .text(", \"Ev Idx\": ")
+      .integer(evIdx_++);
+  closeArgs();
+  externalId_ = nextExternalId_++;
+  complete("cpu_op", "record_param_comms", r_.pid, tid, c.opStartNs + 200, c.opEndNs - 200);
+  nesting_.op(c.opStartNs + 200, c.opEndNs - 200);
+  out_.text("\"External id\": ").integer(externalId_).text(", ");
+  collectiveArgs(c);
+  out_.text(", \"Ev Idx\": ").integer(evIdx_++);
+  closeArgs();
+  launch(SynthLaunch::Kernel, c.launchStartNs, c.launchEndNs, c.tid);
+  complete("kernel", c.kernelName, static_cast<uint64_t>(c.device), c.stream, c.kernelStartNs,
+           c.kernelEndNs);
+  gpuArgs(c.device, c.stream);
+  out_.text(
+          ", \"registers per thread\": 96, \"shared memory\": 87568, \"grid\": [8, 1, 1], "
+          "\"block\": [544, 1, 1], \"est. achieved occupancy %\": 0, ");
+  collectiveArgs(c);
+  closeArgs();
+  flowEnd(c.device, c.stream, c.kernelStartNs);
 }
 
 void KinetoTraceWriter::memoryInstant(const SynthMemoryLedger::Change& c) {

@@ -212,12 +212,20 @@ uint64_t jitterOf(const SynthOptions& o, int64_t rank, int64_t step) {  // forwa
 }  // namespace
 
 SyncJobModel::Injected SyncJobModel::injected(int64_t rank, int64_t step) const {
+  return syncJobInjected(o_, rank, step);
+}
+
+double SyncJobModel::slowFactor(int64_t rank, int64_t step) const {
+  return syncJobSlowFactor(o_, rank, step);
+}
+
+SyncJobModel::Injected syncJobInjected(const SynthOptions& o, int64_t rank, int64_t step) {
   using K = SynthOptions::Slowdown::Kind;
-  Injected in;
-  in.compute = slowFactor(rank, step);
+  SyncJobModel::Injected in;
+  in.compute = syncJobSlowFactor(o, rank, step);
   double stallMs = 0;
-  for (const auto& s : o_.slowdowns) {
-    bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o_.gpusPerTrainer;
+  for (const auto& s : o.slowdowns) {
+    bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o.gpusPerTrainer;
     if (!who || (s.step >= 0 && s.step != step)) continue;
     if (s.kind == K::Memcpy) in.memcpy *= s.factor;
     if (s.kind == K::Stall) stallMs += s.factor;
@@ -226,16 +234,16 @@ SyncJobModel::Injected SyncJobModel::injected(int64_t rank, int64_t step) const 
   return in;
 }
 
-double SyncJobModel::slowFactor(int64_t rank, int64_t step) const {
+double syncJobSlowFactor(const SynthOptions& o, int64_t rank, int64_t step) {
   double f = 1;
-  for (const auto& s : o_.slowdowns) {
-    bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o_.gpusPerTrainer;
+  for (const auto& s : o.slowdowns) {
+    bool who = s.rank >= 0 ? s.rank == rank : s.trainer == rank / o.gpusPerTrainer;
     if (s.kind == SynthOptions::Slowdown::Kind::Compute && who && (s.step < 0 || s.step == step))
       f *= s.factor;
   }
-  SynthRandom rng(o_.seed * 99991 + static_cast<uint64_t>(rank) * 613 +
+  SynthRandom rng(o.seed * 99991 + static_cast<uint64_t>(rank) * 613 +
                   static_cast<uint64_t>(step) * 7 + 1);
-  return f * (1 + (rng.unit() * 2 - 1) * o_.noisePct / 100);
+  return f * (1 + (rng.unit() * 2 - 1) * o.noisePct / 100);
 }
 
 SyncJobModel::SyncJobModel(const SynthOptions& options) : o_(options) {

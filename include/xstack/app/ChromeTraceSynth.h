@@ -19,9 +19,11 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "xstack/app/Cli.h"
 #include "xstack/app/SyncJobEvents.h"
+#include "xstack/app/SynthParallel.h"
 
 namespace xstack {
 
@@ -34,6 +36,9 @@ struct ChromeRank {
   int64_t gpusPerNode = 1;  // deviceProperties entries
   uint64_t pid = 0;         // host process id (= the main thread id)
   uint64_t skewNs = 0;      // the trainer's clock skew, added to every time
+  // A 3D job: the process groups the rank is in (Kineto's distributedInfo
+  // pg_config); empty for the synchronous job, whose header stays as it was.
+  std::vector<SynthProcessGroupInfo> groups;
 };
 
 // Keeps one host thread's events properly nested, as profilers record them
@@ -52,6 +57,9 @@ struct HostCallNesting {
 // not the main thread, where the model's times could overlap the last
 // operator's.
 inline uint64_t collectiveThreadOf(const ChromeRank& r) { return r.pid + 3; }
+
+// "[0, 1]": ranks as PyTorch writes a group's ranks.
+std::string ranksText(const std::vector<int64_t>& ranks);
 
 ChromeRank chromeRankOf(const SynthOptions& o, int64_t rank, uint64_t skewNs);
 

@@ -35,17 +35,32 @@ struct SynthOptions {
     // Compute: kernels take `factor` times longer (--slow*); Stall: the host
     // stalls `factor` ms in a data-loader op after forward_B, before the
     // step's first operator, so the GPU idles (--stall*); Memcpy: copies take
-    // `factor` times longer (--slow-memcpy).
-    enum class Kind : uint8_t { Compute, Stall, Memcpy };
+    // `factor` times longer (--slow-memcpy); Link: every transfer of a group
+    // with a member on node `trainer` takes `factor` times longer (--slow-link,
+    // 3D jobs only).
+    enum class Kind : uint8_t { Compute, Stall, Memcpy, Link };
     Kind kind = Kind::Compute;
     int64_t rank = -1;     // -1: every rank of `trainer`
-    int64_t trainer = -1;  // -1: only `rank`
+    int64_t trainer = -1;  // -1: only `rank`; Link: the node
     int64_t step = -1;     // -1: every step
     double factor = 1;     // multiplier (Compute, Memcpy) or ms (Stall)
   };
   bool sync = false;
   std::vector<Slowdown> slowdowns;
   double noisePct = 2;  // per (rank, step) compute noise, uniform +-noisePct %
+  // A Megatron-style 3D-parallel job (app/SynthParallelModel.h): on with any of
+  // --tp, --pp, --dp; world = tp x pp x dp ranks, only --format kineto.
+  struct Parallel {
+    bool on = false;
+    int64_t tp = 1, pp = 1, dp = 1;
+    int64_t microbatches = 4;
+    bool tpPpDp = false;  // --rank-order tp-pp-dp (default tp-dp-pp)
+  };
+  Parallel parallel;
+  // The ranks the job writes: tp x pp x dp for a 3D job, else trainers x GPUs.
+  int64_t jobRanks() const {
+    return parallel.on ? parallel.tp * parallel.pp * parallel.dp : trainers * gpusPerTrainer;
+  }
 };
 
 struct InspectOptions {

@@ -8,13 +8,40 @@
 //   finish. An operator is: op; [launch(Memset) + copy(Memset), the step's
 //   first operator only]; launch(Kernel) + kernel; [launch(Memcpy) +
 //   copy(Memcpy) + memory(Pinned)]; [memory(Gpu)].
+// A 3D job (app/SynthParallelModel.h) calls: begin; 4 x memory; per step:
+// step; [op(data loader)]; per compute op: op, launch(Kernel), kernel; per
+// NCCL op: collective; then finish.
 // A launch is always followed by the one GPU activity it launched (kernel or
 // copy). The default implementations do nothing (the model's dry pass).
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace xstack {
+
+// One NCCL operation of a 3D-parallel job (app/SynthParallelModel.h) on one
+// rank: the host annotation [opStartNs, opEndNs] (record_param_comms 200 ns
+// inside it) with its launch [launchStartNs, launchEndNs] on host thread
+// `tid`, then the kernel
+// [kernelStartNs, kernelEndNs] on (device, stream); true times in ns. The
+// strings are the values PyTorch's profiler writes in the op's and kernel's args.
+struct SynthCollective {
+  const char* kernelName = "";      // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)"
+  // "allreduce", "reduce_scatter", "_allgather_base", "send", "recv"
+  const char* collectiveName = "";
+  const char* annotation = "";      // the record_function around it: "nccl:all_reduce", ...
+  int64_t inNelems = 0, outNelems = 0, groupSize = 0;
+  const std::string* pgName = nullptr;   // "3"
+  const std::string* pgDesc = nullptr;   // "TENSOR_MODEL_PARALLEL_GROUP"
+  const std::string* pgRanks = nullptr;  // "[0, 1]"
+  int64_t seq = 0;                        // per group (collectives) or per src->dst pair (p2p)
+  int64_t srcRank = -1, dstRank = -1;     // recv: Src Rank, send: Dst Rank (global ranks)
+  uint64_t opStartNs = 0, opEndNs = 0, launchStartNs = 0, launchEndNs = 0;
+  uint64_t kernelStartNs = 0, kernelEndNs = 0;
+  uint64_t tid = 0;
+  int64_t device = 0, stream = 0;
+};
 
 enum class SynthLaunch : uint8_t {
   Kernel,  // cudaLaunchKernel
@@ -59,6 +86,8 @@ class SyncJobEvents {
   virtual void allReduce(uint64_t /*opStartNs*/, uint64_t /*opEndNs*/, uint64_t /*tid*/,
                          uint64_t /*kernelStartNs*/, uint64_t /*kernelEndNs*/, int64_t /*device*/,
                          int64_t /*stream*/) {}
+  // A 3D job's NCCL operation (only the Kineto writer writes it).
+  virtual void collective(const SynthCollective& /*c*/) {}
   // Last call: the rank's data spans [beginNs, endNs]. False when the
   // writer's output could not be written whole (a full disk).
   virtual bool finish(uint64_t /*beginNs*/, uint64_t /*endNs*/) { return true; }

@@ -85,4 +85,10 @@ class SyncJobModel {
   std::map<int64_t, std::vector<StepTruth>> truth_;
 };
 
+// SyncJobModel::injected and slowFactor for any job of `o` (the 3D model uses
+// them too): the compute factor (noise included), copy factor and host stall
+// (ns) of (rank, step).
+SyncJobModel::Injected syncJobInjected(const SynthOptions& o, int64_t rank, int64_t step);
+double syncJobSlowFactor(const SynthOptions& o, int64_t rank, int64_t step);
+
 }  // namespace xstack
