@@ -111,7 +111,9 @@ std::string countsText(const std::map<std::string, uint64_t>& counts) {
 void printCollectives(const std::map<std::string, GroupCollectives>& groups) {
   for (const auto& [name, g] : groups) {
     std::string about = g.description;
-    if (g.size) about += (about.empty() ? "" : ", ") + std::to_string(g.size) + " ranks";
+    if (g.size)
+      about +=
+          (about.empty() ? "" : ", ") + std::to_string(g.size) + (g.size == 1 ? " rank" : " ranks");
     if (!g.kernels.empty() && g.fromKernelNames)
       about += std::string(about.empty() ? "" : ", ") + "from kernel names";
     std::printf("  collectives: group %s%s%s%s: %s",

@@ -69,7 +69,7 @@ TEST_F(InspectCollectives, RealNcclData) {
                       "host ops: allreduce 15, broadcast 6\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("  collectives: group default (1 ranks): no kernels; host ops: wait 6\n"),
+  EXPECT_NE(text.find("  collectives: group default (1 rank): no kernels; host ops: wait 6\n"),
             std::string::npos)
       << text;
 }
