@@ -93,8 +93,12 @@ json collectivesJson(const std::map<std::string, GroupCollectives>& groups) {
   json out = json::object();
   for (const auto& [name, g] : groups)
     out[name.empty() ? "default" : name] = {
-        {"description", g.description},           {"ranks", g.ranks},     {"size", g.size},
-        {"from_kernel_names", g.fromKernelNames}, {"kernels", g.kernels}, {"host_ops", g.hostOps}};
+        {"description", g.description},
+        {"ranks", g.ranks},
+        {"size", g.size},
+        {"from_kernel_names", !g.kernels.empty() && g.fromKernelNames},
+        {"kernels", g.kernels},
+        {"host_ops", g.hostOps}};
   return out;
 }
 
