@@ -3,6 +3,7 @@
 // EventList keeps a slice's CollectiveInfo beyond the callback.
 #include <gtest/gtest.h>
 
+#include "xstack/analysis/StepTable.h"
 #include "xstack/event/Collective.h"
 #include "xstack/event/Events.h"
 
@@ -39,7 +40,12 @@ TEST(CollectiveKernelName, TheNcclKernelTable) {
       {"my_ncclKernel_AllReduce", ""},
       {"", ""},
   };
-  for (const Case& c : cases) EXPECT_EQ(collectiveOfKernelName(c.name), c.collective) << c.name;
+  for (const Case& c : cases) {
+    EXPECT_EQ(collectiveOfKernelName(c.name), c.collective) << c.name;
+    // A kernel the name rule gives a collective is communication for the
+    // analyses' kernel categories too (theirs is wider: any "nccl", "rccl"...).
+    if (*c.collective) EXPECT_EQ(kernelCategoryOf(c.name, 0), KernelCategory::Comm) << c.name;
+  }
 }
 
 TEST(CollectiveKernelName, FillsOnlyTheCollectiveAndTheDefaultGroup) {
