@@ -59,6 +59,77 @@ json memoryTracksJson(const EventList& d) {
   return tracks;
 }
 
+// The collectives of one process group, counted by collective name.
+struct GroupCollectives {
+  std::string description;                  // Process Group Description of the first one seen
+  std::vector<int64_t> ranks;               // likewise; empty = unknown
+  int64_t size = 0;                         // Group size, else the ranks' count; 0 = unknown
+  bool fromKernelNames = true;              // every kernel counted was told by its name only
+  std::map<std::string, uint64_t> kernels;  // GPU kernels
+  std::map<std::string, uint64_t> hostOps;  // host ops (record_param_comms)
+};
+
+// Process group ("" = the default group) -> its collectives.
+std::map<std::string, GroupCollectives> collectivesOf(const EventList& d) {
+  std::map<std::string, GroupCollectives> groups;
+  for (const SliceEvent& e : d.slices) {
+    if (!e.collective) continue;
+    const CollectiveInfo& c = *e.collective;
+    GroupCollectives& g = groups[c.group];
+    if (g.description.empty()) g.description = c.groupDesc;
+    if (g.ranks.empty()) g.ranks = c.groupRanks;
+    if (!g.size) g.size = c.groupSize ? c.groupSize : static_cast<int64_t>(c.groupRanks.size());
+    if (e.row.kind != RowKind::Gpu) {
+      g.hostOps[c.collective]++;
+      continue;
+    }
+    g.kernels[c.collective]++;
+    g.fromKernelNames = g.fromKernelNames && c.fromKernelName;
+  }
+  return groups;
+}
+
+json collectivesJson(const std::map<std::string, GroupCollectives>& groups) {
+  json out = json::object();
+  for (const auto& [name, g] : groups)
+    out[name.empty() ? "default" : name] = {
+        {"description", g.description},
+        {"ranks", g.ranks},
+        {"size", g.size},
+        {"from_kernel_names", !g.kernels.empty() && g.fromKernelNames},
+        {"kernels", g.kernels},
+        {"host_ops", g.hostOps}};
+  return out;
+}
+
+// "allreduce 20, broadcast 1"
+std::string countsText(const std::map<std::string, uint64_t>& counts) {
+  std::string text;
+  for (const auto& [name, n] : counts)
+    text += (text.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  return text;
+}
+
+// One line per group with collectives: "collectives: group 0 (default_pg,
+// 2 ranks): allreduce 20, broadcast 1", the GPU kernels; then the host ops.
+void printCollectives(const std::map<std::string, GroupCollectives>& groups) {
+  for (const auto& [name, g] : groups) {
+    std::string about = g.description;
+    if (g.size)
+      about +=
+          (about.empty() ? "" : ", ") + std::to_string(g.size) + (g.size == 1 ? " rank" : " ranks");
+    if (!g.kernels.empty() && g.fromKernelNames)
+      about += std::string(about.empty() ? "" : ", ") + "from kernel names";
+    std::printf("  collectives: group %s%s%s%s: %s",
+                terminalSafe(name.empty() ? "default" : name).c_str(), about.empty() ? "" : " (",
+                terminalSafe(about).c_str(), about.empty() ? "" : ")",
+                g.kernels.empty() ? "no kernels" : terminalSafe(countsText(g.kernels)).c_str());
+    if (!g.hostOps.empty())
+      std::printf("; host ops: %s", terminalSafe(countsText(g.hostOps)).c_str());
+    std::printf("\n");
+  }
+}
+
 // A profile decoded for inspection: every event kept.
 struct InspectedProfile {
   EventList events;
@@ -86,6 +157,7 @@ json inspectJson(const InspectOptions& o, const InspectedProfile& loaded, const 
   j["cpu_threads"] = c.threads;
   j["marker_pairs"] = {{"forward", fwd}, {"backward", bwd}};
   j["memory_tracks"] = memoryTracksJson(d);
+  j["collectives"] = collectivesJson(collectivesOf(d));
   json w = json::object();
   for (const auto& [k, e] : s.warnings.entries()) w[std::string(warnName(k))] = e.count;
   j["warnings"] = w;
@@ -119,6 +191,7 @@ void printText(const InspectOptions& o, const InspectedProfile& loaded, const In
                 static_cast<unsigned long long>(t["device"].get<uint64_t>()),
                 static_cast<unsigned long long>(t["samples"].get<uint64_t>()),
                 static_cast<long long>(t["peak_bytes"].get<int64_t>()));
+  printCollectives(collectivesOf(loaded.events));
   for (const auto& [k, e] : s.warnings.entries())
     std::printf("  warning %s: %llu\n", warningKind(k).name.data(),
                 static_cast<unsigned long long>(e.count));

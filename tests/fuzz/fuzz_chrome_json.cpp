@@ -57,6 +57,19 @@ Run readIn(std::string_view bytes, uint64_t piece) {
   return run;
 }
 
+// A slice's collective keeps CollectiveInfo's contract: unknown numbers are
+// -1 (0 for size and bytes), never another negative; ranks are non-negative;
+// a collective told by a kernel's name is in the default group.
+void checkCollective(const xstack::SliceEvent& e) {
+  const xstack::CollectiveInfo* c = e.collective;
+  if (!c) return;
+  if (c->groupSize < 0 || c->seq < -1 || c->inNelems < -1 || c->outNelems < -1 || c->peer < -1)
+    std::abort();
+  for (int64_t r : c->groupRanks)
+    if (r < 0) std::abort();
+  if (c->fromKernelName && (c->collective.empty() || !c->group.empty())) std::abort();
+}
+
 // The mapper over every event (any ph, cat and args), with a time base.
 void mapAll(std::string_view bytes) {
   xstack::EventList out;
@@ -64,8 +77,10 @@ void mapAll(std::string_view bytes) {
   ChromeEventMapper mapper(out, warnings, 1'700'000'000'000'000'000);
   readTraceBytes(bytes, "fuzz.json", [&](const TraceEvent& e) { mapper.onEvent(e); });
   mapper.finish();
-  for (const xstack::SliceEvent& e : out.slices)
+  for (const xstack::SliceEvent& e : out.slices) {
     if (e.row.kind == xstack::RowKind::Gpu && e.row.device < 0) std::abort();
+    checkCollective(e);
+  }
   for (const xstack::MemoryEvent& m : out.memory)
     if (m.bytes == 0) std::abort();
 }

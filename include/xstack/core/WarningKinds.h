@@ -56,6 +56,10 @@ enum class Severity {
   X(EventUnknownType, "event_unknown_type", Warning,                                              \
     "an event of a type other than 0 (CPU) or 1 (GPU) was dropped",                               \
     "check the profiler version against docs/FORMAT.md")                                          \
+  X(JsonBadCollectiveArg, "json_bad_collective_arg", Warning,                                    \
+    "a JSON trace's collective arg (Process Group Ranks, nelems, dtype, Group size...) did not "  \
+    "parse; the event is kept with the collective fields that did",                              \
+    "check the profiler that wrote the file; the first examples name the arg")                    \
   X(JsonBadDevice, "json_bad_device", Warning,                                                    \
     "a JSON trace's GPU event with no numeric device (args.device, pid) was dropped",             \
     "check the profiler that wrote the file")                                                     \

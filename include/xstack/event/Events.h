@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/event/Collective.h"
 #include "xstack/event/RowKey.h"
 
 namespace xstack {
@@ -29,6 +30,10 @@ struct SliceEvent {
   // The link between a launch (a CudaApi slice) and the GPU activity it
   // started: equal on both (CUDA's correlation id). -1 = none (Paddle dumps).
   int64_t correlation = -1;
+  // The collective of a communication kernel (GPU row) or of the host op
+  // that launched one (Kineto's record_param_comms); nullptr = none. Like
+  // the views, valid during the sink's callback only.
+  const CollectiveInfo* collective = nullptr;
 };
 
 // Memory places, in the order of a rank's memory rows.
@@ -83,7 +88,8 @@ class EventSink {
 
 // A whole input's events kept in memory (tests, `xstack inspect`, fuzz
 // targets), each kind in input order. Names and details are copied into the
-// list (a source's views live only for its callback); move-only.
+// list (a source's views live only for its callback), and so is a slice's
+// CollectiveInfo; move-only.
 struct EventList final : EventSink {
   EventList() = default;
   EventList(EventList&&) = default;
@@ -100,6 +106,9 @@ struct EventList final : EventSink {
     SliceEvent& kept = slices.emplace_back(e);
     kept.name = keep(e.name);
     kept.detail = keep(e.detail);
+    if (e.collective)
+      kept.collective =
+          collectives_.emplace_back(std::make_unique<CollectiveInfo>(*e.collective)).get();
   }
   void onMemory(const MemoryEvent& m) override { memory.push_back(m); }
   void onStepMark(const StepMark& m) override { marks.push_back(m); }
@@ -118,7 +127,8 @@ struct EventList final : EventSink {
     if (text.empty()) return {};
     return *text_.emplace_back(std::make_unique<std::string>(text));
   }
-  std::vector<std::unique_ptr<std::string>> text_;  // stable under moves
+  std::vector<std::unique_ptr<std::string>> text_;            // stable under moves
+  std::vector<std::unique_ptr<CollectiveInfo>> collectives_;  // likewise
 };
 
 }  // namespace xstack

@@ -126,6 +126,21 @@ std::string_view ChromeEventMapper::detailOf(const TraceEvent& e) {
   return detail_;
 }
 
+// The collective of a communication kernel (its args, else its name) or of
+// a host op with collective args; nullptr for every other event.
+const CollectiveInfo* ChromeEventMapper::collectiveOf(const TraceEvent& e, EventClass cls,
+                                                      uint64_t startNs) {
+  if (e.arg(ArgKey::CollectiveName) && collectiveFromArgs(e, collective_, badArgs_)) {
+    if (!badArgs_.empty())
+      warnings_.add(Warn::JsonBadCollectiveArg, 1,
+                    where_ + "ts " + std::to_string(startNs) + " ns: " + badArgs_);
+    return &collective_;
+  }
+  if (cls == EventClass::GpuActivity && collectiveFromKernelName(e.name, collective_))
+    return &collective_;
+  return nullptr;
+}
+
 void ChromeEventMapper::onComplete(const TraceEvent& e) {
   const EventClass cls = classOfCategory(e.cat);
   if (cls == EventClass::Skipped) {
@@ -160,6 +175,7 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
     s.bytes = static_cast<uint64_t>(std::max<int64_t>(0, e.argInt(ArgKey::Bytes).value_or(0)));
     s.detail = detailOf(e);
   }
+  s.collective = collectiveOf(e, cls, start);
   if (isStepEvent(e.name, e.cat)) {
     out_.onStepMark({start, Phase::Forward, true});
     out_.onStepMark({end, Phase::Forward, false});

@@ -309,7 +309,7 @@ class ChromeSource final : public Source {
     FileIdentity identity = statIdentity(path);  // at open; the digest is of the text read
     Warnings scratch;
     chrome::ChromeEventMapper mapper(sink, options.dropWarnings ? *options.dropWarnings : scratch,
-                                     *base);
+                                     *base, std::filesystem::path(path).filename().string() + ": ");
     chrome::ReadResult r =
         chrome::readTrace(path, [&mapper](const chrome::TraceEvent& e) { mapper.onEvent(e); });
     mapper.finish();

@@ -38,6 +38,11 @@ constexpr KnownSpelling kKnownArgs[] = {
     {"Addr", ArgKey::Addr},
     {"addr", ArgKey::Addr},
     {"increase_bytes", ArgKey::IncreaseBytes},
+    {"Process Group Name", ArgKey::ProcessGroupName},
+    {"Process Group Description", ArgKey::ProcessGroupDesc},
+    {"Seq", ArgKey::Seq},
+    {"Dst Rank", ArgKey::DstRank},
+    {"Src Rank", ArgKey::SrcRank},
 };
 
 int knownArgIndex(std::string_view key) {

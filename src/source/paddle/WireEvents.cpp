@@ -63,7 +63,12 @@ void WireEventMapper::onEvent(const ProfileEvent& e) {
     out_.onUnplaced({e.startNs, e.endNs, false});
     return;
   }
-  out_.onSlice({e.name, e.detail, e.startNs, e.endNs, row, e.subDeviceId, e.memcopyBytes});
+  SliceEvent s{e.name, e.detail, e.startNs, e.endNs, row, e.subDeviceId, e.memcopyBytes};
+  // The dumps carry no group args: a GPU kernel's name alone may name its
+  // collective (default group).
+  if (row.kind == RowKind::Gpu && collectiveFromKernelName(e.name, collective_))
+    s.collective = &collective_;
+  out_.onSlice(s);
 }
 
 void WireEventMapper::onMemEvent(const ProfileMemEvent& m) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "xstack/core/Warnings.h"
@@ -36,12 +37,21 @@ bool isStepEvent(std::string_view name, std::string_view cat);
 // "Place(gpu_pinned)" (also without "Place(...)"). False: unknown.
 bool memPlaceFromText(std::string_view text, MemPlace& place, uint64_t& device);
 
+// Reads an event's collective args ("Collective name", "Process Group
+// Name", "Process Group Description", "Process Group Ranks" (a string
+// holding a list), "Group size", "Seq", "In msg nelems", "Out msg nelems",
+// "dtype", "Dst Rank"/"Src Rank"; ints may be numeric strings) into `out`.
+// False when the event has no "Collective name". `bad` lists the args that
+// did not parse ("" when all did); their fields keep the unknown values.
+bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& bad);
+
 class ChromeEventMapper {
  public:
   // baseNs: added to every ts (baseTimeNanoseconds, 0 when absent).
-  // warnings: where dropped or repaired events are counted.
-  ChromeEventMapper(EventSink& out, Warnings& warnings, int64_t baseNs)
-      : out_(out), warnings_(warnings), baseNs_(baseNs) {}
+  // warnings: where dropped or repaired events are counted. where: the
+  // start of a warning's example ("trace.json.gz: "), empty = none.
+  ChromeEventMapper(EventSink& out, Warnings& warnings, int64_t baseNs, std::string where = {})
+      : out_(out), warnings_(warnings), baseNs_(baseNs), where_(std::move(where)) {}
   void onEvent(const TraceEvent& e);
   // After the last event: the blocks still allocated and the memory held
   // before the trace began (from the first running total) are delivered.
@@ -52,6 +62,7 @@ class ChromeEventMapper {
   void onMemoryInstant(const TraceEvent& e);
   bool absoluteNs(const TimeField& t, uint64_t& out) const;
   std::string_view detailOf(const TraceEvent& e);
+  const CollectiveInfo* collectiveOf(const TraceEvent& e, EventClass cls, uint64_t startNs);
   struct MemKey {
     MemPlace place;
     uint64_t device;
@@ -63,7 +74,10 @@ class ChromeEventMapper {
   EventSink& out_;
   Warnings& warnings_;
   int64_t baseNs_;
+  std::string where_;
   std::string detail_;
+  CollectiveInfo collective_;  // the current slice's (SliceEvent::collective)
+  std::string badArgs_;
   struct Block {
     uint64_t startNs, bytes;
     int64_t thread;

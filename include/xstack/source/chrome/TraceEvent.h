@@ -67,6 +67,11 @@ enum class ArgKey : uint8_t {
   SortIndex,          // "sort_index"
   Addr,               // "Addr" (Kineto [memory]) or "addr" (Paddle, a string)
   IncreaseBytes,      // Paddle "increase_bytes" (negative = free)
+  ProcessGroupName,   // "Process Group Name" (a string, "0")
+  ProcessGroupDesc,   // "Process Group Description" ("default_pg")
+  Seq,                // "Seq" (a collective's sequence number in its group)
+  DstRank,            // "Dst Rank" (send: the receiver's global rank)
+  SrcRank,            // "Src Rank" (recv: the sender's global rank)
   Count
 };
 constexpr size_t kArgKeyCount = static_cast<size_t>(ArgKey::Count);

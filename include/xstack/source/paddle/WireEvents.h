@@ -62,6 +62,7 @@ class WireEventMapper final : public ProfileSink {
   Warnings scratch_;  // drop warnings not asked for
   uint64_t unknownPlaces_ = 0;
   std::vector<ProfileMemEvent> firstUnknown_;
+  CollectiveInfo collective_;  // the current slice's (SliceEvent::collective)
 };
 
 // Decodes profile bytes straight into neutral events (tests, fuzz targets):

@@ -1,5 +1,6 @@
 // The meaning of Paddle's wire events (docs/FORMAT.md section 3): rows by
-// type and device, step marks, memory places, and what has no row.
+// type and device, step marks, memory places, what has no row, and the
+// collectives of NCCL kernels (from their names).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -172,6 +173,26 @@ TEST(WarningExamples, UnknownMemoryPlacesNameTheEarliestEvents) {
   EXPECT_EQ(w.entries().at(Warn::MemoryUnknownPlace).examples.at(0),
             "p.4 (training rank 4): ts 50 ns: 8 bytes, place 7, device 0, end_ns 60");
   EXPECT_EQ(out.memory.size(), 5u);
+}
+
+// The dumps have no group args: an NCCL kernel on a GPU row gets its
+// collective from its name (default group); nothing else does.
+TEST(WireEventCollective, GpuKernelsNamedByNccl) {
+  Warnings w;
+  ProfileEvent nccl = ev(1, 0, 7);
+  nccl.name = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)";
+  ProfileEvent gemm = ev(1, 0, 7);
+  gemm.name = "volta_sgemm_128x64_nn";
+  ProfileEvent host = ev(0, 0);
+  host.name = "ncclKernel_AllReduce_RING_LL_Sum_float";  // a CPU row: not a kernel
+  EventList l = mapped({nccl, gemm, host}, {}, w);
+  ASSERT_EQ(l.slices.size(), 3u);
+  ASSERT_NE(l.slices[0].collective, nullptr);
+  EXPECT_EQ(l.slices[0].collective->collective, "allreduce");
+  EXPECT_TRUE(l.slices[0].collective->fromKernelName);
+  EXPECT_EQ(l.slices[0].collective->group, "");
+  EXPECT_EQ(l.slices[1].collective, nullptr);
+  EXPECT_EQ(l.slices[2].collective, nullptr);
 }
 
 }  // namespace
