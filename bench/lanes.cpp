@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/render/perfetto/PerfettoSequenceEncoder.h"
 
 using namespace xstack::perfetto;
 

@@ -20,16 +20,16 @@
 #include <vector>
 
 #include "profiler.pb.h"
-#include "xstack/app/Cli.h"
-#include "xstack/app/ReadStage.h"
-#include "xstack/app/Synth.h"
+#include "xstack/cmd/cli/Cli.h"
+#include "xstack/cmd/report/ProfileReading.h"
+#include "xstack/cmd/synth/Synth.h"
+#include "xstack/core/TextWriting.h"
 #include "xstack/core/TimeUnits.h"
 #include "xstack/io/FileBytes.h"
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
-#include "xstack/sink/json/JsonRenderer.h"
-#include "xstack/sink/json/JsonText.h"
+#include "xstack/render/json/JsonRenderer.h"
 #include "xstack/source/SourceRegistry.h"
 #include "xstack/source/paddle/ProfileDecoder.h"
 #include "xstack/source/paddle/ProfileReader.h"
@@ -159,7 +159,7 @@ void BM_DecodeProfile_protobufArena(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeProfile_protobufArena)->Unit(benchmark::kMillisecond);
 
-// As a rank decodes: 16 profiles in a row, all kept alive (ReadStage keeps
+// As a rank decodes: 16 profiles in a row, all kept alive (ProfileReading keeps
 // displayed profiles for rendering), so every vector lands in fresh pages
 // (page faults) instead of reusing the pages of the previous iteration.
 void BM_DecodeProfile_xstack_keep16(benchmark::State& state) {
@@ -200,7 +200,7 @@ void BM_DecodeProfile_xstack_keep16_reserved(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeProfile_xstack_keep16_reserved)->Unit(benchmark::kMillisecond);
 
-// File read (page cache) + decode + completeness checks: ReadStage's input.
+// File read (page cache) + decode + completeness checks: ProfileReading's input.
 void BM_ReadProfile(benchmark::State& state) {
   const auto& f = fx();
   for (auto _ : state) {
@@ -214,7 +214,7 @@ BENCHMARK(BM_ReadProfile)->Unit(benchmark::kMillisecond);
 
 // ---- read-stage computations ----------------------------------------------
 
-// What ReadStage does per displayed profile: read (page cache) and decode
+// What ProfileReading does per displayed profile: read (page cache) and decode
 // through the source, min timestamp, markers, rows, memory warnings.
 void BM_SummarizeProfile(benchmark::State& state) {
   auto& f = fx();
@@ -306,7 +306,7 @@ void BM_RenderRankRows(benchmark::State& state) {
   const auto& f = fx();
   const std::vector<RowKey> rows = rankRows(f.events);
   uint64_t out = 0;
-  std::string buffer;  // reused between chunks, as WriteStage's BufferPool does
+  std::string buffer;  // reused between chunks, as TraceRendering's BufferPool does
   for (auto _ : state) {
     out = 0;
     JsonRenderer r(

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "profiler.pb.h"
-#include "xstack/app/Cli.h"
-#include "xstack/app/Report.h"
+#include "xstack/cmd/cli/Cli.h"
+#include "xstack/cmd/report/Report.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/model/RankRows.h"
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "xstack/app/Cli.h"
-#include "xstack/app/Diff.h"
-#include "xstack/app/Inspect.h"
-#include "xstack/app/Report.h"
-#include "xstack/app/Synth.h"
+#include "xstack/cmd/cli/Cli.h"
+#include "xstack/cmd/diff/Diff.h"
+#include "xstack/cmd/inspect/Inspect.h"
+#include "xstack/cmd/report/Report.h"
+#include "xstack/cmd/synth/Synth.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/StageClock.h"
 #include "xstack/core/TerminalText.h"

@@ -4,13 +4,13 @@
 #include <map>
 #include <tuple>
 
-#include "xstack/sink/TracePids.h"
+#include "xstack/model/TracePids.h"
 
 namespace xstack {
 
 std::string OutputFile::fileName() const {
   return "traceFile_" + std::to_string(group) + "_" + std::to_string(gpu) +
-         std::string(outputFormat(format).suffix);
+         std::string(traceFileSuffix(format));
 }
 
 std::vector<OutputFile> withFormats(const std::vector<OutputFile>& outputs,

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "xstack/sink/json/JsonText.h"
-#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
-#include "xstack/sink/perfetto/ProtoWriter.h"
+#include "xstack/core/TextWriting.h"
+#include "xstack/render/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/render/perfetto/ProtoWriter.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include "xstack/model/MarkerPairer.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
-#include "xstack/sink/RowBuckets.h"
-#include "xstack/sink/json/JsonRenderer.h"
+#include "xstack/render/RowBuckets.h"
+#include "xstack/render/json/JsonRenderer.h"
 #include "xstack/source/paddle/WireEvents.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "xstack/app/OptionAgreement.h"
+#include "xstack/cmd/report/OptionAgreement.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/Plan.h"
 #include "xstack/plan/TopologyEvidence.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/render/perfetto/PerfettoSequenceEncoder.h"
 
 using xstack::perfetto::CounterUnit;
 using xstack::perfetto::DebugArg;

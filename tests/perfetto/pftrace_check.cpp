@@ -18,7 +18,7 @@
 #include <tuple>
 
 #include "PftraceDecoder.h"
-#include "xstack/sink/perfetto/PerfettoSequenceEncoder.h"
+#include "xstack/render/perfetto/PerfettoSequenceEncoder.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 // (AnalysisRegistry.h). Adding one = a folder src/analysis/<name>/ (with
 // include/xstack/analysis/<name>/) plus one line in AnalysisRegistry.cpp.
 //
-// Lifetime in a run (app/ReportStages.h):
+// Lifetime in a run (cmd/report/stages/ReportStages.h):
 //   read stage   Analysis::rankPart per profile, fed every event, then finish()
 //                (bytes kept in LocalInput::analyses, indexed like the registry);
 //   analyse      Analysis::jobPart, then AnalysisJob::merge (collective);
@@ -29,7 +29,7 @@
 #include "xstack/io/AtomicFile.h"
 #include "xstack/io/SpillFile.h"
 #include "xstack/model/MarkerPairer.h"
-#include "xstack/sink/TraceEvents.h"
+#include "xstack/render/TraceEvents.h"
 
 namespace xstack {
 

@@ -113,7 +113,7 @@ struct JobAnalysis {
   // ranks with the largest spread (slowest - median), ties by name
   // (orderKernelSpread). When the tables came without names (rank 0's
   // gather), also every kernel whose spread equals the last one's, numbers
-  // only: rank 0 names them and keeps the first by name (app/AnalysisStage.cpp).
+  // only: rank 0 names them and keeps the first by name (cmd/report/AnalysisGather.cpp).
   std::vector<KernelSpread> kernelSpread;
   std::vector<StepVariation> stepVariation;
   std::vector<std::pair<int64_t, uint64_t>> memoryPeaks;  // (rank, bytes), largest first

@@ -21,7 +21,7 @@ struct Topology {
   int64_t groupSize = 8;       // S: trainers per group
   int64_t displaySize = 2;     // D: trainers per group shown in detail
   // Ranks shown in detail beyond D (sorted): the ranks the findings name
-  // (app/AnalyseStage.cpp, issue 20 item 3).
+  // (cmd/report/stages/AnalyseStage.cpp, issue 20 item 3).
   std::vector<int64_t> shownRanks;
 
   Topology() = default;

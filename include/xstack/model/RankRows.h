@@ -16,7 +16,7 @@ namespace xstack {
 std::string rankLabel(int64_t rank);
 
 // process_name of a row: "<NN>_trainerRank.RRR:cpu:block:<d>", ... with NN
-// the process's place in the file (sink/TracePids.h, processOrder) written
+// the process's place in the file (model/TracePids.h, processOrder) written
 // with at least two digits.
 std::string rowProcessName(int64_t order, int64_t rank, const RowKey& row);
 // The counter of a memory row: "<label>:<place>:<device> memory" (e.g.

@@ -17,7 +17,7 @@
 
 #include "xstack/core/Topology.h"
 #include "xstack/model/InputSummary.h"
-#include "xstack/sink/OutputFormats.h"
+#include "xstack/model/TraceFormat.h"
 
 namespace xstack {
 
@@ -32,7 +32,7 @@ struct Chunk {
   size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
 };
 
-// The format of one output file (sink/OutputFormats.h): Chrome JSON
+// The format of one output file (render/OutputFormats.h): Chrome JSON
 // (traceFile_<k>_<g>.json) or Perfetto protobuf (traceFile_<k>_<g>.pftrace,
 // docs/FORMAT.md section 7).
 

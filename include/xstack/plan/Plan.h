@@ -1,5 +1,5 @@
 // Stage 2 (plan): which rank reads which file. Every rank lists what its node
-// sees; the app's plan stage gathers the encoded listings (encodeListing on
+// sees; the report's plan stage gathers the encoded listings (encodeListing on
 // each rank, decodeListing of each gathered one) and every rank computes the
 // same plan from them (makePlan): each distinct file is read by exactly one rank that
 // can see it, balanced by bytes (largest files first, each to the candidate

@@ -1,8 +1,8 @@
 // What the inputs say about the topology, for inferGpusPerTrainer: the
 // planned files, and, only when they cannot tell P by their names (no time
 // files, no --gpus-per-trainer), the GPU ids of the DCGM rows. The pure parts
-// of gathering it; the app's plan stage reads the DCGM files and gathers the
-// ids (app/PlanGather.h).
+// of gathering it; the report's plan stage reads the DCGM files and gathers the
+// ids (cmd/report/PlanExchange.h).
 #pragma once
 
 #include <cstdint>

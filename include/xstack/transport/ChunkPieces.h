@@ -1,5 +1,5 @@
 // The piece protocol between the ranks that render chunks and rank 0, which
-// writes every trace file (app/WriteStage.cpp). Point to point, never
+// writes every trace file (cmd/report/TraceRendering.cpp). Point to point, never
 // collective; all on MessageTag::ChunkPieces.
 //
 // A sender renders the chunks it owns in output order; each chunk is sent as

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "xstack/analysis/GpuActivity.h"
-#include "xstack/sink/report/AnalysisFiles.h"
+#include "xstack/report/AnalysisFiles.h"
 #include "xstack/transport/TypedMessages.h"
 
 namespace xstack {

@@ -8,7 +8,7 @@
 
 #include "StepsJob.h"
 #include "xstack/analysis/GpuActivity.h"
-#include "xstack/sink/TracePids.h"
+#include "xstack/model/TracePids.h"
 #include "xstack/transport/MessageTags.h"
 
 namespace xstack {

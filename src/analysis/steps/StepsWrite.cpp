@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "StepsJob.h"
-#include "xstack/sink/report/AnalysisFiles.h"
+#include "xstack/report/AnalysisFiles.h"
 
 namespace xstack {
 

@@ -9,7 +9,7 @@
 #include "../TempDirTest.h"
 #include "xstack/analysis/AnalysisRegistry.h"
 #include "xstack/analysis/GpuActivity.h"
-#include "xstack/sink/report/AnalysisFiles.h"
+#include "xstack/report/AnalysisFiles.h"
 
 namespace xstack {
 namespace {

@@ -8,7 +8,7 @@
 #include "xstack/analysis/Findings.h"
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/StepTable.h"
-#include "xstack/sink/report/AnalysisFiles.h"
+#include "xstack/report/AnalysisFiles.h"
 
 namespace xstack {
 namespace {

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "xstack/analysis/GpuActivity.h"
-#include "xstack/sink/report/AnalysisFiles.h"
+#include "xstack/report/AnalysisFiles.h"
 
 namespace xstack {
 namespace {

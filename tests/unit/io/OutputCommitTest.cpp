@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "../TempDirTest.h"
-#include "xstack/app/ReportOutputs.h"
+#include "xstack/cmd/report/ReportOutputs.h"
 #include "xstack/io/OutputCommit.h"
-#include "xstack/sink/TraceFileWriter.h"
+#include "xstack/render/TraceFileWriter.h"
 
 namespace xstack {
 namespace {

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "xstack/event/CounterSamples.h"
+#include "xstack/model/TraceLayout.h"
 #include "xstack/plan/OutputPlan.h"
-#include "xstack/sink/TraceLayout.h"
 
 namespace xstack {
 namespace {

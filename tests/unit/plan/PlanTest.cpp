@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "xstack/app/PlanGather.h"
+#include "xstack/cmd/report/PlanExchange.h"
 #include "xstack/plan/Plan.h"
 
 namespace xstack {

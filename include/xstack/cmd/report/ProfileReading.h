@@ -1,0 +1,89 @@
+// Stages 3-4 (read, compute): each rank reads the files the plan gave it,
+// parses them, pairs markers, finds rows and counts, and keeps what the
+// write stage will render. Purely local: no communication.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "xstack/core/Topology.h"
+#include "xstack/event/CounterSamples.h"
+#include "xstack/event/Events.h"
+#include "xstack/io/SpillFile.h"
+#include "xstack/model/InputSummary.h"
+#include "xstack/model/MarkerPairer.h"
+#include "xstack/plan/Plan.h"
+#include "xstack/render/RowBuckets.h"
+#include "xstack/source/Source.h"
+
+namespace xstack {
+
+struct LocalInput {
+  InputSummary summary;
+  std::vector<Span> spans;  // profile
+  std::vector<GpuTelemetrySample> dcgm;
+  std::vector<NetCounterSample> net;
+  // profile: every registered analysis' finished per-rank part (wire bytes),
+  // indexed like registeredAnalyses() (analysis/AnalysisRegistry.h); empty
+  // with --no-analysis and when the profile failed.
+  std::vector<std::string> analyses;
+  // A displayed profile's rows kept from the read for its rendering on this
+  // rank (Source::keepRowsForRendering), else null: rendering decodes the
+  // file again. Taken (and freed) by the rendering.
+  std::unique_ptr<RowBuckets> keptRows;
+};
+
+struct ReadOptions {
+  Topology topology;
+  // (A displayed profile is decoded again by its renderer, into reused
+  // memory, unless its source says its rows are worth keeping: measured for
+  // protobuf, decoding again was faster with 2 ranks and a rank holds one
+  // profile at a time; for gzip JSON a decode costs more; docs/PERFORMANCE.md.)
+  bool analysis = true;            // run every registered analysis' per-rank part
+  const Source* source = nullptr;  // the format of the run's inputs (listInputsStage)
+  // What a rank may hold per input (--memory-mb): the analyses' sorters
+  // (Analysis::rankPart) spill past their share of it, and the rows kept in
+  // LocalInput::keptRows over all of this rank's files stay within it (a file
+  // whose rows pass what is left is decoded again when it is rendered).
+  SpillOptions spill;
+};
+
+// Reads every file of `plan` whose reader is `myRank`, in plan order.
+// `onFile` is called after each file (for progress).
+std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
+                                     const std::function<void(const LocalInput&)>& onFile = {});
+
+// Reads again the profiles of `local` (readAssigned's result for `myRank`,
+// read under the topology `before`) that did not fail and whose rank is
+// displayed under options.topology but not under `before`, or the other way
+// round: their rows, row warnings and kept rows follow the new display. A
+// profile displayed or hidden by another --gpus-per-trainer fails when the
+// second read throws; one shown only because options.topology.shownRanks
+// names it is read again only if its first reading was Ok, and keeps that
+// reading unless the second is Ok too. A profile that changed between the
+// reads fails.
+void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
+                             const Topology& before, std::vector<LocalInput>& local);
+
+// Decodes the profile `s.file.path` with `source` and fills the profile part
+// of `s` (counts, earliest timestamp, spans; also used by `xstack inspect`).
+// `displayed` adds rows and the row and memory warnings. `buffer`: memory
+// reused from one file to the next. `tee` (optional) and each of `analyses`
+// (the analyses' per-rank parts) receive every event. An Error when
+// nothing could be read (`s` is then left to the caller to mark failed).
+struct ProfileSummaryTargets {
+  EventSink* tee = nullptr;
+  std::vector<EventSink*> analyses;
+};
+Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
+                                           std::vector<Span>& spans,
+                                           std::unique_ptr<FileBuffer>& buffer,
+                                           ProfileSummaryTargets targets = {});
+
+// "path: what" -> "what" (problems in traces must not depend on paths).
+std::string withoutPath(const std::string& message, const std::string& path);
+
+}  // namespace xstack

@@ -1,0 +1,235 @@
+// The comparisons of `xstack diff` (cmd/diff/Diff.h): pure functions of the
+// parsed analysis files, plus the two streaming passes over kernels.csv.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+#include "xstack/cmd/diff/Diff.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+namespace {
+
+double pct(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+uint64_t absDiff(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
+
+std::string findingKey(const FindingEntry& f) {
+  std::string k = f.kind + ":";
+  for (int64_t r : f.ranks) k += std::to_string(r) + ",";
+  return k;
+}
+
+// The median rank's change of each category, percentage points.
+CategoryPct medianDeltas(const std::vector<RankDelta>& all) {
+  std::vector<double> d[4];
+  for (const RankDelta& r : all) {
+    d[0].push_back(r.bPct.idle - r.aPct.idle);
+    d[1].push_back(r.bPct.compute - r.aPct.compute);
+    d[2].push_back(r.bPct.nonCompute - r.aPct.nonCompute);
+    if (r.aPct.overlap >= 0 && r.bPct.overlap >= 0) d[3].push_back(r.bPct.overlap - r.aPct.overlap);
+  }
+  CategoryPct m;
+  m.idle = medianOf(d[0]);
+  m.compute = medianOf(d[1]);
+  m.nonCompute = medianOf(d[2]);
+  m.overlap = d[3].empty() ? -1 : medianOf(d[3]);
+  return m;
+}
+
+void scoreRank(RankDelta& r, const CategoryPct& m) {
+  const double dev[3] = {std::fabs(r.bPct.idle - r.aPct.idle - m.idle),
+                         std::fabs(r.bPct.compute - r.aPct.compute - m.compute),
+                         std::fabs(r.bPct.nonCompute - r.aPct.nonCompute - m.nonCompute)};
+  static const char* const kNames[3] = {"idle", "compute", "non-compute"};
+  size_t k = static_cast<size_t>(std::max_element(dev, dev + 3) - dev);
+  r.scorePt = dev[k];
+  r.why = kNames[k];
+}
+
+// Pass 1 over one kernels.csv: per name count and total; ranks per name.
+struct NameSums {
+  std::string category;
+  KernelTotalsAB t;
+  int64_t lastRankA = INT64_MIN, lastRankB = INT64_MIN;
+};
+using NameTable = std::unordered_map<std::string, NameSums>;
+
+Status sumKernels(const std::string& path, bool isB, NameTable& names) {
+  std::string key;  // reused: no allocation per row
+  return forEachKernelRow(path, [&](const KernelRow& r) {
+    key.assign(r.name);
+    auto it = names.find(key);  // one lookup per row; names repeat per rank
+    if (it == names.end()) it = names.emplace(key, NameSums{}).first;
+    NameSums& s = it->second;
+    if (s.category.empty()) s.category = r.category;
+    int64_t& last = isB ? s.lastRankB : s.lastRankA;
+    (isB ? s.t.bCount : s.t.aCount) += r.count;
+    (isB ? s.t.bNs : s.t.aNs) += r.totalNs;
+    if (last != r.rank) ++(isB ? s.t.bRanks : s.t.aRanks);  // rows come ordered by rank
+    last = r.rank;
+  });
+}
+
+std::vector<KernelDelta> topKernels(const NameTable& names, KernelsDiff& k) {
+  std::vector<KernelDelta> all;
+  for (const auto& [name, s] : names) {
+    k.namesA += s.t.aCount > 0 || s.t.aRanks > 0;
+    k.namesB += s.t.bCount > 0 || s.t.bRanks > 0;
+    k.newNames += s.t.aRanks == 0;
+    k.vanishedNames += s.t.bRanks == 0;
+    k.aTotalNs += s.t.aNs;
+    k.bTotalNs += s.t.bNs;
+    if (s.t.aNs == s.t.bNs && s.t.aCount == s.t.bCount) continue;
+    ++k.changedNames;
+    all.push_back(KernelDelta{name, s.category, s.t, 0, {}});
+  }
+  std::sort(all.begin(), all.end(), [](const KernelDelta& x, const KernelDelta& y) {
+    const uint64_t dx = absDiff(x.t.aNs, x.t.bNs), dy = absDiff(y.t.aNs, y.t.bNs);
+    return dx != dy ? dx > dy : x.name < y.name;
+  });
+  if (all.size() > kTopKernels) all.resize(kTopKernels);
+  return all;
+}
+
+// Pass 2: the per-rank totals of the top names, then which ranks changed.
+Status rankKernels(const std::string& aPath, const std::string& bPath,
+                   std::vector<KernelDelta>& top) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < top.size(); ++i) index.emplace(top[i].name, i);
+  std::vector<std::map<int64_t, RankKernelDelta>> perRank(top.size());
+  for (int side = 0; side < 2; ++side) {
+    std::string key;
+    Status st = forEachKernelRow(side ? bPath : aPath, [&](const KernelRow& r) {
+      key.assign(r.name);
+      auto it = index.find(key);
+      if (it == index.end()) return;
+      RankKernelDelta& d = perRank[it->second][r.rank];
+      d.rank = r.rank;
+      (side ? d.bNs : d.aNs) += r.totalNs;
+    });
+    if (!st) return st;
+  }
+  for (size_t i = 0; i < top.size(); ++i) {
+    std::vector<RankKernelDelta> changed;
+    for (const auto& [rank, d] : perRank[i])
+      if (static_cast<double>(absDiff(d.aNs, d.bNs)) >=
+              kRankKernelChange * static_cast<double>(std::max(d.aNs, d.bNs)) &&
+          d.aNs != d.bNs)
+        changed.push_back(d);
+    std::stable_sort(changed.begin(), changed.end(), [](const auto& x, const auto& y) {
+      return absDiff(x.aNs, x.bNs) > absDiff(y.aNs, y.bNs);
+    });
+    top[i].ranksChanged = static_cast<int64_t>(changed.size());
+    if (changed.size() > 5) changed.resize(5);
+    top[i].topRanks = std::move(changed);
+  }
+  return {};
+}
+
+}  // namespace
+
+CategoryPct categoryPct(const RankCategories& r) {
+  return {pct(r.idleNs, r.spanNs), pct(r.computeNs, r.spanNs), pct(r.nonComputeNs, r.spanNs),
+          r.overlapPct};
+}
+
+StepsDiff diffSteps(const StepTimes& a, const StepTimes& b) {
+  StepsDiff d;
+  d.aMedianNs = a.medianStepNs;
+  d.bMedianNs = b.medianStepNs;
+  d.aRanks = a.ranks;
+  d.bRanks = b.ranks;
+  size_t i = 0, j = 0;
+  while (i < a.steps.size() || j < b.steps.size()) {
+    if (j == b.steps.size() || (i < a.steps.size() && a.steps[i] < b.steps[j])) {
+      d.onlyA.push_back(a.steps[i++]);
+    } else if (i == a.steps.size() || b.steps[j] < a.steps[i]) {
+      d.onlyB.push_back(b.steps[j++]);
+    } else {
+      d.common.push_back({a.steps[i], a.medianNs[i], b.medianNs[j]});
+      ++i, ++j;
+    }
+  }
+  return d;
+}
+
+RanksDiff diffRanks(const std::vector<RankCategories>& a, const std::vector<RankCategories>& b) {
+  RanksDiff d;
+  size_t i = 0, j = 0;  // both ordered by rank (readRanksCsv checks it)
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].rank < b[j].rank)) {
+      d.onlyA.push_back(a[i++].rank);
+    } else if (i == a.size() || b[j].rank < a[i].rank) {
+      d.onlyB.push_back(b[j++].rank);
+    } else {
+      d.all.push_back({a[i].rank,
+                       b[j].trainer,
+                       b[j].gpu,
+                       a[i],
+                       b[j],
+                       categoryPct(a[i]),
+                       categoryPct(b[j]),
+                       0,
+                       {}});
+      ++i, ++j;
+    }
+  }
+  d.medianDeltaPt = medianDeltas(d.all);
+  for (size_t k = 0; k < d.all.size(); ++k) {
+    scoreRank(d.all[k], d.medianDeltaPt);
+    if (d.all[k].scorePt >= kRankChangePt) d.changed.push_back(k);
+  }
+  std::stable_sort(d.changed.begin(), d.changed.end(),
+                   [&](size_t x, size_t y) { return d.all[x].scorePt > d.all[y].scorePt; });
+  return d;
+}
+
+FindingsDiff diffFindings(const std::vector<FindingEntry>& a, const std::vector<FindingEntry>& b) {
+  // A finding of B pairs with the first unpaired finding of A of the same
+  // kind and ranks (a key may repeat: one rank late for two causes).
+  FindingsDiff d;
+  std::map<std::string, std::vector<size_t>> unpaired;  // key -> indexes into a, in order
+  for (size_t i = a.size(); i-- > 0;) unpaired[findingKey(a[i])].push_back(i);
+  std::vector<bool> paired(a.size(), false);
+  for (const FindingEntry& f : b) {
+    auto it = unpaired.find(findingKey(f));
+    if (it == unpaired.end() || it->second.empty()) {
+      d.added.push_back(f);
+      continue;
+    }
+    paired[it->second.back()] = true;
+    d.kept.emplace_back(a[it->second.back()], f);
+    it->second.pop_back();
+  }
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!paired[i]) d.vanished.push_back(a[i]);
+  return d;
+}
+
+Expected<KernelsDiff> diffKernels(const std::string& aPath, const std::string& bPath) {
+  NameTable names;
+  Status st = sumKernels(aPath, false, names);
+  if (st) st = sumKernels(bPath, true, names);
+  if (!st) return st.error();
+  KernelsDiff k;
+  k.top = topKernels(names, k);
+  names.clear();
+  st = rankKernels(aPath, bPath, k.top);
+  if (!st) return st.error();
+  return k;
+}
+
+}  // namespace xstack

@@ -1,0 +1,354 @@
+// The readers of `xstack diff` (cmd/diff/DiffInputs.h): the analysis files of one
+// `xstack report` output folder, streamed line by line.
+#include "xstack/cmd/diff/DiffInputs.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_set>
+
+#include "xstack/io/LineReader.h"
+
+namespace fs = std::filesystem;
+
+namespace xstack {
+namespace {
+
+// A record longer than this (quoted line breaks joined) is an error, not memory.
+constexpr size_t kMaxRecordBytes = size_t{1} << 20;
+
+bool quotesOpen(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 == 1; }
+
+// Column indexes of `need` in `header`; the missing names in `absent`.
+std::vector<size_t> columnsOf(const std::vector<std::string>& header,
+                              const std::vector<std::string>& need, std::string& absent) {
+  std::vector<size_t> col;
+  for (const std::string& n : need) {
+    auto it = std::find(header.begin(), header.end(), n);
+    if (it == header.end()) absent += (absent.empty() ? "" : ", ") + n;
+    col.push_back(static_cast<size_t>(it - header.begin()));
+  }
+  return col;
+}
+
+// State of one readCsv pass: the record being joined, the header's columns.
+struct CsvPass {
+  const std::vector<std::string>& need;
+  const std::function<std::string(const std::vector<std::string>&, const std::vector<size_t>&)>&
+      onRecord;
+  std::string pending;
+  uint64_t pendingLine = 0;
+  bool header = true;
+  std::vector<size_t> column;
+  std::vector<std::string> fields;
+  std::string error;  // "line N: ..." once something failed
+
+  void record(uint64_t line) {
+    if (!splitCsvRecord(pending, fields)) {
+      error = "line " + std::to_string(line) + ": unclosed quote";
+      return;
+    }
+    if (header) {
+      header = false;
+      std::string absent;
+      column = columnsOf(fields, need, absent);
+      if (!absent.empty()) error = "line 1: not the expected header (no column " + absent + ")";
+      return;
+    }
+    for (size_t c : column)
+      if (c >= fields.size()) {
+        error = "line " + std::to_string(line) + ": " + std::to_string(fields.size()) +
+                " fields, fewer than the header's";
+        return;
+      }
+    std::string bad = onRecord(fields, column);
+    if (!bad.empty()) error = "line " + std::to_string(line) + ": " + bad;
+  }
+
+  void line(std::string_view text, uint64_t number) {
+    if (!error.empty()) return;
+    if (pending.empty() && pendingLine == 0) {
+      pendingLine = number;
+      pending.assign(text);
+    } else {
+      pending += '\n';
+      pending += text;
+    }
+    if (pending.size() > kMaxRecordBytes) {
+      error = "line " + std::to_string(pendingLine) + ": record longer than 1 MiB";
+      return;
+    }
+    if (quotesOpen(pending)) return;
+    if (!pending.empty()) record(pendingLine);
+    pending.clear();
+    pendingLine = 0;
+  }
+};
+
+std::string parseUint(const std::string& text, const char* column, uint64_t& v) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || text.empty())
+    return std::string(column) + " is not a non-negative integer: '" + text + "'";
+  return {};
+}
+
+std::string parseInt(const std::string& text, const char* column, int64_t& v) {
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || text.empty())
+    return std::string(column) + " is not an integer: '" + text + "'";
+  return {};
+}
+
+// Every name of `names` parsed into the matching `out` (fields[column[i]]).
+template <class T, size_t N>
+std::string parseColumns(const std::vector<std::string>& fields, const std::vector<size_t>& column,
+                         size_t first, const char* const (&names)[N], T* const (&out)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    std::string bad;
+    if constexpr (std::is_signed_v<T>)
+      bad = parseInt(fields[column[first + i]], names[i], *out[i]);
+    else
+      bad = parseUint(fields[column[first + i]], names[i], *out[i]);
+    if (!bad.empty()) return bad;
+  }
+  return {};
+}
+
+std::string parsePct(const std::string& text, double& v) {
+  if (text.empty()) {
+    v = -1;
+    return {};
+  }
+  char* end = nullptr;
+  v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(v >= 0 && v <= 100.01))
+    return "comm_comp_overlap_pct is not a percentage: '" + text + "'";
+  return {};
+}
+
+std::string stepsText(const nlohmann::json& s) {
+  if (s.is_string()) return s.get<std::string>();
+  std::string out;
+  for (const auto& v : s) out += (out.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
+  return out;
+}
+
+FindingEntry findingOf(const nlohmann::json& f) {
+  FindingEntry e;
+  e.kind = f.at("kind").get<std::string>();
+  e.ranks = f.at("ranks").get<std::vector<int64_t>>();
+  e.steps = stepsText(f.at("steps"));
+  if (f.contains("cause") && f["cause"].is_string()) e.cause = f["cause"].get<std::string>();
+  if (f.contains("evidence")) e.evidence = f["evidence"].get<std::string>();
+  if (f.contains("cost_ms"))
+    e.costMs = f["cost_ms"].get<double>();
+  else if (f.contains("cost_s"))  // findings.json of xstack before issue 20 (seconds)
+    e.costMs = f["cost_s"].get<double>() * 1e3;
+  return e;
+}
+
+bool isFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool hasTraceFile(const std::string& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind("traceFile_", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+uint64_t medianNs(std::vector<uint64_t> v) {
+  if (v.empty()) return 0;
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const uint64_t hi = v[mid];
+  if (v.size() % 2) return hi;
+  const uint64_t lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return lo + (hi - lo) / 2;
+}
+
+bool splitCsvRecord(std::string_view record, std::vector<std::string>& fields) {
+  // The strings of `fields` are reused (cleared, capacity kept): no allocation
+  // per record once the widest record has been seen.
+  size_t n = 0;
+  auto next = [&]() -> std::string& {
+    if (n == fields.size()) fields.emplace_back();
+    fields[n].clear();
+    return fields[n++];
+  };
+  std::string* field = &next();
+  bool quoted = false;
+  for (size_t i = 0; i < record.size(); ++i) {
+    const char c = record[i];
+    if (!quoted && c != '"' && c != ',') {  // a run of plain bytes at once
+      const size_t end = std::min(record.find_first_of(",\"", i), record.size());
+      field->append(record.substr(i, end - i));
+      i = end - 1;
+    } else if (quoted && c == '"' && i + 1 < record.size() && record[i + 1] == '"') {
+      *field += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      field = &next();
+    } else {
+      *field += c;
+    }
+  }
+  fields.resize(n);
+  return !quoted;
+}
+
+Status readCsv(const std::string& path, const std::vector<std::string>& needColumns,
+               const std::function<std::string(const std::vector<std::string>&,
+                                               const std::vector<size_t>&)>& onRecord) {
+  CsvPass pass{needColumns, onRecord, {}, 0, true, {}, {}, {}};
+  std::string overlong;
+  Status st = readLines(
+      path, [&](std::string_view text, const LineInfo& info) { pass.line(text, info.number); },
+      [&](const LineInfo& info, uint64_t) {
+        if (overlong.empty())
+          overlong = "line " + std::to_string(info.number) + ": longer than 1 MiB";
+      });
+  if (!st) return st;
+  if (pass.error.empty() && !overlong.empty()) pass.error = overlong;
+  if (pass.error.empty() && !pass.pending.empty())
+    pass.error = "line " + std::to_string(pass.pendingLine) + ": unclosed quote at the end";
+  if (pass.error.empty() && pass.header) pass.error = "empty file (no header)";
+  if (!pass.error.empty()) return Error{path + ": " + pass.error}.atFile(path);
+  return {};
+}
+
+Expected<StepTimes> readStepsCsv(const std::string& path) {
+  std::map<int64_t, std::vector<uint64_t>> byStep;  // step -> step_ns of its ranks
+  std::unordered_set<int64_t> ranks;
+  StepTimes t;
+  Status st = readCsv(path, {"rank", "step", "step_ns"},
+                      [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+                        int64_t rank = 0, step = 0;
+                        uint64_t ns = 0;
+                        std::string bad = parseInt(f[c[0]], "rank", rank);
+                        if (bad.empty()) bad = parseInt(f[c[1]], "step", step);
+                        if (bad.empty()) bad = parseUint(f[c[2]], "step_ns", ns);
+                        if (!bad.empty()) return bad;
+                        byStep[step].push_back(ns);
+                        ranks.insert(rank);
+                        ++t.rows;
+                        return std::string();
+                      });
+  if (!st) return st.error();
+  for (auto& [step, values] : byStep) {
+    t.steps.push_back(step);
+    t.medianNs.push_back(medianNs(std::move(values)));
+  }
+  t.medianStepNs = medianNs(t.medianNs);
+  t.ranks = static_cast<int64_t>(ranks.size());
+  return t;
+}
+
+Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path) {
+  std::vector<RankCategories> rows;
+  static const std::vector<std::string> kNeed = {
+      "rank",       "trainer",        "gpu",
+      "steps",      "span_ns",        "idle_ns",
+      "compute_ns", "non_compute_ns", "comm_comp_overlap_pct"};
+  Status st =
+      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+        RankCategories r;
+        static const char* const kInts[] = {"rank", "trainer", "gpu", "steps"};
+        static const char* const kUints[] = {"span_ns", "idle_ns", "compute_ns", "non_compute_ns"};
+        std::string bad =
+            parseColumns<int64_t, 4>(f, c, 0, kInts, {&r.rank, &r.trainer, &r.gpu, &r.steps});
+        if (bad.empty())
+          bad = parseColumns<uint64_t, 4>(f, c, 4, kUints,
+                                          {&r.spanNs, &r.idleNs, &r.computeNs, &r.nonComputeNs});
+        if (bad.empty()) bad = parsePct(f[c[8]], r.overlapPct);
+        if (bad.empty() && !rows.empty() && r.rank <= rows.back().rank)
+          bad = "rank " + std::to_string(r.rank) + " out of order (ranks ascend)";
+        if (bad.empty()) rows.push_back(r);
+        return bad;
+      });
+  if (!st) return st.error();
+  return rows;
+}
+
+Expected<std::vector<FindingEntry>> readFindingsJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot open"}.atFile(path);
+  std::vector<FindingEntry> out;
+  try {
+    nlohmann::json doc = nlohmann::json::parse(in);
+    for (const auto& f : doc.at("findings")) out.push_back(findingOf(f));
+  } catch (const std::exception& e) {
+    return Error{path + ": not a findings.json of xstack report: " + e.what()}.atFile(path);
+  }
+  return out;
+}
+
+Status forEachKernelRow(const std::string& path,
+                        const std::function<void(const KernelRow&)>& onRow) {
+  int64_t lastRank = INT64_MIN;
+  return readCsv(path, {"rank", "name", "category", "count", "total_ns"},
+                 [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+                   KernelRow r;
+                   std::string bad = parseInt(f[c[0]], "rank", r.rank);
+                   if (bad.empty()) bad = parseUint(f[c[3]], "count", r.count);
+                   if (bad.empty()) bad = parseUint(f[c[4]], "total_ns", r.totalNs);
+                   if (!bad.empty()) return bad;
+                   if (r.rank < lastRank)
+                     return "rank " + std::to_string(r.rank) + " after rank " +
+                            std::to_string(lastRank) + " (rows must be ordered by rank)";
+                   lastRank = r.rank;
+                   r.name = f[c[1]];
+                   r.category = f[c[2]];
+                   onRow(r);
+                   return std::string();
+                 });
+}
+
+Expected<FolderAnalysis> readFolderAnalysis(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return Error{dir + ": not a folder (give two output folders of xstack report)"}.atFile(dir);
+  FolderAnalysis a;
+  a.dir = dir;
+  a.hasTraces = hasTraceFile(dir);
+  const fs::path d(dir);
+  auto note = [&](const char* name) {
+    const bool there = isFile(d / name);
+    if (!there) a.missing.push_back(name);
+    return there;
+  };
+  if (note("steps.csv")) {
+    auto s = readStepsCsv((d / "steps.csv").string());
+    if (!s) return s.error();
+    a.steps = std::move(*s);
+  }
+  if (note("ranks.csv")) {
+    auto r = readRanksCsv((d / "ranks.csv").string());
+    if (!r) return r.error();
+    a.ranks = std::move(*r);
+  }
+  a.hasKernels = note("kernels.csv");
+  if (note("findings.json")) {
+    auto f = readFindingsJson((d / "findings.json").string());
+    if (!f) return f.error();
+    a.findings = std::move(*f);
+  }
+  if (a.missing.size() == 4 && !a.hasTraces)
+    return Error{dir +
+                 ": no output of xstack report here (no steps.csv, ranks.csv, kernels.csv, "
+                 "findings.json, traceFile_*)"}
+        .atFile(dir);
+  return a;
+}
+
+}  // namespace xstack

@@ -1,0 +1,344 @@
+#include "xstack/cmd/report/ProfileReading.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <stdexcept>
+
+#include "xstack/analysis/AnalysisRegistry.h"
+#include "xstack/core/FaultInjection.h"
+#include "xstack/model/MemoryTrack.h"
+#include "xstack/model/RankRows.h"
+#include "xstack/model/TraceLayout.h"
+#include "xstack/render/SpilledRows.h"
+#include "xstack/source/SourceRegistry.h"
+
+namespace xstack {
+
+std::string withoutPath(const std::string& message, const std::string& path) {
+  if (message.size() > path.size() + 2 && message.compare(0, path.size(), path) == 0 &&
+      message.compare(path.size(), 2, ": ") == 0)
+    return message.substr(path.size() + 2);
+  return message;
+}
+
+namespace {
+
+// A file's name without its folder: warning examples name files by it, so
+// they (and otherData) do not depend on where a rank saw the file.
+std::string baseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The read stage's pass over one profile, as it is decoded: nothing per
+// event is kept but the step marks; the tee and the analyses' per-rank parts
+// see every event.
+class ProfileSummarizer final : public EventSink {
+ public:
+  ProfileSummarizer(bool displayed, InputSummary& s, ProfileSummaryTargets targets)
+      : displayed_(displayed), s_(s), tee_(targets.tee), analyses_(std::move(targets.analyses)) {
+    if (tee_) analyses_.push_back(tee_);
+  }
+  void onSlice(const SliceEvent& e) override {
+    ++s_.events;
+    minTs_.add(e.startNs);
+    minTs_.add(e.endNs);
+    if (displayed_) rows_.add(e);
+    if (e.row.kind == RowKind::Gpu) noteGpuDevice(e.row.device);
+    for (EventSink* a : analyses_) a->onSlice(e);
+  }
+  void onStepMark(const StepMark& m) override {
+    pairer_.add(m);
+    for (EventSink* a : analyses_) a->onStepMark(m);
+  }
+  void onUnplaced(const UnplacedEvent& u) override {
+    ++(u.memory ? s_.memEvents : s_.events);
+    minTs_.add(u.startNs);
+    minTs_.add(u.endNs);
+    for (EventSink* a : analyses_) a->onUnplaced(u);
+  }
+  void onMemory(const MemoryEvent& m) override {
+    ++s_.memEvents;
+    minTs_.add(m.startNs);
+    minTs_.add(m.endNs);
+    if (displayed_) {
+      rows_.add(m);
+      memWarnings_.add(m);
+    }
+    for (EventSink* a : analyses_) a->onMemory(m);
+  }
+  void onTraceStart(uint64_t ns) override {
+    minTs_.add(ns);
+    for (EventSink* a : analyses_) a->onTraceStart(ns);
+  }
+  void onTraceEnd(uint64_t ns) override {
+    minTs_.add(ns);
+    for (EventSink* a : analyses_) a->onTraceEnd(ns);
+  }
+
+  // After the last event: fills the rest of the summary.
+  void finish(const std::string& where, const std::string& partial, std::vector<Span>& spans) {
+    s_.minTs = minTs_.value;
+    spans = pairer_.pair(s_.warnings, where);
+    s_.spanCount = spans.size();
+    if (displayed_) {
+      s_.rows = rows_.rows();
+      memWarnings_.addTo(s_.warnings, where);
+    }
+    s_.gpuDevices.assign(gpuDevices_.begin(), gpuDevices_.end());
+    if (!partial.empty()) {
+      s_.status = InputStatus::Partial;
+      s_.problem = partial;
+    }
+  }
+
+ private:
+  // Topology evidence: the distinct devices of GPU activities (a few).
+  void noteGpuDevice(int64_t device) {
+    if (device == lastGpuDevice_) return;
+    lastGpuDevice_ = device;
+    if (gpuDevices_.size() < kMaxGpuDevicesKept) gpuDevices_.insert(device);
+  }
+
+  const bool displayed_;
+  InputSummary& s_;
+  std::set<int64_t> gpuDevices_;
+  int64_t lastGpuDevice_ = -1;
+  MinTimestamp minTs_;
+  MarkerPairer pairer_;
+  RowCollector rows_;
+  MemoryWarningCounter memWarnings_;
+  EventSink* tee_;
+  std::vector<EventSink*> analyses_;  // the analyses' parts, then the tee
+};
+
+}  // namespace
+
+Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
+                                           std::vector<Span>& spans,
+                                           std::unique_ptr<FileBuffer>& buffer,
+                                           ProfileSummaryTargets targets) {
+  ProfileSummarizer sum(displayed, s, targets);
+  const std::string where =
+      baseName(s.file.path) + " (training rank " + std::to_string(s.file.id) + ")";
+  // Rows and their drop warnings are counted for displayed ranks only.
+  TraceDecodeOptions options{displayed ? &s.warnings : nullptr, where};
+  auto info = source.decodeTrace(s.file.path, buffer, sum, options);
+  if (info) {
+    sum.finish(where, info->partial, spans);
+    s.visibleGpus = info->visibleGpus;
+    s.identity = info->identity;
+  }
+  return info;
+}
+
+namespace {
+
+void fail(InputSummary& s, const Error& e) {
+  s.status = InputStatus::Failed;
+  s.problem = withoutPath(e.message, s.file.path);
+}
+
+// A dcgm, net or time file with no usable line (empty, random bytes, another
+// kind of log) is a bad input, not noise: Failed, rc 3. Its warnings stay counted.
+void failIfUnusable(InputSummary& s, bool usable) {
+  if (usable) return;
+  s.status = InputStatus::Failed;
+  s.problem = "no usable " + std::string(kindName(s.file.kind)) + " line (" +
+              std::to_string(s.warnings.total()) + " lines skipped)";
+}
+
+// The counts of a DCGM or net file's samples per trace process.
+void countCounterEvents(LocalInput& in) {
+  InputSummary& s = in.summary;
+  MinTimestamp minTs;
+  for (const GpuTelemetrySample& d : in.dcgm) minTs.add(d.tsNs);
+  for (const NetCounterSample& n : in.net) minTs.add(n.tsNs);
+  s.minTs = minTs.value;
+  s.events = in.dcgm.size() + in.net.size();
+  std::map<int64_t, bool> gpus;
+  for (const GpuTelemetrySample& d : in.dcgm) gpus[d.gpu] = true;
+  for (const auto& [gpu, _] : gpus)
+    for (CounterGroup g : kCounterGroups) {
+      if (isNetGroup(g)) continue;
+      if (uint64_t n = dcgmCounterCount(counterPid(g), gpu, in.dcgm)) s.counterEvents[{g, gpu}] = n;
+    }
+  if (s.file.kind == InputKind::Net)
+    for (CounterGroup g : {CounterGroup::NetTx, CounterGroup::NetRx})
+      if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
+}
+
+// Rows to keep for rendering, when the source wants them and the budget allows.
+std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, const ReadOptions& opt,
+                                       uint64_t keptOps) {
+  // Half the budget: the analysis' sorters hold at most another eighth meanwhile
+  // (kAnalysisBudgetDivisor); the rest is the walk's and the output pieces'.
+  const uint64_t budgetOps = heldOpsWithin({opt.spill.dir, opt.spill.memoryBytes / 2});
+  if (!displayed || !source.keepRowsForRendering() || keptOps >= budgetOps) return nullptr;
+  auto rows = std::make_unique<RowBuckets>();
+  rows->resetLearning();
+  rows->limitOps(budgetOps - keptOps);
+  return rows;
+}
+
+// A per-rank part of every registered analysis for one profile (none with
+// --no-analysis).
+std::vector<std::unique_ptr<RankAnalysis>> analysisParts(const ReadOptions& opt) {
+  std::vector<std::unique_ptr<RankAnalysis>> parts;
+  if (!opt.analysis) return parts;
+  for (const Analysis* a : registeredAnalyses()) parts.push_back(a->rankPart(opt.spill));
+  return parts;
+}
+
+// Every analysis' finished part of the profile of training rank `rank`, into
+// in.analyses (all of them, or none and an Error, e.g. a sorter that could
+// not spill: it names the spill folder).
+Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& parts,
+                      LocalInput& in) {
+  std::vector<std::string> results;
+  for (auto& part : parts) {
+    Expected<std::string> bytes = part->finish(rank, in.spans);
+    if (!bytes) return bytes.error();
+    results.push_back(std::move(*bytes));
+  }
+  in.analyses = std::move(results);
+  return {};
+}
+
+// `spare`: the file buffer of the last profile read, reused for the next.
+// `keptOps`: the ops kept in LocalInput::keptRows so far (this rank).
+void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
+             std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
+  const Source& source = opt.source ? *opt.source : defaultSource();
+  InputSummary& s = in.summary;
+  s.file = pf.file;
+  s.reader = pf.reader;
+  s.readerHost = pf.readerHost;
+  if (pf.file.kind == InputKind::Profile) {
+    const bool displayed = opt.topology.rankDisplayed(pf.file.id);
+    // Streaming: the summary is computed as the file is decoded; only the
+    // file's bytes are held, in memory reused from one profile to the next.
+    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(opt);
+    std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
+    ProfileSummaryTargets targets{kept.get(), {}};
+    for (auto& part : parts) targets.analyses.push_back(part.get());
+    auto info = summarizeProfile(source, displayed, s, in.spans, spare, std::move(targets));
+    if (!info) return fail(s, info.error());
+    if (Status st = finishAnalyses(pf.file.id, parts, in); !st) {
+      in.spans.clear();  // the file fails: never a wrong table
+      return fail(s, st.error());
+    }
+    if (kept && !kept->abandoned()) {
+      kept->adoptRows(s.rows);
+      keptOps += kept->opCount();
+      in.keptRows = std::move(kept);
+    }
+    return;
+  }
+  CounterFileData data;
+  if (Status st = source.readCounterFile(pf.file, baseName(pf.file.path), data); !st)
+    return fail(s, st.error());
+  s.warnings.merge(data.warnings);
+  failIfUnusable(s, data.usable());
+  if (pf.file.kind == InputKind::Time) {
+    MinTimestamp minTs;
+    if (data.startNs) minTs.add(*data.startNs);
+    if (data.endNs) minTs.add(*data.endNs);
+    s.minTs = minTs.value;
+    return;
+  }
+  in.dcgm = std::move(data.gpu);
+  in.net = std::move(data.net);
+  countCounterEvents(in);
+}
+
+// A file that could not be read (or not twice alike): nothing of it is kept.
+LocalInput failedInput(const PlannedFile& pf, std::string problem) {
+  LocalInput in;
+  in.summary.file = pf.file;
+  in.summary.reader = pf.reader;
+  in.summary.readerHost = pf.readerHost;
+  in.summary.status = InputStatus::Failed;
+  in.summary.problem = std::move(problem);
+  return in;
+}
+
+// How a second reading of a profile replaces its first: a profile displayed
+// or hidden by another --gpus-per-trainer fails when the second read throws
+// (its first reading has the other display's rows); one shown only because a
+// finding names it keeps its first reading unless the second is Ok (it
+// stays undisplayed). A profile whose identity changed between the reads
+// keeps neither (a bad input, never a mix of two versions).
+enum class SecondReadRule { NotAgain, DisplayChanged, ShownByFinding };
+
+SecondReadRule secondReadRule(int64_t rank, const LocalInput& first, const Topology& before,
+                              const Topology& after) {
+  if (before.rankDisplayed(rank) == after.rankDisplayed(rank) ||
+      first.summary.status == InputStatus::Failed)
+    return SecondReadRule::NotAgain;
+  Topology withoutShown = after;
+  withoutShown.shownRanks.clear();
+  if (before.rankDisplayed(rank) != withoutShown.rankDisplayed(rank))
+    return SecondReadRule::DisplayChanged;
+  return first.summary.status == InputStatus::Ok ? SecondReadRule::ShownByFinding
+                                                 : SecondReadRule::NotAgain;
+}
+
+// Reads `pf` again into `in` (its first reading) under `rule`.
+void readAgain(const PlannedFile& pf, const ReadOptions& options, SecondReadRule rule,
+               LocalInput& in, std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
+  LocalInput again;
+  try {
+    readOne(pf, options, again, spare, keptOps);
+  } catch (const std::exception& e) {  // e.g. bad_alloc
+    if (rule == SecondReadRule::DisplayChanged)
+      in = failedInput(pf, std::string("second read failed: ") + e.what());
+    return;
+  }
+  const std::string change = identityChange(in.summary.identity, again.summary.identity, true);
+  if (!change.empty()) {
+    in = failedInput(pf, "changed between its two reads: " + change);
+    return;
+  }
+  if (rule == SecondReadRule::DisplayChanged || again.summary.status == InputStatus::Ok)
+    in = std::move(again);
+}
+
+}  // namespace
+
+void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
+                             const Topology& before, std::vector<LocalInput>& local) {
+  std::unique_ptr<FileBuffer> spare;
+  uint64_t keptOps = 0;
+  size_t k = 0;
+  for (const PlannedFile& pf : plan.files) {
+    if (pf.reader != myRank) continue;
+    LocalInput& in = local.at(k++);
+    if (pf.file.kind != InputKind::Profile) continue;
+    const SecondReadRule rule = secondReadRule(pf.file.id, in, before, options.topology);
+    if (rule != SecondReadRule::NotAgain) readAgain(pf, options, rule, in, spare, keptOps);
+  }
+}
+
+std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
+                                     const std::function<void(const LocalInput&)>& onFile) {
+  std::vector<LocalInput> out;
+  std::unique_ptr<FileBuffer> spare;
+  uint64_t keptOps = 0;
+  for (const PlannedFile& pf : plan.files) {
+    if (pf.reader != myRank) continue;
+    LocalInput in;
+    try {
+      if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
+      readOne(pf, options, in, spare, keptOps);
+    } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
+      in = failedInput(pf, std::string("read failed: ") + e.what());
+    }
+    if (onFile) onFile(in);
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+}  // namespace xstack

@@ -1,0 +1,103 @@
+// The analysis stages of `xstack report` (docs/ANALYSIS.md): the registered
+// analyses' per-rank parts every rank built while reading are merged before
+// the traces are planned (the ranks the analyses want shown are displayed, the
+// traces carry their annotations), and the analyses' files are written after
+// the traces are rendered, committed with them.
+#include "xstack/cmd/common/VersionInfo.h"
+#include "xstack/cmd/report/stages/ReportStages.h"
+#include "xstack/render/OutputFormats.h"
+#include "xstack/transport/TypedMessages.h"
+
+namespace xstack {
+
+std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
+                                          const Topology& topology) {
+  if (!run.options.analysis) return nullptr;
+  AnalysisJobOptions options;
+  options.topology = topology;
+  options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
+                        (run.options.compress ? ".gz" : "");
+  auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
+  run.clock.mark("analysis");
+  return analyses;
+}
+
+namespace {
+
+void writeRanks(wire::Writer& w, const std::vector<int64_t>& ranks) {
+  w.list(ranks, [](wire::Writer& x, int64_t r) { x.i64(r); });
+}
+
+std::vector<int64_t> readRanks(wire::Reader& r) {
+  std::vector<int64_t> ranks;
+  r.list(ranks, [](wire::Reader& x) { return x.i64(); });
+  return ranks;
+}
+
+// Rank 0's list of the ranks the analyses want shown that --display-size does not show.
+std::vector<int64_t> undisplayedRanksToShow(const JobAnalyses* analysed, const Topology& topo) {
+  std::vector<int64_t> out;
+  if (!analysed) return out;
+  for (int64_t r : ranksToShow(*analysed))
+    if (!topo.rankDisplayed(r)) out.push_back(r);
+  return out;
+}
+
+std::string shownNote(const std::vector<int64_t>& ranks, const Topology& topo) {
+  std::string s =
+      "findings: shown in detail beyond --display-size " + std::to_string(topo.displaySize) + ":";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += std::string(i ? ", rank " : " rank ") + std::to_string(ranks[i]) + " in traceFile_" +
+         std::to_string(topo.groupOf(ranks[i])) + "_" + std::to_string(topo.gpuOf(ranks[i]));
+  return s;
+}
+
+// "xstack 0.1.0, git v0.1-12-gabc": the first two lines of versionText(), not
+// the MPI library's (report.html is byte-identical for the serial and MPI builds).
+std::string versionLine() {
+  const std::string v = versionText();
+  const size_t first = v.find('\n'), second = v.find('\n', first + 1);
+  return v.substr(0, first) + ", " + v.substr(first + 1, second - first - 1);
+}
+
+}  // namespace
+
+Expected<Topology> findingDisplayStage(ReportRun& run, const JobAnalyses* analysed,
+                                       const Topology& topology) {
+  if (!run.options.analysis) return topology;
+  const std::vector<int64_t> mine =
+      run.root() ? undisplayedRanksToShow(analysed, topology) : std::vector<int64_t>{};
+  // collective: every rank learns rank 0's list.
+  auto all = allgatherTyped(run.comm, mine, "the ranks to show", writeRanks, readRanks);
+  if (!all.ok()) return all.error();
+  const std::vector<int64_t>& ranks = all->front();
+  if (ranks.empty()) return topology;
+  Topology shown = topology;
+  shown.shownRanks = ranks;
+  run.log(shownNote(ranks, shown));
+  return shown;
+}
+
+void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render) {
+  if (!analysed) return;
+  const uint64_t originNs = render.context.origin.ns;
+  render.context.extraEvents = [analysed, originNs](const OutputFile& o, int64_t pid) {
+    return annotationsFor(*analysed, o.group, o.gpu, pid, originNs);
+  };
+}
+
+AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
+                                  const std::vector<LocalInput>& local, const RenderPlan& render,
+                                  std::vector<AtomicFile>& files) {
+  if (!run.options.analysis || !analysed) return {};
+  AnalysisOutput out;
+  out.originNs = render.context.origin.ns;
+  out.dir = run.outCommit.folder();
+  out.fsync = run.options.fsync;
+  out.toolVersion = versionLine();
+  AnalysisResult r = writeAnalyses(run.comm, *analysed, local, std::move(out), files);
+  run.clock.mark("analysis_files");
+  return r;
+}
+
+}  // namespace xstack

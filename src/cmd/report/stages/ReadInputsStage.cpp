@@ -1,0 +1,42 @@
+#include <cstdio>
+#include <exception>
+#include <optional>
+
+#include "xstack/cmd/report/stages/ReportStages.h"
+#include "xstack/core/TerminalText.h"
+
+namespace xstack {
+
+ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
+  ReadOptions ro;
+  ro.topology = topology;
+  ro.analysis = run.options.analysis;
+  ro.source = run.source;
+  ro.spill = run.options.spill;
+  return ro;
+}
+
+Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan,
+                                                  const Topology& topology) {
+  const ReadOptions ro = readOptionsOf(run, topology);
+  std::vector<LocalInput> local;
+  std::optional<Failure> mine;  // this rank's failure
+  try {
+    uint64_t files = 0, done = 0;
+    for (const auto& f : plan.files) files += f.reader == run.comm.rank();
+    local = readAssigned(plan, run.comm.rank(), ro,
+                         [&](const LocalInput&) { run.progress.update("read", ++done, files); });
+  } catch (const std::exception& e) {
+    mine = Failure::read(e.what()).onRank(run.comm.rank(), run.comm.host());
+  }
+  run.progress.finish();
+  run.clock.mark("read");
+  if (run.comm.allTrue(!mine)) return local;
+  // Printed by the rank that failed: rank 0 only learns that some rank did.
+  if (mine)
+    std::fprintf(stderr, "xstack: rank %d on %s: read failed: %s\n", mine->rank,
+                 terminalSafe(mine->host).c_str(), terminalSafe(mine->message).c_str());
+  return Failure::read("reading failed on some rank; nothing written");
+}
+
+}  // namespace xstack

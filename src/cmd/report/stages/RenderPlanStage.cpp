@@ -1,0 +1,71 @@
+#include <cstdio>
+
+#include "xstack/cmd/report/stages/ReportStages.h"
+#include "xstack/core/TerminalText.h"
+#include "xstack/plan/RenderAssignment.h"
+
+namespace xstack {
+namespace {
+
+void printRenderPlan(const std::vector<OutputFile>& outputs,
+                     const std::vector<std::string>& hosts) {
+  for (const OutputFile& o : outputs)
+    for (const Chunk& c : o.chunks)
+      if (c.kind == ChunkKind::RankRows)
+        std::fprintf(stderr, "xstack: render plan: rows of rank %lld in %s -> rank %d on %s\n",
+                     static_cast<long long>(c.subject), o.fileName().c_str(), c.owner,
+                     terminalSafe(hosts[static_cast<size_t>(c.owner)]).c_str());
+}
+
+// The time origin: --time-origin-ns, else the earliest timestamp of any input.
+void setOrigin(const ReportOptions& opt, const std::vector<InputSummary>& all, WriteContext& ctx) {
+  if (opt.timeOriginNs) {
+    ctx.origin.ns = *opt.timeOriginNs;
+    ctx.originFromOption = true;
+    return;
+  }
+  MinTimestamp m;
+  for (const auto& s : all) m.add(s.minTs);
+  ctx.origin.ns = m.value;
+}
+
+}  // namespace
+
+RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
+                           std::vector<LocalInput>& local, const Topology& topology) {
+  const ReportOptions& opt = run.options;
+  RenderPlan out;
+  WriteContext& ctx = out.context;
+  ctx.source = run.source;
+  ctx.all = &gathered.all;
+  ctx.local = &local;
+  ctx.firstLocal = gathered.firstLocal;
+  ctx.topology = topology;
+  ctx.shape = jobShape(gathered.all, topology);
+  ctx.pieceBytes = opt.pieceBytes;
+  ctx.outDir = run.outCommit.folder();
+  ctx.compress = opt.compress;
+  ctx.spill = opt.spill;
+  ctx.fsync = opt.fsync;
+  setOrigin(opt, gathered.all, ctx);
+  Progress& progress = run.progress;
+  ctx.onProgress = [&progress](uint64_t done, uint64_t total) {
+    progress.update("write", done, total);
+  };
+  out.outputs = planOutputs(gathered.all, topology);
+  // Who may render each displayed profile's rows: every rank that sees its file.
+  const bool perfettoOnly = opt.formats.size() == 1 && opt.formats[0] == TraceFormat::Perfetto;
+  assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
+                  perfettoOnly ? kRank0WriteWeightPerfetto : kRank0WriteWeight);
+  if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
+    out.outputs = withFormats(out.outputs, opt.formats);
+  ctx.hosts = plan.hosts;
+  if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
+  if (ctx.shape.trainers % topology.groupSize != 0)
+    run.log("note: " + std::to_string(ctx.shape.trainers) +
+            " trainers is not a multiple of --group-size " +
+            std::to_string(topology.groupSize) + "; the last group is partial (see otherData)");
+  return out;
+}
+
+}  // namespace xstack

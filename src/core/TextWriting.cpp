@@ -1,0 +1,203 @@
+#include "xstack/core/TextWriting.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace xstack {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at p (1..4), or 0 when the
+// bytes at p start an invalid sequence; `bad` gets the length of the maximal
+// invalid subpart to replace with one U+FFFD.
+size_t utf8Length(const unsigned char* p, const unsigned char* end, size_t& bad) {
+  unsigned char c = p[0];
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    need = 1;
+  else if (c == 0xE0)
+    need = 2, lo = 0xA0;
+  else if (c >= 0xE1 && c <= 0xEC)
+    need = 2;
+  else if (c == 0xED)
+    need = 2, hi = 0x9F;
+  else if (c >= 0xEE && c <= 0xEF)
+    need = 2;
+  else if (c == 0xF0)
+    need = 3, lo = 0x90;
+  else if (c >= 0xF1 && c <= 0xF3)
+    need = 3;
+  else if (c == 0xF4)
+    need = 3, hi = 0x8F;
+  else {
+    bad = 1;
+    return 0;
+  }
+  size_t i = 1;
+  for (; i <= need; ++i) {
+    if (p + i >= end) break;
+    unsigned char b = p[i];
+    unsigned char l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
+    if (b < l || b > h) break;
+  }
+  if (i == need + 1) return need + 1;
+  bad = i;  // lead byte plus the continuation bytes that were valid so far
+  return 0;
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+// Bytes that are copied as they are: printable ASCII but '"' and '\\'.
+struct PlainTable {
+  bool plain[256] = {};
+  constexpr PlainTable() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
+// True when one of the 8 bytes in x is not plain: below 0x20, 0x80 or above,
+// '"' or '\\' (SWAR: a byte b has (b - k) & ~b & 0x80 set when b < k).
+inline bool needsAttention(uint64_t x) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto hasZero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  uint64_t below20 = (x - kOnes * 0x20) & ~x & kHigh;
+  return ((x & kHigh) | below20 | hasZero(x ^ (kOnes * '"')) | hasZero(x ^ (kOnes * '\\'))) != 0;
+}
+
+}  // namespace
+
+// Appends the UTF-8 sequence at p (a non-ASCII lead byte), or U+FFFD for its
+// maximal invalid subpart (counted); returns the position after it.
+static const unsigned char* appendUtf8Sequence(std::string& out, const unsigned char* p,
+                                               const unsigned char* end, JsonTextStats& stats) {
+  size_t bad = 0;
+  const size_t n = utf8Length(p, end, bad);
+  if (n) {
+    out.append(reinterpret_cast<const char*>(p), n);
+    return p + n;
+  }
+  ++stats.invalidUtf8;
+  out += "\xEF\xBF\xBD";
+  return p + bad;
+}
+
+void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats) {
+  out.push_back('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const auto* run = p;
+    // 8 bytes at a time while none needs attention, then byte by byte.
+    while (end - p >= 8) {
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      if (needsAttention(x)) break;
+      p += 8;
+    }
+    while (p < end && kPlain.plain[*p]) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p >= end) break;
+    unsigned char c = *p;
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+      ++p;
+    } else if (c < 0x20) {
+      ++stats.controlChars;
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        default:
+          out += "\\u00";
+          out.push_back(kHex[c >> 4]);
+          out.push_back(kHex[c & 15]);
+      }
+      ++p;
+    } else {
+      p = appendUtf8Sequence(out, p, end, stats);
+    }
+  }
+  out.push_back('"');
+}
+
+void appendJsonString(std::string& out, std::string_view s) {
+  JsonTextStats ignored;
+  appendJsonString(out, s, ignored);
+}
+
+void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const auto* run = p;
+    while (p < end && *p < 0x80) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p >= end) break;
+    p = appendUtf8Sequence(out, p, end, stats);
+  }
+}
+
+char* writeUint(char* p, uint64_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char tmp[20];
+  char* end = tmp + sizeof tmp;
+  char* q = end;
+  while (v >= 100) {
+    const unsigned two = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = kPairs[two];
+    q[1] = kPairs[two + 1];
+  }
+  if (v >= 10) {
+    q -= 2;
+    q[0] = kPairs[v * 2];
+    q[1] = kPairs[v * 2 + 1];
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  const size_t n = static_cast<size_t>(end - q);
+  std::memcpy(p, q, n);
+  return p + n;
+}
+
+void appendInt(std::string& out, int64_t v) {
+  char buf[24];
+  out.append(buf, writeInt(buf, v));
+}
+
+void appendUint(std::string& out, uint64_t v) {
+  char buf[24];
+  out.append(buf, writeUint(buf, v));
+}
+
+void appendDouble(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out.push_back('0');
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+}  // namespace xstack

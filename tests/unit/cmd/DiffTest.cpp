@@ -1,0 +1,310 @@
+// `xstack diff` (cmd/diff/Diff.h, cmd/diff/DiffInputs.h): CSV records, the readers'
+// errors, the comparisons and the command line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "../TempDirTest.h"
+#include "xstack/cmd/cli/Cli.h"
+#include "xstack/cmd/diff/Diff.h"
+
+namespace xstack {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kRanksHeader =
+    "rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,compute_pct,"
+    "non_compute_pct,comm_comp_overlap_pct\n";
+const char* kKernelsHeader = "rank,name,category,count,total_ns,mean_ns,min_ns,max_ns\n";
+
+TEST(DiffCsv, SplitsQuotedFields) {
+  std::vector<std::string> f;
+  ASSERT_TRUE(splitCsvRecord("0,\"nccl(a, \"\"b\"\")\",COMMUNICATION,3", f));
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[1], "nccl(a, \"b\")");
+  EXPECT_EQ(f[3], "3");
+  ASSERT_TRUE(splitCsvRecord("a,,", f));
+  EXPECT_EQ(f, (std::vector<std::string>{"a", "", ""}));
+  EXPECT_FALSE(splitCsvRecord("0,\"open", f));
+}
+
+class DiffFiles : public TempDirTest {
+ protected:
+  // A report folder `name` with the given files (content; nullptr: absent).
+  std::string folder(const std::string& name, const char* steps, const char* ranks,
+                     const char* kernels, const char* findings) {
+    fs::create_directories(dir_ / name);
+    auto put = [&](const char* file, const char* text) {
+      if (text) write(name + "/" + file, text);
+    };
+    put("steps.csv", steps);
+    put("ranks.csv", ranks);
+    put("kernels.csv", kernels);
+    put("findings.json", findings);
+    return (dir_ / name).string();
+  }
+};
+
+TEST_F(DiffFiles, KernelRowsStreamWithLineBreaksInNames) {
+  std::string p = write("k.csv", std::string(kKernelsHeader) +
+                                     "0,\"two\nlines\",OTHER,2,10,5,4,6\n"
+                                     "1,plain,COMPUTATION,1,7,7,7,7\n");
+  std::vector<std::string> names;
+  uint64_t total = 0;
+  ASSERT_TRUE(forEachKernelRow(p, [&](const KernelRow& r) {
+    names.emplace_back(r.name);
+    total += r.totalNs;
+  }));
+  EXPECT_EQ(names, (std::vector<std::string>{"two\nlines", "plain"}));
+  EXPECT_EQ(total, 17u);
+}
+
+TEST_F(DiffFiles, ErrorsNameTheFileAndLine) {
+  std::string p = write("k.csv", std::string(kKernelsHeader) + "0,a,OTHER,x,10,5,4,6\n");
+  Status st = forEachKernelRow(p, [](const KernelRow&) {});
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("k.csv: line 2: count is not"), std::string::npos)
+      << st.error().message;
+  p = write("bad.csv", "rank,nothing\n0,1\n");
+  st = forEachKernelRow(p, [](const KernelRow&) {});
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("no column name"), std::string::npos) << st.error().message;
+  p = write("order.csv",
+            std::string(kKernelsHeader) + "1,a,OTHER,1,1,1,1,1\n0,a,OTHER,1,1,1,1,1\n");
+  EXPECT_FALSE(forEachKernelRow(p, [](const KernelRow&) {}));
+}
+
+TEST_F(DiffFiles, StepTimesAreCrossRankMedians) {
+  std::string p = write("steps.csv",
+                        "rank,trainer,gpu,step,start_ns,step_ns\n"
+                        "0,0,0,0,0,100\n1,0,1,0,0,300\n2,1,0,0,0,200\n"
+                        "0,0,0,1,0,400\n1,0,1,1,0,400\n2,1,0,1,0,500\n");
+  auto t = readStepsCsv(p);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->steps, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(t->medianNs, (std::vector<uint64_t>{200, 400}));
+  EXPECT_EQ(t->medianStepNs, 300u);
+  EXPECT_EQ(t->ranks, 3);
+}
+
+TEST(DiffCompare, RanksOffTheMedianAreNamed) {
+  std::vector<RankCategories> a, b;
+  for (int64_t r = 0; r < 8; ++r) {
+    a.push_back({r, r / 2, r % 2, 10, 1000, 100, 700, 200, 50});
+    b.push_back({r, r / 2, r % 2, 10, 1000, 100, 650, 250, 50});  // everyone waits more
+  }
+  b[5].computeNs = 800;  // the slow rank computes more
+  b[5].nonComputeNs = 100;
+  RanksDiff d = diffRanks(a, b);
+  EXPECT_DOUBLE_EQ(d.medianDeltaPt.compute, -5.0);
+  ASSERT_EQ(d.changed.size(), 1u);
+  EXPECT_EQ(d.all[d.changed[0]].rank, 5);
+  EXPECT_EQ(d.all[d.changed[0]].why, "compute");
+  EXPECT_DOUBLE_EQ(d.all[d.changed[0]].scorePt, 15.0);
+}
+
+TEST(DiffCompare, StepsAndFindingsPairUp) {
+  StepTimes a{{0, 1, 2}, {100, 100, 100}, 100, 4, 12}, b{{1, 2, 3}, {100, 150, 90}, 100, 4, 12};
+  StepsDiff s = diffSteps(a, b);
+  ASSERT_EQ(s.common.size(), 2u);
+  EXPECT_EQ(s.common[1].bNs, 150u);
+  EXPECT_EQ(s.onlyA, (std::vector<int64_t>{0}));
+  EXPECT_EQ(s.onlyB, (std::vector<int64_t>{3}));
+  FindingEntry slow{"straggler", {5}, "all", "", "e", 0.1},
+      node{"straggler", {2, 3}, "all", "", "e", 0.1}, other{"straggler", {7}, "4", "", "e", 0.1};
+  FindingsDiff f = diffFindings({slow, node}, {other, slow});
+  ASSERT_EQ(f.added.size(), 1u);
+  EXPECT_EQ(f.added[0].ranks, (std::vector<int64_t>{7}));
+  ASSERT_EQ(f.vanished.size(), 1u);
+  EXPECT_EQ(f.vanished[0].ranks, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(f.kept.size(), 1u);
+  FindingEntry host = slow;
+  host.cause = "host";
+  f = diffFindings({slow, host}, {slow});  // the same key twice: one pairs, one vanishes
+  ASSERT_EQ(f.kept.size(), 1u);
+  EXPECT_EQ(f.kept[0].first.cause, "");
+  ASSERT_EQ(f.vanished.size(), 1u);
+  EXPECT_EQ(f.vanished[0].cause, "host");
+}
+
+TEST_F(DiffFiles, KernelsAggregatePerNameAndNameTheRanks) {
+  std::string ka = std::string(kKernelsHeader) + "0,gemm,COMPUTATION,10,1000,100,1,1\n" +
+                   "0,nccl,COMMUNICATION,10,500,50,1,1\n" + "1,gemm,COMPUTATION,10,1000,100,1,1\n" +
+                   "1,nccl,COMMUNICATION,10,500,50,1,1\n" + "1,gone,OTHER,1,5,5,5,5\n";
+  std::string kb = std::string(kKernelsHeader) + "0,gemm,COMPUTATION,10,1000,100,1,1\n" +
+                   "0,nccl,COMMUNICATION,10,900,90,1,1\n" + "1,gemm,COMPUTATION,10,1500,150,1,1\n" +
+                   "1,nccl,COMMUNICATION,10,500,50,1,1\n" + "1,fresh,OTHER,1,3,3,3,3\n";
+  auto k = diffKernels(write("a.csv", ka), write("b.csv", kb));
+  ASSERT_TRUE(k) << k.error().message;
+  EXPECT_EQ(k->newNames, 1u);
+  EXPECT_EQ(k->vanishedNames, 1u);
+  ASSERT_GE(k->top.size(), 2u);
+  EXPECT_EQ(k->top[0].name, "gemm");  // +500 ns, then nccl +400
+  EXPECT_EQ(k->top[0].t.aNs, 2000u);
+  EXPECT_EQ(k->top[0].t.bNs, 2500u);
+  EXPECT_EQ(k->top[0].t.aRanks, 2);
+  EXPECT_EQ(k->top[0].ranksChanged, 1);
+  EXPECT_EQ(k->top[0].topRanks[0].rank, 1);
+  EXPECT_EQ(k->top[1].name, "nccl");
+  EXPECT_EQ(k->top[1].topRanks[0].rank, 0);
+}
+
+TEST_F(DiffFiles, SameFolderIsNoChangeAndMissingFilesAreNamed) {
+  std::string ranks =
+      std::string(kRanksHeader) + "0,0,0,10,1000,100,700,200,10.00,70.00,20.00,5.00\n";
+  std::string kernels = std::string(kKernelsHeader) + "0,gemm,COMPUTATION,1,1,1,1,1\n";
+  std::string a = folder("a", "rank,step,step_ns\n0,0,10\n", ranks.c_str(), kernels.c_str(),
+                         "{\"findings\":[]}");
+  auto d = computeDiff(a, a);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->noChange);
+  EXPECT_NE(diffText(*d).find("no change"), std::string::npos);
+  std::string b = folder("b", "rank,step,step_ns\n0,0,20\n", nullptr, nullptr, "{\"findings\":[]}");
+  d = computeDiff(a, b);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_FALSE(d->noChange);
+  EXPECT_EQ(d->missing, (std::vector<std::string>{"B: ranks.csv", "B: kernels.csv"}));
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("B: ranks.csv"), std::string::npos) << text;
+  EXPECT_NE(text.find("+100.0 %"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(diffJson(*d, "x/diff.html"));
+  EXPECT_EQ(j["steps"]["delta_ns"], 10);
+  EXPECT_TRUE(j["ranks"].is_null());
+}
+
+TEST_F(DiffFiles, UnreadableFoldersAreErrors) {
+  EXPECT_FALSE(computeDiff((dir_ / "nope").string(), (dir_ / "nope").string()));
+  fs::create_directories(dir_ / "empty");
+  auto d = computeDiff((dir_ / "empty").string(), (dir_ / "empty").string());
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("no output of xstack report"), std::string::npos);
+  std::string bad = folder("bad", nullptr, nullptr, nullptr, "{\"findings\":");
+  d = computeDiff(bad, bad);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("findings.json"), std::string::npos);
+}
+
+TEST(DiffCli, ParsesFoldersAndOptions) {
+  Command c = parseCommandLine({"diff", "a", "b", "--json", "--out", "o"});
+  ASSERT_TRUE(std::holds_alternative<DiffOptions>(c));
+  const DiffOptions& o = std::get<DiffOptions>(c);
+  EXPECT_EQ(o.a, "a");
+  EXPECT_EQ(o.b, "b");
+  EXPECT_EQ(o.outDir, "o");
+  EXPECT_TRUE(o.json);
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a"})));
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a", "b", "c"})));
+  EXPECT_TRUE(std::holds_alternative<Failure>(parseCommandLine({"diff", "a", "b", "--bad"})));
+  Command h = parseCommandLine({"diff", "--help"});
+  ASSERT_TRUE(std::holds_alternative<HelpRequest>(h));
+  EXPECT_NE(std::get<HelpRequest>(h).text.find("usage: xstack diff A B"), std::string::npos);
+}
+
+TEST(DiffHtmlPage, SelfContainedWithAxes) {
+  DiffResult d;
+  d.a = "a";
+  d.b = "b<";
+  StepTimes a{{0, 1}, {100, 100}, 100, 2, 4}, b{{0, 1}, {120, 130}, 125, 2, 4};
+  d.steps = diffSteps(a, b);
+  std::vector<RankCategories> r = {{0, 0, 0, 2, 1000, 100, 700, 200, -1}};
+  d.ranks = diffRanks(r, r);
+  const std::string h = diffHtml(d, "xstack diff a b");
+  EXPECT_NE(h.find("class=\"axis\""), std::string::npos);
+  EXPECT_NE(h.find("step time, cross-rank median (ms)"), std::string::npos);
+  EXPECT_NE(h.find("b&lt;"), std::string::npos);
+  EXPECT_EQ(h.find("src="), std::string::npos);
+  EXPECT_EQ(h.find("href="), std::string::npos);
+}
+
+}  // namespace
+}  // namespace xstack
+
+namespace xstack {
+namespace {
+
+TEST(DiffHtmlPage, ManyRanksAreBinned) {
+  std::vector<RankCategories> a, b;
+  for (int64_t r = 0; r < 1000; ++r) {
+    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50});
+    b.push_back(
+        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50});
+  }
+  DiffResult d;
+  d.ranks = diffRanks(a, b);
+  ASSERT_EQ(d.ranks->changed.size(), 1u);
+  EXPECT_EQ(d.ranks->all[d.ranks->changed[0]].rank, 777);
+  const std::string h = diffHtml(d, "");
+  const size_t chart = h.find("<svg id=\"rankchange\""), end = h.find("</svg>", chart);
+  ASSERT_NE(chart, std::string::npos);
+  size_t bars = 0;
+  for (size_t at = h.find("<rect", chart); at < end; at = h.find("<rect", at + 1)) ++bars;
+  EXPECT_EQ(bars, 2 * 256 + 2);  // two bars per bin, two legend swatches
+  EXPECT_NE(h.find("rank (bins of ranks"), std::string::npos);
+  EXPECT_NE(h.find("ranks 777-780: compute 20.00 pt"), std::string::npos);
+}
+
+// Costs are in ms everywhere (issue 20): findings.json's cost_ms is read (an older file's cost_s
+// as seconds), and the text, --json and diff.html give it in ms.
+TEST_F(DiffFiles, FindingCostsAreMilliseconds) {
+  std::string a = folder("a", nullptr, nullptr, nullptr, "{\"findings\":[]}");
+  std::string b = folder("b", nullptr, nullptr, nullptr,
+                         "{\"findings\":[{\"kind\":\"straggler\",\"ranks\":[5],\"steps\":\"all\","
+                         "\"cause\":\"compute\",\"cost_ms\":37.498,\"evidence\":\"e\"},"
+                         "{\"kind\":\"straggler\",\"ranks\":[6],\"steps\":\"all\","
+                         "\"cost_s\":0.016,\"evidence\":\"old\"}]}");
+  auto d = computeDiff(a, b);
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_EQ(d->findings->added.size(), 2u);
+  EXPECT_DOUBLE_EQ(d->findings->added[0].costMs, 37.498);
+  EXPECT_DOUBLE_EQ(d->findings->added[1].costMs, 16.0);
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("new: straggler rank 5 (steps all, cause compute, cost 37.498 ms): e"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("new: straggler rank 6 (steps all, cost 16.000 ms): old"), std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(diffJson(*d, ""));
+  EXPECT_DOUBLE_EQ(j["findings"]["new"][0]["cost_ms"].get<double>(), 37.498);
+  EXPECT_FALSE(j["findings"]["new"][0].contains("cost_s"));
+  EXPECT_NE(diffHtml(*d, "").find("<td class=\"n\" data-v=\"37.498000\">37.498</td>"),
+            std::string::npos);
+}
+
+// Names from the folders reach the terminal made safe; --json keeps them exact (JSON escapes,
+// also for DEL and the C1 controls, which JSON would allow raw).
+TEST_F(DiffFiles, TextIsTerminalSafeAndJsonExact) {
+  const std::string evil = "k\x1b[31m\nxstack: forged\x7f\xc2\x9b";
+  std::string a = folder("a", nullptr, nullptr, nullptr, "{\"findings\":[]}");
+  std::string b = folder("b", nullptr, nullptr, nullptr,
+                         "{\"findings\":[{\"kind\":\"k\\u001b[31m\\nxstack: forged\\u007f\\u009b\","
+                         "\"ranks\":[5],\"steps\":\"all\",\"evidence\":\"e\\r\"}]}");
+  auto d = computeDiff(a, b);
+  ASSERT_TRUE(d) << d.error().message;
+  d->b = "b\x1b]0;t\x07";
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("xstack diff: A " + a + ", B b?]0;t?\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("new: k?[31m?xstack: forged??? rank 5 (steps all, cost 0.000 ms): e?\n"),
+            std::string::npos)
+      << text;
+  const std::string json = diffJson(*d, "");
+  for (char c : json.substr(0, json.size() - 1))
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << static_cast<int>(c);
+  EXPECT_EQ(json.find("\xc2\x9b"), std::string::npos) << json;
+  auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["findings"]["new"][0]["kind"].get<std::string>(), evil);
+  EXPECT_EQ(j["b"].get<std::string>(), "b\x1b]0;t\x07");
+}
+
+TEST_F(DiffFiles, HeaderOnlyFilesCompareAsEmpty) {
+  std::string a = folder("a", "rank,step,step_ns\n", kRanksHeader, kKernelsHeader,
+                         "{\"findings\":[],\"below_threshold\":[]}");
+  auto d = computeDiff(a, a);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->noChange);
+  EXPECT_TRUE(d->steps->common.empty());
+}
+
+}  // namespace
+}  // namespace xstack
