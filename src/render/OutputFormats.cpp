@@ -1,5 +1,6 @@
 #include "xstack/render/OutputFormats.h"
 
+#include <algorithm>
 #include <array>
 
 #include "xstack/render/json/JsonRenderer.h"
@@ -41,9 +42,9 @@ FileTail perfettoTail(TimeOrigin origin, size_t chunkCount, const TraceExtraRows
 }
 
 constexpr std::array<OutputFormat, 2> kFormats{{
-    {TraceFormat::Json, "json", traceFileSuffix(TraceFormat::Json), false, jsonSink, jsonTail},
-    {TraceFormat::Perfetto, "perfetto", traceFileSuffix(TraceFormat::Perfetto), true, perfettoSink,
-     perfettoTail},
+    {TraceFormat::Json, "json", traceFileSuffix(TraceFormat::Json), false, 1.0, jsonSink, jsonTail},
+    {TraceFormat::Perfetto, "perfetto", traceFileSuffix(TraceFormat::Perfetto), true, 0.25,
+     perfettoSink, perfettoTail},
 }};
 
 }  // namespace
@@ -60,6 +61,12 @@ const OutputFormat* outputFormatNamed(std::string_view name) {
   for (const OutputFormat& o : kFormats)
     if (o.name == name) return &o;
   return nullptr;
+}
+
+double rank0WriteWeightOf(std::span<const TraceFormat> formats) {
+  double weight = 0;
+  for (TraceFormat f : formats) weight = std::max(weight, outputFormat(f).rank0WriteWeight);
+  return weight;
 }
 
 namespace {

@@ -21,14 +21,9 @@
 
 namespace xstack {
 
-// Rank 0's load for writing a chunk, against rendering it.
+// Rank 0's load for writing a chunk, against rendering it, by default (the
+// JSON format's; each output format says its own: render/OutputFormats.h).
 inline constexpr double kRank0WriteWeight = 1.0;
-// The same for Perfetto output alone: a third of the JSON's bytes to write
-// and a costlier render, so rank 0 takes about 3/8 of the rendering on 2
-// ranks. Measured on the standard set, 2 ranks on 2 cores, 8 interleaved
-// runs: weight 1 -> 0.479 s, 0.33 -> 0.420 s, 0.25 -> 0.414 s, 0 -> 0.423 s
-// (docs/PERFORMANCE.md). The bytes do not depend on it.
-inline constexpr double kRank0WriteWeightPerfetto = 0.25;
 
 // `seers[i]`: the ranks that can read summary i's file (ascending).
 // Sets the owner of every RankRows chunk in `outputs`.

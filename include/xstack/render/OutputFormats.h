@@ -37,6 +37,14 @@ struct OutputFormat {
   // True: the file is the sinks' bytes as they are (a .pftrace); false: a
   // JSON document whose head and otherData tail TraceFileWriter writes.
   bool rawFile;
+  // Rank 0's load for writing a chunk of this format against rendering it
+  // (plan/RenderAssignment.h). JSON 1: every share of the rendering given to
+  // rank 0 made 2 ranks on 2 cores slower. Perfetto 0.25: a third of the
+  // JSON's bytes to write and a costlier render, so rank 0 takes about 3/8
+  // of the rendering on 2 ranks (the standard set, 2 ranks on 2 cores, 8
+  // interleaved runs: weight 1 -> 0.479 s, 0.33 -> 0.420 s, 0.25 -> 0.414 s,
+  // 0 -> 0.423 s; docs/PERFORMANCE.md). The bytes do not depend on it.
+  double rank0WriteWeight;
   // The sink of chunk `chunkIndex` of a file (Perfetto: packet sequence
   // chunkIndex + 1, from the data, never the rank, so bytes do not depend on np).
   std::unique_ptr<TraceSink> (*makeSink)(size_t chunkIndex, PieceSink pieces, size_t pieceBytes,
@@ -52,6 +60,9 @@ struct OutputFormat {
 std::span<const OutputFormat> outputFormats();
 const OutputFormat& outputFormat(TraceFormat f);
 const OutputFormat* outputFormatNamed(std::string_view name);  // nullptr: no such format
+// Rank 0's write weight when it writes every format of `formats`: the
+// largest of theirs (rank 0 writes each file of each format).
+double rank0WriteWeightOf(std::span<const TraceFormat> formats);
 // True for the name of a trace file of any format: traceFile_<k>_<g><suffix>,
 // or that with ".gz" (--compress); k and g decimal.
 bool isTraceFileName(std::string_view name);

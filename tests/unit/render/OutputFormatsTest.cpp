@@ -45,6 +45,16 @@ TEST(OutputFormatsTest, EachEntryMakesASinkOfItsFormat) {
   }
 }
 
+// Rank 0 writes every file of every format: its weight is the largest one's.
+TEST(OutputFormatsTest, Rank0WriteWeightOfTheFormatsWritten) {
+  const TraceFormat json[] = {TraceFormat::Json};
+  const TraceFormat perfetto[] = {TraceFormat::Perfetto};
+  const TraceFormat both[] = {TraceFormat::Perfetto, TraceFormat::Json};
+  EXPECT_EQ(rank0WriteWeightOf(json), 1.0);
+  EXPECT_EQ(rank0WriteWeightOf(perfetto), 0.25);
+  EXPECT_EQ(rank0WriteWeightOf(both), 1.0);
+}
+
 TEST(OutputFormatsTest, TraceFileNamesOfEveryFormat) {
   EXPECT_TRUE(isTraceFileName("traceFile_0_0.json"));
   EXPECT_TRUE(isTraceFileName("traceFile_12_7.json.gz"));

@@ -3,6 +3,7 @@
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/core/TerminalText.h"
 #include "xstack/plan/RenderAssignment.h"
+#include "xstack/render/OutputFormats.h"
 
 namespace xstack {
 namespace {
@@ -54,9 +55,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   };
   out.outputs = planOutputs(gathered.all, topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
-  const bool perfettoOnly = opt.formats.size() == 1 && opt.formats[0] == TraceFormat::Perfetto;
   assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
-                  perfettoOnly ? kRank0WriteWeightPerfetto : kRank0WriteWeight);
+                  rank0WriteWeightOf(opt.formats));
   if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
