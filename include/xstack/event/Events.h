@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/event/Collective.h"
 #include "xstack/event/RowKey.h"
 
 namespace xstack {
@@ -29,6 +30,10 @@ struct SliceEvent {
   // The link between a launch (a CudaApi slice) and the GPU activity it
   // started: equal on both (CUDA's correlation id). -1 = none (Paddle dumps).
   int64_t correlation = -1;
+  // The collective of a communication kernel (GPU row) or of the host op
+  // that launched one (Kineto's record_param_comms); nullptr = none. Like
+  // the views, valid during the sink's callback only.
+  const CollectiveInfo* collective = nullptr;
 };
 
 // Memory places, in the order of a rank's memory rows.
