@@ -178,6 +178,7 @@ Expected<RankArrivals> ArrivalRecorder::build(int64_t rank, const std::vector<Sp
   }
   arrivals_.clear();
   assignInstances(out.arrivals);
+  if (out.arrivals.empty()) return out;  // no collective: the GPU intervals are not needed
   if (Status st = addWindowTimes(out.arrivals); !st) return st.error();
   out.groups = std::move(groups_);
   std::sort(out.groups.begin(), out.groups.end(),
