@@ -254,7 +254,7 @@ void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from) {
 }
 
 int collectiveGroupOwner(std::string_view group, int size) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64: offset basis, then xor and multiply
   for (unsigned char c : group) {
     h ^= c;
     h *= 1099511628211ull;

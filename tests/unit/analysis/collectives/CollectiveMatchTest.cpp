@@ -218,6 +218,9 @@ TEST(CollectiveMatch, OwnerIsAFunctionOfTheGroupName) {
     }
   }
   EXPECT_EQ(collectiveGroupOwner("anything", 1), 0);
+  // FNV-1a 64 ("a" hashes to 0xaf63dc4c8601ec8c), mod the size.
+  EXPECT_EQ(collectiveGroupOwner("a", 1000003), 783675);
+  EXPECT_EQ(collectiveGroupOwner("", 1000003), 801432);
 }
 
 }  // namespace
