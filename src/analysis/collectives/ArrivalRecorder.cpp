@@ -27,7 +27,8 @@ std::vector<StepWindow> stepWindows(const std::vector<Span>& spans) {
   for (const Span& s : spans) {
     if (s.phase != Phase::Forward) continue;
     uint64_t end = s.endNs;
-    if (auto it = backwardEnd.find(s.step); it != backwardEnd.end()) end = std::max(end, it->second);
+    if (auto it = backwardEnd.find(s.step); it != backwardEnd.end())
+      end = std::max(end, it->second);
     w.push_back({s.startNs, end, s.step});
   }
   std::stable_sort(w.begin(), w.end(),
@@ -167,9 +168,8 @@ Expected<RankArrivals> ArrivalRecorder::build(int64_t rank, const std::vector<Sp
   out.steps = steps.size();
   std::vector<size_t> order(arrivals_.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return arrivals_[a].startNs < arrivals_[b].startNs;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return arrivals_[a].startNs < arrivals_[b].startNs; });
   for (size_t i : order) {
     Arrival& a = out.arrivals.emplace_back(std::move(arrivals_[i]));
     a.rank = rank;

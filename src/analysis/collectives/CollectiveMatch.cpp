@@ -30,10 +30,11 @@ bool namesAgree(const std::string& a, const std::string& b) {
 }
 
 std::string instanceName(const std::string& group, const Arrival& a) {
-  std::string s = "group \"" + group + "\" " + a.collective + " instance " +
-                  std::to_string(a.instance);
-  if (a.peer >= 0) s += " (ranks " + std::to_string(std::min(a.rank, a.peer)) + " and " +
-                        std::to_string(std::max(a.rank, a.peer)) + ")";
+  std::string s =
+      "group \"" + group + "\" " + a.collective + " instance " + std::to_string(a.instance);
+  if (a.peer >= 0)
+    s += " (ranks " + std::to_string(std::min(a.rank, a.peer)) + " and " +
+         std::to_string(std::max(a.rank, a.peer)) + ")";
   return s;
 }
 
@@ -109,8 +110,8 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   const uint64_t transfer = maxEnd > last ? maxEnd - last : 0;
   // A matched send/recv pair is one "send" instance.
   const std::string& name = isRecv(members[0]->collective) && members.size() > 1
-                               ? members[1]->collective
-                               : members[0]->collective;
+                                ? members[1]->collective
+                                : members[0]->collective;
   RowBuild& row = g.rows[{name, members[0]->bytes}];
   row.transfers.push_back(transfer);
   if (transfer > 0 && members[0]->bytes > 0)
@@ -172,9 +173,12 @@ std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<i
 
 const char* lateCauseName(LateCause c) {
   switch (c) {
-    case LateCause::Compute: return "compute";
-    case LateCause::Host: return "host";
-    case LateCause::Unknown: break;
+    case LateCause::Compute:
+      return "compute";
+    case LateCause::Host:
+      return "host";
+    case LateCause::Unknown:
+      break;
   }
   return "unknown";
 }

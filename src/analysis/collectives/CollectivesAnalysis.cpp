@@ -138,8 +138,8 @@ Owned summarizeOwned(const std::vector<std::string>& received) {
   std::map<std::string, std::vector<Arrival>> groups;
   std::map<std::string, std::vector<int64_t>> ranks;
   for (size_t r = 0; r < received.size(); ++r) {
-    auto m = decodeMessage<Routed>(received[r], "the collective arrivals from MPI rank " +
-                                                    std::to_string(r), readRouted);
+    auto m = decodeMessage<Routed>(
+        received[r], "the collective arrivals from MPI rank " + std::to_string(r), readRouted);
     if (!m || !m->error.empty()) {
       if (out.error.empty()) out.error = m ? m->error : m.error().message;
       continue;
@@ -174,7 +174,7 @@ class CollectivesJob final : public AnalysisJob {
   void gatherSummaries(Comm& comm, const Owned& mine);
 
   Topology topology_;
-  CollectivesSummary summary_;  // rank 0
+  CollectivesSummary summary_;   // rank 0
   std::vector<RankInfo> ranks_;  // rank 0: every profile's rank, sorted
   Status status_;
 };
@@ -241,7 +241,8 @@ Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
   if (comm.rank() != 0) return {};
   if (!status_.ok()) return status_;
   std::vector<AtomicFile> written;
-  Status st = writeForCommit(out.dir, kCollectivesCsv, collectivesCsv(summary_), out.fsync, written);
+  Status st =
+      writeForCommit(out.dir, kCollectivesCsv, collectivesCsv(summary_), out.fsync, written);
   if (st.ok())
     st = writeForCommit(out.dir, kWaitsCsv, waitsCsv(summary_, ranks_), out.fsync, written);
   if (!st.ok()) return st;

@@ -68,12 +68,12 @@ double busBandwidthFactor(std::string_view collective, size_t members);
 struct CollectiveRow {
   std::string group, collective;
   uint64_t bytes = 0;
-  uint64_t count = 0;                              // matched instances
-  uint64_t transferP50Ns = 0, transferP95Ns = 0;   // nearest-rank percentiles
-  bool hasBusbw = false;                           // some instance had bytes and a transfer
-  double busbwP50Gbps = 0;                         // GB/s (1e9 bytes/s)
-  uint64_t waitNs = 0;                             // summed member waits
-  int64_t topLateRank = -1;                        // last arriver most often (ties: lower rank)
+  uint64_t count = 0;                             // matched instances
+  uint64_t transferP50Ns = 0, transferP95Ns = 0;  // nearest-rank percentiles
+  bool hasBusbw = false;                          // some instance had bytes and a transfer
+  double busbwP50Gbps = 0;                        // GB/s (1e9 bytes/s)
+  uint64_t waitNs = 0;                            // summed member waits
+  int64_t topLateRank = -1;                       // last arriver most often (ties: lower rank)
   uint64_t topLateCount = 0;
 };
 

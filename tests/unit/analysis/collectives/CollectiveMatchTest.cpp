@@ -81,8 +81,7 @@ TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
   EXPECT_EQ(s.matched, 1u);
   EXPECT_EQ(s.problems, 3u);
   ASSERT_EQ(s.examples.size(), 3u);
-  EXPECT_EQ(s.examples[0].text,
-            "group \"7\" allreduce instance 0: rank 0 1024 bytes, rank 2 2048");
+  EXPECT_EQ(s.examples[0].text, "group \"7\" allreduce instance 0: rank 0 1024 bytes, rank 2 2048");
   EXPECT_EQ(s.examples[1].text, "group \"7\" allreduce instance 1: rank 2 missing");
   EXPECT_EQ(s.examples[2].text,
             "group \"7\" allreduce instance 2: rank 0 allreduce, rank 1 broadcast");
@@ -120,7 +119,7 @@ TEST(CollectiveMatch, SendAndRecvPairByPeerAndOrder) {
   EXPECT_EQ(s.rows[0].transferP50Ns, 60u);  // 210 - 150, 420 - 300 = 120
   EXPECT_EQ(s.rows[0].waitNs, 50u + 10u);
   EXPECT_DOUBLE_EQ(s.rows[0].busbwP50Gbps, 64.0 / 120);  // the lower of 64/60, 64/120
-  EXPECT_EQ(s.rows[0].topLateRank, 0);  // late once each: the lower rank
+  EXPECT_EQ(s.rows[0].topLateRank, 0);                   // late once each: the lower rank
 }
 
 TEST(CollectiveMatch, BusBandwidthFactorsAreNcclTests) {

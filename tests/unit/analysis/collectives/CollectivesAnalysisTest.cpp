@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "../../TempDirTest.h"
 #include "xstack/analysis/AnalysisRegistry.h"
@@ -16,7 +17,7 @@ namespace xstack {
 namespace {
 
 constexpr uint64_t kT0 = 1700000000ull * 1000000000ull;  // Unix ns
-constexpr uint64_t kU = 1000;                             // 1 µs in ns
+constexpr uint64_t kU = 1000;                            // 1 µs in ns
 
 // One profile's events: a compute kernel, an allreduce (group "", seq 0)
 // with its launch, an allgather (group "1" of ranks 0..3, no seq), and a
@@ -47,13 +48,13 @@ class Profile {
   }
   const std::vector<SliceEvent>& slices() const { return slices_; }
   static std::vector<Span> spans() {
-    return {{Phase::Forward, 0, kT0, kT0 + 1000 * kU}, {Phase::Forward, 1, kT0 + 1000 * kU,
-                                                        kT0 + 2000 * kU}};
+    return {{Phase::Forward, 0, kT0, kT0 + 1000 * kU},
+            {Phase::Forward, 1, kT0 + 1000 * kU, kT0 + 2000 * kU}};
   }
 
  private:
-  void gpu(std::string_view name, uint64_t start, uint64_t end,
-           const CollectiveInfo* c = nullptr, int64_t correlation = -1) {
+  void gpu(std::string_view name, uint64_t start, uint64_t end, const CollectiveInfo* c = nullptr,
+           int64_t correlation = -1) {
     SliceEvent e;
     e.name = name;
     e.startNs = kT0 + start;
@@ -136,6 +137,43 @@ TEST(CollectivesRankPart, ArrivalsWithTheirInstancesStepsLaunchesAndWindows) {
   EXPECT_EQ(got->groups[0].ranks, (std::vector<int64_t>{0, 1, 2, 3}));
 }
 
+// Instances without seq: by start order per group (input order does not
+// matter), per peer for point-to-point ops; a sendrecv without a peer is the
+// whole group's.
+TEST(CollectivesRankPart, InstancesByGroupAndByPeer) {
+  CollectiveInfo g0, g1, toA, toB, sr;
+  g0.collective = g1.collective = "allreduce";
+  g1.group = "1";
+  toA.collective = toB.collective = "send";
+  toA.peer = 1;
+  toB.peer = 2;
+  sr.collective = "sendrecv";
+  // (start, info), in input order: not by start.
+  const std::vector<std::pair<uint64_t, const CollectiveInfo*>> kernels{
+      {50, &g0}, {10, &g0}, {20, &g1}, {30, &toA}, {40, &toB}, {60, &toA}, {70, &sr}, {80, &g1}};
+  ArrivalRecorder rec;
+  for (auto [start, info] : kernels) {
+    SliceEvent e;
+    e.name = "nccl";
+    e.startNs = kT0 + start;
+    e.endNs = kT0 + start + 5;
+    e.row = {RowKind::Gpu, 0};
+    e.collective = info;
+    rec.onSlice(e);
+  }
+  Expected<RankArrivals> got = rec.build(0, {});
+  ASSERT_TRUE(got.ok());
+  std::vector<std::tuple<std::string, std::string, int64_t, int64_t, int64_t>> seen;
+  for (const Arrival& a : got->arrivals)
+    seen.emplace_back(a.group, a.collective, a.peer, a.instance, a.step);
+  using T = std::tuple<std::string, std::string, int64_t, int64_t, int64_t>;
+  EXPECT_EQ(seen, (std::vector<T>{T{"", "allreduce", -1, 0, -1}, T{"1", "allreduce", -1, 0, -1},
+                                  T{"", "send", 1, 0, -1}, T{"", "send", 2, 0, -1},
+                                  T{"", "allreduce", -1, 1, -1}, T{"", "send", 1, 1, -1},
+                                  T{"", "sendrecv", -1, 2, -1}, T{"1", "allreduce", -1, 1, -1}}));
+  EXPECT_EQ(got->steps, 0u);
+}
+
 class CollectivesJobTest : public TempDirTest {
  protected:
   // Runs the job on MPI rank `comm`'s share of `parts` (training rank r on
@@ -190,7 +228,8 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
   EXPECT_EQ(read(dir_ / "collectives.csv"),
             "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
             "top_late_rank,top_late_share\n");
-  EXPECT_EQ(read(dir_ / "waits.csv"), "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
+  EXPECT_EQ(read(dir_ / "waits.csv"),
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
   EXPECT_TRUE(lines.empty());
 }
 
