@@ -1,5 +1,6 @@
 #include "xstack/analysis/AnalysisRegistry.h"
 
+#include "xstack/analysis/collectives/CollectivesAnalysis.h"
 #include "xstack/analysis/kernels/KernelsAnalysis.h"
 #include "xstack/analysis/steps/StepsAnalysis.h"
 
@@ -9,6 +10,7 @@ const std::vector<const Analysis*>& registeredAnalyses() {
   static const std::vector<const Analysis*> kAnalyses = {
       &stepsAnalysis(),  // step table, GPU breakdown, stragglers: steps/ranks.csv, findings, report
       &kernelsAnalysis(),  // per-name kernel stats: kernels.csv
+      &collectivesAnalysis(),  // who waits for whom: collectives.csv, waits.csv
   };
   return kAnalyses;
 }

@@ -23,6 +23,10 @@ enum class MessageTag : int {
   KernelTable = 93,  // ... and the reader answers with the table (analysis/GpuActivity.h) ...
   // ... or with the name (the report's kernel-spread table).
   KernelName = 94,
+  // A rank's collective arrivals of an owner's process groups, to the owner, and
+  // the owner's summary, to rank 0 (the "collectives" analysis, analysis/collectives/).
+  CollectiveArrivals = 95,
+  CollectiveSummary = 96,
 };
 
 constexpr int tagValue(MessageTag tag) { return static_cast<int>(tag); }

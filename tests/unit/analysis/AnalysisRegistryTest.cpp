@@ -27,12 +27,12 @@ SliceEvent gpuSlice(std::string_view name, uint64_t start, uint64_t end) {
 TEST(AnalysisRegistryTest, ListsTheAnalysesAndTheirFiles) {
   std::vector<std::string> names;
   for (const Analysis* a : registeredAnalyses()) names.emplace_back(a->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"steps", "kernels"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"steps", "kernels", "collectives"}));
   EXPECT_EQ(findAnalysis("kernels"), registeredAnalyses()[1]);
   EXPECT_EQ(findAnalysis("nope"), nullptr);
   EXPECT_EQ(analysisOutputFiles(),
             (std::vector<std::string>{"steps.csv", "ranks.csv", "findings.json", "report.html",
-                                      "kernels.csv"}));
+                                      "kernels.csv", "collectives.csv", "waits.csv"}));
 }
 
 class AnalysisPartsTest : public TempDirTest {};

@@ -1,0 +1,58 @@
+// The per-rank part of the "collectives" analysis: a profile's arrivals
+// (analysis/collectives/CollectiveMatch.h), built on the read stage's walk.
+//
+// Memory: the arrivals (one per communication kernel) and the recent launches
+// (at most kLaunchesKept) are held; every GPU-row slice's interval (24 bytes)
+// goes to an external sorter within the part's budget, spilled past it, for
+// the compute and idle time between collectives.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "xstack/analysis/Analysis.h"
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/io/ExternalSorter.h"
+
+namespace xstack {
+
+class ArrivalRecorder final : public RankAnalysis {
+ public:
+  // Launches (CudaApi slices with a correlation) remembered for kernels that
+  // come later in the input: the most recent ones.
+  static constexpr size_t kLaunchesKept = size_t{1} << 16;
+
+  explicit ArrivalRecorder(SpillOptions spill = {});
+  void onSlice(const SliceEvent& e) override;
+  // The arrivals ordered by start, with their instances, steps, compute and
+  // idle times, as RankArrivals' wire form. An Error when the sorter failed.
+  Expected<std::string> finish(int64_t rank, const std::vector<Span>& spans) override;
+  // finish() without the encoding (tests).
+  Expected<RankArrivals> build(int64_t rank, const std::vector<Span>& spans);
+
+ private:
+  struct GpuSpan {
+    uint64_t startNs = 0, endNs = 0;  // endNs >= startNs
+    bool compute = false;             // a non-communication kernel
+  };
+  struct ByStart {
+    bool operator()(const GpuSpan& a, const GpuSpan& b) const { return a.startNs < b.startNs; }
+  };
+  void noteLaunch(int64_t correlation, uint64_t startNs);
+  void addArrival(const SliceEvent& e);
+  void assignInstances(std::vector<Arrival>& arrivals) const;
+  Status addWindowTimes(std::vector<Arrival>& arrivals);
+
+  ExternalSorter<GpuSpan, ByStart> gpu_;
+  uint64_t firstGpuNs_ = UINT64_MAX;
+  std::vector<Arrival> arrivals_;  // input order
+  std::vector<int64_t> seqs_;      // each arrival's seq (-1 = none)
+  std::vector<GroupRanks> groups_;
+  std::unordered_map<int64_t, uint64_t> launches_;  // correlation -> launch start
+  std::deque<int64_t> launchOrder_;
+  std::unordered_map<int64_t, size_t> waiting_;  // correlation -> arrival without its launch
+};
+
+}  // namespace xstack

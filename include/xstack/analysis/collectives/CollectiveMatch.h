@@ -1,0 +1,143 @@
+// The "collectives" analysis' data and computations, without any Comm:
+// a rank's arrivals at its collectives, the matching of one process group's
+// instances on its owner, the bounded summaries the owners send rank 0, and
+// the two CSV files (docs/FORMAT.md "collectives.csv, waits.csv").
+// All times are Unix ns (uint64) unless a name says ms.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <string_view>
+#include <vector>
+
+#include "xstack/core/Status.h"
+#include "xstack/wire/Wire.h"
+
+namespace xstack {
+
+// One rank's arrival at one collective call: a communication kernel (a
+// GPU-row slice with a CollectiveInfo).
+struct Arrival {
+  int64_t rank = 0;        // training rank (not encoded: the RankArrivals' rank)
+  std::string group;       // process group name; "" = the default group of all ranks
+  std::string collective;  // normalized name (CollectiveInfo::collective)
+  uint64_t bytes = 0;      // 0 = unknown
+  // The call's instance in its group: the trace's seq when it gives one, else
+  // the order of the group's collectives on this rank (0, 1, ...). A
+  // point-to-point op (peer >= 0): the order of the ops between this rank and
+  // its peer in the group (seq not used).
+  int64_t instance = 0;
+  int64_t peer = -1;                // point to point: the other global rank; -1 = none
+  uint64_t startNs = 0, endNs = 0;  // the kernel; startNs is the arrival, endNs >= startNs
+  uint64_t launchNs = 0;            // its host launch (CudaApi slice, by correlation); 0 = unknown
+  // ns of GPU compute (non-communication kernels, union) and of GPU idle
+  // (no GPU-row slice at all) since the rank's previous collective ended.
+  uint64_t computeNs = 0, idleNs = 0;
+  int64_t step = -1;  // the step whose window holds startNs; -1 = none
+};
+
+// A point-to-point op's (source, destination) ranks: a send's (rank, peer),
+// a recv's (peer, rank); another op with a peer (sendrecv) has no direction:
+// (lower, higher). Meaningful only when peer >= 0.
+std::pair<int64_t, int64_t> p2pEnds(const Arrival& a);
+
+struct GroupRanks {
+  std::string group;
+  std::vector<int64_t> ranks;  // global ranks, sorted
+};
+
+// One profile's arrivals: RankAnalysis::finish's result.
+struct RankArrivals {
+  int64_t rank = 0;                // training rank
+  uint64_t steps = 0;              // forward spans
+  std::vector<Arrival> arrivals;   // by start (input order breaks ties)
+  std::vector<GroupRanks> groups;  // the groups whose ranks the trace gives, by name
+};
+
+void writeRankArrivals(wire::Writer& w, const RankArrivals& a);
+RankArrivals readRankArrivals(wire::Reader& r);  // sets each Arrival's rank
+
+// Why a last arriver was late (first version, docs/FORMAT.md): "compute" when
+// its GPU computed longer than the median member's since the previous
+// collective by at least half its lateness, else "host" when its GPU idled
+// longer than the median member's, else "unknown".
+enum class LateCause : uint8_t { Compute = 0, Host = 1, Unknown = 2 };
+constexpr int kLateCauses = 3;
+const char* lateCauseName(LateCause c);  // "compute", "host", "unknown"
+
+// nccl-tests' bus bandwidth factor of a collective among `members` ranks:
+// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; others 1.
+double busBandwidthFactor(std::string_view collective, size_t members);
+
+// One collectives.csv row: matched instances of one (group, collective, bytes).
+struct CollectiveRow {
+  std::string group, collective;
+  uint64_t bytes = 0;
+  uint64_t count = 0;                             // matched instances
+  uint64_t transferP50Ns = 0, transferP95Ns = 0;  // nearest-rank percentiles
+  bool hasBusbw = false;                          // some instance had bytes and a transfer
+  double busbwP50Gbps = 0;                        // GB/s (1e9 bytes/s)
+  uint64_t waitNs = 0;                            // summed member waits
+  int64_t topLateRank = -1;                       // last arriver most often (ties: lower rank)
+  uint64_t topLateCount = 0;
+};
+
+// One training rank's waits: what it waited for others, what others waited for it.
+struct RankBlame {
+  int64_t rank = 0;
+  uint64_t waitedNs = 0;
+  uint64_t causedNs[kLateCauses] = {};  // by LateCause
+};
+
+// An instance that was not used: its members disagree or one is missing.
+struct Problem {
+  std::string group;
+  uint64_t order = 0;  // the instance's place in its group's (peer pair, instance) order
+  std::string text;
+};
+constexpr size_t kProblemExamples = 3;
+
+// What owners send rank 0: bounded (rows per group, collective and size;
+// sums per rank; the first kProblemExamples problems), never per instance.
+struct CollectivesSummary {
+  uint64_t groups = 0, matched = 0, problems = 0;
+  std::vector<CollectiveRow> rows;  // by (group, collective, bytes)
+  std::vector<RankBlame> ranks;     // by rank
+  std::vector<Problem> examples;    // by (group, order), at most kProblemExamples
+};
+
+void writeSummary(wire::Writer& w, const CollectivesSummary& s);
+CollectivesSummary readSummary(wire::Reader& r);
+
+// Matches one group's arrivals (any order, every rank's) into instances and
+// adds their statistics to `out` (then normalizeSummary). `groupRanks`: the
+// group's ranks as the traces give them; empty = the ranks seen in `arrivals`.
+void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
+                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out);
+// Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
+void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
+// Sorts rows and ranks, joins ranks that appear twice, keeps the first examples.
+void normalizeSummary(CollectivesSummary& s);
+
+// The MPI rank that owns `group`'s instances: FNV-1a 64 of the name mod `size`.
+int collectiveGroupOwner(std::string_view group, int size);
+
+// A training rank of waits.csv.
+struct RankInfo {
+  int64_t rank = 0;
+  uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
+  std::string node;    // its training node: the topology's trainer
+};
+
+// The files' text: header only when the summary has no group.
+std::string collectivesCsv(const CollectivesSummary& s);
+std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& ranks);
+// The terminal lines: the summary line and the problems' examples; none
+// without any collective. `ranks` sorted by rank.
+std::vector<std::string> collectivesSummaryLines(const CollectivesSummary& s,
+                                                 const std::vector<RankInfo>& ranks);
+// ns as ms with 3 decimals, rounded half up ("12.346").
+std::string msText(uint64_t ns);
+
+}  // namespace xstack

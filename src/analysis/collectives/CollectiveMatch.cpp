@@ -1,0 +1,278 @@
+// Matching one process group's instances on its owner and reducing them into
+// bounded summaries (analysis/collectives/CollectiveMatch.h).
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace xstack {
+
+namespace {
+
+// An instance's key in its group: (lower rank, higher rank, instance) of a
+// point-to-point op; (-1, -1, instance) of a collective of the whole group.
+using InstanceKey = std::tuple<int64_t, int64_t, int64_t>;
+
+bool isSend(const std::string& c) { return c == "send"; }
+bool isRecv(const std::string& c) { return c == "recv"; }
+
+InstanceKey keyOf(const Arrival& a) {
+  if (a.peer < 0) return {-1, -1, a.instance};
+  const auto [src, dst] = p2pEnds(a);
+  return {src, dst, a.instance};
+}
+
+// Whether two members' collective names agree: equal, or a send and a recv.
+bool namesAgree(const std::string& a, const std::string& b) {
+  if (isSend(a) || isRecv(a) || isSend(b) || isRecv(b))
+    return (isSend(a) && isRecv(b)) || (isRecv(a) && isSend(b));
+  return a == b;
+}
+
+std::string instanceName(const std::string& group, const Arrival& a) {
+  std::string s =
+      "group \"" + group + "\" " + a.collective + " instance " + std::to_string(a.instance);
+  if (a.peer >= 0) {
+    const auto [src, dst] = p2pEnds(a);
+    s += " (ranks " + std::to_string(src) + " -> " + std::to_string(dst) + ")";
+  }
+  return s;
+}
+
+// Why an instance cannot be used ("" = it can). `members` sorted by rank.
+std::string problemOf(const std::vector<const Arrival*>& members,
+                      const std::vector<int64_t>& expected) {
+  for (size_t i = 1; i < members.size(); ++i) {
+    const Arrival& a = *members[0];
+    const Arrival& b = *members[i];
+    if (members[i - 1]->rank == b.rank) return "rank " + std::to_string(b.rank) + " twice";
+    if (!namesAgree(a.collective, b.collective))
+      return "rank " + std::to_string(a.rank) + " " + a.collective + ", rank " +
+             std::to_string(b.rank) + " " + b.collective;
+    if (a.bytes != b.bytes)
+      return "rank " + std::to_string(a.rank) + " " + std::to_string(a.bytes) + " bytes, rank " +
+             std::to_string(b.rank) + " " + std::to_string(b.bytes);
+  }
+  for (int64_t r : expected) {
+    bool found = false;
+    for (const Arrival* m : members) found = found || m->rank == r;
+    if (!found) return "rank " + std::to_string(r) + " missing";
+  }
+  for (const Arrival* m : members)
+    if (!std::binary_search(expected.begin(), expected.end(), m->rank))
+      return "rank " + std::to_string(m->rank) + " not in the group";
+  return {};
+}
+
+// The lower median of `v` (sorted in place).
+uint64_t lowerMedian(std::vector<uint64_t>& v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[(v.size() - 1) / 2];
+}
+
+// The cause of `late`'s lateness among `members` (see LateCause).
+LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& late) {
+  std::vector<uint64_t> starts, compute, idle;
+  for (const Arrival* m : members) {
+    starts.push_back(m->startNs);
+    compute.push_back(m->computeNs);
+    idle.push_back(m->idleNs);
+  }
+  const uint64_t lateness = late.startNs - lowerMedian(starts);
+  const uint64_t medianCompute = lowerMedian(compute);
+  if (lateness > 0 && late.computeNs >= medianCompute + (lateness + 1) / 2)
+    return LateCause::Compute;
+  if (late.idleNs > lowerMedian(idle)) return LateCause::Host;
+  return LateCause::Unknown;
+}
+
+// The numbers of one (collective, bytes) of a group, per matched instance.
+struct RowBuild {
+  std::vector<uint64_t> transfers;
+  std::vector<double> busbw;
+  uint64_t waitNs = 0;
+  std::map<int64_t, uint64_t> lateCount;  // last arriver -> instances
+};
+
+struct GroupBuild {
+  std::map<std::pair<std::string, uint64_t>, RowBuild> rows;  // (collective, bytes)
+  std::map<int64_t, RankBlame> ranks;
+};
+
+// One matched instance's statistics into `g`. `members` sorted by rank.
+void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
+  const Arrival* late = members[0];
+  uint64_t maxEnd = 0;
+  for (const Arrival* m : members) {
+    if (m->startNs > late->startNs) late = m;  // ties: the lower rank
+    maxEnd = std::max(maxEnd, m->endNs);
+  }
+  const uint64_t last = late->startNs;
+  const uint64_t transfer = maxEnd > last ? maxEnd - last : 0;
+  // A matched send/recv pair is one "send" instance.
+  const std::string& name = isRecv(members[0]->collective) && members.size() > 1
+                                ? members[1]->collective
+                                : members[0]->collective;
+  RowBuild& row = g.rows[{name, members[0]->bytes}];
+  row.transfers.push_back(transfer);
+  if (transfer > 0 && members[0]->bytes > 0)
+    row.busbw.push_back(static_cast<double>(members[0]->bytes) / static_cast<double>(transfer) *
+                        busBandwidthFactor(name, members.size()));
+  ++row.lateCount[late->rank];
+  const LateCause cause = causeOf(members, *late);
+  for (const Arrival* m : members) {
+    const uint64_t wait = last - m->startNs;
+    row.waitNs += wait;
+    RankBlame& waiter = g.ranks[m->rank];
+    waiter.rank = m->rank;
+    waiter.waitedNs += wait;
+    RankBlame& blamed = g.ranks[late->rank];
+    blamed.rank = late->rank;
+    blamed.causedNs[static_cast<int>(cause)] += wait;
+  }
+}
+
+// Nearest-rank percentile `pct` (1..100) of sorted `v`.
+template <class T>
+T percentile(const std::vector<T>& v, uint64_t pct) {
+  const uint64_t n = v.size();
+  uint64_t rank = (pct * n + 99) / 100;  // ceil(pct/100 x n), >= 1
+  return v[std::max<uint64_t>(rank, 1) - 1];
+}
+
+CollectiveRow finishRow(const std::string& group, const std::string& collective, uint64_t bytes,
+                        RowBuild& b) {
+  CollectiveRow row;
+  row.group = group;
+  row.collective = collective;
+  row.bytes = bytes;
+  row.count = b.transfers.size();
+  std::sort(b.transfers.begin(), b.transfers.end());
+  row.transferP50Ns = percentile(b.transfers, 50);
+  row.transferP95Ns = percentile(b.transfers, 95);
+  if (!b.busbw.empty()) {
+    std::sort(b.busbw.begin(), b.busbw.end());
+    row.hasBusbw = true;
+    row.busbwP50Gbps = percentile(b.busbw, 50);
+  }
+  row.waitNs = b.waitNs;
+  for (auto [rank, count] : b.lateCount)
+    if (count > row.topLateCount) {
+      row.topLateRank = rank;
+      row.topLateCount = count;
+    }
+  return row;
+}
+
+// The ranks an instance must have, sorted: its pair, or the group's.
+std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<int64_t>& group) {
+  if (std::get<0>(key) < 0) return group;
+  const auto [a, b] = std::minmax(std::get<0>(key), std::get<1>(key));
+  return {a, b};
+}
+
+}  // namespace
+
+std::pair<int64_t, int64_t> p2pEnds(const Arrival& a) {
+  if (isSend(a.collective)) return {a.rank, a.peer};
+  if (isRecv(a.collective)) return {a.peer, a.rank};
+  return {std::min(a.rank, a.peer), std::max(a.rank, a.peer)};
+}
+
+const char* lateCauseName(LateCause c) {
+  switch (c) {
+    case LateCause::Compute:
+      return "compute";
+    case LateCause::Host:
+      return "host";
+    case LateCause::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
+double busBandwidthFactor(std::string_view collective, size_t members) {
+  const double n = static_cast<double>(std::max<size_t>(members, 1));
+  if (collective == "allreduce") return 2 * (n - 1) / n;
+  if (collective == "allgather" || collective == "reduce_scatter" || collective == "alltoall")
+    return (n - 1) / n;
+  return 1;
+}
+
+void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
+                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out) {
+  if (arrivals.empty()) return;
+  std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
+    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
+  });
+  std::vector<int64_t> ranks = groupRanks;
+  if (ranks.empty())
+    for (const Arrival& a : arrivals) ranks.push_back(a.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::map<InstanceKey, std::vector<const Arrival*>> instances;  // members by rank
+  for (const Arrival& a : arrivals) instances[keyOf(a)].push_back(&a);
+  GroupBuild g;
+  uint64_t order = 0;
+  size_t examples = 0;  // of this group: normalizeSummary keeps the first ones of all groups
+  for (const auto& [key, members] : instances) {
+    const std::string why = problemOf(members, expectedMembers(key, ranks));
+    if (why.empty()) {
+      addInstance(members, g);
+      ++out.matched;
+    } else {
+      ++out.problems;
+      if (examples++ < kProblemExamples)
+        out.examples.push_back({group, order, instanceName(group, *members[0]) + ": " + why});
+    }
+    ++order;
+  }
+  ++out.groups;
+  for (auto& [k, b] : g.rows) out.rows.push_back(finishRow(group, k.first, k.second, b));
+  for (auto& [rank, blame] : g.ranks) out.ranks.push_back(blame);
+  normalizeSummary(out);
+}
+
+void normalizeSummary(CollectivesSummary& s) {
+  std::sort(s.rows.begin(), s.rows.end(), [](const CollectiveRow& a, const CollectiveRow& b) {
+    return std::tie(a.group, a.collective, a.bytes) < std::tie(b.group, b.collective, b.bytes);
+  });
+  std::stable_sort(s.ranks.begin(), s.ranks.end(),
+                   [](const RankBlame& a, const RankBlame& b) { return a.rank < b.rank; });
+  std::vector<RankBlame> joined;
+  for (const RankBlame& r : s.ranks) {
+    if (joined.empty() || joined.back().rank != r.rank) {
+      joined.push_back(r);
+      continue;
+    }
+    joined.back().waitedNs += r.waitedNs;
+    for (int c = 0; c < kLateCauses; ++c) joined.back().causedNs[c] += r.causedNs[c];
+  }
+  s.ranks = std::move(joined);
+  std::sort(s.examples.begin(), s.examples.end(), [](const Problem& a, const Problem& b) {
+    return std::tie(a.group, a.order) < std::tie(b.group, b.order);
+  });
+  if (s.examples.size() > kProblemExamples) s.examples.resize(kProblemExamples);
+}
+
+void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from) {
+  into.groups += from.groups;
+  into.matched += from.matched;
+  into.problems += from.problems;
+  for (CollectiveRow& r : from.rows) into.rows.push_back(std::move(r));
+  for (RankBlame& r : from.ranks) into.ranks.push_back(r);
+  for (Problem& p : from.examples) into.examples.push_back(std::move(p));
+  normalizeSummary(into);
+}
+
+int collectiveGroupOwner(std::string_view group, int size) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64: offset basis, then xor and multiply
+  for (unsigned char c : group) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return size > 0 ? static_cast<int>(h % static_cast<uint64_t>(size)) : 0;
+}
+
+}  // namespace xstack

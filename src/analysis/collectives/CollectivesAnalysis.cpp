@@ -1,0 +1,277 @@
+#include "xstack/analysis/collectives/CollectivesAnalysis.h"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <utility>
+
+#include "xstack/analysis/StepTable.h"
+#include "xstack/analysis/collectives/ArrivalRecorder.h"
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/transport/TypedMessages.h"
+
+namespace xstack {
+
+namespace {
+
+constexpr const char* kCollectivesCsv = "collectives.csv";
+constexpr const char* kWaitsCsv = "waits.csv";
+
+// What an MPI rank sends an owner: its profiles' arrivals of the owner's
+// groups (and those groups' ranks), or why it has none (`error` not empty).
+struct Routed {
+  std::string error;
+  std::vector<RankArrivals> parts;
+};
+
+void writeRouted(wire::Writer& w, const Routed& m) {
+  w.str(m.error);
+  w.list(m.parts, writeRankArrivals);
+}
+
+Routed readRouted(wire::Reader& r) {
+  Routed m;
+  m.error = r.str();
+  r.list(m.parts, readRankArrivals);
+  return m;
+}
+
+// What an owner sends rank 0: its groups' summary, or why it has none.
+struct Owned {
+  std::string error;
+  CollectivesSummary summary;
+};
+
+void writeOwned(wire::Writer& w, const Owned& m) {
+  w.str(m.error);
+  writeSummary(w, m.summary);
+}
+
+Owned readOwned(wire::Reader& r) {
+  Owned m;
+  m.error = r.str();
+  m.summary = readSummary(r);
+  return m;
+}
+
+// The (training rank, steps) of the profiles an MPI rank read.
+using RankSteps = std::vector<std::pair<int64_t, uint64_t>>;
+
+void writeRankSteps(wire::Writer& w, const RankSteps& m) {
+  w.list(m, [](wire::Writer& x, const std::pair<int64_t, uint64_t>& p) {
+    x.i64(p.first);
+    x.u64(p.second);
+  });
+}
+
+RankSteps readRankSteps(wire::Reader& r) {
+  RankSteps m;
+  r.list(m, [](wire::Reader& x) {
+    const int64_t rank = x.i64();
+    return std::pair<int64_t, uint64_t>(rank, x.u64());
+  });
+  return m;
+}
+
+// This MPI rank's parts, decoded; `error` set when one does not decode.
+std::vector<RankArrivals> decodeLocal(const std::vector<RankPart>& local, std::string& error) {
+  std::vector<RankArrivals> out;
+  for (const RankPart& p : local) {
+    auto a = decodeMessage<RankArrivals>(
+        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readRankArrivals);
+    if (a)
+      out.push_back(std::move(*a));
+    else if (error.empty())
+      error = a.error().message;
+  }
+  return out;
+}
+
+// The messages for each owner (indexed by MPI rank): each part's arrivals
+// split by their group's owner. Every owner gets one message, maybe empty.
+std::vector<std::string> routeToOwners(std::vector<RankArrivals>& mine, const std::string& error,
+                                       int size) {
+  std::vector<Routed> routed(static_cast<size_t>(size));
+  for (Routed& m : routed) m.error = error;
+  for (RankArrivals& part : mine) {
+    std::vector<RankArrivals> split(static_cast<size_t>(size));
+    for (RankArrivals& s : split) {
+      s.rank = part.rank;
+      s.steps = part.steps;
+    }
+    for (Arrival& a : part.arrivals)
+      split[collectiveGroupOwner(a.group, size)].arrivals.push_back(std::move(a));
+    for (GroupRanks& g : part.groups)
+      split[collectiveGroupOwner(g.group, size)].groups.push_back(std::move(g));
+    for (int o = 0; o < size; ++o)
+      if (!split[o].arrivals.empty() || !split[o].groups.empty())
+        routed[o].parts.push_back(std::move(split[o]));
+  }
+  std::vector<std::string> out;
+  for (const Routed& m : routed) out.push_back(encodeMessage(m, writeRouted));
+  return out;
+}
+
+// collective: outgoing[o] goes to MPI rank o; returns what every MPI rank sent
+// this one, indexed by sender. Owner by owner in rank order: in owner o's
+// turn, the others post to it and it receives from each in rank order, so
+// synchronous sends (a Comm whose post() is send()) cannot wait in a cycle.
+std::vector<std::string> exchangeArrivals(Comm& comm, std::vector<std::string> outgoing) {
+  const int me = comm.rank();
+  std::vector<std::string> in(static_cast<size_t>(comm.size()));
+  for (int o = 0; o < comm.size(); ++o) {
+    if (o != me) {
+      comm.post(o, tagValue(MessageTag::CollectiveArrivals), 0, std::move(outgoing[o]));
+      continue;
+    }
+    for (int r = 0; r < comm.size(); ++r)
+      in[r] = r == me ? std::move(outgoing[me])
+                      : receiveMessage(comm, r, MessageTag::CollectiveArrivals);
+  }
+  comm.waitPosted(0);
+  return in;
+}
+
+// An owner: its groups' summary from every MPI rank's messages.
+Owned summarizeOwned(const std::vector<std::string>& received) {
+  Owned out;
+  std::map<std::string, std::vector<Arrival>> groups;
+  std::map<std::string, std::vector<int64_t>> ranks;
+  for (size_t r = 0; r < received.size(); ++r) {
+    auto m = decodeMessage<Routed>(
+        received[r], "the collective arrivals from MPI rank " + std::to_string(r), readRouted);
+    if (!m || !m->error.empty()) {
+      if (out.error.empty()) out.error = m ? m->error : m.error().message;
+      continue;
+    }
+    for (RankArrivals& part : m->parts) {
+      for (Arrival& a : part.arrivals) groups[a.group].push_back(std::move(a));
+      for (GroupRanks& g : part.groups) {
+        groups[g.group];  // a group with ranks is a group, even without arrivals here
+        ranks[g.group].insert(ranks[g.group].end(), g.ranks.begin(), g.ranks.end());
+      }
+    }
+  }
+  if (!out.error.empty()) return out;
+  for (auto& [group, arrivals] : groups) {
+    std::vector<int64_t>& r = ranks[group];
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    summarizeGroup(group, std::move(arrivals), r, out.summary);
+  }
+  return out;
+}
+
+class CollectivesJob final : public AnalysisJob {
+ public:
+  explicit CollectivesJob(const AnalysisJobOptions& options) : topology_(options.topology) {}
+  void merge(Comm& comm, const std::vector<RankPart>& local) override;
+  Status status() const override { return status_; }
+  Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
+
+ private:
+  bool gatherRankInfo(Comm& comm, const std::vector<RankArrivals>& mine);
+  void gatherSummaries(Comm& comm, const Owned& mine);
+
+  Topology topology_;
+  CollectivesSummary summary_;   // rank 0
+  std::vector<RankInfo> ranks_;  // rank 0: every profile's rank, sorted
+  Status status_;
+};
+
+// collective: every profile's (rank, steps), for waits.csv. Its node is its
+// trainer (the topology's), never a host name: the host that read a file
+// depends on the placement (docs/FORMAT.md section 6).
+bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankArrivals>& mine) {
+  RankSteps info;
+  for (const RankArrivals& a : mine) info.emplace_back(a.rank, a.steps);
+  auto all = allgatherTyped(comm, info, "the collective ranks", writeRankSteps, readRankSteps);
+  if (!all) {
+    status_ = all.error();
+    return false;
+  }
+  for (const RankSteps& r : *all)
+    for (auto [rank, steps] : r)
+      ranks_.push_back({rank, steps, std::to_string(topology_.trainerOf(rank))});
+  std::stable_sort(ranks_.begin(), ranks_.end(),
+                   [](const RankInfo& a, const RankInfo& b) { return a.rank < b.rank; });
+  return true;
+}
+
+// collective: every owner's summary to rank 0 (point to point, one message
+// each), merged there.
+void CollectivesJob::gatherSummaries(Comm& comm, const Owned& mine) {
+  if (comm.rank() != 0) {
+    sendTyped(comm, 0, MessageTag::CollectiveSummary, mine, writeOwned);
+    return;
+  }
+  for (int r = 0; r < comm.size(); ++r) {
+    Expected<Owned> m = r == 0 ? Expected<Owned>(mine)
+                               : receiveTyped<Owned>(comm, r, MessageTag::CollectiveSummary,
+                                                     "the collective summary", readOwned);
+    if (!m || !m->error.empty()) {
+      if (status_.ok()) status_ = Error{"analysis: " + (m ? m->error : m.error().message)};
+      continue;
+    }
+    mergeSummary(summary_, std::move(m->summary));
+  }
+}
+
+// collective: arrivals to their groups' owners, owners' summaries to rank 0.
+void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
+  std::string error;
+  std::vector<RankArrivals> mine = decodeLocal(local, error);
+  if (!gatherRankInfo(comm, mine)) return;  // fails alike on every rank
+  std::vector<std::string> received =
+      exchangeArrivals(comm, routeToOwners(mine, error, comm.size()));
+  std::vector<RankArrivals>().swap(mine);
+  Owned owned;
+  try {
+    owned = summarizeOwned(received);
+  } catch (const std::exception& e) {
+    owned.error = std::string("collectives failed: ") + e.what();
+  }
+  std::vector<std::string>().swap(received);
+  gatherSummaries(comm, owned);
+}
+
+// collective: rank 0 writes both files (or none) and its summary lines.
+Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
+                             const AnalysisOutput& out) {
+  if (comm.rank() != 0) return {};
+  if (!status_.ok()) return status_;
+  std::vector<AtomicFile> written;
+  Status st =
+      writeForCommit(out.dir, kCollectivesCsv, collectivesCsv(summary_), out.fsync, written);
+  if (st.ok())
+    st = writeForCommit(out.dir, kWaitsCsv, waitsCsv(summary_, ranks_), out.fsync, written);
+  if (!st.ok()) return st;
+  for (AtomicFile& f : written) out.files->push_back(std::move(f));
+  for (std::string& line : collectivesSummaryLines(summary_, ranks_))
+    out.lines->push_back(std::move(line));
+  return {};
+}
+
+class CollectivesAnalysis final : public Analysis {
+ public:
+  std::string_view name() const override { return "collectives"; }
+  std::vector<std::string> outputFiles() const override { return {kCollectivesCsv, kWaitsCsv}; }
+  // Its one sorter takes half a builder's budget (analysisBuilderBudget).
+  std::unique_ptr<RankAnalysis> rankPart(const SpillOptions& input) const override {
+    SpillOptions spill = analysisBuilderBudget(input);
+    spill.memoryBytes /= 2;
+    return std::make_unique<ArrivalRecorder>(spill);
+  }
+  std::unique_ptr<AnalysisJob> jobPart(const AnalysisJobOptions& options) const override {
+    return std::make_unique<CollectivesJob>(options);
+  }
+};
+
+}  // namespace
+
+const Analysis& collectivesAnalysis() {
+  static const CollectivesAnalysis kAnalysis;
+  return kAnalysis;
+}
+
+}  // namespace xstack

@@ -1,0 +1,136 @@
+// The "collectives" analysis' wire forms (wire/Wire.h): a rank's arrivals and
+// an owner's summary.
+#include <utility>
+
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+
+namespace xstack {
+
+namespace {
+
+void writeArrival(wire::Writer& w, const Arrival& a) {
+  w.str(a.group);
+  w.str(a.collective);
+  w.u64(a.bytes);
+  w.i64(a.instance);
+  w.i64(a.peer);
+  for (uint64_t v : {a.startNs, a.endNs, a.launchNs, a.computeNs, a.idleNs}) w.u64(v);
+  w.i64(a.step);
+}
+
+Arrival readArrival(wire::Reader& r) {
+  Arrival a;
+  a.group = r.str();
+  a.collective = r.str();
+  a.bytes = r.u64();
+  a.instance = r.i64();
+  a.peer = r.i64();
+  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs}) *v = r.u64();
+  a.step = r.i64();
+  if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");
+  return a;
+}
+
+void writeRank(wire::Writer& w, int64_t v) { w.i64(v); }
+int64_t readRank(wire::Reader& r) { return r.i64(); }
+
+void writeGroupRanks(wire::Writer& w, const GroupRanks& g) {
+  w.str(g.group);
+  w.list(g.ranks, writeRank);
+}
+
+GroupRanks readGroupRanks(wire::Reader& r) {
+  GroupRanks g;
+  g.group = r.str();
+  r.list(g.ranks, readRank);
+  return g;
+}
+
+void writeRow(wire::Writer& w, const CollectiveRow& row) {
+  w.str(row.group);
+  w.str(row.collective);
+  for (uint64_t v : {row.bytes, row.count, row.transferP50Ns, row.transferP95Ns}) w.u64(v);
+  w.boolean(row.hasBusbw);
+  w.f64(row.busbwP50Gbps);
+  w.u64(row.waitNs);
+  w.i64(row.topLateRank);
+  w.u64(row.topLateCount);
+}
+
+CollectiveRow readRow(wire::Reader& r) {
+  CollectiveRow row;
+  row.group = r.str();
+  row.collective = r.str();
+  for (uint64_t* v : {&row.bytes, &row.count, &row.transferP50Ns, &row.transferP95Ns}) *v = r.u64();
+  row.hasBusbw = r.boolean();
+  row.busbwP50Gbps = r.f64();
+  row.waitNs = r.u64();
+  row.topLateRank = r.i64();
+  row.topLateCount = r.u64();
+  return row;
+}
+
+void writeBlame(wire::Writer& w, const RankBlame& b) {
+  w.i64(b.rank);
+  w.u64(b.waitedNs);
+  for (uint64_t v : b.causedNs) w.u64(v);
+}
+
+RankBlame readBlame(wire::Reader& r) {
+  RankBlame b;
+  b.rank = r.i64();
+  b.waitedNs = r.u64();
+  for (uint64_t& v : b.causedNs) v = r.u64();
+  return b;
+}
+
+void writeProblem(wire::Writer& w, const Problem& p) {
+  w.str(p.group);
+  w.u64(p.order);
+  w.str(p.text);
+}
+
+Problem readProblem(wire::Reader& r) {
+  Problem p;
+  p.group = r.str();
+  p.order = r.u64();
+  p.text = r.str();
+  return p;
+}
+
+}  // namespace
+
+void writeRankArrivals(wire::Writer& w, const RankArrivals& a) {
+  w.i64(a.rank);
+  w.u64(a.steps);
+  w.list(a.arrivals, writeArrival);
+  w.list(a.groups, writeGroupRanks);
+}
+
+RankArrivals readRankArrivals(wire::Reader& r) {
+  RankArrivals a;
+  a.rank = r.i64();
+  a.steps = r.u64();
+  r.list(a.arrivals, readArrival);
+  r.list(a.groups, readGroupRanks);
+  for (Arrival& x : a.arrivals) x.rank = a.rank;
+  return a;
+}
+
+void writeSummary(wire::Writer& w, const CollectivesSummary& s) {
+  for (uint64_t v : {s.groups, s.matched, s.problems}) w.u64(v);
+  w.list(s.rows, writeRow);
+  w.list(s.ranks, writeBlame);
+  w.list(s.examples, writeProblem);
+}
+
+CollectivesSummary readSummary(wire::Reader& r) {
+  CollectivesSummary s;
+  for (uint64_t* v : {&s.groups, &s.matched, &s.problems}) *v = r.u64();
+  r.list(s.rows, readRow);
+  r.list(s.ranks, readBlame);
+  r.list(s.examples, readProblem);
+  return s;
+}
+
+}  // namespace xstack

@@ -1,0 +1,239 @@
+// The "collectives" analysis' matching and statistics on hand-built arrivals
+// (analysis/collectives/CollectiveMatch.h): two groups, a late rank, a
+// mismatched instance, a missing member, send/recv pairs, busbw factors,
+// the late rank's cause, and the CSV text.
+#include <gtest/gtest.h>
+
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+
+namespace xstack {
+namespace {
+
+Arrival arrival(int64_t rank, std::string group, std::string collective, uint64_t bytes,
+                int64_t instance, uint64_t start, uint64_t end, int64_t peer = -1) {
+  Arrival a;
+  a.rank = rank;
+  a.group = std::move(group);
+  a.collective = std::move(collective);
+  a.bytes = bytes;
+  a.instance = instance;
+  a.startNs = start;
+  a.endNs = end;
+  a.peer = peer;
+  return a;
+}
+
+// Group "": allreduce of 1024 bytes on ranks 0..3, rank 3 late in instance
+// 0 (by 300 ns), rank 1 in instance 1 (by 100 ns). Group "1": allgather of
+// 2048 bytes on ranks 0 and 1, rank 1 late by 50 ns.
+CollectivesSummary twoGroups() {
+  std::vector<Arrival> all;
+  for (int64_t r = 0; r < 4; ++r) {
+    all.push_back(arrival(r, "", "allreduce", 1024, 0, r == 3 ? 400 : 100, 500));
+    all.push_back(arrival(r, "", "allreduce", 1024, 1, r == 1 ? 1100 : 1000, 1300));
+  }
+  std::vector<Arrival> g1{arrival(1, "1", "allgather", 2048, 0, 50, 150),
+                          arrival(0, "1", "allgather", 2048, 0, 0, 150)};
+  CollectivesSummary s;
+  summarizeGroup("1", g1, {}, s);  // any order of groups gives the same summary
+  summarizeGroup("", all, {}, s);
+  return s;
+}
+
+TEST(CollectiveMatch, TwoGroupsAndTheirLateRanks) {
+  const CollectivesSummary s = twoGroups();
+  EXPECT_EQ(s.groups, 2u);
+  EXPECT_EQ(s.matched, 3u);
+  EXPECT_EQ(s.problems, 0u);
+  ASSERT_EQ(s.rows.size(), 2u);
+  const CollectiveRow& ar = s.rows[0];
+  EXPECT_EQ(ar.group, "");
+  EXPECT_EQ(ar.collective, "allreduce");
+  EXPECT_EQ(ar.count, 2u);
+  EXPECT_EQ(ar.transferP50Ns, 100u);  // 500 - 400
+  EXPECT_EQ(ar.transferP95Ns, 200u);  // 1300 - 1100
+  EXPECT_EQ(ar.waitNs, 3 * 300u + 3 * 100u);
+  EXPECT_EQ(ar.topLateRank, 1);  // once each: the lower rank
+  EXPECT_EQ(ar.topLateCount, 1u);
+  ASSERT_TRUE(ar.hasBusbw);
+  EXPECT_DOUBLE_EQ(ar.busbwP50Gbps, 1024.0 / 200 * 1.5);  // lower of 7.68 and 15.36
+  const CollectiveRow& ag = s.rows[1];
+  EXPECT_EQ(ag.group, "1");
+  EXPECT_DOUBLE_EQ(ag.busbwP50Gbps, 2048.0 / 100 * 0.5);
+  EXPECT_EQ(ag.topLateRank, 1);
+  ASSERT_EQ(s.ranks.size(), 4u);
+  EXPECT_EQ(s.ranks[0].waitedNs, 300u + 100u + 50u);
+  EXPECT_EQ(s.ranks[3].waitedNs, 100u);
+  EXPECT_EQ(s.ranks[3].causedNs[static_cast<int>(LateCause::Unknown)], 900u);
+  EXPECT_EQ(s.ranks[1].causedNs[static_cast<int>(LateCause::Unknown)], 300u + 50u);
+}
+
+TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
+  std::vector<Arrival> a;
+  for (int64_t r = 0; r < 3; ++r) {
+    a.push_back(arrival(r, "7", "allreduce", r == 2 ? 2048 : 1024, 0, 10, 20));  // bytes differ
+    if (r != 2) a.push_back(arrival(r, "7", "allreduce", 1024, 1, 30, 40));      // rank 2 missing
+    a.push_back(arrival(r, "7", r == 1 ? "broadcast" : "allreduce", 1024, 2, 50, 60));
+    a.push_back(arrival(r, "7", "allreduce", 1024, 3, 70, 80));
+  }
+  CollectivesSummary s;
+  summarizeGroup("7", a, {}, s);
+  EXPECT_EQ(s.matched, 1u);
+  EXPECT_EQ(s.problems, 3u);
+  ASSERT_EQ(s.examples.size(), 3u);
+  EXPECT_EQ(s.examples[0].text, "group \"7\" allreduce instance 0: rank 0 1024 bytes, rank 2 2048");
+  EXPECT_EQ(s.examples[1].text, "group \"7\" allreduce instance 1: rank 2 missing");
+  EXPECT_EQ(s.examples[2].text,
+            "group \"7\" allreduce instance 2: rank 0 allreduce, rank 1 broadcast");
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].count, 1u);
+}
+
+TEST(CollectiveMatch, TheGroupsRanksWhenKnownNameTheMissingMember) {
+  // Ranks 0 and 1 agree, but the group is {0, 1, 5}: rank 5 never came.
+  std::vector<Arrival> a{arrival(0, "2", "allgather", 8, 0, 0, 10),
+                         arrival(1, "2", "allgather", 8, 0, 0, 10)};
+  CollectivesSummary s;
+  summarizeGroup("2", a, {0, 1, 5}, s);
+  EXPECT_EQ(s.matched, 0u);
+  EXPECT_EQ(s.problems, 1u);
+  ASSERT_EQ(s.examples.size(), 1u);
+  EXPECT_EQ(s.examples[0].text, "group \"2\" allgather instance 0: rank 5 missing");
+}
+
+// Pipeline stages send both ways (activations forward, gradients back): a
+// send pairs with the recv of its direction, never with the peer's own send.
+TEST(CollectiveMatch, SendsBothWaysPairByDirection) {
+  std::vector<Arrival> a{
+      arrival(0, "", "send", 64, 0, 100, 200, 1), arrival(1, "", "send", 64, 0, 120, 220, 0),
+      arrival(1, "", "recv", 64, 0, 150, 210, 0), arrival(0, "", "recv", 64, 0, 160, 230, 1),
+  };
+  CollectivesSummary s;
+  summarizeGroup("", a, {}, s);
+  EXPECT_EQ(s.matched, 2u);
+  EXPECT_EQ(s.problems, 0u);
+}
+
+TEST(CollectiveMatch, SendAndRecvPairByPeerAndOrder) {
+  std::vector<Arrival> a{
+      arrival(0, "", "send", 64, 0, 100, 200, 1), arrival(1, "", "recv", 64, 0, 150, 210, 0),
+      arrival(0, "", "send", 64, 1, 300, 400, 1), arrival(1, "", "recv", 64, 1, 290, 420, 0),
+      arrival(2, "", "send", 64, 0, 0, 10, 3),  // rank 3 never receives it
+  };
+  CollectivesSummary s;
+  summarizeGroup("", a, {}, s);
+  EXPECT_EQ(s.matched, 2u);
+  EXPECT_EQ(s.problems, 1u);
+  ASSERT_EQ(s.examples.size(), 1u);
+  EXPECT_EQ(s.examples[0].text, "group \"\" send instance 0 (ranks 2 -> 3): rank 3 missing");
+  ASSERT_EQ(s.rows.size(), 1u);
+  EXPECT_EQ(s.rows[0].collective, "send");  // a pair counts as one send
+  EXPECT_EQ(s.rows[0].count, 2u);
+  EXPECT_EQ(s.rows[0].transferP50Ns, 60u);  // 210 - 150, 420 - 300 = 120
+  EXPECT_EQ(s.rows[0].waitNs, 50u + 10u);
+  EXPECT_DOUBLE_EQ(s.rows[0].busbwP50Gbps, 64.0 / 120);  // the lower of 64/60, 64/120
+  EXPECT_EQ(s.rows[0].topLateRank, 0);                   // late once each: the lower rank
+}
+
+TEST(CollectiveMatch, BusBandwidthFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("allreduce", 4), 1.5);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("allgather", 4), 0.75);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce_scatter", 2), 0.5);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("alltoall", 8), 0.875);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("broadcast", 4), 1);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce", 4), 1);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("send", 2), 1);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("recv", 2), 1);
+}
+
+TEST(CollectiveMatch, TheLateRanksCause) {
+  // Rank 2 is 1000 ns late in both: it computed 600 ns longer than the
+  // median in instance 0 (>= half its lateness); in instance 1 it computed
+  // as long but its GPU idled longer.
+  std::vector<Arrival> a;
+  for (int64_t r = 0; r < 3; ++r) {
+    Arrival x = arrival(r, "", "allreduce", 4, 0, r == 2 ? 2000 : 1000, 2100);
+    x.computeNs = r == 2 ? 1100 : 500;
+    a.push_back(x);
+    Arrival y = arrival(r, "", "allreduce", 4, 1, r == 2 ? 5000 : 4000, 5100);
+    y.computeNs = 500;
+    y.idleNs = r == 2 ? 900 : 0;
+    a.push_back(y);
+  }
+  CollectivesSummary s;
+  summarizeGroup("", a, {}, s);
+  ASSERT_EQ(s.ranks.size(), 3u);
+  EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Compute)], 2000u);
+  EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Host)], 2000u);
+  EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Unknown)], 0u);
+}
+
+TEST(CollectiveMatch, OwnersSummariesMergeAndTravel) {
+  CollectivesSummary a, b, both;
+  const CollectivesSummary whole = twoGroups();
+  std::vector<Arrival> g1{arrival(1, "1", "allgather", 2048, 0, 50, 150),
+                          arrival(0, "1", "allgather", 2048, 0, 0, 150)};
+  summarizeGroup("1", g1, {}, b);
+  std::vector<Arrival> all;
+  for (int64_t r = 0; r < 4; ++r) {
+    all.push_back(arrival(r, "", "allreduce", 1024, 0, r == 3 ? 400 : 100, 500));
+    all.push_back(arrival(r, "", "allreduce", 1024, 1, r == 1 ? 1100 : 1000, 1300));
+  }
+  summarizeGroup("", all, {}, a);
+  wire::Writer w;
+  writeSummary(w, b);
+  const std::string bytes = w.take();
+  wire::Reader r(bytes);
+  CollectivesSummary back = readSummary(r);
+  ASSERT_TRUE(r.finish().ok());
+  mergeSummary(both, std::move(back));
+  mergeSummary(both, std::move(a));
+  EXPECT_EQ(collectivesCsv(both), collectivesCsv(whole));
+  std::vector<RankInfo> ranks{{0, 2, "n0"}, {1, 2, "n0"}, {2, 2, "n1"}, {3, 2, "n1"}};
+  EXPECT_EQ(waitsCsv(both, ranks), waitsCsv(whole, ranks));
+}
+
+TEST(CollectiveMatch, CsvText) {
+  const CollectivesSummary s = twoGroups();
+  EXPECT_EQ(collectivesCsv(s),
+            "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
+            "top_late_rank,top_late_share\n"
+            ",allreduce,1024,2,0.000,0.000,7.680,0.001,1,0.500\n"
+            "1,allgather,2048,1,0.000,0.000,10.240,0.000,1,1.000\n");
+  std::vector<RankInfo> ranks{{0, 1, "n0"}, {1, 0, "n0"}, {2, 1, "n,1"}, {3, 1, "n1"}};
+  EXPECT_EQ(waitsCsv(s, ranks),
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n"
+            "0,n0,0.000,0.000,\n"
+            "1,n0,0.000,0.000,unknown\n"
+            "2,\"n,1\",0.000,0.000,\n"
+            "3,n1,0.000,0.001,unknown\n");
+  EXPECT_EQ(msText(1234567), "1.235");
+  EXPECT_EQ(msText(499), "0.000");
+  EXPECT_EQ(msText(500), "0.001");
+  const std::vector<std::string> lines = collectivesSummaryLines(s, ranks);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "collectives: 2 groups, 3 instances matched (0 unmatched); most waited-for: rank 3 "
+            "(unknown), others waited 0.001 ms per step for it");
+  EXPECT_EQ(waitsCsv(CollectivesSummary{}, ranks),
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
+  EXPECT_TRUE(collectivesSummaryLines(CollectivesSummary{}, ranks).empty());
+}
+
+TEST(CollectiveMatch, OwnerIsAFunctionOfTheGroupName) {
+  for (int size : {1, 2, 3, 7}) {
+    for (const char* g : {"", "0", "1", "default_pg"}) {
+      const int o = collectiveGroupOwner(g, size);
+      EXPECT_GE(o, 0);
+      EXPECT_LT(o, size);
+      EXPECT_EQ(o, collectiveGroupOwner(std::string(g), size));
+    }
+  }
+  EXPECT_EQ(collectiveGroupOwner("anything", 1), 0);
+  // FNV-1a 64 ("a" hashes to 0xaf63dc4c8601ec8c), mod the size.
+  EXPECT_EQ(collectiveGroupOwner("a", 1000003), 783675);
+  EXPECT_EQ(collectiveGroupOwner("", 1000003), 801432);
+}
+
+}  // namespace
+}  // namespace xstack
