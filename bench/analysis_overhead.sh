@@ -2,7 +2,7 @@
 # Analysis overhead: wall time of `xstack report` with and without
 # --no-analysis, alternating runs, on (a) the standard benchmark set
 # (2 trainers x 8 GPUs, 10 steps x 2000 ops, mpirun -np 2) and (b) the
-# synchronous 16-rank job of issue 13 (8 trainers x 2 GPUs, --group-size 4
+# synchronous 16-rank job (8 trainers x 2 GPUs, --group-size 4
 # --display-size 2, half the ranks analysed but not drawn).
 #   usage: bench/analysis_overhead.sh XSTACK WORKDIR [RUNS]
 set -euo pipefail

@@ -11,7 +11,7 @@
 // parsed by T threads (the machine's parallelism); the writing is always one
 // thread, as on xstack's rank 0.
 //
-// --parse picks the parser: `protobuf` (the floor of issue 5, default),
+// --parse picks the parser: `protobuf` (the floor, default),
 // `arena` (protobuf into an Arena: no per-message frees) or `none` (read and
 // write only: the I/O floor of this machine).
 //

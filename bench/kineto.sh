@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Kineto set (issue 19): xstack on PyTorch profiler traces, against HTA's published figures
+# The Kineto set: xstack on PyTorch profiler traces, against HTA's published figures
 # on this machine (docs/PERFORMANCE.md "Kineto traces").
 #
 #   bench/kineto.sh [--quick] [--runs N] [--keep]

@@ -1,5 +1,5 @@
 // xstack_lanes: the cost of overlapping slices on one row with the .pftrace
-// writer (issue 21 item 9). Two shapes through PerfettoSequenceEncoder alone
+// writer. Two shapes through PerfettoSequenceEncoder alone
 // (bytes counted, not kept):
 //   crossing  N slices on one thread, each overlapping all the earlier open
 //             ones without nesting (N lanes at once)

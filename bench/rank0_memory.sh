@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rank 0's memory through the analysis (issue 21 item 10): peak RSS (KiB,
+# Rank 0's memory through the analysis: peak RSS (KiB,
 # /usr/bin/time %M) of rank 0 and the largest of the other MPI ranks, with and
 # without --no-analysis, on PyTorch (Kineto) jobs from `xstack synth` whose
 # kernels all have 4 KiB names:

@@ -1,4 +1,4 @@
-// xstack_rows: the cost of many distinct device ids (issue 12.4). The same N
+// xstack_rows: the cost of many distinct device ids. The same N
 // GPU kernel events, once all on device 0 and once each on its own device
 // (N rows), through RowCollector alone and through a whole `report` run
 // (SerialComm), in a temporary folder. Prints seconds and the ratio.

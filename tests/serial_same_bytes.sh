@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The serial build (-DXSTACK_MPI=OFF) links no MPI library and writes the same
 # bytes as the MPI build (run alone and as `mpirun -np 2`), traces and
-# analysis files, JSON and Perfetto (issue 11).
+# analysis files, JSON and Perfetto.
 #   usage: serial_same_bytes.sh SERIAL_XSTACK MPI_XSTACK
 set -euo pipefail
 serial=$1 mpi=$2

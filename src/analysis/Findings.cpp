@@ -538,7 +538,7 @@ std::vector<Group> groupSlowRanks(const std::vector<StepView>& views,
 }
 
 // The kernels in the top lists of >= 2 ranks, by digest (names need not be
-// known: rank 0 gets digests, issue 21 item 10), the most spread first.
+// known: rank 0 gets digests), the most spread first.
 std::vector<KernelSpread> kernelSpreadOf(const std::vector<RankTable>& tables) {
   struct PerKernel {
     std::string name;                             // the first rank's (empty without names)

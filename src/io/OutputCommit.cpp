@@ -109,7 +109,7 @@ std::vector<std::string> namesIn(int dirFd) {
 }
 
 // "<device>\t<inode>" of the folder `dirFd`, empty if it cannot be stat'ed:
-// the identity a journal records (issue 21 A3).
+// the identity a journal records.
 std::string folderIdentity(int dirFd) {
   struct stat st {};
   if (::fstat(dirFd, &st) != 0) return {};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12.2: an option that shapes the outputs or the protocol, given per
+# An option that shapes the outputs or the protocol, given per
 # rank (MPMD: `mpirun -np 1 xstack ... : -np 1 xstack ...`), differs between
 # ranks: rc 2 on every rank within seconds, rank 0 naming the option, the
 # values and the ranks; nothing read or written. Per-node folders may differ.

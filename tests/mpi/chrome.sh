@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chrome-trace JSON inputs (issue 19) end to end, with real mpirun.
+# Chrome-trace JSON inputs end to end, with real mpirun.
 #   chrome.sh XSTACK WORKDIR CASE
 # CASE shared:  the real PyTorch traces of ../shared/traces/kineto (skipped,
 #               77, when absent): np 1 = np 3 bytes (every output file);
@@ -336,7 +336,7 @@ case_errors() {
   echo "errors: ok"
 }
 
-# Traces in D and in D/profile (issue 19 item 1): both read.
+# Traces in D and in D/profile: both read.
 case_folders() {
   local rc
   "$X" synth --format kineto --out "$W/k" --trainers 2 --gpus-per-trainer 2 --steps 2 \
@@ -368,7 +368,7 @@ case_folders() {
   echo "folders: ok"
 }
 
-# GPUs per node from the traces (issue 19 item 5): deviceProperties before the
+# GPUs per node from the traces: deviceProperties before the
 # read, the device of each rank's GPU work checked after it, at np 1 and 3.
 case_topology() {
   local rc np

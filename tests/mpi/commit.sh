@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The commit protocol of --out (issue 12.1, 12.5, 12.10; issue 10 item 4):
+# The commit protocol of --out:
 # docs/RELIABILITY.md. Each case: the documented exit code, and every trace
 # left in --out is exactly one run's.
 #   usage: commit.sh XSTACK WORKDIR CASE
@@ -135,7 +135,7 @@ case $case in
     for f in "$work/ref2"/traceFile_*; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") is not run 2's"; done
     no_leftovers "$work/out"
     ;;
-  foreign)  # issue 21 A4: a sticky shared --out holding another user's stale traceFile_*
+  foreign)  # a sticky shared --out holding another user's stale traceFile_*
     # The run is made as nobody (root may unlink anything in a sticky folder), in a folder of
     # its own under /tmp; the foreign file belongs to uid 1234. It cannot be removed: rc 3,
     # the file named with the reason, it stays; every other output is this run's, and a stale
@@ -166,7 +166,7 @@ case $case in
     same_dir "$tmp/ref" "$out"
     no_leftovers "$out"
     ;;
-  moved)  # issue 21 A3: --out renamed and made anew during the run (mv out out.old; mkdir out)
+  moved)  # --out renamed and made anew during the run (mv out out.old; mkdir out)
     # The run's folder is the one --out named when it started (locked, held open): every file,
     # the stale listing and removals and the journal stay there, now out.old. The new out is
     # not touched: what the user put there stays, nothing is created there (no output, no
@@ -196,7 +196,7 @@ case $case in
     same_dir "$work/ref1" "$work/out.old"  # the whole set in one folder, its stale trace gone
     no_leftovers "$work/out.old"
     ;;
-  moved_kill)  # issue 21 A3: --out renamed during the run, then SIGKILL in the commit
+  moved_kill)  # --out renamed during the run, then SIGKILL in the commit
     # The journal is in the run's folder (out.old) and names it; the new out gets none, so a
     # run into out has nothing to replay; a run into out.old completes the commit.
     cp -r "$work/ref2" "$work/out"

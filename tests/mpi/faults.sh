@@ -115,7 +115,7 @@ case $case in
     grep -q "synth: cannot write $full/data/" "$work/log" || fail "no write error naming the file: $(cat "$work/log")"
     ! grep -q "wrote" "$work/log" || fail "claims it wrote: $(cat "$work/log")"
     ;;
-  notfolder)  # a dcgm path that is a file, a net file of junk (issue 12.3): exit 3, both named
+  notfolder)  # a dcgm path that is a file, a net file of junk: exit 3, both named
     rm -r "$work/data/dcgm" && echo "not a folder" > "$work/data/dcgm"
     head -c 3000 /dev/urandom > "$work/data/net/net.1"
     expect_rc 3 "$work/log" -- xmpirun 2 "$xstack" report "${opts[@]}" --out "$work/out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21 items A1, A2: a file is known by more than (path, size).
+# A file is known by more than (path, size).
 #   replaced  rank 0's profile is replaced by another file between its first
 #             read and its rendering's second read (hook render-read-cmd)
 #   rewritten the same, but rewritten in place: same size, same mtime, one byte

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# File names holding terminal control sequences (issue 21 item 11): a CSI (ESC [ 2J, clear the
+# File names holding terminal control sequences: a CSI (ESC [ 2J, clear the
 # screen), an OSC (ESC ] 0;title BEL, set the window title), an 8-bit CSI (0x9b) and a newline
 # followed by a forged "xstack: wrote 0 trace files" line. report (2 ranks) and inspect name
 # these files on stderr (a profile that cannot be read, a name without an id): no control

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inputs that lie about ids and values (issue 21 items 5 and 7), end to end on 2 ranks,
+# Inputs that lie about ids and values, end to end on 2 ranks,
 # --gpus-per-trainer inferred. Each case: the traces of the clean data set, exit 0, and the
 # bad input named; never a negative or overflowed --gpus-per-trainer, never a 0 for a value
 # that is not finite.

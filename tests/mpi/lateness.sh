@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stragglers by lateness (docs/ANALYSIS.md, issue 20 items 1-2) on synchronous
+# Stragglers by lateness (docs/ANALYSIS.md) on synchronous
 # jobs from `xstack synth`: each injected straggler (slow compute, host stall
 # with the GPU idle and the same kernels, slow copies, a one-step stall, a
 # stalled node) is exactly one finding with the injected ranks, steps and
@@ -9,7 +9,7 @@
 # and nothing below threshold. np 1 --display-size 1 and np 3 --display-size 4
 # give byte-identical analysis files; np 1 and np 3 with --display-size 1 the
 # same traces, where every rank a finding names is shown in detail in the
-# trace file the finding names (issue 20 item 3).
+# trace file the finding names.
 #   usage: lateness.sh XSTACK WORKDIR CASE   (CASE: <kind>_<format>, kind in
 #   healthy compute host memcpy stallstep node multi; format in paddle kineto pjson)
 source "$(dirname "$0")/lib.sh"
@@ -35,7 +35,7 @@ case $kind in
   memcpy) inject=(--slow-memcpy 6:6) want="[([6], 'all', 'memcpy', '')]" ;;
   stallstep) inject=(--stall-step 2:6:12) want="[([2], [6], 'host', 'data-loader op')]" ;;
   node) inject=(--stall-trainer 1:4) want="[([2, 3], 'all', 'host', 'data-loader op')]" ;;
-  # Issue 20's repro: three stragglers at once, each named with its own cause.
+  # Three stragglers at once, each named with its own cause.
   multi)
     job=(--trainers 4 --gpus-per-trainer 2 --steps 10 --ops-per-step 300 --seed 5)
     inject=(--noise 3 --slow 5:1.2 --stall 2:3 --slow-memcpy 7:5)

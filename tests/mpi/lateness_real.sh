@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stragglers by lateness on jobs built from real PyTorch traces (issue 20): 4 ranks made from
+# Stragglers by lateness on jobs built from real PyTorch traces: 4 ranks made from
 # ../shared/traces/kineto/trace_filter's ranks 0 and 1 (ranks 2 and 3 are copies of 0 and 1 on a
 # second node, --gpus-per-trainer 2), each rank's clock skewed by rank x 7 ms. HTA, on such jobs,
 # named whichever rank's clock is latest when no rank was late, and another rank than the late one.

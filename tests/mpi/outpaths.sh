@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --out that the file system refuses (issue 21 item 8): exit 1 naming the path, no
+# --out that the file system refuses: exit 1 naming the path, no
 # std::filesystem_error (SIGABRT, rc 134, a core), no hang under mpirun (2 ranks).
 #   usage: outpaths.sh XSTACK WORKDIR CASE
 # Cases:

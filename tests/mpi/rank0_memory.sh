@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rank 0's memory through the analysis (issue 21 item 10): 256 training ranks whose 48
+# Rank 0's memory through the analysis: 256 training ranks whose 48
 # kernels each have 4 KiB names, read by 4 MPI ranks (64 training ranks each). Rank 0
 # must not hold every rank's kernel names: its peak RSS stays within 12 MiB of the
 # largest peak of the other MPI ranks, which hold only their own ranks' tables (before:

@@ -44,7 +44,7 @@ rows = re.findall(r'<td class="kind">([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td
 assert ("straggler", "5", "all") in rows and ("straggler", "9", "4") in rows, rows
 assert re.search(r"rank 5 \(trainer 2, gpu 1\) reaches the last collective [0-9.]+ ms after the median rank "
                  r"in 10/10 steps; cause compute: it computes 1\.[23]\dx the step median", dom), "evidence missing"
-# Every chart carries its axes as text (issue 20 item 4): titles with units, tick labels, the
+# Every chart carries its axes as text: titles with units, tick labels, the
 # zero baseline of the value axes, legends; tables sort; the tool version is shown.
 axes = re.findall(r'<text[^>]*class="axis[^"]*"[^>]*>([^<]*)</text>', dom)
 for title in ("rank", "step", "GPU time per step (ms)", "step time (ms)",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A sparse 6 GiB profile (truncate -s 6G: no disk blocks) among good ones (issue 21 item 6):
+# A sparse 6 GiB profile (truncate -s 6G: no disk blocks) among good ones:
 # rejected at byte 0 after its first piece, never read whole. Exit 3 naming it, the other
 # traces written, and every rank's peak RSS well under 100 MB (before: 6.3 GB).
 #   usage: sparse_profile.sh XSTACK WORKDIR CASE

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ranks larger than --memory-mb (issue 19 item 2): a displayed rank's rows and its analysis
+# Ranks larger than --memory-mb: a displayed rank's rows and its analysis
 # tables spill to --spill-dir and the outputs are the same bytes as with everything held.
 #   usage: spill.sh XSTACK WORKDIR CASE
 # Cases:

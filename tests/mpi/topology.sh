@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --gpus-per-trainer from the inputs (issue 10), under real mpirun:
+# --gpus-per-trainer from the inputs, under real mpirun:
 #  - inferred from the time file names: traces byte-identical to the explicit run (np 1, 2, 3);
 #  - without time files: from the DCGM GPU ids, identical to the explicit run;
 #  - without time and DCGM files: 8 with a note saying it was assumed;

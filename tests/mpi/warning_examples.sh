@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12.6: warning examples in otherData are placement-independent (file
+# Warning examples in otherData are placement-independent (file
 # basenames, line numbers, no hosts or folders): byte-identical traces for
 # np 1 and np 3 with the files in other folders; the console names path,
 # MPI rank and host.

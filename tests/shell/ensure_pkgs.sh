@@ -59,7 +59,7 @@ run_case present "$present"
 [ "$rc" = 0 ] || fail "installed package only: exit $rc: $(cat "$work/present.err")"
 [ ! -s "$APT_LOG" ] || fail "apt-get called for an installed package: $(cat "$APT_LOG")"
 
-# 2. an absent package (the bug of issue 10: silent exit 1 before any install).
+# 2. an absent package (an old bug: silent exit 1 before any install).
 run_case absent "$present" "$absent"
 [ "$rc" = 0 ] || fail "absent package: exit $rc (stderr: $(cat "$work/absent.err"))"
 grep -q "returned 0" "$work/absent.out" || fail "absent package: xsc_ensure_pkgs did not return"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Perfetto's own importer (../shared/tools/trace_processor_shell) on every golden trace, JSON and
-# .pftrace of the same data (issue 21 part D): both import to the same processes (pid, name), the
+# .pftrace of the same data: both import to the same processes (pid, name), the
 # same threads (tid, name) and the same slice count per thread, the same counter tracks (one per
 # series and trainer, same names, same sample counts; as many as the JSON has series), the same
 # trace bounds (the .pftrace's metadata stays out of the timeline) and the run's metadata in the
@@ -8,7 +8,7 @@
 # holds, in both formats; no process or thread of ours is the importer's swapper/idle task (pid
 # 0, tid 0 are not used: the pipeline is pid 1, rank R's thread tid R + 1, named "rank R"). Each
 # .pftrace process track has child_ordering "explicit" and a sibling_order_rank equal to the
-# JSON's process_sort_index (issue 21 item 15; trace_processor keeps no ordering of thread
+# JSON's process_sort_index (trace_processor keeps no ordering of thread
 # tracks: tests/perfetto/pftrace_check.cpp checks theirs in the bytes). Skips (77) when the
 # shared folder is absent; XSTACK_SHARED_DIR overrides its place.
 # With XSTACK, also:
@@ -16,9 +16,9 @@
 #   in both formats);
 # - a PyTorch trace whose ops overlap without nesting (both formats draw them on the same overlap
 #   lane threads; no import error such as the JSON importer's
-#   slice_spill_overlapping_complete_event, issue 21 item 16);
+#   slice_spill_overlapping_complete_event);
 # - a PyTorch trace with CPU ops on tid 0 and on the tid equal to their row's pid, and kernels on
-#   stream 0 and on the stream equal to their row's pid (issue 21 items 12/16: the importers would
+#   stream 0 and on the stream equal to their row's pid (the importers would
 #   merge each pair into one thread; docs/FORMAT.md section 3, "Thread ids of the rows");
 # - the standard set's shape (bench/run, docs/PERFORMANCE.md "Method": 2 trainers x 8 GPUs,
 #   `xstack report` with its defaults) at bench/run --quick's size (2 steps x 1000 ops per step,
@@ -40,10 +40,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 #   T  our threads (the importer's own pid 0 swapper left out), with their slice counts;
 #   I  a process of ours holding an idle thread;
 #   C  counter tracks (one per series: name, with the trainer's id) with their sample counts;
-#   U  counter names and units (issue 21 item 14: what and whose in the name, units that are units);
+#   U  counter names and units (what and whose in the name, units that are units);
 #   B  the trace's bounds (the metadata must not move them);
 #   M  the run's metadata;
-#   S  import problems (issue 21): none of severity error or data_loss, e.g. the JSON importer's
+#   S  import problems: none of severity error or data_loss, e.g. the JSON importer's
 #      slice_spill_overlapping_complete_event for X events that overlap without nesting;
 #   F  flows;
 #   O  process tracks' ordering (.pftrace only: child_ordering, sibling_order_rank);
@@ -159,7 +159,7 @@ check_pair() {
   grep -q '"00_pipeline",[0-9]*,"rank ' "$work/json.txt" || fail "$name: no named pipeline thread"
   [[ -z "$(section I "$work/json.out")$(section I "$work/pf.out")" ]] ||
     fail "$name: a process of ours holds the idle thread"
-  # Ordering (issue 21 item 15): every process explicit, ranked as the JSON sorts it.
+  # Ordering: every process explicit, ranked as the JSON sorts it.
   sed -n 's/^O \([0-9-]*\) \([0-9-]*\)$/\1,"explicit",\2/p' "$work/facts.txt" |
     sort -t, -k1,1n >"$work/json.order"
   section O "$work/pf.out" | sort -t, -k1,1n >"$work/pf.order"

@@ -1,4 +1,4 @@
-// What a file was when it was read (issue 21 items A1, A2): the inode it was
+// What a file was when it was read: the inode it was
 // (device, inode), its size and modification time at open, and a 64-bit digest
 // of the bytes read. A displayed profile is read twice (the read stage, then
 // the rendering); the second read is checked against the first, so that a

@@ -7,7 +7,7 @@
 
 namespace xstack {
 
-// The largest ids xstack takes from file names and DCGM rows (issue 21 item 5). A
+// The largest ids xstack takes from file names and DCGM rows. A
 // larger one is no real job's (a stray file, a corrupt row) and would overflow the
 // rank arithmetic (trainer x P + gpu): the parsers and the listing warn, naming the
 // file, and do not use it. Every id within them keeps rankOf far from overflow.
@@ -21,7 +21,7 @@ struct Topology {
   int64_t groupSize = 8;       // S: trainers per group
   int64_t displaySize = 2;     // D: trainers per group shown in detail
   // Ranks shown in detail beyond D (sorted): the ranks the findings name
-  // (cmd/report/stages/AnalyseStage.cpp, issue 20 item 3).
+  // (cmd/report/stages/AnalyseStage.cpp).
   std::vector<int64_t> shownRanks;
 
   Topology() = default;

@@ -24,7 +24,7 @@ namespace xstack {
 // open by its owner (OutputCommit::folder()) for longer than any file made in
 // it: every operation is relative to it (openat, renameat, unlinkat), so the
 // files stay in that one folder whatever happens to its path meanwhile
-// (renamed, replaced: issue 21 A3). fd AT_FDCWD: `path` is looked up at each
+// (renamed, replaced). fd AT_FDCWD: `path` is looked up at each
 // operation. `path` also names the folder in messages.
 struct Folder {
   int fd = AT_FDCWD;

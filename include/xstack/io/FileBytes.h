@@ -17,7 +17,7 @@ Expected<std::string> readFileBytes(const std::string& path, uint64_t maxBytes =
 
 // Watches a file arrive in pieces and says how many of its bytes can be of use, so that
 // what cannot be a file of its format is rejected after its first piece and memory does
-// not grow with a bad file's size (issue 21 item 6). Stateful: one per file read.
+// not grow with a bad file's size. Stateful: one per file read.
 class PrefixCheck {
  public:
   virtual ~PrefixCheck() = default;

@@ -1,5 +1,5 @@
 // --gpus-per-trainer (P) from the inputs, when the option is not given, and
-// its check against the inputs when it is (issue 10, docs/FORMAT.md section 2):
+// its check against the inputs when it is (docs/FORMAT.md section 2):
 //   1. time file names time.txt.<gpu>.<trainer>: P = largest gpu + 1;
 //   2. else the GPU ids of the DCGM rows: P = largest id + 1;
 //   3. else, for traces that tell their topology (Chrome JSON): the most GPUs

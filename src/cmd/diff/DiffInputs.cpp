@@ -146,7 +146,7 @@ FindingEntry findingOf(const nlohmann::json& f) {
   if (f.contains("evidence")) e.evidence = f["evidence"].get<std::string>();
   if (f.contains("cost_ms"))
     e.costMs = f["cost_ms"].get<double>();
-  else if (f.contains("cost_s"))  // findings.json of xstack before issue 20 (seconds)
+  else if (f.contains("cost_s"))  // findings.json of older xstack releases (seconds)
     e.costMs = f["cost_s"].get<double>() * 1e3;
   return e;
 }

@@ -2,7 +2,7 @@
 //
 // The in-memory StepTableBuilder and GpuActivityBuilder as they were before
 // the builders streamed their records through external sorters (branch ana,
-// issue 19 "a 2 GB rank needs no more memory than a 20 MB one"): every
+// "a 2 GB rank needs no more memory than a 20 MB one"): every
 // kernel, CPU-side slice, memory change, activity and launch held in vectors,
 // each step window answered by binary searches. Copied verbatim from
 // src/analysis/StepTable.cpp, GpuActivity.cpp and RankBreakdown.cpp (mem,

@@ -245,7 +245,7 @@ TEST(DiffHtmlPage, ManyRanksAreBinned) {
   EXPECT_NE(h.find("ranks 777-780: compute 20.00 pt"), std::string::npos);
 }
 
-// Costs are in ms everywhere (issue 20): findings.json's cost_ms is read (an older file's cost_s
+// Costs are in ms everywhere: findings.json's cost_ms is read (an older file's cost_s
 // as seconds), and the text, --json and diff.html give it in ms.
 TEST_F(DiffFiles, FindingCostsAreMilliseconds) {
   std::string a = folder("a", nullptr, nullptr, nullptr, "{\"findings\":[]}");

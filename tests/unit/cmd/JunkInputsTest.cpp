@@ -1,4 +1,4 @@
-// Issue 12.3: a dcgm/net/time file with no usable line, or a dcgm/net/time
+// A dcgm/net/time file with no usable line, or a dcgm/net/time
 // path that exists but is not a folder, is a bad input (rc 3, named), never
 // noise with rc 0; an absent folder stays rc 0. Nothing else in the outputs
 // changes: the traces equal those of a run without the bad inputs, apart
@@ -128,11 +128,11 @@ TEST_F(JunkInputsTest, APathThatIsNotAFolderIsABadInputAnAbsentOneIsNot) {
 namespace xstack {
 namespace {
 
-// Issue 12.11: a rank suffix of 18 digits. The missing ranks are listed up to
+// A rank suffix of 18 digits. The missing ranks are listed up to
 // kMaxMissingRanks and the cut is said (otherData and stderr); the console
 // line stays short (ranges, at most 20 echoed).
 // The largest plausible rank (core/Topology.h) gives short lines and a said cut; an
-// 18-digit one is beyond it: skipped and named, not used (issue 21 item 5).
+// 18-digit one is beyond it: skipped and named, not used.
 TEST_F(JunkInputsTest, AHugeRankGivesShortLinesAndASaidCut) {
   fs::copy_file(dir_ / "data" / "profile" / "profile_rank.0",
                 dir_ / "data" / "profile" / ("profile_rank." + std::to_string(kMaxRankId)));

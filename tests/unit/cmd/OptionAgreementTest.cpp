@@ -1,4 +1,4 @@
-// Issue 12.2: options that must agree between ranks; the message names the
+// Options that must agree between ranks; the message names the
 // option, its values and the ranks of each.
 #include <gtest/gtest.h>
 

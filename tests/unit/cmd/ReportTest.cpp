@@ -440,7 +440,7 @@ TEST_F(ReportTest, MissingProfileFolderIsAUsageError) {
   EXPECT_EQ(run(options(root_ / "data", root_ / "out", Topology{})), kExitUsage);
 }
 
-// No input at all is a usage error (issue 19 item 1): nothing to read is no job.
+// No input at all is a usage error: nothing to read is no job.
 TEST_F(ReportTest, EmptyProfileFolderIsAUsageError) {
   fs::create_directories(root_ / "data" / "profile");
   testing::internal::CaptureStderr();
@@ -451,7 +451,7 @@ TEST_F(ReportTest, EmptyProfileFolderIsAUsageError) {
   EXPECT_FALSE(fs::exists(root_ / "out"));
 }
 
-// Issue 19 item 1: a folder of files none of which is a trace or profile, in D or in
+// A folder of files none of which is a trace or profile, in D or in
 // D/profile: rc 2 naming the files (a few, and the count) and saying what was looked for.
 TEST_F(ReportTest, AFolderWithoutATraceNamesItsFiles) {
   for (const std::string sub : {"", "profile"}) {
@@ -477,7 +477,7 @@ TEST_F(ReportTest, AFolderWithoutATraceNamesItsFiles) {
   }
 }
 
-// Issue 19 item 1: a folder whose only trace cannot be read is no job either: rc 2
+// A folder whose only trace cannot be read is no job either: rc 2
 // naming it, nothing written.
 TEST_F(ReportTest, AFolderWithoutAReadableTraceIsAUsageError) {
   spit(root_ / "data" / "rank0.trunc.json", R"({"traceEvents": [ {"ph":"X", )");
@@ -708,7 +708,7 @@ TEST(Cli, ValuesOutOfRange) {
   expectUsageError(report({"--piece-kb", "1048577"}));
   expectUsageError(report({"--mpi-chunk-bytes", "1073741825"}));
   expectUsageError({"synth", "--out", "x", "--skew-ns", "3600000000001"});
-  // Issue 12.8: every accepted value finishes in reasonable time; the message
+  // Every accepted value finishes in reasonable time; the message
   // names the option and the allowed range.
   for (const char* v : {"1", "7", "4095"}) {
     auto c = parseCommandLine(report({"--mpi-chunk-bytes", v}));

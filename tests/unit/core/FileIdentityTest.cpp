@@ -1,4 +1,4 @@
-// Issue 21 items A1, A2: a file is known by more than (path, size): its inode,
+// A file is known by more than (path, size): its inode,
 // mtime and a digest of its bytes; two reads of a changed file differ.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
 namespace xstack {
 namespace {
 
-// Issue 21 item 11: nothing a terminal acts on survives; what is printable stays.
+// Nothing a terminal acts on survives; what is printable stays.
 TEST(TerminalText, ControlSequencesAndForgedLinesBecomeQuestionMarks) {
   EXPECT_EQ(terminalSafe("profile_rank.3"), "profile_rank.3");
   EXPECT_EQ(terminalSafe("a\x1b[2Jb"), "a?[2Jb");               // CSI

@@ -1,4 +1,4 @@
-// Issue 12.6: the examples kept per warning kind are the smallest in natural
+// The examples kept per warning kind are the smallest in natural
 // order, whatever the order of add and merge (which rank read which file).
 #include <gtest/gtest.h>
 

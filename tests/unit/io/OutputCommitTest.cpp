@@ -126,7 +126,7 @@ TEST_F(OutputCommitTest, StaleTracesGoAfterTheCommitOtherFilesStay) {
   EXPECT_NE(slurp("traceFile_0_0.json").find("\"new\""), std::string::npos);
 }
 
-// Issue 21 A4: a stale output that cannot be removed (here a folder named
+// A stale output that cannot be removed (here a folder named
 // like a trace; as a user, another user's file in a sticky folder) is named
 // with the reason, never passed over: the run's outputs are committed and
 // the caller makes it rc 3.
@@ -146,7 +146,7 @@ TEST_F(OutputCommitTest, AFileNotMadeInTheLockedFolderReplacesNothing) {
       << s.error().message;
 }
 
-// Issue 21 A3: --out renamed and made anew during the run. Every file, the
+// --out renamed and made anew during the run. Every file, the
 // listing of stale files, the journal and the removals stay in the folder
 // locked at the start; the new folder at the path is not touched; the result
 // says where the files went.
@@ -280,7 +280,7 @@ TEST_F(OutputCommitTest, LeftoversOfDeadRunsAreCleanedAndJournalsRolledForward) 
   EXPECT_EQ(slurp("traceFile_0_1.json"), "new 1");
 }
 
-// Issue 12.5: a rename that fails after every check passed (fault hook): the
+// A rename that fails after every check passed (fault hook): the
 // message says exactly which files are new and which are old; stale files stay.
 TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
   put("traceFile_0_0.json", "old 0");
@@ -309,7 +309,7 @@ TEST_F(OutputCommitTest, AFailedRenameSaysWhichFilesAreNewAndWhichOld) {
                                                "traceFile_0_2.json", "traceFile_7_7.json"}));
 }
 
-// Issue 12.10/12.11: SIGTERM (mpirun tearing the job down) removes every
+// SIGTERM (mpirun tearing the job down) removes every
 // temporary of the run, with no fixed-size list: 20,000 of them here.
 TEST_F(OutputCommitTest, SigtermRemovesEveryTemporaryEvenPast16384) {
   put("traceFile_0_0.json", "old");

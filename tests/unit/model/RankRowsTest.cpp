@@ -80,7 +80,7 @@ TEST(RankRows, OnlyRowsWithEventsExist) {
   EXPECT_TRUE(rankRows(empty).empty());
 }
 
-// Issue 12.4: a profile with 150k distinct device ids (each seen a few times,
+// A profile with 150k distinct device ids (each seen a few times,
 // in shuffled order, over every row kind) gives exactly the rows a plain
 // std::set gives. The cost is O(n log n) (bench/row_collector.cpp measures it).
 TEST(RankRows, ManyDistinctDevicesGiveTheSameRowsAsASet) {

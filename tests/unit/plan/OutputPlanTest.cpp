@@ -193,7 +193,7 @@ TEST(OutputPlan, PartialLastGroup) {
 }
 
 // A rank a finding names is shown beyond --display-size with its trainer's DCGM and net
-// counters (issue 20 item 3): the user sees its GPU's utilisation beside its rows.
+// counters: the user sees its GPU's utilisation beside its rows.
 TEST(OutputPlan, ShownRanksBringTheirTrainersCounters) {
   Topology topo{2, 4, 1};
   auto all = job(topo, 4, 1);

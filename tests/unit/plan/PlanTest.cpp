@@ -129,7 +129,7 @@ InputFile sampled(InputFile f, uint64_t sample) {
   return f;
 }
 
-// Issue 21 item A2: one path and size on two hosts with different contents is
+// One path and size on two hosts with different contents is
 // no shared file: a conflict naming both hosts, whatever the placement.
 TEST(Plan, OnePathAndSizeWithDifferentContentsOnTwoHostsIsAConflictNamingBoth) {
   for (int np : {2, 3}) {

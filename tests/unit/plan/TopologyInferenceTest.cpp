@@ -1,4 +1,4 @@
-// --gpus-per-trainer from the inputs (issue 10): time file names first, then
+// --gpus-per-trainer from the inputs: time file names first, then
 // DCGM GPU ids, then 8 with a note; a given value contradicted by the time
 // files is an error naming the option, the value, the files and the implied
 // value; dcgm/net files of trainers without profiles are warnings.

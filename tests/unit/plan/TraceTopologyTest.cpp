@@ -1,4 +1,4 @@
-// GPUs per node for Chrome-trace JSON inputs (issue 19 item 5, docs/FORMAT.md
+// GPUs per node for Chrome-trace JSON inputs (docs/FORMAT.md
 // section 8): settled before the read from deviceProperties, else after it
 // from the devices the ranks' GPU work ran on (else 8, with a note), and
 // checked against those devices: a misfit is an error naming the file and the
@@ -51,7 +51,7 @@ TEST(TraceTopology, WithoutDevicePropertiesTheGpuDevicesSettlePAfterTheRead) {
   EXPECT_FALSE(inferGpusPerTrainer(jsonEvidence(0, 2)).settledAfterRead);  // given
 }
 
-// Issue 19 item 5: old Kineto traces (no deviceProperties) of 2-GPU nodes.
+// Old Kineto traces (no deviceProperties) of 2-GPU nodes.
 TEST(TraceTopology, GpuDevicesGivePWhenNothingElseDoes) {
   GpusPerTrainer r = gpusPerTrainerFromTraceDevices(nodeMajor(4, 2, 0), 4);
   EXPECT_EQ(r.value, 2);
@@ -109,7 +109,7 @@ TEST(TraceTopology, NoShownGpuOrNoFitIsEightAssumed) {
   EXPECT_TRUE(contains(none.notes.at(0), "no value up to 1024 fits")) << none.notes[0];
 }
 
-// Issue 21 item 5: a device no node has is no evidence, and named.
+// A device no node has is no evidence, and named.
 TEST(TraceTopology, AnImplausibleDeviceIsNotUsedAndNamed) {
   std::vector<TraceTopologyEvidence> t = nodeMajor(4, 2, 0);
   t[3].gpuDevices = {4'000'000'000};

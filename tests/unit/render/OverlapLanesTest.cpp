@@ -1,4 +1,4 @@
-// OverlapLanes (issue 21 item 9): the lanes a linear scan would choose, in
+// OverlapLanes: the lanes a linear scan would choose, in
 // O(log lanes) tree probes per call.
 #include <gtest/gtest.h>
 

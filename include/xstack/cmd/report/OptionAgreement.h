@@ -1,4 +1,4 @@
-// Issue 12.2: the options that shape the outputs or the MPI protocol must be
+// The options that shape the outputs or the MPI protocol must be
 // the same on every rank (a launcher script may give them per rank). Each
 // rank encodes what its user gave; the encodings are compared right at the
 // start of the run, before any collective whose message sizes depend on them.

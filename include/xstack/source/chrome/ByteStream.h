@@ -36,7 +36,7 @@ class ByteStream {
   bool gzip() const { return gzip_; }
   uint64_t textBytesRead() const { return textBytes_; }
   // A digest of the JSON text read so far (core/FileIdentity.h): a second read
-  // of the file is checked against the first (issue 21 item A1).
+  // of the file is checked against the first.
   uint64_t textDigest() const { return digest_.value(); }
 
  private:

@@ -277,7 +277,7 @@ Expected<ListedInputs> listInputsStage(ReportRun& run) {
   }
   out.dirs = chosen.dirs;
   out.listing = std::move(chosen.listing);
-  // What this host holds under each path (issue 21 item A2): ~200 KiB read a file.
+  // What this host holds under each path: ~200 KiB read a file.
   for (InputFile& f : out.listing.files) f.sample = sampleDigestOf(f.path);
   Expected<const Source*> agreed = agreeOnSource(run, chosen.source, out);
   if (!agreed) return agreed.error();

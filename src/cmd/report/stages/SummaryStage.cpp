@@ -80,7 +80,7 @@ void logMissingRanks(const ReportRun& run, const JobShape& shape) {
           " (below the highest rank found)");
 }
 
-// Where the run's files are: --out, or the folder's path after a rename (issue 21 A3).
+// Where the run's files are: --out, or the folder's path after a rename.
 const std::string& outPathOf(const ReportRun& run, const WriteResult& written) {
   return written.outPath.empty() ? run.options.outDir : written.outPath;
 }

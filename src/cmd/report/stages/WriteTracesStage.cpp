@@ -45,10 +45,10 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
     run.log("removed " + std::to_string(commitResult.staleRemoved) +
             " earlier output files this run did not write (traceFile_*, analysis files) from " +
             res.outPath);
-  for (const auto& kept : commitResult.staleKept)  // issue 21 A4: rc 3, never a silent mix
+  for (const auto& kept : commitResult.staleKept)  // rc 3, never a silent mix
     res.commitProblems.push_back("cannot remove the earlier output file " + kept +
                                  "; it stays in --out and is not this run's");
-  if (!commitResult.folderMoved.empty())  // issue 21 A3
+  if (!commitResult.folderMoved.empty())
     res.commitProblems.push_back(commitResult.folderMoved);
   for (const auto& p : res.commitProblems) run.log("failed: " + p);
   run.clock.mark("commit");

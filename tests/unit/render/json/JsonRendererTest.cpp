@@ -462,7 +462,7 @@ TEST(JsonRenderer, NothingRenderedNothingSent) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
-// Issue 21 item 16: ops of one thread that overlap without nesting go to the
+// Ops of one thread that overlap without nesting go to the
 // thread's overlap lanes, threads of the same row after its own ones, so
 // every thread's slices nest (Perfetto's JSON importer spills them else).
 TEST(JsonRenderer, OpsThatOverlapWithoutNestingGoToOverlapLanes) {

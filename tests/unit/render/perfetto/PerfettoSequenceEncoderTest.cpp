@@ -139,7 +139,7 @@ TEST(PerfettoSequenceEncoder, RoundTripsTracksSlicesCountersInstantsMetadata) {
   for (const auto& [name, count] : d.namesWritten[7]) EXPECT_EQ(count, 1) << name;
 }
 
-// Today's ordering fields (issue 21 item 15, docs/FORMAT.md section 7): the UI ignores the legacy
+// Today's ordering fields (docs/FORMAT.md section 7): the UI ignores the legacy
 // sort index, so a process track orders its children EXPLICIT and every process and thread track
 // carries sibling_order_rank = the JSON's sort index (clamped to int32), beside the legacy one.
 TEST(PerfettoSequenceEncoder, TracksCarryTodaysOrderingFields) {

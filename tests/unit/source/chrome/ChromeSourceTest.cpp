@@ -365,7 +365,7 @@ TEST(ChromeSourceNames, TheWriterFromTheKeysBeforeTheEvents) {
   EXPECT_EQ(writerOf(R"j({"traceEvents":[]})j"), TraceWriter::Unknown);
 }
 
-// Issue 19 item 1: traces directly in D and in D/profile are both read; hidden files
+// Traces directly in D and in D/profile are both read; hidden files
 // of both are counted; the programs that wrote them are told apart.
 TEST_F(ChromeSourceTest, TracesInTheDataDirAndItsProfileFolder) {
   std::filesystem::create_directory(dir_ / "profile");
@@ -406,7 +406,7 @@ TEST_F(ChromeSourceTest, OneRankInBothFoldersIsListedTwice) {
   EXPECT_EQ(l.files[1].id, 0);
 }
 
-// Issue 21 item 5: a rank or world size no real job has is not used; the file is named.
+// A rank or world size no real job has is not used; the file is named.
 TEST_F(ChromeSourceTest, ImplausibleRanksAreSkippedAndNamed) {
   std::filesystem::create_directory(dir_ / "profile");
   write(

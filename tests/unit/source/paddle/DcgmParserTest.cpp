@@ -132,7 +132,7 @@ TEST(DcgmParser, BadRows) {
   EXPECT_TRUE(p.samples().empty());
 }
 
-// Issue 21 item 5: a GPU id no real node has would overflow the inferred
+// A GPU id no real node has would overflow the inferred
 // --gpus-per-trainer (largest id + 1): the row is bad, the id never a sample's.
 TEST(DcgmParser, ImplausibleGpuIdsAreBadRows) {
   auto p = parse(
@@ -151,7 +151,7 @@ TEST(DcgmParser, ImplausibleGpuIdsAreBadRows) {
   EXPECT_EQ(ex[0], "dcgm.0:2: bad GPU id \"9223372036854775807\" (ids are 0..1023)");
 }
 
-// Issue 21 item 7: FBUSD and FBTTL finite, their ratio not (1e308 / 1e-300): counted, and no
+// FBUSD and FBTTL finite, their ratio not (1e308 / 1e-300): counted, and no
 // value (before, an infinite ratio was written as 0). NaN and inf inputs are bad values.
 TEST(DcgmParser, NonFiniteRatioIsCountedAndLeftOut) {
   auto p = parse(

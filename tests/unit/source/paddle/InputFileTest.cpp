@@ -133,7 +133,7 @@ TEST_F(InputListingTest, ListsIdsSizesAndSkipsNamesWithoutIds) {
             (dir_ / "time" / "time.txt.1").string() + ": name has no .<gpu>.<trainer> suffix");
 }
 
-// Issue 21 item 5: ids no real job has (a stray time.txt.999999999999999999.11, a rank beyond
+// Ids no real job has (a stray time.txt.999999999999999999.11, a rank beyond
 // 2^30) are skipped with the file named; the bounds themselves are kept.
 TEST_F(InputListingTest, ImplausibleIdsAreSkippedNamingTheFile) {
   touch("profile/profile_rank." + std::to_string(kMaxRankId));

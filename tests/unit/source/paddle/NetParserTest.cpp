@@ -160,7 +160,7 @@ TEST(NetParser, KeptArgTextsAreJsonNumbers) {
 namespace xstack {
 namespace {
 
-// Issue 12.12: a number JSON cannot hold (1e999) makes the line unusable;
+// A number JSON cannot hold (1e999) makes the line unusable;
 // it is counted as net_bad_line with an example, never dropped silently.
 TEST(NetParser, AnOverflowingNumberIsACountedBadLine) {
   auto p = parse(R"({"name":"tx","ts":1,"args":{"a":1e999}})"

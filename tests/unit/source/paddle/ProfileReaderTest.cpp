@@ -293,7 +293,7 @@ TEST_F(ProfileReaderTest, StreamingReaderAgreesWithReadProfileOnEveryKindOfFile)
   EXPECT_EQ(missing.error().message, readProfile((dir_ / "nope.1").string()).error().message);
 }
 
-// Issue 21 item 6: a sparse file (zeros) is rejected at byte 0 after its first piece, not
+// A sparse file (zeros) is rejected at byte 0 after its first piece, not
 // read whole: the buffer holds 64 KiB, whatever the file's size (before: all of it).
 TEST_F(ProfileReaderTest, SparseFileIsRejectedAfterItsFirstPiece) {
   const std::string p = (dir_ / "sparse.0").string();
