@@ -16,7 +16,7 @@ enum class MessageTag : int {
   // A rank's step tables without kernel names, to rank 0 (the "steps" analysis,
   // analysis/steps/; analysis/StepTable.h's wire form).
   StepTables = 91,
-  // Rank 0 asks a reader, as a wire message (empty = no more requests), for a
+  // Rank 0 asks a reader (a typed request; `done` = no more requests) for a
   // training rank's kernel table (the "kernels" analysis, analysis/kernels/)
   // or, in the "steps" analysis' write, for one kernel's name ...
   KernelTableRequest = 92,

@@ -69,14 +69,41 @@ std::string_view localTable(const std::vector<RankPart>& local, int64_t rank) {
   return {};
 }
 
+// Rank 0's request to a reader: one training rank's kernel table, or `done`
+// (no more requests).
+struct TableRequest {
+  bool done = false;
+  int64_t rank = 0;
+};
+
+void writeRequest(wire::Writer& w, const TableRequest& q) {
+  w.boolean(q.done);
+  w.i64(q.rank);
+}
+
+TableRequest readRequest(wire::Reader& r) {
+  TableRequest q;
+  q.done = r.boolean();
+  q.rank = r.i64();
+  return q;
+}
+
+// The answer: the table's bytes (a RankPart's, itself a wire message), empty
+// when this reader has no table of that rank.
+void writeTable(wire::Writer& w, const std::string_view& table) { w.bytes(table); }
+std::string readTable(wire::Reader& r) { return r.bytes(); }
+
 // A reader (MPI rank > 0) answers rank 0's requests for the kernel tables of
-// the training ranks it read, one at a time, until the empty request.
+// the training ranks it read, one at a time, until the `done` request. One
+// that does not decode is answered with no table (rank 0 then fails the
+// analysis, naming this rank, and still releases it).
 void serveKernelTables(Comm& comm, const std::vector<RankPart>& local) {
   for (;;) {
-    const std::string request = receiveMessage(comm, 0, MessageTag::KernelTableRequest);
-    if (request.empty()) return;
-    auto rank = decodeMessage<int64_t>(request, "a kernel table request", readRank);
-    sendMessage(comm, 0, MessageTag::KernelTable, rank ? localTable(local, *rank) : "");
+    auto q = receiveTyped<TableRequest>(comm, 0, MessageTag::KernelTableRequest,
+                                        "a kernel table request", readRequest);
+    if (q && q->done) return;
+    sendTyped(comm, 0, MessageTag::KernelTable,
+              q ? localTable(local, q->rank) : std::string_view(), writeTable);
   }
 }
 
@@ -86,8 +113,10 @@ void serveKernelTables(Comm& comm, const std::vector<RankPart>& local) {
 std::string kernelTableOf(Comm& comm, const std::vector<RankPart>& local, int64_t rank,
                           int reader) {
   if (reader == 0) return std::string(localTable(local, rank));
-  sendTyped(comm, reader, MessageTag::KernelTableRequest, rank, writeRank);
-  return receiveMessage(comm, reader, MessageTag::KernelTable);
+  sendTyped(comm, reader, MessageTag::KernelTableRequest, TableRequest{false, rank}, writeRequest);
+  auto table = receiveTyped<std::string>(comm, reader, MessageTag::KernelTable,
+                                         "a kernel table", readTable);
+  return table ? *table : std::string();  // empty: fails to decode, naming the reader
 }
 
 // Rank 0: kernels.csv, streamed: the training ranks' kernel tables are
@@ -133,7 +162,8 @@ Status KernelsJob::write(Comm& comm, const std::vector<RankPart>& local,
   } catch (const std::exception& e) {
     st = Error{std::string("analysis failed: ") + e.what()};
   }
-  for (int r = 1; r < comm.size(); ++r) sendMessage(comm, r, MessageTag::KernelTableRequest, "");
+  for (int r = 1; r < comm.size(); ++r)
+    sendTyped(comm, r, MessageTag::KernelTableRequest, TableRequest{true, 0}, writeRequest);
   return st;
 }
 
