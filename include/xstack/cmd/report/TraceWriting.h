@@ -6,6 +6,9 @@
 // (transport/ChunkPieces.h) and keep rendering while rank 0 is busy elsewhere (writing, rendering
 // its own chunks on a thread of its own, receiving from another rank), with at most piecesAhead
 // pieces in flight: a sender holds at most (piecesAhead + 1) x pieceBytes of rendered text.
+// Files (src/cmd/report/): TraceWriting.cpp the driver (writeOutputs), ChunkRendering.cpp the
+// chunk walk on a chunk's owner, TraceMetadata.cpp otherData, Rank0Writer.cpp rank 0's render
+// thread and files.
 #pragma once
 
 #include <cstdint>
