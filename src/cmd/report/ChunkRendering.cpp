@@ -39,9 +39,10 @@ namespace {
 
 // The rows of input `input` (global index) kept by this rank's read stage, if any.
 std::unique_ptr<RowBuckets> takeKeptRows(WriteContext& ctx, size_t input) {
-  if (!ctx.local || input < ctx.firstLocal || input - ctx.firstLocal >= ctx.local->size())
+  if (!ctx.render.local || input < ctx.render.firstLocal ||
+      input - ctx.render.firstLocal >= ctx.render.local->size())
     return nullptr;
-  return std::move((*ctx.local)[input - ctx.firstLocal].keptRows);
+  return std::move((*ctx.render.local)[input - ctx.render.firstLocal].keptRows);
 }
 
 // A displayed rank's rows, from the profile file read again by the rank
@@ -55,11 +56,12 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     return;
   }
   std::optional<SpilledRows> spilled;
-  if (!rowsFitInMemory(s.events, ctx.spill)) spilled.emplace(s.rows, ctx.origin, ctx.spill);
+  if (!rowsFitInMemory(s.events, ctx.render.spill))
+    spilled.emplace(s.rows, ctx.origin, ctx.render.spill);
   EventSink& rows = spilled ? static_cast<EventSink&>(*spilled) : scratch.buckets;
   if (!spilled) scratch.buckets.reset(s.rows);
   runInjectedCommand("render-read-cmd", c.owner);
-  auto info = (ctx.source ? *ctx.source : defaultSource())
+  auto info = (ctx.render.source ? *ctx.render.source : defaultSource())
                   .decodeTrace(s.file.path, scratch.bytes, rows, {});
   ++scratch.decodes;
   if (!info) {
@@ -95,13 +97,14 @@ void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch
       walkRankRows(c, ctx, scratch, walk, problem);
       break;
     case ChunkKind::Spans:
-      walk.spans(c.subject, (*ctx.local)[c.input - ctx.firstLocal].spans);
+      walk.spans(c.subject, (*ctx.render.local)[c.input - ctx.render.firstLocal].spans);
       break;
     case ChunkKind::Dcgm:
-      walk.dcgmCounters(c.pid, c.gpu, c.subject, (*ctx.local)[c.input - ctx.firstLocal].dcgm);
+      walk.dcgmCounters(c.pid, c.gpu, c.subject,
+                        (*ctx.render.local)[c.input - ctx.render.firstLocal].dcgm);
       break;
     case ChunkKind::Net:
-      walk.netCounters(c.pid, c.subject, (*ctx.local)[c.input - ctx.firstLocal].net);
+      walk.netCounters(c.pid, c.subject, (*ctx.render.local)[c.input - ctx.render.firstLocal].net);
       break;
   }
 }
@@ -114,9 +117,9 @@ std::vector<std::unique_ptr<TraceSink>> sinksOf(const std::vector<OutputFile>& o
   std::vector<std::unique_ptr<TraceSink>> sinks;
   for (size_t f = 0; f < set.count; ++f) {
     auto toFormat = [&pieces, f](std::string& text) { pieces(f, text); };
-    std::string buffer = ctx.pool ? ctx.pool->take() : std::string();
+    std::string buffer = ctx.pieces.pool ? ctx.pieces.pool->take() : std::string();
     sinks.push_back(outputFormat(outputs[set.first + f].format)
-                        .makeSink(index, toFormat, ctx.pieceBytes, std::move(buffer)));
+                        .makeSink(index, toFormat, ctx.pieces.bytes, std::move(buffer)));
   }
   return sinks;
 }
@@ -138,7 +141,7 @@ std::vector<Warnings> renderChunkSetUnguarded(const std::vector<OutputFile>& out
   std::vector<Warnings> out(sinks.size(), walked);
   for (size_t f = 0; f < sinks.size(); ++f) {
     sinks[f]->flush();
-    if (ctx.pool) ctx.pool->give(sinks[f]->takeBuffer());
+    if (ctx.pieces.pool) ctx.pieces.pool->give(sinks[f]->takeBuffer());
     out[f].merge(sinks[f]->takeWarnings());
   }
   return out;
@@ -166,7 +169,7 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
 uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                        BufferPool& pool) {
   const int me = comm.rank();
-  ChunkSender sender(comm, pool, ctx.piecesAhead);
+  ChunkSender sender(comm, pool, ctx.pieces.ahead);
   auto postPiece = [&sender](size_t f, std::string& text) { sender.postPiece(f, text); };
   RenderScratch scratch;
   for (const FileSet& set : fileSets(outputs)) {

@@ -1,7 +1,7 @@
 // The chunk walk (ChunkRendering.cpp), shared by writeOutputs' two sides: a
 // chunk of a file set is rendered on the rank that owns it (cmd/report/TraceWriting.h),
 // every format of the set from one walk, its text handed out in pieces of at
-// most pieceBytes bytes. Local to this rank: nothing here talks to another
+// most pieces.bytes bytes. Local to this rank: nothing here talks to another
 // rank except sendOwnChunks (point to point, to rank 0).
 #pragma once
 

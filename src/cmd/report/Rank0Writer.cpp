@@ -1,8 +1,8 @@
 // Rank 0's thread and files (Rank0Writer.h): OwnRenderer renders rank 0's own
-// chunks on a thread of its own, at most piecesAhead pieces ahead of the
+// chunks on a thread of its own, at most pieces.ahead pieces ahead of the
 // writer; FileWrite writes one output file (opened, its chunks appended in
 // order, then its tail: the findings rows and otherData). The writer holds at
-// most one piece (pieceBytes) of another rank's rendered text at a time.
+// most one piece (pieces.bytes) of another rank's rendered text at a time.
 #include "Rank0Writer.h"
 
 #include <algorithm>
@@ -39,14 +39,14 @@ struct ChunkIntake {
 };
 
 // Rank 0's own chunks, rendered on a thread of their own, in output order, at
-// most piecesAhead pieces ahead of the writer: rank 0 renders while it waits
+// most pieces.ahead pieces ahead of the writer: rank 0 renders while it waits
 // for other ranks' pieces or for write() to return. Without a thread (MPI
 // without thread support) the writer renders them inline, in turn.
 class OwnRenderer {
  public:
   OwnRenderer(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool,
               bool threaded)
-      : queue_(std::max<size_t>(ctx.piecesAhead, 1)) {
+      : queue_(std::max<size_t>(ctx.pieces.ahead, 1)) {
     if (threaded)
       thread_ = std::thread([this, o = &outputs, c = &ctx, p = &pool] { run(*o, *c, *p); });
   }
@@ -144,11 +144,11 @@ struct FileWrite {
     for (size_t i : output.inputs) warnings.merge((*ctx.all)[i].warnings);
     if (!written) return;
     TraceFileWriter::Options wo;
-    wo.gzip = ctx.compress;
-    wo.fsync = ctx.fsync;
+    wo.gzip = ctx.files.compress;
+    wo.fsync = ctx.files.fsync;
     wo.raw = outputFormat(output.format).rawFile;
-    std::string name = output.fileName() + (ctx.compress ? ".gz" : "");
-    if (Status s = writer.open(ctx.outDir, name, wo); !s) fail(s);
+    std::string name = output.fileName() + (ctx.files.compress ? ".gz" : "");
+    if (Status s = writer.open(ctx.files.outDir, name, wo); !s) fail(s);
   }
   void chunkDone(const Chunk& c, const WriteContext& ctx, const Warnings& chunkWarnings,
                  const std::string& problem) {
@@ -167,7 +167,7 @@ struct FileWrite {
   // one last packet sequence (id: chunk count + 1) with both.
   std::string tail(const WriteContext& ctx) {
     TraceExtraRows extra;
-    if (ctx.extraEvents) extra = ctx.extraEvents(output, firstFreePid(output, ctx));
+    if (ctx.files.extraEvents) extra = ctx.files.extraEvents(output, firstFreePid(output, ctx));
     const OutputFormat& format = outputFormat(output.format);
     FileTail t = format.fileTail(ctx.origin, output.chunks.size(), extra,
                                  otherDataJson(output, ctx, warnings, problems));
@@ -227,7 +227,7 @@ Status writeAllFiles(Comm& comm, const std::vector<OutputFile>& outputs, WriteCo
         for (size_t f = 0; f < set.count; ++f)
           files[f].chunkDone(chunks[i], ctx, in.warnings[f], in.problem);
         done += set.count;
-        if (ctx.onProgress) ctx.onProgress(done, total);
+        if (ctx.files.onProgress) ctx.files.onProgress(done, total);
       }
       for (FileWrite& fw : files) fw.finish(ctx);
     }

@@ -20,22 +20,24 @@ std::string otherDataJson(const OutputFile& o, const WriteContext& ctx, const Wa
   d["group"] = o.group;
   d["gpu"] = o.gpu;
   d["time_origin_ns"] = ctx.origin.ns;
-  d["time_origin_source"] = ctx.originFromOption ? "option" : "inputs";
+  d["time_origin_source"] = ctx.job.originFromOption ? "option" : "inputs";
   d["ranks"] = o.ranks;
   d["trainers"] = o.trainers;
   d["trainers_in_group"] = o.trainersInGroup;
   d["missing_ranks"] = o.missingRanks;
-  if (ctx.shape.missingRanks.size() >= kMaxMissingRanks)  // never cut silently
-    d["missing_ranks_cut_after"] = ctx.shape.missingRanks.back();
-  d["partial_group"] = o.trainersInGroup < ctx.topology.groupSize;
-  d["job"] = {
-      {"trainers", ctx.shape.trainers}, {"groups", ctx.shape.groups}, {"ranks", ctx.shape.ranks}};
-  d["options"] = {{"gpus_per_trainer", ctx.topology.gpusPerTrainer},
-                  {"group_size", ctx.topology.groupSize},
-                  {"display_size", ctx.topology.displaySize}};
+  if (ctx.job.shape.missingRanks.size() >= kMaxMissingRanks)  // never cut silently
+    d["missing_ranks_cut_after"] = ctx.job.shape.missingRanks.back();
+  d["partial_group"] = o.trainersInGroup < ctx.job.topology.groupSize;
+  d["job"] = {{"trainers", ctx.job.shape.trainers},
+              {"groups", ctx.job.shape.groups},
+              {"ranks", ctx.job.shape.ranks}};
+  d["options"] = {{"gpus_per_trainer", ctx.job.topology.gpusPerTrainer},
+                  {"group_size", ctx.job.topology.groupSize},
+                  {"display_size", ctx.job.topology.displaySize}};
   json shown = json::array();  // ranks a finding names, displayed beyond display_size
   for (int64_t r : o.ranks)
-    if (std::binary_search(ctx.topology.shownRanks.begin(), ctx.topology.shownRanks.end(), r))
+    if (std::binary_search(ctx.job.topology.shownRanks.begin(), ctx.job.topology.shownRanks.end(),
+                           r))
       shown.push_back(r);
   if (!shown.empty()) d["shown_for_findings"] = shown;
   json w = json::object();

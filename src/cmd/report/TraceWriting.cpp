@@ -14,11 +14,11 @@ namespace xstack {
 Expected<WriteResult> writeOutputs(Comm& comm, const std::vector<OutputFile>& outputs,
                                    WriteContext& ctx, std::vector<TraceFileWriter>& writers) {
   WriteResult res;
-  BufferPool pool(ctx.piecesAhead + 2);
-  ctx.pool = &pool;
+  BufferPool pool(ctx.pieces.ahead + 2);
+  ctx.pieces.pool = &pool;
   struct ForgetPool {  // destroyed after the render thread is joined
     WriteContext& ctx;
-    ~ForgetPool() { ctx.pool = nullptr; }
+    ~ForgetPool() { ctx.pieces.pool = nullptr; }
   } forgetPool{ctx};
   if (comm.rank() != 0) {
     res.renderDecodes = sendOwnChunks(comm, outputs, ctx, pool);
