@@ -306,7 +306,7 @@ void BM_RenderRankRows(benchmark::State& state) {
   const auto& f = fx();
   const std::vector<RowKey> rows = rankRows(f.events);
   uint64_t out = 0;
-  std::string buffer;  // reused between chunks, as TraceRendering's BufferPool does
+  std::string buffer;  // reused between chunks, as TraceWriting's BufferPool does
   for (auto _ : state) {
     out = 0;
     JsonRenderer r(

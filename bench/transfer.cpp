@@ -1,5 +1,5 @@
 // xstack_transfer: how fast rendered text travels to rank 0 through xstack's
-// Comm (MPI_Ssend of a 2-word header, then the piece), the path TraceRendering
+// Comm (MPI_Ssend of a 2-word header, then the piece), the path TraceWriting
 // uses for every chunk a rank other than 0 renders.
 //
 //   mpirun -np 2 build/bin/xstack_transfer [--mb 512] [--piece-kb 4096]

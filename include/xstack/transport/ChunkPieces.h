@@ -1,6 +1,6 @@
 // The piece protocol between the ranks that render chunks and rank 0, which
-// writes every trace file (cmd/report/TraceRendering.cpp). Point to point, never
-// collective; all on MessageTag::ChunkPieces.
+// writes every trace file (cmd/report/TraceWriting.cpp; rank 0's side in
+// Rank0Writer.cpp). Point to point, never collective; all on MessageTag::ChunkPieces.
 //
 // A sender renders the chunks it owns in output order; each chunk is sent as
 // zero or more pieces (rendered bytes, at most the render's piece size each)

@@ -75,7 +75,7 @@ int renderAndWrite(ReportRun& run, const ListedInputs& listed, const PlannedInpu
   Expected<WriteResult> written = writeTracesStage(run, render, analysisFiles);
   if (!written.ok()) return fail(run, written.error());
   if (run.options.timings) printTimings(run.comm, run.clock);
-  return summaryStage(run, gathered, *written, render.context.shape, analysis,
+  return summaryStage(run, gathered, *written, render.context.job.shape, analysis,
                       listed.listingFailed || !planned.plan.badPaths.empty());
 }
 

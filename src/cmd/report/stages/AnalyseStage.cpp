@@ -81,7 +81,7 @@ Expected<Topology> findingDisplayStage(ReportRun& run, const JobAnalyses* analys
 void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render) {
   if (!analysed) return;
   const uint64_t originNs = render.context.origin.ns;
-  render.context.extraEvents = [analysed, originNs](const OutputFile& o, int64_t pid) {
+  render.context.files.extraEvents = [analysed, originNs](const OutputFile& o, int64_t pid) {
     return annotationsFor(*analysed, o.group, o.gpu, pid, originNs);
   };
 }

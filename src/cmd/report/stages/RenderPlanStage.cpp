@@ -22,7 +22,7 @@ void printRenderPlan(const std::vector<OutputFile>& outputs,
 void setOrigin(const ReportOptions& opt, const std::vector<InputSummary>& all, WriteContext& ctx) {
   if (opt.timeOriginNs) {
     ctx.origin.ns = *opt.timeOriginNs;
-    ctx.originFromOption = true;
+    ctx.job.originFromOption = true;
     return;
   }
   MinTimestamp m;
@@ -37,20 +37,20 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   const ReportOptions& opt = run.options;
   RenderPlan out;
   WriteContext& ctx = out.context;
-  ctx.source = run.source;
+  ctx.render.source = run.source;
   ctx.all = &gathered.all;
-  ctx.local = &local;
-  ctx.firstLocal = gathered.firstLocal;
-  ctx.topology = topology;
-  ctx.shape = jobShape(gathered.all, topology);
-  ctx.pieceBytes = opt.pieceBytes;
-  ctx.outDir = run.outCommit.folder();
-  ctx.compress = opt.compress;
-  ctx.spill = opt.spill;
-  ctx.fsync = opt.fsync;
+  ctx.render.local = &local;
+  ctx.render.firstLocal = gathered.firstLocal;
+  ctx.job.topology = topology;
+  ctx.job.shape = jobShape(gathered.all, topology);
+  ctx.pieces.bytes = opt.pieceBytes;
+  ctx.files.outDir = run.outCommit.folder();
+  ctx.files.compress = opt.compress;
+  ctx.render.spill = opt.spill;
+  ctx.files.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);
   Progress& progress = run.progress;
-  ctx.onProgress = [&progress](uint64_t done, uint64_t total) {
+  ctx.files.onProgress = [&progress](uint64_t done, uint64_t total) {
     progress.update("write", done, total);
   };
   out.outputs = planOutputs(gathered.all, topology);
@@ -61,10 +61,10 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
-  if (ctx.shape.trainers % topology.groupSize != 0)
-    run.log("note: " + std::to_string(ctx.shape.trainers) +
-            " trainers is not a multiple of --group-size " +
-            std::to_string(topology.groupSize) + "; the last group is partial (see otherData)");
+  if (ctx.job.shape.trainers % topology.groupSize != 0)
+    run.log("note: " + std::to_string(ctx.job.shape.trainers) +
+            " trainers is not a multiple of --group-size " + std::to_string(topology.groupSize) +
+            "; the last group is partial (see otherData)");
   return out;
 }
 

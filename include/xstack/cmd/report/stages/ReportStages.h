@@ -31,7 +31,7 @@
 //                                                   files (steps.csv, ranks.csv, kernels.csv,
 //                                                   findings.json, report.html) to
 //                                                   temporaries, committed with the traces
-//   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (TraceRendering.cpp),
+//   writeTracesStage      WriteTracesStage.cpp      render -> gather -> write (TraceWriting.cpp),
 //                                                   then commit (traces + analysis), collective
 //   summaryStage          SummaryStage.cpp          rank 0's end-of-run lines; the exit code
 //
@@ -52,7 +52,7 @@
 #include "xstack/cmd/report/ProfileReading.h"
 #include "xstack/cmd/report/Progress.h"
 #include "xstack/cmd/report/Report.h"
-#include "xstack/cmd/report/TraceRendering.h"
+#include "xstack/cmd/report/TraceWriting.h"
 #include "xstack/core/Failure.h"
 #include "xstack/core/Status.h"
 #include "xstack/io/OutputCommit.h"

@@ -2,10 +2,13 @@
 // (RenderAssignment: the reader, or for a displayed rank's rows any rank
 // that sees the profile file, which reads it again); rank 0 receives the chunks of one trace file
 // after another, in order, and appends them to that file, so it holds at most one piece
-// (pieceBytes) of rendered text at a time, whatever the job's size. Senders post their pieces
+// (pieces.bytes) of rendered text at a time, whatever the job's size. Senders post their pieces
 // (transport/ChunkPieces.h) and keep rendering while rank 0 is busy elsewhere (writing, rendering
-// its own chunks on a thread of its own, receiving from another rank), with at most piecesAhead
-// pieces in flight: a sender holds at most (piecesAhead + 1) x pieceBytes of rendered text.
+// its own chunks on a thread of its own, receiving from another rank), with at most pieces.ahead
+// pieces in flight: a sender holds at most (pieces.ahead + 1) x pieces.bytes of rendered text.
+// Files (src/cmd/report/): TraceWriting.cpp the driver (writeOutputs), ChunkRendering.cpp the
+// chunk walk on a chunk's owner, TraceMetadata.cpp otherData, Rank0Writer.cpp rank 0's render
+// thread and files.
 #pragma once
 
 #include <cstdint>
@@ -22,31 +25,47 @@
 
 namespace xstack {
 
+class BufferPool;
+
+// What writeOutputs needs, grouped by the part that uses it.
 struct WriteContext {
-  const Source* source = nullptr;                  // the format of the run's inputs
+  // Every part.
   const std::vector<InputSummary>* all = nullptr;  // gathered, global order
-  std::vector<LocalInput>* local = nullptr;        // this rank's inputs
-  size_t firstLocal = 0;                           // global index of local[0]
   std::vector<std::string> hosts;                  // host of each rank (messages)
   TimeOrigin origin;
-  bool originFromOption = false;
-  Topology topology;
-  JobShape shape;
-  size_t pieceBytes = 4 << 20;
-  size_t piecesAhead = 4;            // pieces a sender may have in flight to rank 0
-  class BufferPool* pool = nullptr;  // piece buffers (set by writeOutputs)
-  Folder outDir;  // rank 0: the locked --out (OutputCommit::folder()), where the files go
-  bool compress = false;
-  bool fsync = false;
-  // A displayed rank whose rows pass spill.memoryBytes is rendered from
-  // SpilledRows (sorted on disk in spill.dir), not held (RowBuckets).
-  SpillOptions spill;
-  // Rank 0: called after each chunk with (chunks done, chunks total).
-  std::function<void(uint64_t, uint64_t)> onProgress;
-  // Rank 0: rows appended after a file's last chunk, given the file and
-  // the first free pid (the analysis' findings, cmd/report/AnalysisGather.h),
-  // rendered in the file's format.
-  std::function<TraceExtraRows(const OutputFile&, int64_t)> extraEvents;
+  // Every rank: the rendering of the chunks it owns (ChunkRendering.cpp).
+  struct Render {
+    const Source* source = nullptr;            // the format of the run's inputs
+    std::vector<LocalInput>* local = nullptr;  // this rank's inputs
+    size_t firstLocal = 0;                     // global index of local[0]
+    // A displayed rank whose rows pass spill.memoryBytes is rendered from
+    // SpilledRows (sorted on disk in spill.dir), not held (RowBuckets).
+    SpillOptions spill;
+  } render;
+  // The rendered text on its way to rank 0 (transport/ChunkPieces.h).
+  struct Pieces {
+    size_t bytes = 4 << 20;      // the most text one piece holds
+    size_t ahead = 4;            // pieces a sender may have in flight to rank 0
+    BufferPool* pool = nullptr;  // piece buffers (set by writeOutputs)
+  } pieces;
+  // Rank 0: its files (Rank0Writer.cpp).
+  struct Files {
+    Folder outDir;  // the locked --out (OutputCommit::folder()), where the files go
+    bool compress = false;
+    bool fsync = false;
+    // Called after each chunk with (chunks done, chunks total).
+    std::function<void(uint64_t, uint64_t)> onProgress;
+    // Rows appended after a file's last chunk, given the file and the first
+    // free pid (the analysis' findings, cmd/report/AnalysisGather.h),
+    // rendered in the file's format.
+    std::function<TraceExtraRows(const OutputFile&, int64_t)> extraEvents;
+  } files;
+  // The job as otherData tells it (TraceMetadata.cpp).
+  struct Job {
+    bool originFromOption = false;  // origin: --time-origin-ns, else the inputs' earliest
+    Topology topology;
+    JobShape shape;
+  } job;
 };
 
 // What a write stage that did not fail produced (its fatal error travels as the

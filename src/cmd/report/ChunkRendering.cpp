@@ -1,0 +1,189 @@
+// The chunk walk: renders one chunk of a file set on the rank that owns it
+// (ChunkRendering.h), every format from one walk, and on ranks other than 0
+// sends its pieces to rank 0 (sendOwnChunks, point to point). A displayed
+// rank's rows come from the rows this rank's read stage kept, or from the
+// profile file read again (decoded once, whatever the number of formats).
+#include "ChunkRendering.h"
+
+#include <csignal>
+#include <optional>
+#include <stdexcept>
+
+#include "xstack/core/FaultInjection.h"
+#include "xstack/model/TraceLayout.h"
+#include "xstack/render/ChunkWalk.h"
+#include "xstack/render/OutputFormats.h"
+#include "xstack/source/SourceRegistry.h"
+#include "xstack/transport/ChunkPieces.h"
+
+namespace xstack {
+
+std::vector<FileSet> fileSets(const std::vector<OutputFile>& outputs) {
+  std::vector<FileSet> sets;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const OutputFile& o = outputs[i];
+    if (!sets.empty()) {
+      const OutputFile& head = outputs[sets.back().first];
+      if (head.group == o.group && head.gpu == o.gpu && head.chunks.size() == o.chunks.size() &&
+          head.format != o.format) {
+        ++sets.back().count;
+        continue;
+      }
+    }
+    sets.push_back({i, 1});
+  }
+  return sets;
+}
+
+namespace {
+
+// The rows of input `input` (global index) kept by this rank's read stage, if any.
+std::unique_ptr<RowBuckets> takeKeptRows(WriteContext& ctx, size_t input) {
+  if (!ctx.render.local || input < ctx.render.firstLocal ||
+      input - ctx.render.firstLocal >= ctx.render.local->size())
+    return nullptr;
+  return std::move((*ctx.render.local)[input - ctx.render.firstLocal].keptRows);
+}
+
+// A displayed rank's rows, from the profile file read again by the rank
+// that renders them (any rank that sees the file): decoded once, whatever
+// the number of formats.
+void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, ChunkWalk& walk,
+                  std::string& problem) {
+  const InputSummary& s = (*ctx.all)[c.input];
+  if (std::unique_ptr<RowBuckets> kept = takeKeptRows(ctx, c.input)) {
+    walk.rankRows(c.subject, c.pid, s.rows, *kept);
+    return;
+  }
+  std::optional<SpilledRows> spilled;
+  if (!rowsFitInMemory(s.events, ctx.render.spill))
+    spilled.emplace(s.rows, ctx.origin, ctx.render.spill);
+  EventSink& rows = spilled ? static_cast<EventSink&>(*spilled) : scratch.buckets;
+  if (!spilled) scratch.buckets.reset(s.rows);
+  runInjectedCommand("render-read-cmd", c.owner);
+  auto info = (ctx.render.source ? *ctx.render.source : defaultSource())
+                  .decodeTrace(s.file.path, scratch.bytes, rows, {});
+  ++scratch.decodes;
+  if (!info) {
+    problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);
+    return;
+  }
+  const bool sameHost =
+      static_cast<size_t>(c.owner) < ctx.hosts.size() && ctx.hosts[c.owner] == s.readerHost;
+  if (std::string change = identityChange(s.identity, info->identity, sameHost); !change.empty()) {
+    problem = "changed since it was first read, rows not drawn: " + change;
+    return;
+  }
+  if (!spilled) return walk.rankRows(c.subject, c.pid, s.rows, scratch.buckets);
+  if (Status st = spilled->finish(); !st) {
+    problem = "rows not drawn: " + st.error().message;
+    return;
+  }
+  walk.rankRows(c.subject, c.pid, s.rows, *spilled);
+  if (!spilled->readStatus().ok())
+    problem = "rows cut short: " + spilled->readStatus().error().message;
+}
+
+void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch& scratch,
+               std::string& problem) {
+  switch (c.kind) {
+    case ChunkKind::ProcessMeta:
+      walk.processMeta(c.pid, fixedProcessName(c.pid));
+      break;
+    case ChunkKind::ThreadMeta:
+      walk.threadMeta(c.pid, rankThreadTid(c.subject), "rank " + std::to_string(c.subject));
+      break;
+    case ChunkKind::RankRows:
+      walkRankRows(c, ctx, scratch, walk, problem);
+      break;
+    case ChunkKind::Spans:
+      walk.spans(c.subject, (*ctx.render.local)[c.input - ctx.render.firstLocal].spans);
+      break;
+    case ChunkKind::Dcgm:
+      walk.dcgmCounters(c.pid, c.gpu, c.subject,
+                        (*ctx.render.local)[c.input - ctx.render.firstLocal].dcgm);
+      break;
+    case ChunkKind::Net:
+      walk.netCounters(c.pid, c.subject, (*ctx.render.local)[c.input - ctx.render.firstLocal].net);
+      break;
+  }
+}
+
+// One sink per file of `set`, in its format; format f's pieces go to `pieces` with f.
+// A Perfetto chunk is packet sequence index + 1 (from the data, not the rank).
+std::vector<std::unique_ptr<TraceSink>> sinksOf(const std::vector<OutputFile>& outputs, FileSet set,
+                                                size_t index, WriteContext& ctx,
+                                                const FormatPieces& pieces) {
+  std::vector<std::unique_ptr<TraceSink>> sinks;
+  for (size_t f = 0; f < set.count; ++f) {
+    auto toFormat = [&pieces, f](std::string& text) { pieces(f, text); };
+    std::string buffer = ctx.pieces.pool ? ctx.pieces.pool->take() : std::string();
+    sinks.push_back(outputFormat(outputs[set.first + f].format)
+                        .makeSink(index, toFormat, ctx.pieces.bytes, std::move(buffer)));
+  }
+  return sinks;
+}
+
+// Renders chunk `index` of every file of `set` from one walk. Returns each
+// format's warnings (the walk's, counted once, plus that format's own);
+// `problem` is set when the input could not be re-read.
+std::vector<Warnings> renderChunkSetUnguarded(const std::vector<OutputFile>& outputs, FileSet set,
+                                              size_t index, WriteContext& ctx,
+                                              RenderScratch& scratch, const FormatPieces& pieces,
+                                              std::string& problem) {
+  std::vector<std::unique_ptr<TraceSink>> sinks = sinksOf(outputs, set, index, ctx, pieces);
+  std::vector<TraceSink*> all;
+  for (auto& s : sinks) all.push_back(s.get());
+  TeeSink tee(all);
+  ChunkWalk walk(ctx.origin, sinks.size() == 1 ? *sinks[0] : static_cast<TraceSink&>(tee));
+  walkChunk(walk, outputs[set.first].chunks[index], ctx, scratch, problem);
+  const Warnings walked = walk.takeWarnings();
+  std::vector<Warnings> out(sinks.size(), walked);
+  for (size_t f = 0; f < sinks.size(); ++f) {
+    sinks[f]->flush();
+    if (ctx.pieces.pool) ctx.pieces.pool->give(sinks[f]->takeBuffer());
+    out[f].merge(sinks[f]->takeWarnings());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, FileSet set,
+                                     size_t index, WriteContext& ctx, int rank,
+                                     RenderScratch& scratch, const FormatPieces& pieces,
+                                     std::string& problem) {
+  const Chunk& c = outputs[set.first].chunks[index];
+  try {
+    if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta) {
+      if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
+      if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
+    }
+    return renderChunkSetUnguarded(outputs, set, index, ctx, scratch, pieces, problem);
+  } catch (const std::exception& e) {
+    problem = std::string("rendering failed: ") + e.what();
+    return std::vector<Warnings>(set.count);
+  }
+}
+
+uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
+                       BufferPool& pool) {
+  const int me = comm.rank();
+  ChunkSender sender(comm, pool, ctx.pieces.ahead);
+  auto postPiece = [&sender](size_t f, std::string& text) { sender.postPiece(f, text); };
+  RenderScratch scratch;
+  for (const FileSet& set : fileSets(outputs)) {
+    const OutputFile& o = outputs[set.first];
+    for (size_t i = 0; i < o.chunks.size(); ++i) {
+      if (o.chunks[i].owner != me) continue;
+      std::string problem;
+      std::vector<Warnings> w =
+          renderChunkSet(outputs, set, i, ctx, me, scratch, postPiece, problem);
+      for (size_t f = 0; f < set.count; ++f) sender.endChunk(f, w[f], problem);
+    }
+  }
+  sender.drain();
+  return scratch.decodes;
+}
+
+}  // namespace xstack
