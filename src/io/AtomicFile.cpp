@@ -46,16 +46,19 @@ const std::string& processToken() {
   return token;
 }
 
-bool isXstackTempName(const std::string& n) {
+bool isXstackTempName(const std::string& n,
+                      const std::function<bool(std::string_view)>& isOutputName) {
   static const std::string kMid = ".xstack-", kTail = ".tmp";
   if (n.size() > 1 + kMid.size() + 16 + kTail.size() && n[0] == '.' &&
       n.compare(n.size() - kTail.size(), kTail.size(), kTail) == 0) {
     const size_t mid = n.size() - kTail.size() - 16 - kMid.size();
     if (n.compare(mid, kMid.size(), kMid) == 0 && isHex16(n, mid + kMid.size())) return true;
   }
-  // Older releases: ".traceFile_<k>_<g>.json[.gz].tmp.<pid>".
+  // Older releases: ".<output>.tmp.<pid>" (they wrote traces only).
   const size_t t = n.rfind(".tmp.");
-  if (n.rfind(".traceFile_", 0) != 0 || t == std::string::npos || t + 5 == n.size()) return false;
+  if (n.empty() || n[0] != '.' || t == std::string::npos || t < 2 || t + 5 == n.size() ||
+      !isOutputName || !isOutputName(std::string_view(n).substr(1, t - 1)))
+    return false;
   return std::all_of(n.begin() + static_cast<std::ptrdiff_t>(t + 5), n.end(),
                      [](char c) { return c >= '0' && c <= '9'; });
 }

@@ -159,7 +159,7 @@ void applyJournalLine(int dirFd, const std::string& line, const OutputNamePredic
   std::string word, a, b;
   if (!std::getline(ls, word, '\t')) return;
   if (word == "new" && std::getline(ls, a, '\t') && std::getline(ls, b, '\t') && plainName(a) &&
-      plainName(b) && isXstackTempName(b)) {
+      plainName(b) && isXstackTempName(b, isOutputName)) {
     if (::renameat(dirFd, b.c_str(), dirFd, a.c_str()) == 0) ++renamed;
   } else if (word == "stale" && std::getline(ls, a, '\t') && plainName(a) && isOutputName &&
              isOutputName(a)) {
@@ -228,7 +228,7 @@ Status OutputCommit::lock(const std::string& outDir, std::vector<std::string>& n
   if (std::string done = rollForwardJournal(folder(), isOutputName_); !done.empty()) notes.push_back(done);
   size_t temps = 0;
   for (const std::string& n : namesIn(dirFd_))
-    if (isXstackTempName(n) && ::unlinkat(dirFd_, n.c_str(), 0) == 0) ++temps;
+    if (isXstackTempName(n, isOutputName_) && ::unlinkat(dirFd_, n.c_str(), 0) == 0) ++temps;
   if (temps)
     notes.push_back("removed " + std::to_string(temps) +
                     " temporary files left in --out by an interrupted run");

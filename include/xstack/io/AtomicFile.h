@@ -13,7 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <string_view>
 
 #include "xstack/core/Status.h"
@@ -77,8 +79,11 @@ class AtomicFile {
 // temporary names.
 const std::string& processToken();
 // True for a name this tool creates as a temporary in an output folder:
-// ".<anything>.xstack-<16 hex>.tmp", and the older ".traceFile_*.tmp.<pid>".
-bool isXstackTempName(const std::string& name);
+// ".<anything>.xstack-<16 hex>.tmp", and the older releases'
+// ".<output>.tmp.<pid>" where `isOutputName(<output>)` (the caller's
+// predicate of its outputs' names: this layer names none; none when empty).
+bool isXstackTempName(const std::string& name,
+                      const std::function<bool(std::string_view)>& isOutputName = {});
 
 // A small file dir/name written whole to "<name>.xstack-<token>.tmp", synced,
 // then renamed into place, all in `dir`.

@@ -62,11 +62,14 @@ TEST_F(OutputCommitTest, NamesOfTemporariesAndTraces) {
   EXPECT_EQ(processToken().size(), 16u);
   EXPECT_TRUE(isXstackTempName(".traceFile_0_0.json.xstack-" + processToken() + ".tmp"));
   EXPECT_TRUE(isXstackTempName(".xstack-commit.xstack-0123456789abcdef.tmp"));
-  EXPECT_TRUE(isXstackTempName(".traceFile_1_2.json.gz.tmp.4242"));  // older releases
+  // Older releases: ".<output>.tmp.<pid>", outputs as the caller says.
+  EXPECT_TRUE(isXstackTempName(".traceFile_1_2.json.gz.tmp.4242", isReportOutputName));
+  EXPECT_FALSE(isXstackTempName(".traceFile_1_2.json.gz.tmp.4242"));
+  EXPECT_FALSE(isXstackTempName(".notes.txt.tmp.4242", isReportOutputName));
   EXPECT_FALSE(isXstackTempName(".mine.tmp"));
   EXPECT_FALSE(isXstackTempName("traceFile_0_0.json"));
   EXPECT_FALSE(isXstackTempName(".x.xstack-0123456789ABCDEF.tmp"));
-  EXPECT_FALSE(isXstackTempName(".traceFile_0_0.json.tmp.12a"));
+  EXPECT_FALSE(isXstackTempName(".traceFile_0_0.json.tmp.12a", isReportOutputName));
 }
 
 // io/ names no output file: which names are stale is the caller's predicate.
