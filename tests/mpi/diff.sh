@@ -3,7 +3,8 @@
 # job with one slow rank (xstack synth --slow), both through `xstack report`
 # (the slow one under mpirun -np 2):
 #   cli:     the text names rank 5, the step-time change and the kernels that
-#            changed on rank 5; --json parses and says the same; diff.html in
+#            changed on rank 5, the waits rank 5 caused (waits.csv) and the
+#            collectives' wait (collectives.csv); --json parses and says the same; diff.html in
 #            B (or --out); A == A is "no change"; usage rc 2, an unreadable
 #            folder rc 1 naming it, a --no-analysis folder says what is missing.
 #   browser: diff.html in headless chromium (as tests/mpi/report_html.sh): no
@@ -51,7 +52,8 @@ axes = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', dom)
 for title in ("step time, cross-rank median (ms)", "step", "change of % of GPU span (pt)", "rank"):
     assert title in axes, (title, axes[:20])
 assert "zero baseline" in axes
-assert dom.count('class="sortable"') == 4, "tables missing"
+assert dom.count('class="sortable"') == 6, "tables missing"
+assert 'id="collectives"' in dom and 'id="waits"' in dom, "collectives or waits table missing"
 rows = re.findall(r'<td class="status">new</td><td>straggler</td><td>5</td>', dom)
 assert rows, "new finding on rank 5 missing"
 print("browser check ok: %d svg, %d axis labels" % (dom.count("<svg"), len(axes)))
@@ -70,6 +72,10 @@ grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "
 grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
 grep -qE '^  .* \[COMPUTATION\]: total .* changed on 1 of 16 ranks \(rank 5 \+' "$work/diff.txt" ||
   fail "no kernel that changed on rank 5"
+grep -q '^collectives (collectives.csv, .*; wait (summed) [0-9.]* ms -> [0-9.]* ms (+' "$work/diff.txt" ||
+  fail "no collectives' wait change"
+grep -q '^  rank 5 (node 2): waited .*, caused [0-9.]* ms -> [0-9.]* ms (+[0-9.]* ms); top cause [a-z]* -> compute' \
+  "$work/diff.txt" || fail "rank 5's caused waits not first"
 grep -q "^diff.html: $work/slow/diff.html$" "$work/diff.txt" || fail "diff.html path"
 [ -s "$work/slow/diff.html" ] || fail "no diff.html in B"
 # The new finding's cost, in ms as findings.json has it (cost_ms), in the text and diff.html
@@ -99,6 +105,11 @@ cost = json.load(open(sys.argv[2]))["findings"][0]["cost_ms"]
 assert cost > 0 and j["findings"]["new"][0]["cost_ms"] == cost, (cost, j["findings"]["new"][0])
 assert "cost_s" not in j["findings"]["new"][0]
 assert j["findings"]["vanished"] == []
+w = j["waits"]
+assert w["top"][0]["rank"] == 5 and w["top"][0]["b"]["top_cause"] == "compute", w["top"][:2]
+assert w["b_waited_ms_per_step"] > w["a_waited_ms_per_step"], w
+c = j["collectives"]
+assert c["rows_a"] > 0 and c["b_wait_ms"] > c["a_wait_ms"], c
 top = j["kernels"]["top"]
 assert top and any(k["top_ranks"] and k["top_ranks"][0]["rank"] == 5 and
                    k["category"] == "COMPUTATION" and k["b"]["total_ns"] > k["a"]["total_ns"]
@@ -124,7 +135,7 @@ rc=0; "$xstack" diff "$work/healthy" "$work/broken" 2>"$work/broken.err" || rc=$
 "$xstack" report --data-dir "$work/healthy_data" --out "$work/plain" "${report[@]}" --no-analysis \
   2>/dev/null || fail "report --no-analysis"
 "$xstack" diff "$work/healthy" "$work/plain" >"$work/plain.txt" || fail "diff with --no-analysis"
-grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json' "$work/plain.txt" ||
+grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json, B: collectives.csv, B: waits.csv' "$work/plain.txt" ||
   fail "missing files not named: $(cat "$work/plain.txt")"
 # diff.html that cannot be written: rc 1, the comparison still printed, the error named.
 touch "$work/a_file"

@@ -256,9 +256,11 @@ const char* kDiffUsage =
     "usage: xstack diff A B [--out DIR] [--json]\n"
     "\n"
     "Compares two output folders of `xstack report` (A the baseline, B the run compared) from\n"
-    "their analysis files only (steps.csv, ranks.csv, kernels.csv, findings.json; never the\n"
-    "traces): step time, per-rank GPU categories, the kernels whose time changed most, new and\n"
-    "vanished findings. Prints text (or JSON with --json) on stdout and writes diff.html into\n"
+    "their analysis files only (steps.csv, ranks.csv, kernels.csv, findings.json,\n"
+    "collectives.csv, waits.csv; never the traces): step time, per-rank GPU categories, the\n"
+    "kernels whose time changed most, new and vanished findings, the collectives whose transfer\n"
+    "or bus bandwidth changed most, the ranks whose waits moved most. Prints text (or JSON with\n"
+    "--json) on stdout and writes diff.html into\n"
     "DIR (default B). Exit 0, 1 when a folder or file cannot be read, 2 usage. docs/DIFF.md.\n";
 
 Command parseDiff(const std::vector<std::string>& args) {

@@ -43,18 +43,28 @@ bool kernelsEqual(const KernelsDiff& k) {
   return k.changedNames == 0 && k.newNames == 0 && k.vanishedNames == 0;
 }
 
+bool collectivesEqual(const CollectivesDiff& c) {
+  return c.changedRows == 0 && c.added.empty() && c.vanished.empty();
+}
+
+bool waitsEqual(const WaitsDiff& w) {
+  return w.moved.empty() && w.causeChanged.empty() && w.onlyA.empty() && w.onlyB.empty();
+}
+
 bool nothingChanged(const DiffResult& d, bool oneSided) {
   if (oneSided) return false;
-  if (!d.steps && !d.ranks && !d.kernels && !d.findings) return false;  // nothing compared
+  if (!d.steps && !d.ranks && !d.kernels && !d.findings && !d.collectives && !d.waits)
+    return false;  // nothing compared
   return (!d.steps || stepsEqual(*d.steps)) && (!d.ranks || ranksEqual(*d.ranks)) &&
-         (!d.kernels || kernelsEqual(*d.kernels)) && (!d.findings || findingsEqual(*d.findings));
+         (!d.kernels || kernelsEqual(*d.kernels)) && (!d.findings || findingsEqual(*d.findings)) &&
+         (!d.collectives || collectivesEqual(*d.collectives)) && (!d.waits || waitsEqual(*d.waits));
 }
 
 // "A: kernels.csv" for each file missing in a folder; true when a file is
 // missing on one side only (a difference in itself).
 bool noteMissing(const FolderAnalysis& a, const FolderAnalysis& b, std::vector<std::string>& out) {
   bool oneSided = false;
-  for (const char* name : {"steps.csv", "ranks.csv", "kernels.csv", "findings.json"}) {
+  for (const char* name : kAnalysisFiles) {
     auto in = [&](const FolderAnalysis& f) {
       return std::find(f.missing.begin(), f.missing.end(), name) != f.missing.end();
     };
@@ -79,6 +89,9 @@ Expected<DiffResult> computeDiff(const std::string& aDir, const std::string& bDi
   if (a->steps && b->steps) d.steps = diffSteps(*a->steps, *b->steps);
   if (a->ranks && b->ranks) d.ranks = diffRanks(*a->ranks, *b->ranks);
   if (a->findings && b->findings) d.findings = diffFindings(*a->findings, *b->findings);
+  if (a->collectives && b->collectives)
+    d.collectives = diffCollectives(*a->collectives, *b->collectives);
+  if (a->waits && b->waits) d.waits = diffWaits(*a->waits, *b->waits);
   if (a->hasKernels && b->hasKernels) {
     auto k = diffKernels((fs::path(aDir) / "kernels.csv").string(),
                          (fs::path(bDir) / "kernels.csv").string());

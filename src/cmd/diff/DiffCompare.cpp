@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "xstack/cmd/diff/Diff.h"
@@ -139,6 +140,30 @@ Status rankKernels(const std::string& aPath, const std::string& bPath,
   return {};
 }
 
+// |b - a| / max(a, b), 0 when both are 0.
+double relDelta(double a, double b) {
+  const double hi = std::max(std::fabs(a), std::fabs(b));
+  return hi > 0 ? std::fabs(b - a) / hi : 0;
+}
+
+bool sameCollective(const CollectiveStat& x, const CollectiveStat& y) {
+  return x.count == y.count && x.transferP50Us == y.transferP50Us &&
+         x.transferP95Us == y.transferP95Us && x.busbwGbps == y.busbwGbps && x.waitUs == y.waitUs &&
+         x.topLateRank == y.topLateRank && x.topLateShare == y.topLateShare;
+}
+
+// The score of a row in both runs: the larger relative change of transfer p50 and busbw (a
+// bandwidth on one side only counts as a full change).
+double collectiveScore(const CollectiveStat& a, const CollectiveStat& b) {
+  double s = relDelta(static_cast<double>(a.transferP50Us), static_cast<double>(b.transferP50Us));
+  if ((a.busbwGbps < 0) != (b.busbwGbps < 0)) return 1;
+  if (a.busbwGbps >= 0) s = std::max(s, relDelta(a.busbwGbps, b.busbwGbps));
+  return s;
+}
+
+using CollectiveKey = std::tuple<std::string, std::string, uint64_t>;
+CollectiveKey keyOf(const CollectiveStat& c) { return {c.group, c.collective, c.bytes}; }
+
 }  // namespace
 
 CategoryPct categoryPct(const RankCategories& r) {
@@ -216,6 +241,69 @@ FindingsDiff diffFindings(const std::vector<FindingEntry>& a, const std::vector<
   }
   for (size_t i = 0; i < a.size(); ++i)
     if (!paired[i]) d.vanished.push_back(a[i]);
+  return d;
+}
+
+CollectivesDiff diffCollectives(const std::vector<CollectiveStat>& a,
+                                const std::vector<CollectiveStat>& b) {
+  CollectivesDiff d;
+  d.rowsA = a.size();
+  d.rowsB = b.size();
+  std::map<CollectiveKey, CollectiveDelta> rows;  // by key: the order of the lists
+  for (const CollectiveStat& c : a) {
+    d.aWaitUs += c.waitUs;
+    CollectiveDelta& r = rows[keyOf(c)];
+    r.a = r.b = c;
+    r.inA = true;
+  }
+  for (const CollectiveStat& c : b) {
+    d.bWaitUs += c.waitUs;
+    CollectiveDelta& r = rows[keyOf(c)];
+    if (!r.inA) r.a = c;
+    r.b = c;
+    r.inB = true;
+  }
+  for (auto& [key, r] : rows) {
+    if (!r.inB) {
+      d.vanished.push_back(r);
+    } else if (!r.inA) {
+      d.added.push_back(r);
+    } else if (!sameCollective(r.a, r.b)) {
+      ++d.changedRows;
+      r.score = collectiveScore(r.a, r.b);
+      if (r.score > 0) d.top.push_back(r);
+    }
+  }
+  std::stable_sort(
+      d.top.begin(), d.top.end(),
+      [](const CollectiveDelta& x, const CollectiveDelta& y) { return x.score > y.score; });
+  if (d.top.size() > kTopCollectives) d.top.resize(kTopCollectives);
+  return d;
+}
+
+WaitsDiff diffWaits(const std::vector<RankWaits>& a, const std::vector<RankWaits>& b) {
+  WaitsDiff d;
+  for (const RankWaits& r : a) d.aWaitedUs += r.waitedUs, d.aCausedUs += r.causedUs;
+  for (const RankWaits& r : b) d.bWaitedUs += r.waitedUs, d.bCausedUs += r.causedUs;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].rank < b[j].rank)) {
+      d.onlyA.push_back(a[i++].rank);
+    } else if (i == a.size() || b[j].rank < a[i].rank) {
+      d.onlyB.push_back(b[j++].rank);
+    } else {
+      const uint64_t move =
+          std::max(absDiff(a[i].waitedUs, b[j].waitedUs), absDiff(a[i].causedUs, b[j].causedUs));
+      d.all.push_back({a[i], b[j], move});
+      ++i, ++j;
+    }
+  }
+  for (size_t k = 0; k < d.all.size(); ++k) {
+    if (d.all[k].moveUs > 0) d.moved.push_back(k);
+    if (d.all[k].a.topCause != d.all[k].b.topCause) d.causeChanged.push_back(k);
+  }
+  std::stable_sort(d.moved.begin(), d.moved.end(),
+                   [&](size_t x, size_t y) { return d.all[x].moveUs > d.all[y].moveUs; });
   return d;
 }
 

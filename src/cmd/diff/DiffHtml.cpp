@@ -263,6 +263,63 @@ std::string findingTable(const FindingsDiff& f) {
   return h + "</tbody></table>";
 }
 
+double usMs(uint64_t us) { return static_cast<double>(us) / 1e3; }
+
+std::string status(const CollectiveDelta& r) {
+  return r.inA && r.inB ? "changed" : r.inB ? "new" : "vanished";
+}
+
+std::string collectiveRow(const CollectiveDelta& r) {
+  const CollectiveStat &a = r.a, &b = r.b;
+  // A number, or "-" (sorting as -1) for a row or a bandwidth missing on that side.
+  auto n = [](bool there, double v, int decimals) {
+    return there ? tdNum(v, decimals) : std::string("<td class=\"n\" data-v=\"-1\">-</td>");
+  };
+  return "<tr><td class=\"status\">" + status(r) + "</td>" +
+         td(a.group.empty() ? "(default)" : a.group) + td(a.collective) +
+         tdNum(static_cast<double>(a.bytes), 0) + n(r.inA, static_cast<double>(a.count), 0) +
+         n(r.inB, static_cast<double>(b.count), 0) + n(r.inA, usMs(a.transferP50Us), 3) +
+         n(r.inB, usMs(b.transferP50Us), 3) + n(r.inA, usMs(a.transferP95Us), 3) +
+         n(r.inB, usMs(b.transferP95Us), 3) + n(r.inA && a.busbwGbps >= 0, a.busbwGbps, 3) +
+         n(r.inB && b.busbwGbps >= 0, b.busbwGbps, 3) + n(r.inA, usMs(a.waitUs), 3) +
+         n(r.inB, usMs(b.waitUs), 3) + n(r.inA, static_cast<double>(a.topLateRank), 0) +
+         n(r.inB, static_cast<double>(b.topLateRank), 0) + "</tr>";
+}
+
+std::string collectiveTable(const CollectivesDiff& c) {
+  std::string h =
+      "<table class=\"sortable\" id=\"collectives\">" +
+      th({"status", "group", "collective", "bytes", "count A", "count B", "transfer p50 A (ms)",
+          "transfer p50 B (ms)", "transfer p95 A (ms)", "transfer p95 B (ms)", "busbw p50 A (GB/s)",
+          "busbw p50 B (GB/s)", "wait A (ms)", "wait B (ms)", "most often last A (rank)",
+          "most often last B (rank)"});
+  for (const CollectiveDelta& r : c.top) h += collectiveRow(r);
+  for (const CollectiveDelta& r : c.added) h += collectiveRow(r);
+  for (const CollectiveDelta& r : c.vanished) h += collectiveRow(r);
+  return h + "</tbody></table>";
+}
+
+std::string waitRow(const RankWaitDelta& r) {
+  const double wa = usMs(r.a.waitedUs), wb = usMs(r.b.waitedUs);
+  const double ca = usMs(r.a.causedUs), cb = usMs(r.b.causedUs);
+  return "<tr>" + tdNum(static_cast<double>(r.b.rank), 0) + td(r.b.node) + tdNum(wa, 3) +
+         tdNum(wb, 3) + tdNum(wb - wa, 3) + tdNum(ca, 3) + tdNum(cb, 3) + tdNum(cb - ca, 3) +
+         td(r.a.topCause) + td(r.b.topCause) + "</tr>";
+}
+
+std::string waitTable(const WaitsDiff& w) {
+  std::string h = "<table class=\"sortable\" id=\"waits\">" +
+                  th({"rank", "node", "waited A (ms/step)", "waited B (ms/step)",
+                      "waited change (ms/step)", "caused A (ms/step)", "caused B (ms/step)",
+                      "caused change (ms/step)", "top cause A", "top cause B"});
+  if (w.all.size() <= kMaxRankRows) {
+    for (const RankWaitDelta& r : w.all) h += waitRow(r);
+  } else {
+    for (size_t i : w.moved) h += waitRow(w.all[i]);
+  }
+  return h + "</tbody></table>";
+}
+
 const char* kStyle = R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px}
@@ -315,6 +372,10 @@ std::string diffHtml(const DiffResult& d, const std::string& commandLine) {
           d.kernels ? kernelTable(*d.kernels) : "");
   section(h, "Findings: new, vanished, in both", d.findings.has_value(),
           d.findings ? findingTable(*d.findings) : "");
+  section(h, "Collectives whose transfer or bus bandwidth changed most (collectives.csv)",
+          d.collectives.has_value(), d.collectives ? collectiveTable(*d.collectives) : "");
+  section(h, "Waits per rank in collectives (waits.csv, ms per step)", d.waits.has_value(),
+          d.waits ? waitTable(*d.waits) : "");
   h += kScript;
   h += "</body></html>\n";
   return h;

@@ -6,9 +6,12 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 #include "xstack/io/LineReader.h"
@@ -116,6 +119,52 @@ std::string parseColumns(const std::vector<std::string>& fields, const std::vect
     if (!bad.empty()) return bad;
   }
   return {};
+}
+
+// A non-negative decimal with at most 3 decimals ("12.345", "7", "0.5") as thousandths:
+// the files' ms read as integer microseconds, exactly.
+std::string parseThousandths(const std::string& text, const char* column, uint64_t& v) {
+  const std::string bad =
+      std::string(column) + " is not a number with at most 3 decimals: '" + text + "'";
+  const size_t dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  if (frac.size() > 3 || (dot != std::string::npos && frac.empty())) return bad;
+  if (frac.find_first_not_of("0123456789") != std::string::npos) return bad;
+  uint64_t w = 0;
+  if (!parseUint(whole, column, w).empty() || w > UINT64_MAX / 1000 - 1) return bad;
+  frac.resize(3, '0');
+  v = w * 1000 + static_cast<uint64_t>(std::stoul(frac));
+  return {};
+}
+
+// A finite number in [lo, hi]; empty text gives `empty` when `allowEmpty`.
+std::string parseReal(const std::string& text, const char* column, double lo, double hi,
+                      bool allowEmpty, double& v) {
+  if (text.empty() && allowEmpty) {
+    v = -1;
+    return {};
+  }
+  char* end = nullptr;
+  v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= lo && v <= hi))
+    return std::string(column) + " is not a number in range: '" + text + "'";
+  return {};
+}
+
+std::string collectiveRow(const std::vector<std::string>& f, const std::vector<size_t>& c,
+                          CollectiveStat& r) {
+  r.group = f[c[0]];
+  r.collective = f[c[1]];
+  std::string bad = parseUint(f[c[2]], "bytes", r.bytes);
+  if (bad.empty()) bad = parseUint(f[c[3]], "count", r.count);
+  if (bad.empty()) bad = parseThousandths(f[c[4]], "transfer_p50_ms", r.transferP50Us);
+  if (bad.empty()) bad = parseThousandths(f[c[5]], "transfer_p95_ms", r.transferP95Us);
+  if (bad.empty()) bad = parseReal(f[c[6]], "busbw_p50_gbps", 0, 1e12, true, r.busbwGbps);
+  if (bad.empty()) bad = parseThousandths(f[c[7]], "wait_ms", r.waitUs);
+  if (bad.empty()) bad = parseInt(f[c[8]], "top_late_rank", r.topLateRank);
+  if (bad.empty()) bad = parseReal(f[c[9]], "top_late_share", 0, 1, false, r.topLateShare);
+  return bad;
 }
 
 std::string parsePct(const std::string& text, double& v) {
@@ -293,6 +342,47 @@ Expected<std::vector<FindingEntry>> readFindingsJson(const std::string& path) {
   return out;
 }
 
+Expected<std::vector<CollectiveStat>> readCollectivesCsv(const std::string& path) {
+  std::vector<CollectiveStat> rows;
+  std::set<std::tuple<std::string, std::string, uint64_t>> seen;
+  static const std::vector<std::string> kNeed = {
+      "group",           "collective",     "bytes",   "count",         "transfer_p50_ms",
+      "transfer_p95_ms", "busbw_p50_gbps", "wait_ms", "top_late_rank", "top_late_share"};
+  Status st =
+      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+        CollectiveStat r;
+        std::string bad = collectiveRow(f, c, r);
+        if (bad.empty() && !seen.emplace(r.group, r.collective, r.bytes).second)
+          bad = "group, collective and bytes twice";
+        if (bad.empty()) rows.push_back(std::move(r));
+        return bad;
+      });
+  if (!st) return st.error();
+  return rows;
+}
+
+Expected<std::vector<RankWaits>> readWaitsCsv(const std::string& path) {
+  std::vector<RankWaits> rows;
+  static const std::vector<std::string> kNeed = {"rank", "node", "waited_ms_per_step",
+                                                 "caused_ms_per_step", "top_cause"};
+  Status st =
+      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+        RankWaits r;
+        std::string bad = parseInt(f[c[0]], "rank", r.rank);
+        if (bad.empty()) bad = parseThousandths(f[c[2]], "waited_ms_per_step", r.waitedUs);
+        if (bad.empty()) bad = parseThousandths(f[c[3]], "caused_ms_per_step", r.causedUs);
+        if (bad.empty() && !rows.empty() && r.rank <= rows.back().rank)
+          bad = "rank " + std::to_string(r.rank) + " out of order (ranks ascend)";
+        if (!bad.empty()) return bad;
+        r.node = f[c[1]];
+        r.topCause = f[c[4]];
+        rows.push_back(std::move(r));
+        return std::string();
+      });
+  if (!st) return st.error();
+  return rows;
+}
+
 Status forEachKernelRow(const std::string& path,
                         const std::function<void(const KernelRow&)>& onRow) {
   int64_t lastRank = INT64_MIN;
@@ -343,10 +433,20 @@ Expected<FolderAnalysis> readFolderAnalysis(const std::string& dir) {
     if (!f) return f.error();
     a.findings = std::move(*f);
   }
-  if (a.missing.size() == 4 && !a.hasTraces)
+  if (note("collectives.csv")) {
+    auto c = readCollectivesCsv((d / "collectives.csv").string());
+    if (!c) return c.error();
+    a.collectives = std::move(*c);
+  }
+  if (note("waits.csv")) {
+    auto w = readWaitsCsv((d / "waits.csv").string());
+    if (!w) return w.error();
+    a.waits = std::move(*w);
+  }
+  if (a.missing.size() == std::size(kAnalysisFiles) && !a.hasTraces)
     return Error{dir +
                  ": no output of xstack report here (no steps.csv, ranks.csv, kernels.csv, "
-                 "findings.json, traceFile_*)"}
+                 "findings.json, collectives.csv, waits.csv, traceFile_*)"}
         .atFile(dir);
   return a;
 }

@@ -1,5 +1,6 @@
 // The terminal text and the --json document of `xstack diff` (cmd/diff/Diff.h).
-// Times are printed in ms with 3 decimals (kernel means in us), changes signed; percentages of a
+// Times are printed in ms with 3 decimals (kernel means in us), changes signed; bus bandwidths in
+// GB/s with 3 decimals; percentages of a
 // rank's span as "%", their changes in percentage points ("pt").
 // The text is for a terminal: every name from the folders (kernel names, findings' fields) and
 // the folders' paths go through terminalSafe (no control byte, no line of its own). The JSON keeps
@@ -141,6 +142,105 @@ void findingsText(const FindingsDiff& f, std::string& out) {
              (b.cause.empty() ? "" : ", cause " + terminalSafe(b.cause)) + "\n";
 }
 
+// The files' ms as read (integer us), 3 decimals.
+std::string usMs(uint64_t us) { return fmt("%.3f ms", static_cast<double>(us) / 1e3); }
+std::string signedUsMs(uint64_t a, uint64_t b) { return fmt("%+.3f ms", deltaNs(a, b) / 1e3); }
+
+std::string gbps(double v) { return v < 0 ? std::string("-") : fmt("%.3f GB/s", v); }
+
+// "+10.4 %" of two bandwidths; "-" when one side has none.
+std::string relGbps(double a, double b) {
+  if (a < 0 || b < 0) return "-";
+  if (a == 0) return b == 0 ? "+0.0 %" : "new";
+  return fmt("%+.1f %%", 100.0 * (b - a) / a);
+}
+
+// "allreduce 4194304 B, default group" (names from the file: terminal-safe).
+std::string collectiveName(const CollectiveStat& c) {
+  return terminalSafe(c.collective) + " " + std::to_string(c.bytes) + " B, " +
+         (c.group.empty() ? std::string("default group") : "group " + terminalSafe(c.group));
+}
+
+std::string lateText(const CollectiveStat& c) {
+  return "rank " + std::to_string(c.topLateRank) + " (" + fmt("%.1f %%", 100 * c.topLateShare) +
+         ")";
+}
+
+std::string collectiveOneSide(const CollectiveStat& c) {
+  return collectiveName(c) + ": count " + std::to_string(c.count) + ", transfer p50 " +
+         usMs(c.transferP50Us) + ", busbw p50 " + gbps(c.busbwGbps) + ", wait " + usMs(c.waitUs) +
+         ", most often last " + lateText(c);
+}
+
+void collectiveLine(const CollectiveDelta& r, std::string& out) {
+  const CollectiveStat &a = r.a, &b = r.b;
+  out += "  " + collectiveName(a) + ": transfer p50 " + usMs(a.transferP50Us) + " -> " +
+         usMs(b.transferP50Us) + " (" + relChange(a.transferP50Us, b.transferP50Us) + ")" +
+         (a.busbwGbps < 0 && b.busbwGbps < 0
+              ? std::string()
+              : ", busbw p50 " + gbps(a.busbwGbps) + " -> " + gbps(b.busbwGbps) + " (" +
+                    relGbps(a.busbwGbps, b.busbwGbps) + ")") +
+         ", count " + std::to_string(a.count) + " -> " + std::to_string(b.count) + ", wait " +
+         usMs(a.waitUs) + " -> " + usMs(b.waitUs) + ", most often last " + lateText(a) + " -> " +
+         lateText(b) + "\n";
+}
+
+void collectivesText(const CollectivesDiff& c, std::string& out) {
+  out +=
+      "collectives (collectives.csv, per group, collective and bytes): " + std::to_string(c.rowsA) +
+      (c.rowsA == 1 ? " row in A, " : " rows in A, ") + std::to_string(c.rowsB) + " in B, " +
+      std::to_string(c.added.size()) + " new, " + std::to_string(c.vanished.size()) +
+      " vanished, " + std::to_string(c.changedRows) + " changed; wait (summed) " + usMs(c.aWaitUs) +
+      " -> " + usMs(c.bWaitUs) + " (" + signedUsMs(c.aWaitUs, c.bWaitUs) + ", " +
+      relChange(c.aWaitUs, c.bWaitUs) + ")\n";
+  if (c.top.empty() && c.changedRows == 0)
+    out += "  no collective's transfer or bus bandwidth changed\n";
+  for (size_t i = 0; i < c.top.size() && i < 5; ++i) collectiveLine(c.top[i], out);
+  for (size_t i = 0; i < c.added.size() && i < 5; ++i)
+    out += "  new: " + collectiveOneSide(c.added[i].b) + "\n";
+  for (size_t i = 0; i < c.vanished.size() && i < 5; ++i)
+    out += "  vanished: " + collectiveOneSide(c.vanished[i].a) + "\n";
+  if (c.added.size() > 5 || c.vanished.size() > 5)
+    out += "  ... more new or vanished (diff.html)\n";
+}
+
+std::string causeText(const std::string& cause) {
+  return cause.empty() ? std::string("none") : terminalSafe(cause);
+}
+
+std::string rankNode(const RankWaits& r) {
+  return "rank " + std::to_string(r.rank) + " (node " + terminalSafe(r.node) + ")";
+}
+
+void waitLine(const RankWaitDelta& r, std::string& out) {
+  out += "  " + rankNode(r.b) + ": waited " + usMs(r.a.waitedUs) + " -> " + usMs(r.b.waitedUs) +
+         " (" + signedUsMs(r.a.waitedUs, r.b.waitedUs) + "), caused " + usMs(r.a.causedUs) +
+         " -> " + usMs(r.b.causedUs) + " (" + signedUsMs(r.a.causedUs, r.b.causedUs) +
+         "); top cause " + causeText(r.a.topCause) + " -> " + causeText(r.b.topCause) + "\n";
+}
+
+void waitsText(const WaitsDiff& w, std::string& out) {
+  out += "waits (waits.csv, ms per step, summed over ranks): waited " + usMs(w.aWaitedUs) + " -> " +
+         usMs(w.bWaitedUs) + " (" + signedUsMs(w.aWaitedUs, w.bWaitedUs) + "), caused " +
+         usMs(w.aCausedUs) + " -> " + usMs(w.bCausedUs) + " (" +
+         signedUsMs(w.aCausedUs, w.bCausedUs) + "); " + std::to_string(w.all.size()) +
+         " ranks in both, " + std::to_string(w.moved.size()) + " moved, " +
+         std::to_string(w.causeChanged.size()) + " with another top cause\n";
+  for (size_t i = 0; i < w.moved.size() && i < 5; ++i) waitLine(w.all[w.moved[i]], out);
+  if (w.moved.size() > 5)
+    out += "  ... " + std::to_string(w.moved.size() - 5) + " more ranks (diff.html)\n";
+  std::string causes;
+  for (size_t i = 0; i < w.causeChanged.size() && i < 10; ++i) {
+    const RankWaitDelta& r = w.all[w.causeChanged[i]];
+    causes += (i ? ", " : "") + rankNode(r.b) + " " + causeText(r.a.topCause) + " -> " +
+              causeText(r.b.topCause);
+  }
+  if (w.causeChanged.size() > 10) causes += ", ... (" + std::to_string(w.causeChanged.size()) + ")";
+  if (!causes.empty()) out += "  top cause changed: " + causes + "\n";
+  if (!w.onlyA.empty()) out += "  ranks only in A: " + listText(w.onlyA) + "\n";
+  if (!w.onlyB.empty()) out += "  ranks only in B: " + listText(w.onlyB) + "\n";
+}
+
 ojson findingJson(const FindingEntry& f) {
   return {{"kind", f.kind},   {"ranks", f.ranks},    {"steps", f.steps},
           {"cause", f.cause}, {"cost_ms", f.costMs}, {"evidence", f.evidence}};
@@ -237,6 +337,71 @@ ojson findingsJson(const FindingsDiff& f) {
   return {{"new", added}, {"vanished", vanished}, {"kept", kept}};
 }
 
+double usToMs(uint64_t us) { return static_cast<double>(us) / 1e3; }
+
+ojson collectiveSideJson(const CollectiveStat& c) {
+  return {{"count", c.count},
+          {"transfer_p50_ms", usToMs(c.transferP50Us)},
+          {"transfer_p95_ms", usToMs(c.transferP95Us)},
+          {"busbw_p50_gbps", c.busbwGbps < 0 ? ojson(nullptr) : ojson(c.busbwGbps)},
+          {"wait_ms", usToMs(c.waitUs)},
+          {"top_late_rank", c.topLateRank},
+          {"top_late_share", c.topLateShare}};
+}
+
+ojson collectiveJson(const CollectiveDelta& r) {
+  return {{"group", r.a.group},
+          {"collective", r.a.collective},
+          {"bytes", r.a.bytes},
+          {"a", r.inA ? collectiveSideJson(r.a) : ojson(nullptr)},
+          {"b", r.inB ? collectiveSideJson(r.b) : ojson(nullptr)}};
+}
+
+ojson collectivesJson(const CollectivesDiff& c) {
+  ojson top = ojson::array(), added = ojson::array(), vanished = ojson::array();
+  for (const CollectiveDelta& r : c.top) top.push_back(collectiveJson(r));
+  for (const CollectiveDelta& r : c.added) added.push_back(collectiveJson(r));
+  for (const CollectiveDelta& r : c.vanished) vanished.push_back(collectiveJson(r));
+  return {{"rows_a", c.rowsA},
+          {"rows_b", c.rowsB},
+          {"new", c.added.size()},
+          {"vanished", c.vanished.size()},
+          {"changed", c.changedRows},
+          {"a_wait_ms", usToMs(c.aWaitUs)},
+          {"b_wait_ms", usToMs(c.bWaitUs)},
+          {"top", top},
+          {"new_rows", added},
+          {"vanished_rows", vanished}};
+}
+
+ojson waitSideJson(const RankWaits& r) {
+  return {{"waited_ms_per_step", usToMs(r.waitedUs)},
+          {"caused_ms_per_step", usToMs(r.causedUs)},
+          {"top_cause", r.topCause}};
+}
+
+ojson waitJson(const RankWaitDelta& r) {
+  return {
+      {"rank", r.b.rank}, {"node", r.b.node}, {"a", waitSideJson(r.a)}, {"b", waitSideJson(r.b)}};
+}
+
+ojson waitsJson(const WaitsDiff& w) {
+  ojson moved = ojson::array(), causes = ojson::array();
+  for (size_t i = 0; i < w.moved.size() && i < kTopWaitRanks; ++i)
+    moved.push_back(waitJson(w.all[w.moved[i]]));
+  for (size_t i : w.causeChanged) causes.push_back(waitJson(w.all[i]));
+  return {{"ranks", w.all.size()},
+          {"a_waited_ms_per_step", usToMs(w.aWaitedUs)},
+          {"b_waited_ms_per_step", usToMs(w.bWaitedUs)},
+          {"a_caused_ms_per_step", usToMs(w.aCausedUs)},
+          {"b_caused_ms_per_step", usToMs(w.bCausedUs)},
+          {"moved", w.moved.size()},
+          {"top", moved},
+          {"cause_changed", causes},
+          {"only_a", w.onlyA},
+          {"only_b", w.onlyB}};
+}
+
 // `json` (valid UTF-8 from dump) with DEL and the C1 controls (U+0080-U+009F, bytes C2 80..C2 9F)
 // written as \u escapes, which dump keeps raw (it escapes only U+0000-U+001F): the same JSON
 // values, and no byte a terminal acts on. Such bytes occur only inside strings.
@@ -264,11 +429,17 @@ std::string escapeDelAndC1(const std::string& json) {
 
 std::string diffText(const DiffResult& d) {
   std::string out = "xstack diff: A " + terminalSafe(d.a) + ", B " + terminalSafe(d.b) + "\n";
-  if (d.noChange) out += "no change: step times, rank categories, kernels and findings are equal\n";
+  if (d.noChange)
+    out += d.collectives || d.waits
+               ? "no change: step times, rank categories, kernels, findings, collectives and "
+                 "waits are equal\n"
+               : "no change: step times, rank categories, kernels and findings are equal\n";
   if (d.steps) stepsText(*d.steps, out);
   if (d.ranks) ranksText(*d.ranks, out);
   if (d.kernels) kernelsText(*d.kernels, out);
   if (d.findings) findingsText(*d.findings, out);
+  if (d.collectives) collectivesText(*d.collectives, out);
+  if (d.waits) waitsText(*d.waits, out);
   if (!d.missing.empty()) {
     out += "missing (not compared; a folder written with --no-analysis has none):";
     for (size_t i = 0; i < d.missing.size(); ++i) out += (i ? ", " : " ") + d.missing[i];
@@ -283,6 +454,8 @@ std::string diffJson(const DiffResult& d, const std::string& htmlPath) {
   j["ranks"] = d.ranks ? ranksJson(*d.ranks) : ojson(nullptr);
   j["kernels"] = d.kernels ? kernelsJson(*d.kernels) : ojson(nullptr);
   j["findings"] = d.findings ? findingsJson(*d.findings) : ojson(nullptr);
+  j["collectives"] = d.collectives ? collectivesJson(*d.collectives) : ojson(nullptr);
+  j["waits"] = d.waits ? waitsJson(*d.waits) : ojson(nullptr);
   j["html"] = htmlPath.empty() ? ojson(nullptr) : ojson(htmlPath);  // null: not written
   // Kernel names are bytes from the traces: invalid UTF-8 becomes U+FFFD.
   return escapeDelAndC1(j.dump(-1, ' ', false, ojson::error_handler_t::replace)) + "\n";

@@ -165,7 +165,9 @@ TEST_F(DiffFiles, SameFolderIsNoChangeAndMissingFilesAreNamed) {
   d = computeDiff(a, b);
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_FALSE(d->noChange);
-  EXPECT_EQ(d->missing, (std::vector<std::string>{"B: ranks.csv", "B: kernels.csv"}));
+  EXPECT_EQ(d->missing,
+            (std::vector<std::string>{"B: ranks.csv", "B: kernels.csv", "A: collectives.csv",
+                                      "B: collectives.csv", "A: waits.csv", "B: waits.csv"}));
   const std::string text = diffText(*d);
   EXPECT_NE(text.find("B: ranks.csv"), std::string::npos) << text;
   EXPECT_NE(text.find("+100.0 %"), std::string::npos) << text;
@@ -304,6 +306,194 @@ TEST_F(DiffFiles, HeaderOnlyFilesCompareAsEmpty) {
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_TRUE(d->noChange);
   EXPECT_TRUE(d->steps->common.empty());
+}
+
+}  // namespace
+}  // namespace xstack
+
+namespace xstack {
+namespace {
+
+const char* kCollectivesHeader =
+    "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
+    "top_late_rank,top_late_share\n";
+const char* kWaitsHeader = "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n";
+
+class DiffCollectives : public TempDirTest {
+ protected:
+  // A report folder with steps.csv and, when not nullptr, collectives.csv and waits.csv.
+  std::string folder(const std::string& name, const std::string* collectives,
+                     const std::string* waits) {
+    fs::create_directories(dir_ / name);
+    write(name + "/steps.csv", "rank,step,step_ns\n0,0,10\n");
+    if (collectives) write(name + "/collectives.csv", kCollectivesHeader + *collectives);
+    if (waits) write(name + "/waits.csv", kWaitsHeader + *waits);
+    return (dir_ / name).string();
+  }
+};
+
+TEST_F(DiffCollectives, BothPresentAreCompared) {
+  const std::string ca =
+      ",allreduce,1048576,10,1.000,1.200,2.000,5.000,3,0.400\n"
+      "tp,allgather,4096,4,0.100,0.100,1.500,0.500,1,0.500\n"
+      "pp,send,64,2,0.010,0.010,,0.000,0,1.000\n";
+  const std::string cb =
+      ",allreduce,1048576,10,1.000,1.200,2.000,9.000,5,1.000\n"  // only the wait changed
+      "tp,allgather,4096,4,0.400,0.500,0.375,0.500,1,0.500\n"    // 4x slower transfer
+      "\"p,q\",broadcast,8,1,0.001,0.001,0.008,0.250,2,1.000\n";
+  const std::string wa = "0,0,1.000,0.000,\n1,0,0.100,2.000,host\n2,1,0.500,0.000,\n";
+  const std::string wb = "0,0,4.000,0.000,\n1,0,0.000,9.500,compute\n3,1,0.500,0.000,\n";
+  auto d = computeDiff(folder("a", &ca, &wa), folder("b", &cb, &wb));
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->missing.size(), 6u);  // ranks.csv, kernels.csv, findings.json in A and B
+  EXPECT_FALSE(d->noChange);
+  ASSERT_TRUE(d->collectives);
+  const CollectivesDiff& c = *d->collectives;
+  EXPECT_EQ(c.changedRows, 2u);
+  ASSERT_EQ(c.top.size(), 1u);  // the allreduce's transfer and busbw are equal
+  EXPECT_EQ(c.top[0].b.collective, "allgather");
+  EXPECT_DOUBLE_EQ(c.top[0].score, 0.75);
+  EXPECT_EQ(c.top[0].b.transferP50Us, 400u);
+  ASSERT_EQ(c.added.size(), 1u);
+  EXPECT_EQ(c.added[0].b.group, "p,q");
+  ASSERT_EQ(c.vanished.size(), 1u);
+  EXPECT_LT(c.vanished[0].a.busbwGbps, 0);
+  EXPECT_EQ(c.aWaitUs, 5500u);
+  EXPECT_EQ(c.bWaitUs, 9750u);
+  ASSERT_TRUE(d->waits);
+  const WaitsDiff& w = *d->waits;
+  ASSERT_EQ(w.all.size(), 2u);
+  ASSERT_EQ(w.moved.size(), 2u);
+  EXPECT_EQ(w.all[w.moved[0]].b.rank, 1);  // caused +7.5 ms per step
+  EXPECT_EQ(w.all[w.moved[0]].moveUs, 7500u);
+  ASSERT_EQ(w.causeChanged.size(), 1u);
+  EXPECT_EQ(w.onlyA, (std::vector<int64_t>{2}));
+  EXPECT_EQ(w.onlyB, (std::vector<int64_t>{3}));
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("  allgather 4096 B, group tp: transfer p50 0.100 ms -> 0.400 ms (+300.0 %), "
+                      "busbw p50 1.500 GB/s -> 0.375 GB/s (-75.0 %)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("wait (summed) 5.500 ms -> 9.750 ms (+4.250 ms, +77.3 %)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  new: broadcast 8 B, group p,q: count 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("  vanished: send 64 B, group pp"), std::string::npos) << text;
+  EXPECT_NE(text.find("  rank 1 (node 0): waited 0.100 ms -> 0.000 ms (-0.100 ms), caused "
+                      "2.000 ms -> 9.500 ms (+7.500 ms); top cause host -> compute"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  top cause changed: rank 1 (node 0) host -> compute\n"), std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(diffJson(*d, ""));
+  EXPECT_EQ(j["collectives"]["top"][0]["b"]["transfer_p50_ms"], 0.4);
+  EXPECT_TRUE(j["collectives"]["vanished_rows"][0]["b"].is_null());
+  EXPECT_TRUE(j["collectives"]["vanished_rows"][0]["a"]["busbw_p50_gbps"].is_null());
+  EXPECT_EQ(j["collectives"]["new_rows"][0]["group"], "p,q");
+  EXPECT_EQ(j["waits"]["top"][0]["rank"], 1);
+  EXPECT_EQ(j["waits"]["cause_changed"][0]["b"]["top_cause"], "compute");
+  const std::string h = diffHtml(*d, "xstack diff a b");
+  EXPECT_NE(h.find("<table class=\"sortable\" id=\"collectives\">"), std::string::npos);
+  EXPECT_NE(h.find("<table class=\"sortable\" id=\"waits\">"), std::string::npos);
+  EXPECT_NE(h.find("<th>busbw p50 B (GB/s)</th>"), std::string::npos);
+}
+
+TEST_F(DiffCollectives, SameFilesAreNoChange) {
+  const std::string c = ",allreduce,0,4,2.080,2.129,,23.643,4,0.250\n";
+  const std::string w = "0,0,1.303,0.000,\n1,0,0.081,1.424,host\n";
+  const std::string a = folder("a", &c, &w);
+  auto d = computeDiff(a, a);
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->noChange);
+  EXPECT_NE(diffText(*d).find("no change: step times, rank categories, kernels, findings, "
+                              "collectives and waits are equal"),
+            std::string::npos);
+}
+
+TEST_F(DiffCollectives, MissingOnOneSideIsNamedAndTheRestCompared) {
+  const std::string c = ",allreduce,0,4,2.080,2.129,,23.643,4,0.250\n";
+  const std::string w = "0,0,1.303,0.000,\n";
+  auto d = computeDiff(folder("old", nullptr, nullptr), folder("new", &c, &w));
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_EQ(d->missing,
+            (std::vector<std::string>{"A: ranks.csv", "B: ranks.csv", "A: kernels.csv",
+                                      "B: kernels.csv", "A: findings.json", "B: findings.json",
+                                      "A: collectives.csv", "A: waits.csv"}));
+  EXPECT_FALSE(d->noChange);
+  EXPECT_TRUE(d->steps);
+  EXPECT_FALSE(d->collectives);
+  EXPECT_FALSE(d->waits);
+  const std::string text = diffText(*d);
+  EXPECT_EQ(text.find("collectives ("), std::string::npos) << text;
+  EXPECT_NE(text.find("A: collectives.csv, A: waits.csv\n"), std::string::npos) << text;
+  auto j = nlohmann::json::parse(diffJson(*d, ""));
+  EXPECT_TRUE(j["collectives"].is_null());
+  EXPECT_TRUE(j["waits"].is_null());
+  EXPECT_NE(diffHtml(*d, "x").find("Collectives whose transfer"), std::string::npos);
+}
+
+TEST_F(DiffCollectives, OnlyTheNewFilesAreStillAReportFolder) {
+  const std::string c = ",allreduce,0,4,2.080,2.129,,23.643,4,0.250\n";
+  fs::create_directories(dir_ / "only");
+  write("only/collectives.csv", kCollectivesHeader + c);
+  auto d = computeDiff((dir_ / "only").string(), (dir_ / "only").string());
+  ASSERT_TRUE(d) << d.error().message;
+  EXPECT_TRUE(d->noChange);
+}
+
+TEST_F(DiffCollectives, MalformedFilesNameTheFileAndLine) {
+  const std::string good = ",allreduce,0,4,2.080,2.129,,23.643,4,0.250\n";
+  const std::string w = "0,0,1.303,0.000,\n";
+  const std::string a = folder("a", &good, &w);
+  const struct {
+    const char* name;
+    std::string collectives, waits, expect;
+  } cases[] = {
+      {"p50", good + ",allgather,8,1,1.2345,1,,0,0,1.000\n", w,
+       "collectives.csv: line 3: transfer_p50_ms is not a number with at most 3 decimals: "
+       "'1.2345'"},
+      {"busbw", ",allreduce,0,4,2.080,2.129,-1,23.643,4,0.250\n", w,
+       "collectives.csv: line 2: busbw_p50_gbps is not a number in range: '-1'"},
+      {"share", ",allreduce,0,4,2.080,2.129,,23.643,4,1.5\n", w,
+       "collectives.csv: line 2: top_late_share is not a number in range: '1.5'"},
+      {"twice", good + good, w, "collectives.csv: line 3: group, collective and bytes twice"},
+      {"short", ",allreduce,0\n", w, "collectives.csv: line 2: 3 fields, fewer than the header's"},
+      {"order", good, "1,0,0.000,0.000,\n0,0,0.000,0.000,\n",
+       "waits.csv: line 3: rank 0 out of order (ranks ascend)"},
+      {"waited", good, "0,0,x,0.000,\n",
+       "waits.csv: line 2: waited_ms_per_step is not a number with at most 3 decimals: 'x'"},
+  };
+  for (const auto& c : cases) {
+    const std::string b = folder(c.name, &c.collectives, &c.waits);
+    auto d = computeDiff(a, b);
+    ASSERT_FALSE(d) << c.name;
+    EXPECT_NE(d.error().message.find(c.expect), std::string::npos)
+        << c.name << ": " << d.error().message;
+  }
+  fs::create_directories(dir_ / "hdr");
+  write("hdr/collectives.csv", "group,collective\n");
+  auto d = computeDiff(a, (dir_ / "hdr").string());
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message.find("collectives.csv: line 1: not the expected header (no column "
+                                   "bytes, count"),
+            std::string::npos)
+      << d.error().message;
+}
+
+TEST_F(DiffCollectives, NamesFromTheFilesAreTerminalSafe) {
+  const std::string ca = "\"g\x1b[2J\",allreduce,8,1,0.001,0.001,0.008,0.000,0,1.000\n";
+  const std::string cb = "\"g\x1b[2J\",allreduce,8,1,0.002,0.002,0.004,0.000,0,1.000\n";
+  const std::string wa = "0,\"n\x1b]0;t\x07\",1.000,0.000,host\n";
+  const std::string wb = "0,\"n\x1b]0;t\x07\",2.000,0.000,\"c\x9b\"\n";
+  auto d = computeDiff(folder("a", &ca, &wa), folder("b", &cb, &wb));
+  ASSERT_TRUE(d) << d.error().message;
+  const std::string text = diffText(*d);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x9b'), std::string::npos) << text;
+  const std::string json = diffJson(*d, "");
+  EXPECT_EQ(json.find('\x1b'), std::string::npos);
+  auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["collectives"]["top"][0]["group"].get<std::string>(), "g\x1b[2J");
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // report` compared from their analysis files only (cmd/diff/DiffInputs.h; never
 // the traces): the step time, the per-rank categories of ranks.csv, the
 // kernels whose total time changed most (kernels.csv, streamed twice with
-// memory bounded by the distinct kernel names), new and vanished findings.
+// memory bounded by the distinct kernel names), new and vanished findings,
+// the collectives whose transfer or bus bandwidth changed most
+// (collectives.csv) and the ranks whose waits moved most (waits.csv).
 // Prints text (or, --json, one JSON document) on stdout and writes diff.html
 // into DIR (default B) atomically. docs/DIFF.md has the definitions.
 #pragma once
@@ -82,6 +84,35 @@ struct FindingsDiff {
   std::vector<std::pair<FindingEntry, FindingEntry>> kept;  // (A, B)
 };
 
+// A row of collectives.csv in A and/or B, matched by (group, collective, bytes).
+struct CollectiveDelta {
+  CollectiveStat a, b;  // the key fields are set in both
+  bool inA = false, inB = false;
+  // Largest relative change of transfer p50 and busbw: |B - A| / max(A, B), 0..1 (0 for a row
+  // in one run only, or when neither changed).
+  double score = 0;
+};
+struct CollectivesDiff {
+  uint64_t rowsA = 0, rowsB = 0, changedRows = 0;  // changed: in both, any column differs
+  uint64_t aWaitUs = 0, bWaitUs = 0;               // wait_ms summed over the rows, us
+  std::vector<CollectiveDelta> top;       // in both, score > 0, largest first (kTopCollectives)
+  std::vector<CollectiveDelta> added;     // rows in B only, by key
+  std::vector<CollectiveDelta> vanished;  // rows in A only, by key
+};
+
+// A rank's waits.csv row in both runs (per step, us).
+struct RankWaitDelta {
+  RankWaits a, b;
+  uint64_t moveUs = 0;  // the larger of |waited change| and |caused change|
+};
+struct WaitsDiff {
+  uint64_t aWaitedUs = 0, bWaitedUs = 0, aCausedUs = 0, bCausedUs = 0;  // summed over the ranks
+  std::vector<RankWaitDelta> all;                                       // ranks in both, by rank
+  std::vector<size_t> moved;         // indexes into `all`: moveUs > 0, largest first
+  std::vector<size_t> causeChanged;  // indexes into `all`: top_cause differs, by rank
+  std::vector<int64_t> onlyA, onlyB;
+};
+
 struct DiffResult {
   std::string a, b;
   std::vector<std::string> missing;  // "A: kernels.csv", ...
@@ -89,17 +120,25 @@ struct DiffResult {
   std::optional<RanksDiff> ranks;
   std::optional<KernelsDiff> kernels;
   std::optional<FindingsDiff> findings;
+  std::optional<CollectivesDiff> collectives;
+  std::optional<WaitsDiff> waits;
   bool noChange = false;  // every compared number and finding equal, nothing missing one side only
 };
 
 constexpr double kRankChangePt = 2.0;  // a rank is named when it moved this much off the median
 constexpr double kRankKernelChange = 0.05;  // a rank's kernel total changed by 5 %
 constexpr size_t kTopKernels = 20;
+constexpr size_t kTopCollectives = 20;  // collectives.csv rows kept in `top`
+constexpr size_t kTopWaitRanks = 20;    // ranks whose waits moved most, in --json's "top"
 
 // The comparisons (DiffCompare.cpp); pure functions of the parsed files.
 StepsDiff diffSteps(const StepTimes& a, const StepTimes& b);
 RanksDiff diffRanks(const std::vector<RankCategories>& a, const std::vector<RankCategories>& b);
 FindingsDiff diffFindings(const std::vector<FindingEntry>& a, const std::vector<FindingEntry>& b);
+CollectivesDiff diffCollectives(const std::vector<CollectiveStat>& a,
+                                const std::vector<CollectiveStat>& b);
+// `a` and `b` ordered by rank (readWaitsCsv checks it).
+WaitsDiff diffWaits(const std::vector<RankWaits>& a, const std::vector<RankWaits>& b);
 // Streams both kernels.csv twice: once to sum per name, once for the ranks
 // of the top names. Memory: O(distinct names + kTopKernels x ranks).
 Expected<KernelsDiff> diffKernels(const std::string& aPath, const std::string& bPath);

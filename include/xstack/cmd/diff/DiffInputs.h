@@ -1,9 +1,8 @@
 // What `xstack diff` reads from one `xstack report` output folder: the
 // analysis files of docs/ANALYSIS.md only (steps.csv, ranks.csv, kernels.csv,
-// findings.json), never the traces. Every reader returns an Error naming the
-// file (and line) for a file that exists but cannot be read or parsed; a
-// missing file is not an error (the caller says what is missing).
-// Times are integer ns as in the files.
+// findings.json, collectives.csv, waits.csv), never the traces. Every reader returns an Error
+// naming the file (and line) for a file that exists but cannot be read or parsed; a missing file is
+// not an error (the caller says what is missing). Times are integer ns as in the files.
 #pragma once
 
 #include <cstdint>
@@ -53,12 +52,41 @@ struct KernelRow {
   uint64_t count = 0, totalNs = 0;
 };
 
+// One row of collectives.csv (docs/FORMAT.md); (group, collective, bytes)
+// identifies it across runs. The files' ms with 3 decimals are read exactly,
+// as integer microseconds.
+struct CollectiveStat {
+  std::string group;  // empty: the default group
+  std::string collective;
+  uint64_t bytes = 0, count = 0;
+  uint64_t transferP50Us = 0, transferP95Us = 0;
+  double busbwGbps = -1;  // busbw_p50_gbps, GB/s (1e9 bytes/s); -1: empty (no bandwidth)
+  uint64_t waitUs = 0;    // wait_ms: the members' summed waits
+  int64_t topLateRank = 0;
+  double topLateShare = 0;  // 0..1: share of the row's instances where topLateRank was last
+};
+
+// One row of waits.csv: a rank's waits in collectives, per step, in microseconds.
+struct RankWaits {
+  int64_t rank = 0;
+  std::string node;       // the rank's trainer (never a host name)
+  uint64_t waitedUs = 0;  // waited_ms_per_step: this rank's waits
+  uint64_t causedUs = 0;  // caused_ms_per_step: the others' waits charged to it
+  std::string topCause;   // compute, host, unknown; empty: none
+};
+
+// The analysis files `xstack diff` reads, in the order it names missing ones.
+inline constexpr const char* kAnalysisFiles[] = {"steps.csv",     "ranks.csv",       "kernels.csv",
+                                                 "findings.json", "collectives.csv", "waits.csv"};
+
 // The analysis files of one folder; nullopt: that file is missing.
 struct FolderAnalysis {
   std::string dir;
   std::optional<StepTimes> steps;
   std::optional<std::vector<RankCategories>> ranks;  // ordered by rank
   std::optional<std::vector<FindingEntry>> findings;
+  std::optional<std::vector<CollectiveStat>> collectives;  // in file order
+  std::optional<std::vector<RankWaits>> waits;             // ordered by rank
   bool hasKernels = false;           // kernels.csv exists (streamed later, see forEachKernelRow)
   bool hasTraces = false;            // a traceFile_* is there (a --no-analysis run)
   std::vector<std::string> missing;  // names of the missing analysis files
@@ -80,6 +108,10 @@ bool splitCsvRecord(std::string_view record, std::vector<std::string>& fields);
 Expected<StepTimes> readStepsCsv(const std::string& path);
 Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path);
 Expected<std::vector<FindingEntry>> readFindingsJson(const std::string& path);
+// collectives.csv: rows in file order; a (group, collective, bytes) twice is an error.
+Expected<std::vector<CollectiveStat>> readCollectivesCsv(const std::string& path);
+// waits.csv: rows by ascending rank (checked: a rank out of order or twice is an error).
+Expected<std::vector<RankWaits>> readWaitsCsv(const std::string& path);
 // Calls onRow for every row of kernels.csv, in file order (streamed: one row
 // in memory at a time).
 Status forEachKernelRow(const std::string& path,
