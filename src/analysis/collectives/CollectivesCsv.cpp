@@ -55,12 +55,6 @@ const RankBlame* blameOf(const CollectivesSummary& s, int64_t rank) {
   return it != s.ranks.end() && it->rank == rank ? &*it : nullptr;
 }
 
-uint64_t stepsOf(const std::vector<RankInfo>& ranks, int64_t rank) {
-  for (const RankInfo& r : ranks)
-    if (r.rank == rank) return r.steps;
-  return 0;
-}
-
 }  // namespace
 
 std::string msText(uint64_t ns) { return msPerStepText(ns, 1); }
@@ -103,19 +97,17 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
 }
 
 std::vector<std::string> collectivesSummaryLines(const CollectivesSummary& s,
-                                                 const std::vector<RankInfo>& ranks) {
+                                                 const std::vector<RankInfo>& /*ranks*/) {
   std::vector<std::string> lines;
   if (s.groups == 0) return lines;
   std::string line = "collectives: " + withCommas(s.groups) +
                      (s.groups == 1 ? " group, " : " groups, ") + withCommas(s.matched) +
                      " instances matched (" + withCommas(s.problems) + " unmatched)";
-  const RankBlame* top = nullptr;  // most caused; ties: the lower rank
-  for (const RankBlame& b : s.ranks)
-    if (causedTotal(b) > 0 && (!top || causedTotal(b) > causedTotal(*top))) top = &b;
-  if (top)
-    line += "; most waited-for: rank " + std::to_string(top->rank) + " (" + topCause(*top) +
-            "), others waited " + msPerStepText(causedTotal(*top), stepsOf(ranks, top->rank)) +
-            " ms per step for it";
+  // No rank is named here: a wait is charged to one instance's last arriver,
+  // and waits are not yet followed across groups to the rank that started
+  // them, so the rank most waited for is often one that only waited itself
+  // (a pipeline's structural bubbles on a healthy job).
+  line += "; per rank in waits.csv (one instance at a time: not yet followed across groups)";
   lines.push_back(std::move(line));
   for (const Problem& p : s.examples) lines.push_back("  unmatched: " + p.text);
   return lines;
