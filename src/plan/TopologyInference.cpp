@@ -190,6 +190,13 @@ bool implausibleDevice(const TraceTopologyEvidence& t) {
   return t.gpuDevices.size() == 1 && t.gpuDevices[0] > kMaxGpuId;
 }
 
+// Whether the traces are those of a job of one rank: one trace, of rank 0, and no file
+// declaring more ranks (worldSize 0: none says). Its GPU is no evidence of the GPUs per
+// node: such a job may run on any GPU of its node (CUDA_VISIBLE_DEVICES, a launcher).
+bool oneRankJob(const std::vector<TraceTopologyEvidence>& traces, int64_t worldSize) {
+  return traces.size() == 1 && traces[0].rank == 0 && worldSize <= 1;
+}
+
 // The first trace whose shown local GPU does not fit P, or nullptr.
 const TraceTopologyEvidence* firstMisfit(int64_t P,
                                          const std::vector<TraceTopologyEvidence>& traces) {
@@ -242,6 +249,20 @@ std::string howSettled(int64_t P, GpusPerTrainerSource source) {
   }
 }
 
+// P for a job of one rank whose GPU work runs on a GPU its rank 0 is under no P: 1, with
+// a note naming the trace and its GPU.
+GpusPerTrainer oneRankOnItsGpu(const TraceTopologyEvidence& t) {
+  GpusPerTrainer r;
+  r.value = 1;
+  r.source = GpusPerTrainerSource::TraceGpuIds;
+  r.notes.push_back("note: --gpus-per-trainer 1: the job has one rank (" + t.file + ", rank " +
+                    std::to_string(t.rank) + "), whose GPU work runs on GPU " +
+                    std::to_string(*shownLocalGpu(t)) +
+                    ", the GPU it was given (no evidence of the GPUs per node); give "
+                    "--gpus-per-trainer for another value");
+  return r;
+}
+
 }  // namespace
 
 const char* gpusPerTrainerSourceName(GpusPerTrainerSource s) {
@@ -263,8 +284,10 @@ const char* gpusPerTrainerSourceName(GpusPerTrainerSource s) {
 }
 
 TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
-                                               int64_t P, GpusPerTrainerSource source) {
+                                               int64_t P, GpusPerTrainerSource source,
+                                               int64_t worldSize) {
   TraceTopologyCheck c;
+  if (oneRankJob(traces, worldSize)) return c;
   for (const TraceTopologyEvidence& t : traces)
     if (implausibleDevice(t))
       c.warnings.push_back("warning: " + t.file + " (rank " + std::to_string(t.rank) +
@@ -294,6 +317,7 @@ GpusPerTrainer gpusPerTrainerFromTraceDevices(const std::vector<TraceTopologyEvi
   r.source = GpusPerTrainerSource::Assumed;
   const TraceTopologyEvidence* top = largestShown(traces);
   const std::optional<int64_t> fit = top ? smallestFit(traces) : std::nullopt;
+  if (!fit && top && oneRankJob(traces, worldSize)) return oneRankOnItsGpu(*top);
   if (!fit) {
     r.notes.push_back(
         "note: --gpus-per-trainer 8 assumed: no trace's deviceProperties says how many GPUs a "

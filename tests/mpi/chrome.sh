@@ -9,7 +9,7 @@
 #               with no import error and sees the same GPU slices, each
 #               with a flow from its launch; ranks.csv within 0.5 pp of HTA.
 # CASE errors:  two formats in one folder, Kineto and Paddle traces in one
-#               job, a trace without a rank, a folder without a trace (in D or
+#               job, two traces without a rank, a folder without a trace (in D or
 #               D/profile), a folder whose only trace is unreadable: rc 2
 #               naming the files, nothing written; zero-filled files named like
 #               traces: rc 3 naming them; ignored (also hidden) files
@@ -20,6 +20,12 @@
 #               of the ranks' GPU work (a note; the same bytes as the option
 #               given; a display that changes with it is read again), an
 #               explicit contradicted value: rc 2.
+# CASE single:  every real trace of ../shared/traces/kineto-more and
+#               ../shared/traces/kineto (skipped, 77, when absent) alone in a
+#               folder under its published name: rc 0, no warning about ranks,
+#               GPUs or topology (a rankless one is rank 0, with a note), np 1 =
+#               np 3 bytes (traces, CSVs, report.html); prints ranks.csv's
+#               distance from HTA's temporal breakdown, in percentage points.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -219,6 +225,68 @@ print(sum(1 for e in d['traceEvents'] if e.get('ph') == 'X' and e.get('cat') in
   echo "shared traces: ok"
 }
 
+# hta_distance RANKS_CSV HTA_JSON: prints, rank by rank, ours - HTA's idle, compute and
+# non-compute percentages (HTA's exact times when the file has them), in points.
+hta_distance() {
+  python3 - "$@" <<'PY'
+import csv, json, sys
+rows = {int(r["rank"]): r for r in csv.DictReader(open(sys.argv[1]))}
+for t in json.load(open(sys.argv[2]))["hta"]["temporal_breakdown"]:
+    r = rows[int(t["rank"])]
+    total = t["idle_time_us"] + t["compute_time_us"] + t["non_compute_time_us"]
+    out = []
+    for ours, theirs in (("idle_pct", "idle_time"), ("compute_pct", "compute_time"),
+                         ("non_compute_pct", "non_compute_time")):
+        exact = 100 * t[theirs + "_us"] / total if total else t[theirs + "_pctg"]
+        out.append("%s %s vs %.2f (%+.2f pp)" % (ours, r[ours], exact, float(r[ours]) - exact))
+    print("HTA distance: %s rank %s: %s" % (sys.argv[2].split("/")[-1], t["rank"], "; ".join(out)))
+PY
+}
+
+# single_trace NAME GZ [HTA_JSON]: GZ alone in a folder as NAME, read at np 1 and 3.
+single_trace() {
+  local name=$1 gz=$2 hta=${3:-} d=$W/alone/$1
+  mkdir -p "$d"
+  ln -s "$gz" "$d/$name"
+  xmpirun 1 "$X" report --data-dir "$d" --out "$W/$name.np1" 2>"$W/$name.np1.log" ||
+    { cat "$W/$name.np1.log"; fail "$name: np 1 report failed"; }
+  xmpirun 3 "$X" report --data-dir "$d" --out "$W/$name.np3" 2>"$W/$name.np3.log" ||
+    { cat "$W/$name.np3.log"; fail "$name: np 3 report failed"; }
+  same_dir "$W/$name.np1" "$W/$name.np3"
+  for f in ranks.csv steps.csv kernels.csv report.html; do
+    [ -s "$W/$name.np1/$f" ] || fail "$name: no $f"
+  done
+  ls "$W/$name.np1"/traceFile_*.json >/dev/null || fail "$name: no trace written"
+  local log
+  for log in "$W/$name.np1.log" "$W/$name.np3.log"; do
+    if grep -iE "(warning|error):.*(rank|gpu|topolog|trainer|device)" "$log"; then
+      fail "$name: a warning about ranks, GPUs or topology ($log)"
+    fi
+  done
+  [ -z "$hta" ] || hta_distance "$W/$name.np1/ranks.csv" "$hta"
+}
+
+case_single() {
+  local more=$SHARED/traces/kineto-more k=$SHARED/traces/kineto
+  [ -d "$more" ] && [ -d "$k" ] || { echo "SKIP: $more or $k not found"; exit 77; }
+  local resnet=resnet50_worker0.1623143089861.pt.trace.json.gz
+  single_trace "$resnet" "$more/$resnet" "$more/hta-expected/resnet50_worker0.exact-ns.json"
+  grep -qF "note: one trace without a rank ($W/alone/$resnet/$resnet): read as rank 0" \
+    "$W/$resnet.np3.log" || { cat "$W/$resnet.np3.log"; fail "no rank-0 note"; }
+  grep -q "^0," "$W/$resnet.np1/ranks.csv" || fail "the rankless trace is not rank 0"
+  single_trace vllm_graph_capture_rank_0.pt.trace.json.gz \
+    "$more/vllm_graph_capture_rank_0.pt.trace.json.gz" \
+    "$more/hta-expected/vllm_graph_capture.exact-ns.json"
+  single_trace xdit_sd35_profile_trace_rank_0.json.gz "$more/xdit_sd35_profile_trace_rank_0.json.gz" \
+    "$more/hta-expected/xdit_sd35.exact-ns.json"
+  grep -q "gpus-per-trainer 1: the job has one rank" "$W/xdit_sd35_profile_trace_rank_0.json.gz.np1.log" ||
+    { cat "$W/xdit_sd35_profile_trace_rank_0.json.gz.np1.log"; fail "xdit: no one-rank note"; }
+  single_trace nccl_data.json.gz "$k/nccl_data/nccl_data.json.gz"
+  single_trace sampled_rank-0.json.gz "$k/trace_filter/sampled_rank-0.json.gz"
+  single_trace sampled_rank-1.json.gz "$k/trace_filter/sampled_rank-1.json.gz"
+  echo "single traces: ok"
+}
+
 # expect_rc2 LOG WORDS...: the run failed with rc 2 and the log names every word.
 expect_rc2() {
   local rc=$1 log=$2
@@ -245,14 +313,16 @@ case_errors() {
   rc=$?
   set -e
   expect_rc2 "$rc" "$W/mixed.log" "mix two formats" "rank0.pt.trace.json" "profile_rank.0"
-  # a trace whose rank nothing says
+  # two traces whose rank nothing says (one alone is rank 0: case single)
   mkdir -p "$W/norank"
   trace_json 0 | sed 's/"distributedInfo":{"rank":0,"world_size":4},//' >"$W/norank/worker.json"
+  trace_json 0 | sed 's/"distributedInfo":{"rank":0,"world_size":4},//' >"$W/norank/other.json"
   set +e
   xmpirun 2 "$X" report --data-dir "$W/norank" --out "$W/norank.out" 2>"$W/norank.log"
   rc=$?
   set -e
-  expect_rc2 "$rc" "$W/norank.log" "worker.json" "rank" "e.g. worker_rank<N>.json"
+  expect_rc2 "$rc" "$W/norank.log" "$W/norank/worker.json" "$W/norank/other.json" "rank" \
+    "e.g. worker_rank<N>.json"
   # PyTorch's and Paddle's traces in one job (rank 0 Kineto, rank 1 Paddle JSON)
   "$X" synth --format paddle-json --out "$W/twoprof" --trainers 1 --gpus-per-trainer 2 \
     --steps 2 --ops-per-step 4 >/dev/null

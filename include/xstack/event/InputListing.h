@@ -12,6 +12,13 @@
 
 namespace xstack {
 
+// A trace whose rank nothing tells, and the line that names it when it cannot be read
+// as rank 0 (InputListing::unranked).
+struct UnrankedTrace {
+  InputFile file;
+  std::string fix;
+};
+
 // One folder per kind of input; empty = not given.
 struct InputDirs {
   std::string profile, dcgm, net, time;
@@ -40,8 +47,13 @@ struct InputListing {
   // job's files come from one program: two is an error naming both.
   std::vector<std::pair<std::string, std::string>> writers;
   // Inputs the user must fix before a run can start (rc 2), one line each
-  // naming the file and what to do (e.g. a trace whose rank is unknown).
+  // naming the file and what to do (e.g. two sources' files in one folder).
   std::vector<std::string> fatal;
+  // Traces whose rank neither their name nor their contents tell (`file.id` 0), each
+  // with the fatal line naming it and how to give it a rank. The listing stage
+  // decides on the listings of every rank: the job's only trace is rank 0 (a note);
+  // else each line is fatal (rc 2).
+  std::vector<UnrankedTrace> unranked;
   // The largest number of ranks the files say their job has (0: they do not say).
   int64_t declaredWorldSize = 0;
   // The most GPUs a trace's process saw (Chrome JSON's deviceProperties,

@@ -82,13 +82,16 @@ struct TraceTopologyEvidence {
 // contradiction (exit 2) naming the file and the P that fits; when no P up
 // to kMaxGpusPerTrainer fits, a warning instead (rank mod P names the trace
 // files). A trace whose GPU work runs on a device above kMaxGpuId is no
-// evidence, and a warning names it.
+// evidence, and a warning names it. A job of one rank (one trace, of rank 0,
+// and `worldSize`, the ranks the files declare, at most 1; 0: none says) may
+// run on any GPU: nothing to check, no warning.
 struct TraceTopologyCheck {
   std::string contradiction;
   std::vector<std::string> warnings;
 };
 TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
-                                               int64_t P, GpusPerTrainerSource source);
+                                               int64_t P, GpusPerTrainerSource source,
+                                               int64_t worldSize = 0);
 
 // P from the devices the traces' GPU work ran on, when nothing before the
 // read told it (GpusPerTrainer::settledAfterRead): the smallest P that every
@@ -99,7 +102,9 @@ TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEv
 // showing rank, or no P up to kMaxGpusPerTrainer fits: 8, assumed, with a
 // note. When `worldSize` (the job's ranks, as the files declare them; 0:
 // unknown) is larger than the ranks present and a larger P fits too, the
-// note says so. Pure.
+// note says so. A job of one rank (as for gpusPerTrainerAgainstTraces) whose
+// GPU work shows a GPU no P fits (rank 0 on GPU d > 0): 1, with a note naming
+// the trace and its GPU. Pure.
 GpusPerTrainer gpusPerTrainerFromTraceDevices(const std::vector<TraceTopologyEvidence>& traces,
                                               int64_t worldSize);
 

@@ -133,7 +133,20 @@ void listNonTrace(const std::string& path, const chrome::ReadError& error, uint6
   out.badInputs.push_back(error.text() + ": a damaged trace (named like one), not used");
 }
 
-// One candidate file of the folder: a trace (rank found, or a fatal line),
+// A trace whose rank nothing tells: rank 0 if it is the job's only trace (the listing
+// stage decides), else the line naming it and how to give it a rank.
+void listUnranked(const std::string& path, uint64_t bytes, InputListing& out) {
+  out.unranked.push_back(
+      {InputFile{InputKind::Profile, 0, 0, path, bytes},
+       path +
+           ": a trace without a rank (no distributedInfo.rank, and no rank-N, "
+           "rank_N or rankN in its name): put its training rank N in its name, e.g. " +
+           chrome::nameWithRank(baseName(path), "<N>") +
+           ", or add \"distributedInfo\": {\"rank\": N} to it; only a job of one trace "
+           "may leave it out (read as rank 0)"});
+}
+
+// One candidate file of the folder: a trace (rank found, or unranked),
 // a damaged trace, or ignored.
 void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   const std::string path = p.string();
@@ -150,16 +163,7 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
     rank = whole.info.rank;
     if (whole.info.worldSize) world = whole.info.worldSize;
   }
-  if (!rank || *rank < 0) {
-    out.fatal.push_back(path +
-                        ": a trace without a rank (no distributedInfo.rank, and no rank-N, "
-                        "rank_N or rankN in its name): put its training rank N in its name, "
-                        "e.g. " +
-                        chrome::nameWithRank(baseName(path), "<N>") +
-                        ", or add \"distributedInfo\": {\"rank\": N} to it");
-    return;
-  }
-  if (*rank > kMaxRankId) {  // no real job's rank: it would overflow the rank arithmetic
+  if (rank && *rank > kMaxRankId) {  // no real job's rank: it would overflow the rank arithmetic
     out.skipped.push_back(path + ": implausible rank " + std::to_string(*rank) + " (above " +
                           std::to_string(kMaxRankId) + "): not used");
     return;
@@ -168,8 +172,12 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, *world);
   if (head.info.visibleGpus <= kMaxGpusPerTrainer)  // more GPUs than a node can have: not used
     out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, head.info.visibleGpus);
-  out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
   noteWriter(chrome::traceWriterOf(head.info), path, out);
+  if (!rank || *rank < 0) {
+    listUnranked(path, bytes, out);
+    return;
+  }
+  out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
 }
 
 void listFolder(const std::string& dir, InputListing& out) {

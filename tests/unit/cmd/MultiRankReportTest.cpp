@@ -352,5 +352,79 @@ TEST_F(MultiRankReport, RandomJobsKeepEveryInvariant) {
   }
 }
 
+// A single-GPU job's trace: no distributedInfo, no rank in its name (the name
+// tensorboard_trace_handler writes), its GPU work on device `device` of the `visible` its
+// process saw.
+std::string ranklessTrace(int device, int visible) {
+  std::string props;
+  for (int d = 0; d < visible; ++d)
+    props += (d ? "," : "") + ("{\"id\":" + std::to_string(d) + "}");
+  const std::string dev = std::to_string(device);
+  return R"({"schemaVersion":1,"deviceProperties":[)" + props + R"(],"traceEvents":[)" +
+         R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":9,"tid":9,"ts":100,"dur":50},)" +
+         R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":9,"tid":9,"ts":101,"dur":2,"args":{"correlation":1}},)" +
+         R"({"ph":"X","cat":"kernel","name":"k","pid":)" + dev +
+         R"(,"tid":7,"ts":104,"dur":10,"args":{"device":)" + dev +
+         R"(,"stream":7,"correlation":1}}]})";
+}
+
+// The rule is decided on every rank's listing, so it holds for any np: the job's only
+// trace without a rank is rank 0 (a note), the same bytes on 1 to 3 ranks; its GPU, any,
+// is no topology problem.
+TEST_F(MultiRankReport, TheOnlyTraceWithoutARankIsRankZeroOnAnyNumberOfRanks) {
+  const fs::path trace = root_ / "data" / "worker0.1623143089861.pt.trace.json";
+  for (int visible : {0, 1, 8}) {
+    spit(trace, ranklessTrace(2, visible));
+    std::map<std::string, std::string> want;
+    for (int ranks : {1, 2, 3}) {
+      ReportOptions o = options("out" + std::to_string(visible) + "_" + std::to_string(ranks));
+      o.inferGpusPerTrainer = true;
+      testing::internal::CaptureStderr();
+      const int code = runOnRanks(ranks, o);
+      const std::string log = testing::internal::GetCapturedStderr();
+      ASSERT_EQ(code, kExitOk) << log;
+      EXPECT_NE(log.find("note: one trace without a rank (" + trace.string() + "): read as rank 0"),
+                std::string::npos)
+          << log;
+      EXPECT_EQ(log.find("warning:"), std::string::npos) << log;
+      EXPECT_EQ(log.find("error:"), std::string::npos) << log;
+      if (want.empty())
+        want = filesIn(o.outDir);
+      else
+        expectSameFiles(filesIn(o.outDir), want);
+    }
+    const std::string ranks = want.at("ranks.csv");
+    EXPECT_NE(ranks.find("\n0,"), std::string::npos) << ranks;
+  }
+}
+
+// Two traces without a rank, or one beside a trace with a rank: the usage error naming
+// each one without a rank and how to give it one, on every rank, nothing written.
+TEST_F(MultiRankReport, SeveralTracesWithoutARankAreAUsageErrorNamingThem) {
+  const fs::path a = root_ / "data" / "worker0.1.pt.trace.json";
+  const fs::path b = root_ / "data" / "worker1.2.pt.trace.json";
+  spit(a, ranklessTrace(0, 1));
+  spit(b, ranklessTrace(1, 1));
+  for (int ranks : {1, 3}) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(runOnRanks(ranks, options("two")), kExitUsage);
+    const std::string log = testing::internal::GetCapturedStderr();
+    for (const fs::path& p : {a, b})
+      EXPECT_NE(log.find("error: " + p.string() + ": a trace without a rank"), std::string::npos)
+          << log;
+    EXPECT_NE(log.find("e.g. worker0.1_rank<N>.pt.trace.json"), std::string::npos) << log;
+    EXPECT_EQ(log.find("note: one trace without a rank"), std::string::npos) << log;
+    EXPECT_TRUE(!fs::exists(root_ / "two") || filesIn(root_ / "two").empty());
+  }
+  fs::remove(b);
+  spit(root_ / "data" / "rank3.json", ranklessTrace(0, 1));  // rank 3, from its name
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(runOnRanks(2, options("mixed")), kExitUsage);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("error: " + a.string() + ": a trace without a rank"), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("rank3.json: a trace without a rank"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace xstack

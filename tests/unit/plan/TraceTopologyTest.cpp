@@ -194,5 +194,54 @@ TEST(TraceTopology, NoFittingPIsAWarningNotAnError) {
   EXPECT_TRUE(contains(c.warnings[0], "a (rank 0)")) << c.warnings[0];
 }
 
+// A job of one rank (one trace, rank 0, no file declaring more ranks) may run on any GPU
+// (CUDA_VISIBLE_DEVICES): its GPU is no evidence, and no warning. Nothing else telling P,
+// it is 1, with a note naming the trace and its GPU.
+TEST(TraceTopology, AJobOfOneRankMayRunOnAnyGpu) {
+  for (int64_t world : {0, 1}) {
+    const std::vector<TraceTopologyEvidence> t = {{0, "xdit_rank_0.json.gz", {2}, 1}};
+    GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, world);
+    EXPECT_EQ(r.value, 1);
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_TRUE(contains(r.notes[0],
+                         "--gpus-per-trainer 1: the job has one rank "
+                         "(xdit_rank_0.json.gz, rank 0), whose GPU work runs on GPU 2"))
+        << r.notes[0];
+    TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, r.value, r.source, world);
+    EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings.at(0);
+    for (int64_t P : {1, 2, 8}) {  // given, or from deviceProperties
+      for (auto source : {GpusPerTrainerSource::Option, GpusPerTrainerSource::TraceDevices}) {
+        c = gpusPerTrainerAgainstTraces({{0, "vllm_rank_0.pt.trace.json.gz", {2}, 8}}, P, source,
+                                        world);
+        EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
+        EXPECT_TRUE(c.warnings.empty()) << c.warnings.at(0);
+      }
+    }
+    c = gpusPerTrainerAgainstTraces({{0, "odd", {4'000'000'000}, 1}}, 8,
+                                    GpusPerTrainerSource::Assumed, world);
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings.at(0);
+  }
+  // Its GPU 0, or none shown: as for any job.
+  GpusPerTrainer zero = gpusPerTrainerFromTraceDevices({{0, "resnet", {0}, 1}}, 0);
+  EXPECT_EQ(zero.value, 8);
+  EXPECT_EQ(zero.source, GpusPerTrainerSource::Assumed);
+}
+
+// Rank 0 of a bigger job (its files say so), or one of several traces, on another GPU
+// than rank mod P: the rules of every job, the warning kept.
+TEST(TraceTopology, RankZeroOfABiggerJobOnAnotherGpuIsStillWarnedAbout) {
+  const std::vector<TraceTopologyEvidence> t = {{0, "a", {2}, 8}};
+  TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 8, GpusPerTrainerSource::TraceDevices, 4);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_TRUE(contains(c.warnings[0], "for no P up to 1024")) << c.warnings[0];
+  GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, 4);
+  EXPECT_EQ(r.value, 8);
+  EXPECT_TRUE(contains(r.notes.at(0), "no value up to 1024 fits")) << r.notes[0];
+  const std::vector<TraceTopologyEvidence> five = {{5, "b", {7}, 8}};  // not rank 0
+  EXPECT_EQ(
+      gpusPerTrainerAgainstTraces(five, 8, GpusPerTrainerSource::TraceDevices).warnings.size(), 1u);
+}
+
 }  // namespace
 }  // namespace xstack

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/core/FaultInjection.h"
@@ -76,7 +77,8 @@ SourceListing chooseSource(const ReportOptions& opt) {
   for (const Source* s : registeredSources()) {
     SourceListing l{s, s->resolveDirs(opt.dataDir, opt.dirs), {}};
     l.listing = s->list(l.dirs);
-    if (hasProfiles(l.listing) || !l.listing.fatal.empty()) found.push_back(l);
+    if (hasProfiles(l.listing) || !l.listing.fatal.empty() || !l.listing.unranked.empty())
+      found.push_back(l);
     all.push_back(std::move(l));
   }
   if (found.empty()) return nothingFound(all);
@@ -102,6 +104,8 @@ struct RankChoice {
   std::vector<std::string> ignoredNames;  // the first kNamedFiles
   std::vector<std::string> writers;       // name, first file, name, first file, ...
   std::vector<std::string> fatal;
+  bool ranked = false;                  // a trace with a rank (firstProfile is one)
+  std::vector<UnrankedTrace> unranked;  // traces whose rank nothing tells
 };
 
 // This rank's choice, for the gather: at most kNamedFiles ignored names.
@@ -110,6 +114,9 @@ RankChoice choiceOf(const std::string& host, const Source& source, const InputLi
   c.source = source.name();
   for (const InputFile& f : l.files)
     if (f.kind == InputKind::Profile && c.firstProfile.empty()) c.firstProfile = f.path;
+  c.ranked = !c.firstProfile.empty();
+  if (!c.ranked && !l.unranked.empty()) c.firstProfile = l.unranked.front().file.path;
+  c.unranked = l.unranked;
   c.host = host;
   c.world = l.declaredWorldSize;
   c.visibleGpus = l.declaredVisibleGpus;
@@ -136,6 +143,13 @@ void writeChoice(wire::Writer& w, const RankChoice& c) {
   w.strings(c.ignoredNames);
   w.strings(c.writers);
   w.strings(c.fatal);
+  w.boolean(c.ranked);
+  w.list(c.unranked, [](wire::Writer& x, const UnrankedTrace& u) {
+    x.str(u.file.path);
+    x.u64(u.file.bytes);
+    x.u64(u.file.sample);
+    x.str(u.fix);
+  });
 }
 
 RankChoice readChoice(wire::Reader& r) {
@@ -150,13 +164,67 @@ RankChoice readChoice(wire::Reader& r) {
   c.ignoredNames = r.strings();
   c.writers = r.strings();
   c.fatal = r.strings();
+  c.ranked = r.boolean();
+  r.list(c.unranked, [](wire::Reader& x) {
+    UnrankedTrace u;
+    u.file.path = x.str();
+    u.file.bytes = x.u64();
+    u.file.sample = x.u64();
+    u.fix = x.str();
+    return u;
+  });
   return c;
+}
+
+// What this host holds under each listed path (~200 KiB read a file): the same path on
+// two hosts is one file only when the samples agree.
+void takeSamples(InputListing& l) {
+  for (InputFile& f : l.files) f.sample = sampleDigestOf(f.path);
+  for (UnrankedTrace& u : l.unranked) u.file.sample = sampleDigestOf(u.file.path);
 }
 
 // The listing of `source` on this rank (after another rank chose it).
 void relist(ReportRun& run, const Source& source, ListedInputs& out) {
   out.dirs = source.resolveDirs(run.options.dataDir, run.options.dirs);
   out.listing = source.list(out.dirs);
+  takeSamples(out.listing);
+}
+
+bool sameFile(const InputFile& a, const InputFile& b) {
+  return a.path == b.path && a.bytes == b.bytes && a.sample == b.sample;
+}
+
+// The rank of the traces nothing gives one, decided on every rank's listing of `source`
+// (the same on every rank, for any np): when the job's traces are one file (a file several
+// ranks see, by path, size and sample, counts once) and it has no rank, it is rank 0, and
+// returned. Else each trace without a rank is a fatal line naming it (nullptr).
+const UnrankedTrace* settleUnranked(const std::vector<RankChoice>& all, std::string_view source,
+                                    std::vector<std::string>& fatal) {
+  std::vector<const UnrankedTrace*> distinct;
+  bool ranked = false;
+  for (const RankChoice& c : all) {
+    if (c.source != source) continue;
+    ranked = ranked || c.ranked;
+    for (const UnrankedTrace& u : c.unranked)
+      if (std::none_of(distinct.begin(), distinct.end(),
+                       [&u](const UnrankedTrace* d) { return sameFile(d->file, u.file); }))
+        distinct.push_back(&u);
+  }
+  if (distinct.size() == 1 && !ranked) return distinct.front();
+  for (const UnrankedTrace* u : distinct) fatal.push_back(u->fix);
+  return nullptr;
+}
+
+// The job's only trace, without a rank, as rank 0 in this rank's listing (when this rank
+// sees it).
+void readAsRankZero(const ReportRun& run, const UnrankedTrace& only, InputListing& l) {
+  run.log("note: one trace without a rank (" + only.file.path + "): read as rank 0");
+  for (const UnrankedTrace& u : l.unranked)
+    if (sameFile(u.file, only.file)) l.files.push_back(u.file);
+  l.unranked.clear();
+  std::sort(l.files.begin(), l.files.end(), [](const InputFile& a, const InputFile& b) {
+    return std::tie(a.kind, a.id, a.gpu, a.path) < std::tie(b.kind, b.id, b.gpu, b.path);
+  });
 }
 
 // The first source that found profiles on some rank, or nullptr; two: a
@@ -229,8 +297,9 @@ void noteIgnored(const ReportRun& run, const ListedInputs& in) {
 
 // collective: every rank's choice of source; the one source that found
 // profiles anywhere, which ranks that chose another adopt (they list again
-// with it). Usage failures: two formats or two profilers in the job, or
-// files to fix.
+// with it). The job's only trace, when nothing gives its rank, is rank 0
+// (settleUnranked). Usage failures: two formats or two profilers in the job,
+// traces without a rank beside other traces, or files to fix.
 // A choice that does not decode is the same Error on every rank.
 Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, ListedInputs& out) {
   Expected<std::vector<RankChoice>> gathered =
@@ -244,6 +313,7 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
   const bool anyFound = chosen != nullptr;  // else the plan stage names the files (rc 2)
   if (!chosen) chosen = mine;
   checkWriters(all, chosen->name(), fatal);
+  const UnrankedTrace* only = settleUnranked(all, chosen->name(), fatal);
   if (!fatal.empty()) {
     std::sort(fatal.begin(), fatal.end());
     fatal.erase(std::unique(fatal.begin(), fatal.end()), fatal.end());
@@ -251,6 +321,7 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
     return Failure::usage("error: " + fatal.back());
   }
   if (chosen != mine) relist(run, *chosen, out);
+  if (only) readAsRankZero(run, *only, out.listing);
   for (const RankChoice& c : all) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, c.world);
     out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, c.visibleGpus);
@@ -277,8 +348,7 @@ Expected<ListedInputs> listInputsStage(ReportRun& run) {
   }
   out.dirs = chosen.dirs;
   out.listing = std::move(chosen.listing);
-  // What this host holds under each path: ~200 KiB read a file.
-  for (InputFile& f : out.listing.files) f.sample = sampleDigestOf(f.path);
+  takeSamples(out.listing);
   Expected<const Source*> agreed = agreeOnSource(run, chosen.source, out);
   if (!agreed) return agreed.error();
   run.source = *agreed;

@@ -44,8 +44,8 @@ Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
     source = gpt.source;
     topology.gpusPerTrainer = gpt.value;
   }
-  const TraceTopologyCheck check =
-      gpusPerTrainerAgainstTraces(traceEvidence(gathered), topology.gpusPerTrainer, source);
+  const TraceTopologyCheck check = gpusPerTrainerAgainstTraces(
+      traceEvidence(gathered), topology.gpusPerTrainer, source, worldSize);
   if (!check.contradiction.empty()) return Failure::usage("error: " + check.contradiction);
   for (const auto& line : check.warnings) run.log(line);
   return topology;

@@ -313,11 +313,17 @@ TEST_F(ChromeSourceTest, ListsTracesByContent) {
   EXPECT_EQ(l.declaredWorldSize, 16);
   EXPECT_EQ(l.ignored.size(), 2u);  // gen_info.json, notes.txt
   EXPECT_EQ(l.hidden, 1u);          // .hidden.json: not looked at, counted
-  ASSERT_EQ(l.fatal.size(), 1u);
-  EXPECT_NE(l.fatal[0].find("noext"), std::string::npos);
+  // A trace whose rank nothing tells: listed apart (the listing stage gives the job's only
+  // trace rank 0), with the line that names it otherwise.
+  EXPECT_TRUE(l.fatal.empty());
+  ASSERT_EQ(l.unranked.size(), 1u);
+  EXPECT_EQ(l.unranked[0].file.path, (dir_ / "profile" / "noext").string());
+  EXPECT_EQ(l.unranked[0].file.id, 0);
+  const std::string& fix = l.unranked[0].fix;
+  EXPECT_NE(fix.find("noext: a trace without a rank"), std::string::npos) << fix;
   // The suggested name is built from the file's own name, with a rank placeholder.
-  EXPECT_NE(l.fatal[0].find("e.g. noext_rank<N>,"), std::string::npos) << l.fatal[0];
-  EXPECT_EQ(l.fatal[0].find("rank3"), std::string::npos) << l.fatal[0];
+  EXPECT_NE(fix.find("e.g. noext_rank<N>,"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("rank3"), std::string::npos) << fix;
 }
 
 // A file named like a trace whose text is no JSON (zeros of a preallocated file, cut-off
