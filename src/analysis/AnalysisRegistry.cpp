@@ -9,7 +9,7 @@ namespace xstack {
 const std::vector<const Analysis*>& registeredAnalyses() {
   static const std::vector<const Analysis*> kAnalyses = {
       &stepsAnalysis(),  // step table, GPU breakdown, stragglers: steps/ranks.csv, findings, report
-      &kernelsAnalysis(),  // per-name kernel stats: kernels.csv
+      &kernelsAnalysis(),      // per-name kernel stats: kernels.csv
       &collectivesAnalysis(),  // who waits for whom: collectives.csv, waits.csv
   };
   return kAnalyses;

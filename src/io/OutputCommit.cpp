@@ -225,7 +225,8 @@ Status OutputCommit::lock(const std::string& outDir, std::vector<std::string>& n
   installHandlers();
   gOutDirFd.store(dirFd_);
   // Leftovers of dead runs (the lock says no live run uses the folder).
-  if (std::string done = rollForwardJournal(folder(), isOutputName_); !done.empty()) notes.push_back(done);
+  if (std::string done = rollForwardJournal(folder(), isOutputName_); !done.empty())
+    notes.push_back(done);
   size_t temps = 0;
   for (const std::string& n : namesIn(dirFd_))
     if (isXstackTempName(n, isOutputName_) && ::unlinkat(dirFd_, n.c_str(), 0) == 0) ++temps;

@@ -43,8 +43,7 @@ std::string Writer::take() {
   return done;
 }
 
-Reader::Reader(std::string_view message, std::string what)
-    : in_(message), what_(std::move(what)) {
+Reader::Reader(std::string_view message, std::string what) : in_(message), what_(std::move(what)) {
   if (in_.empty()) {
     fail("empty (no version byte)");
   } else if (static_cast<uint8_t>(in_[0]) != kWireVersion) {

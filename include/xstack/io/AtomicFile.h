@@ -16,7 +16,6 @@
 #include <functional>
 #include <string>
 #include <string_view>
-#include <string_view>
 
 #include "xstack/core/Status.h"
 

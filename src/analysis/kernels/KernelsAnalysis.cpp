@@ -102,8 +102,8 @@ void serveKernelTables(Comm& comm, const std::vector<RankPart>& local) {
     auto q = receiveTyped<TableRequest>(comm, 0, MessageTag::KernelTableRequest,
                                         "a kernel table request", readRequest);
     if (q && q->done) return;
-    sendTyped(comm, 0, MessageTag::KernelTable,
-              q ? localTable(local, q->rank) : std::string_view(), writeTable);
+    sendTyped(comm, 0, MessageTag::KernelTable, q ? localTable(local, q->rank) : std::string_view(),
+              writeTable);
   }
 }
 
@@ -114,8 +114,8 @@ std::string kernelTableOf(Comm& comm, const std::vector<RankPart>& local, int64_
                           int reader) {
   if (reader == 0) return std::string(localTable(local, rank));
   sendTyped(comm, reader, MessageTag::KernelTableRequest, TableRequest{false, rank}, writeRequest);
-  auto table = receiveTyped<std::string>(comm, reader, MessageTag::KernelTable,
-                                         "a kernel table", readTable);
+  auto table =
+      receiveTyped<std::string>(comm, reader, MessageTag::KernelTable, "a kernel table", readTable);
   return table ? *table : std::string();  // empty: fails to decode, naming the reader
 }
 

@@ -46,8 +46,8 @@ std::string kernelNameFrom(Comm& comm, const std::vector<RankPart>& local, int64
   const NameRequest q{false, rank, digest};
   if (reader == 0) return localKernelName(local, q);
   sendTyped(comm, reader, MessageTag::KernelTableRequest, q, writeRequest);
-  auto name = receiveTyped<std::string>(comm, reader, MessageTag::KernelName, "a kernel name",
-                                        readName);
+  auto name =
+      receiveTyped<std::string>(comm, reader, MessageTag::KernelName, "a kernel name", readName);
   return name ? *name : std::string();  // empty: the caller names the reader that sent none
 }
 

@@ -103,8 +103,7 @@ int runStages(ReportRun& run) {
           settleDisplayStage(run, plan, readTopology, *finalTopology, *local, *gathered);
       !settled.ok())
     return fail(run, settled.error());
-  return renderAndWrite(run, *listed, *planned, *local, *gathered, analysed.get(),
-                        *finalTopology);
+  return renderAndWrite(run, *listed, *planned, *local, *gathered, analysed.get(), *finalTopology);
 }
 
 }  // namespace

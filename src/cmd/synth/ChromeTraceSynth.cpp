@@ -8,8 +8,8 @@
 
 #include "xstack/cmd/common/ExitCode.h"
 #include "xstack/cmd/synth/SyncJobModel.h"
-#include "xstack/cmd/synth/SynthParallelModel.h"
 #include "xstack/cmd/synth/Synth.h"
+#include "xstack/cmd/synth/SynthParallelModel.h"
 #include "xstack/cmd/synth/SynthRandom.h"
 #include "xstack/core/TerminalText.h"
 

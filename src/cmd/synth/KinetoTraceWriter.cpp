@@ -394,8 +394,8 @@ void KinetoTraceWriter::collective(const SynthCollective& c) {
            c.kernelEndNs);
   gpuArgs(c.device, c.stream);
   out_.text(
-          ", \"registers per thread\": 96, \"shared memory\": 87568, \"grid\": [8, 1, 1], "
-          "\"block\": [544, 1, 1], \"est. achieved occupancy %\": 0, ");
+      ", \"registers per thread\": 96, \"shared memory\": 87568, \"grid\": [8, 1, 1], "
+      "\"block\": [544, 1, 1], \"est. achieved occupancy %\": 0, ");
   collectiveArgs(c);
   closeArgs();
   flowEnd(c.device, c.stream, c.kernelStartNs);

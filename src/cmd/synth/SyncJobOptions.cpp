@@ -133,8 +133,7 @@ Status readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
                               " (FACTOR or MS in (0, 100]), got '" + text + "'");
       s->kind = k.kind;
       if (k.trainer) std::swap(s->rank, s->trainer);
-      if (s->rank >= o.jobRanks() || s->trainer >= o.trainers ||
-          s->step >= o.steps)
+      if (s->rank >= o.jobRanks() || s->trainer >= o.trainers || s->step >= o.steps)
         return Failure::usage(std::string("synth: --") + k.flag + " " + text +
                               " is outside the job (" + std::to_string(o.trainers) +
                               " trainers x " + std::to_string(o.gpusPerTrainer) + " GPUs, " +

@@ -85,8 +85,8 @@ TEST_F(OutputCommitTest, OnlyTheCallersOutputNamesAreStale) {
     ASSERT_TRUE(c.commit(filesOf(w), r).ok());
     EXPECT_EQ(r.staleRemoved, 0u);
   }
-  EXPECT_EQ(names(), (std::vector<std::string>{"steps.csv", "traceFile_0_0.json",
-                                               "traceFile_1_0.json"}));
+  EXPECT_EQ(names(),
+            (std::vector<std::string>{"steps.csv", "traceFile_0_0.json", "traceFile_1_0.json"}));
   EXPECT_TRUE(isReportOutputName("steps.csv"));
   EXPECT_TRUE(isReportOutputName("traceFile_2_3.pftrace.gz"));
   EXPECT_FALSE(isReportOutputName("notes.csv"));

@@ -27,16 +27,16 @@ namespace xstack {
 // [kernelStartNs, kernelEndNs] on (device, stream); true times in ns. The
 // strings are the values PyTorch's profiler writes in the op's and kernel's args.
 struct SynthCollective {
-  const char* kernelName = "";      // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)"
+  const char* kernelName = "";  // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)"
   // "allreduce", "reduce_scatter", "_allgather_base", "send", "recv"
   const char* collectiveName = "";
-  const char* annotation = "";      // the record_function around it: "nccl:all_reduce", ...
+  const char* annotation = "";  // the record_function around it: "nccl:all_reduce", ...
   int64_t inNelems = 0, outNelems = 0, groupSize = 0;
   const std::string* pgName = nullptr;   // "3"
   const std::string* pgDesc = nullptr;   // "TENSOR_MODEL_PARALLEL_GROUP"
   const std::string* pgRanks = nullptr;  // "[0, 1]"
-  int64_t seq = 0;                        // per group (collectives) or per src->dst pair (p2p)
-  int64_t srcRank = -1, dstRank = -1;     // recv: Src Rank, send: Dst Rank (global ranks)
+  int64_t seq = 0;                       // per group (collectives) or per src->dst pair (p2p)
+  int64_t srcRank = -1, dstRank = -1;    // recv: Src Rank, send: Dst Rank (global ranks)
   uint64_t opStartNs = 0, opEndNs = 0, launchStartNs = 0, launchEndNs = 0;
   uint64_t kernelStartNs = 0, kernelEndNs = 0;
   uint64_t tid = 0;

@@ -48,8 +48,7 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
   for (const auto& kept : commitResult.staleKept)  // rc 3, never a silent mix
     res.commitProblems.push_back("cannot remove the earlier output file " + kept +
                                  "; it stays in --out and is not this run's");
-  if (!commitResult.folderMoved.empty())
-    res.commitProblems.push_back(commitResult.folderMoved);
+  if (!commitResult.folderMoved.empty()) res.commitProblems.push_back(commitResult.folderMoved);
   for (const auto& p : res.commitProblems) run.log("failed: " + p);
   run.clock.mark("commit");
   return written;

@@ -105,8 +105,10 @@ TEST(CollectiveMatch, TheGroupsRanksWhenKnownNameTheMissingMember) {
 // send pairs with the recv of its direction, never with the peer's own send.
 TEST(CollectiveMatch, SendsBothWaysPairByDirection) {
   std::vector<Arrival> a{
-      arrival(0, "", "send", 64, 0, 100, 200, 1), arrival(1, "", "send", 64, 0, 120, 220, 0),
-      arrival(1, "", "recv", 64, 0, 150, 210, 0), arrival(0, "", "recv", 64, 0, 160, 230, 1),
+      arrival(0, "", "send", 64, 0, 100, 200, 1),
+      arrival(1, "", "send", 64, 0, 120, 220, 0),
+      arrival(1, "", "recv", 64, 0, 150, 210, 0),
+      arrival(0, "", "recv", 64, 0, 160, 230, 1),
   };
   CollectivesSummary s;
   summarizeGroup("", a, {}, s);
