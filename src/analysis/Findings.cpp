@@ -610,7 +610,7 @@ void orderKernelSpread(std::vector<KernelSpread>& v) {
 }
 
 JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topo,
-                       const std::string& traceSuffix) {
+                       const std::string& traceSuffix, const JobBoard& /*board*/) {
   JobAnalysis a;
   a.ranks = static_cast<int64_t>(tables.size());
   std::map<int64_t, size_t> viewOfStep;

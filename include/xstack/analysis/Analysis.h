@@ -10,7 +10,8 @@
 // Lifetime in a run (cmd/report/stages/ReportStages.h):
 //   read stage   Analysis::rankPart per profile, fed every event, then finish()
 //                (bytes kept in LocalInput::analyses, indexed like the registry);
-//   analyse      Analysis::jobPart, then AnalysisJob::merge (collective);
+//   analyse      Analysis::jobPart, then AnalysisJob::merge (collective); then
+//                on rank 0 every job's publish, then every job's conclude (JobBoard.h);
 //   show         AnalysisJob::ranksToShow (rank 0): ranks displayed in detail;
 //   traces       AnalysisJob::annotations (rank 0): instants in a trace file;
 //   write        AnalysisJob::write (collective): rank 0's files and summary lines.
@@ -32,6 +33,8 @@
 #include "xstack/render/TraceEvents.h"
 
 namespace xstack {
+
+struct JobBoard;
 
 // The per-rank part of an analysis: one per profile, an EventSink on the read
 // stage's walk of it (it sees every event the source delivers, in input order).
@@ -79,6 +82,10 @@ class AnalysisJob {
   // collective: merges every rank's parts; `local` holds this MPI rank's. A
   // failure is kept (status()), never thrown: no files, no annotations.
   virtual void merge(Comm& comm, const std::vector<RankPart>& local) = 0;
+  // Rank 0 after every merge: what this job offers the others (JobBoard.h).
+  virtual void publish(JobBoard& /*board*/) const {}
+  // Rank 0 after every publish: this job's conclusions with the others' products.
+  virtual void conclude(const JobBoard& /*board*/) {}
   // Rank 0 after merge: ok, or why the analysis failed.
   virtual Status status() const = 0;
   // Rank 0 after merge: the training ranks worth showing in detail in the

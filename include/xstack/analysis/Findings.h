@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/core/Topology.h"
 
@@ -125,8 +126,10 @@ struct JobAnalysis {
 // `tables` ordered by rank (one per rank with a profile). Findings name the
 // trace files of their ranks as traceFile_<k>_<g><traceSuffix> (the first
 // --format's file, e.g. ".json", ".pftrace", ".json.gz").
+// `board`: the other analyses' products (the collectives' roles and summary
+// for the peer rule and the network finding); empty = the step rule alone.
 JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topology,
-                       const std::string& traceSuffix = ".json");
+                       const std::string& traceSuffix = ".json", const JobBoard& board = {});
 
 // "12.345 ms"-style, fixed decimals (deterministic).
 std::string formatMs(uint64_t ns);

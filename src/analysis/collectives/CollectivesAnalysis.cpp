@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
@@ -167,6 +168,7 @@ class CollectivesJob final : public AnalysisJob {
   explicit CollectivesJob(const AnalysisJobOptions& options) : topology_(options.topology) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
   Status status() const override { return status_; }
+  void publish(JobBoard& board) const override;
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
 
  private:
@@ -233,6 +235,12 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   }
   std::vector<std::string>().swap(received);
   gatherSummaries(comm, owned);
+}
+
+void CollectivesJob::publish(JobBoard& board) const {
+  if (!status_.ok()) return;
+  board.collectives = &summary_;
+  board.collectiveRanks = &ranks_;
 }
 
 // collective: rank 0 writes both files (or none) and its summary lines.

@@ -93,6 +93,10 @@ void StepsJob::merge(Comm& comm, const std::vector<RankPart>& local) {
       tables_.push_back(std::move(t));
     }
   }
+}
+
+void StepsJob::conclude(const JobBoard& board) {
+  board_ = board;
   if (status_.ok()) analyse();
 }
 
@@ -102,7 +106,7 @@ void StepsJob::analyse() {
     std::sort(tables_.begin(), tables_.end(),
               [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
     std::sort(readers_.begin(), readers_.end());
-    analysis_ = analyzeJob(tables_, options_.topology, options_.traceSuffix);
+    analysis_ = analyzeJob(tables_, options_.topology, options_.traceSuffix, board_);
   } catch (const std::exception& e) {
     status_ = Error{std::string("analysis failed: ") + e.what()};
   }

@@ -8,6 +8,7 @@
 
 #include "xstack/analysis/Analysis.h"
 #include "xstack/analysis/Findings.h"
+#include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 
 namespace xstack {
@@ -16,6 +17,7 @@ class StepsJob final : public AnalysisJob {
  public:
   explicit StepsJob(AnalysisJobOptions options) : options_(std::move(options)) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
+  void conclude(const JobBoard& board) override;
   Status status() const override { return status_; }
   std::vector<int64_t> ranksToShow() const override;
   TraceExtraRows annotations(int64_t group, int64_t gpu, int64_t pid,
@@ -38,6 +40,7 @@ class StepsJob final : public AnalysisJob {
   // Rank 0: (training rank, MPI rank that read it) of every table, ordered by
   // rank: whom rank 0 asks for a kernel's name.
   std::vector<std::pair<int64_t, int>> readers_;
+  JobBoard board_;        // rank 0: the other analyses' products (conclude)
   JobAnalysis analysis_;  // rank 0
   Status status_;         // rank 0: a decode or analysis failure: no files, no instants
 };

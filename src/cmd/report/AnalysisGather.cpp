@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "xstack/analysis/AnalysisRegistry.h"
+#include "xstack/analysis/JobBoard.h"
 
 namespace xstack {
 
@@ -22,6 +23,10 @@ JobAnalyses mergeAnalyses(Comm& comm, const std::vector<LocalInput>& local,
     out.jobs.push_back(all[i]->jobPart(options));
     out.jobs.back()->merge(comm, rankParts(local, i));
   }
+  if (comm.rank() != 0) return out;
+  JobBoard board;
+  for (const auto& job : out.jobs) job->publish(board);
+  for (const auto& job : out.jobs) job->conclude(board);
   return out;
 }
 
