@@ -13,9 +13,12 @@
 #include <tuple>
 #include <vector>
 
+#include "FindingParts.h"
+#include "xstack/analysis/RoleFindings.h"
 #include "xstack/core/FileIdentity.h"
 
 namespace xstack {
+using namespace finding;  // NOLINT(google-build-using-namespace): this file's own parts
 namespace {
 
 // Find, exclude, re-estimate (estimateAndClassify): at most this many rounds.
@@ -23,15 +26,6 @@ constexpr int kMaxRounds = 8;
 // The evidence says "same compute" within this part of the median rank's.
 constexpr double kSameCompute = 0.02;
 
-uint64_t medianOf(std::vector<uint64_t> v) {
-  if (v.empty()) return 0;
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  uint64_t hi = v[mid];
-  if (v.size() % 2) return hi;
-  uint64_t lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return lo + (hi - lo) / 2;
-}
 
 struct Cell {
   size_t table;  // index into tables
@@ -240,6 +234,20 @@ void estimateAndClassify(std::vector<StepView>& views, size_t tables, uint64_t m
   }
 }
 
+}  // namespace
+
+namespace finding {
+
+uint64_t medianOf(std::vector<uint64_t> v) {
+  if (v.empty()) return 0;
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  uint64_t hi = v[mid];
+  if (v.size() % 2) return hi;
+  uint64_t lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return lo + (hi - lo) / 2;
+}
+
 std::string rankList(const std::vector<int64_t>& ranks) {
   std::string s;
   for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
@@ -252,19 +260,78 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+namespace {
+
+bool containsLower(std::string s, std::string_view needle) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s.find(needle) != std::string::npos;
+}
+
 }  // namespace
+
+std::string hostOpKindOf(const std::string& name) {
+  return containsLower(name, "dataloader") || containsLower(name, "data_loader") ? "data-loader op"
+         : containsLower(name, "sync")                                           ? "sync"
+                                                                                 : "CPU op";
+}
+
+void nameTraceFiles(Finding& f, const Topology& topo, const std::string& traceSuffix) {
+  for (int64_t r : f.ranks) {
+    std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
+                       std::to_string(topo.gpuOf(r)) + traceSuffix;
+    if (std::find(f.traceFiles.begin(), f.traceFiles.end(), name) == f.traceFiles.end())
+      f.traceFiles.push_back(name);
+  }
+  std::sort(f.traceFiles.begin(), f.traceFiles.end());
+}
+
+std::vector<Group> groupByTrainer(std::map<size_t, std::vector<int64_t>> slowSteps,
+                                  const std::vector<RankTable>& tables, const Topology& topo) {
+  std::map<int64_t, int64_t> ranksOfTrainer;
+  for (const RankTable& t : tables) ++ranksOfTrainer[topo.trainerOf(t.rank)];
+  // (trainer, persistent, steps) -> group
+  std::map<std::tuple<int64_t, bool, std::vector<int64_t>>, Group> byKey;
+  for (auto& [table, steps] : slowSteps) {
+    int64_t rank = tables[table].rank;
+    bool persistent = steps.size() * 4 >= tables[table].steps.size() * 3;
+    Group& g =
+        byKey[{topo.trainerOf(rank), persistent, persistent ? std::vector<int64_t>{} : steps}];
+    g.ranks.push_back(rank);
+    g.tables.push_back(table);
+    g.persistent = persistent;
+    for (int64_t s : steps)
+      if (std::find(g.steps.begin(), g.steps.end(), s) == g.steps.end()) g.steps.push_back(s);
+  }
+  std::vector<Group> groups;
+  for (auto& [key, g] : byKey) {
+    std::sort(g.steps.begin(), g.steps.end());
+    int64_t trainer = std::get<0>(key);
+    if (topo.gpusPerTrainer > 1 &&
+        static_cast<int64_t>(g.ranks.size()) == ranksOfTrainer[trainer]) {
+      g.trainer = trainer;
+      groups.push_back(g);
+      continue;
+    }
+    for (size_t i = 0; i < g.ranks.size(); ++i) {
+      Group one;
+      one.ranks = {g.ranks[i]};
+      one.tables = {g.tables[i]};
+      one.steps = slowSteps[g.tables[i]];
+      one.persistent = g.persistent;
+      groups.push_back(one);
+    }
+  }
+  return groups;
+}
+
+
+}  // namespace finding
 
 std::string formatMs(uint64_t ns) { return fmt("%.3f ms", static_cast<double>(ns) / 1e6); }
 
 namespace {
 
-struct Group {
-  std::vector<int64_t> ranks;
-  std::vector<size_t> tables;
-  std::vector<int64_t> steps;
-  bool persistent = false;
-  int64_t trainer = -1;
-};
 
 // Sums over a finding's late cells (ns), and the gap ops' overlaps by name.
 struct Evidence {
@@ -316,11 +383,6 @@ uint64_t addStep(Evidence& e, const std::vector<size_t>& groupTables, const Step
 uint64_t per(uint64_t sum, uint64_t n) { return n ? sum / n : 0; }
 uint64_t excess(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-bool containsLower(std::string s, std::string_view needle) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s.find(needle) != std::string::npos;
-}
 
 // The gap op's name of a cell ("" when none).
 std::string_view gapOpName(const StepRow& r, const RankTable& t) {
@@ -370,7 +432,9 @@ void setCause(Finding& f, const Evidence& e, const std::vector<RankTable>& table
   const uint64_t c = excess(f.computeNs, f.computeMedianNs),
                  h = excess(f.hostIdleNs, f.hostIdleMedianNs),
                  m = excess(f.memcpyNs, f.memcpyMedianNs);
-  f.cause = c >= h && c >= m && c > 0 ? "compute" : m > h ? "memcpy" : "host";
+  // Kernels longer by at least half the lateness: compute, whatever the host did.
+  const bool computeExplains = c > 0 && 2 * c >= f.lateNs;
+  f.cause = computeExplains || (c >= h && c >= m && c > 0) ? "compute" : m > h ? "memcpy" : "host";
   if (f.cause != "host" || e.gapOps.empty()) return;
   const auto reference = referenceGapOps(e, tables);
   const std::string* best = nullptr;
@@ -385,10 +449,7 @@ void setCause(Finding& f, const Evidence& e, const std::vector<RankTable>& table
   f.hostOp = *best;
   f.hostOpNs = per(bestMine, e.cells);
   f.hostOpMedianNs = per(reference.at(*best), e.cells);
-  f.hostOpKind = containsLower(*best, "dataloader") || containsLower(*best, "data_loader")
-                     ? "data-loader op"
-                 : containsLower(*best, "sync") ? "sync"
-                                                : "CPU op";
+  f.hostOpKind = hostOpKindOf(*best);
 }
 
 std::string listOf(const std::vector<std::string>& v) {
@@ -482,16 +543,17 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   setCause(f, e, tables);
   const int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
                          static_cast<int64_t>(g.ranks.size());
-  for (int64_t r : f.ranks) {
-    std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
-                       std::to_string(topo.gpuOf(r)) + traceSuffix;
-    if (std::find(f.traceFiles.begin(), f.traceFiles.end(), name) == f.traceFiles.end())
-      f.traceFiles.push_back(name);
-  }
-  std::sort(f.traceFiles.begin(), f.traceFiles.end());
+  nameTraceFiles(f, topo, traceSuffix);
   f.evidenceInTrace = evidenceOf(f, topo, others, arrival);
   f.evidence = f.evidenceInTrace + "; see " + listOf(f.traceFiles);
   return f;
+}
+
+bool coveredBy(const std::vector<int64_t>& ranks, const std::vector<Finding>& known) {
+  for (const Finding& k : known)
+    for (int64_t r : ranks)
+      if (std::find(k.ranks.begin(), k.ranks.end(), r) != k.ranks.end()) return true;
+  return false;
 }
 
 std::vector<Group> groupSlowRanks(const std::vector<StepView>& views,
@@ -500,41 +562,7 @@ std::vector<Group> groupSlowRanks(const std::vector<StepView>& views,
   for (const StepView& v : views)
     for (size_t i = 0; i < v.cells.size(); ++i)
       if (v.slow[i]) slowSteps[v.cells[i].table].push_back(v.step);
-  std::map<int64_t, int64_t> ranksOfTrainer;
-  for (const RankTable& t : tables) ++ranksOfTrainer[topo.trainerOf(t.rank)];
-  // (trainer, persistent, steps) -> group
-  std::map<std::tuple<int64_t, bool, std::vector<int64_t>>, Group> byKey;
-  for (auto& [table, steps] : slowSteps) {
-    int64_t rank = tables[table].rank;
-    bool persistent = steps.size() * 4 >= tables[table].steps.size() * 3;
-    Group& g =
-        byKey[{topo.trainerOf(rank), persistent, persistent ? std::vector<int64_t>{} : steps}];
-    g.ranks.push_back(rank);
-    g.tables.push_back(table);
-    g.persistent = persistent;
-    for (int64_t s : steps)
-      if (std::find(g.steps.begin(), g.steps.end(), s) == g.steps.end()) g.steps.push_back(s);
-  }
-  std::vector<Group> groups;
-  for (auto& [key, g] : byKey) {
-    std::sort(g.steps.begin(), g.steps.end());
-    int64_t trainer = std::get<0>(key);
-    if (topo.gpusPerTrainer > 1 &&
-        static_cast<int64_t>(g.ranks.size()) == ranksOfTrainer[trainer]) {
-      g.trainer = trainer;
-      groups.push_back(g);
-      continue;
-    }
-    for (size_t i = 0; i < g.ranks.size(); ++i) {
-      Group one;
-      one.ranks = {g.ranks[i]};
-      one.tables = {g.tables[i]};
-      one.steps = slowSteps[g.tables[i]];
-      one.persistent = g.persistent;
-      groups.push_back(one);
-    }
-  }
-  return groups;
+  return groupByTrainer(slowSteps, tables, topo);
 }
 
 // The kernels in the top lists of >= 2 ranks, by digest (names need not be
@@ -591,6 +619,26 @@ void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
   if (a.stepVariation.size() > 5) a.stepVariation.resize(5);
 }
 
+// The role and network rules' findings (RoleFindings.h) after the step
+// rule's, for ranks it did not name; a network finding first, so that a
+// slow node's ranks are not also named for what its transfers did.
+void addBoardFindings(std::vector<Finding>& found, const std::vector<RankTable>& tables,
+                      const Topology& topo, const JobBoard& board,
+                      const std::vector<StepView>& views, uint64_t jobStepNs,
+                      const std::string& traceSuffix) {
+  for (Finding& f : networkFindings(tables, topo, board, jobStepNs, traceSuffix))
+    if (!coveredBy(f.ranks, found)) found.push_back(std::move(f));
+  std::map<int64_t, uint64_t> stepMedian;
+  for (const StepView& v : views) stepMedian[v.step] = v.medianStep;
+  for (Finding& f : roleFindings(tables, topo, board, stepMedian, jobStepNs, found)) {
+    nameTraceFiles(f, topo, traceSuffix);
+    f.evidence = f.evidenceInTrace + "; see " + listOf(f.traceFiles);
+    found.push_back(std::move(f));
+  }
+  for (Finding& f : found)
+    if (f.evidence.empty()) f.evidence = f.evidenceInTrace + "; see " + listOf(f.traceFiles);
+}
+
 }  // namespace
 
 uint64_t spreadOf(const KernelSpread& k) { return k.slowestNs - k.medianNs; }
@@ -610,7 +658,7 @@ void orderKernelSpread(std::vector<KernelSpread>& v) {
 }
 
 JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& topo,
-                       const std::string& traceSuffix, const JobBoard& /*board*/) {
+                       const std::string& traceSuffix, const JobBoard& board) {
   JobAnalysis a;
   a.ranks = static_cast<int64_t>(tables.size());
   std::map<int64_t, size_t> viewOfStep;
@@ -649,10 +697,11 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
     a.minStepNs = *std::min_element(medians.begin(), medians.end());
     a.maxStepNs = *std::max_element(medians.begin(), medians.end());
   }
-  for (const Group& g : groupSlowRanks(views, tables, topo)) {
-    Finding f = describe(g, views, viewOfStep, tables, topo, a.jobStepNs, traceSuffix);
-    (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
-  }
+  std::vector<Finding> found;
+  for (const Group& g : groupSlowRanks(views, tables, topo))
+    found.push_back(describe(g, views, viewOfStep, tables, topo, a.jobStepNs, traceSuffix));
+  addBoardFindings(found, tables, topo, board, views, a.jobStepNs, traceSuffix);
+  for (Finding& f : found) (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
   for (auto* list : {&a.findings, &a.belowThreshold})
     std::sort(list->begin(), list->end(), [](const Finding& x, const Finding& y) {
       return x.costNs != y.costNs ? x.costNs > y.costNs : x.ranks < y.ranks;

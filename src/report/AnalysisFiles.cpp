@@ -137,7 +137,8 @@ void appendFinding(std::string& out, const Finding& f) {
   appendJsonString(out, f.cause);
   out += ",\"score\":" + fixed(f.score, 4) + ",\"evidence\":";
   appendJsonString(out, f.evidence);
-  if (f.trainer >= 0) out += ",\"trainer\":" + std::to_string(f.trainer);
+  if (f.trainer >= 0)
+    out += ",\"trainer\":" + std::to_string(f.trainer) + ",\"node\":\"" + std::to_string(f.trainer) + "\"";
   out += ",\"slow_steps\":";
   appendInts(out, f.steps);
   out += ",\"cost_ms\":" + fixed(ms(f.costNs), 3) + ",\"cost_pct\":" + fixed(100 * f.score, 2) +

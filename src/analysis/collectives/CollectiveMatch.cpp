@@ -95,10 +95,34 @@ struct RowBuild {
   std::map<int64_t, uint64_t> lateCount;  // last arriver -> instances
 };
 
+// (collective, bytes, members, node): the net cells' key.
+using NetKey = std::tuple<std::string, uint64_t, uint64_t, int64_t>;
+
 struct GroupBuild {
   std::map<std::pair<std::string, uint64_t>, RowBuild> rows;  // (collective, bytes)
   std::map<int64_t, RankBlame> ranks;
+  std::map<NetKey, NetCell> net;
+  int64_t ranksPerNode = 0;
 };
+
+// A cross-node instance's transfer into the net cells of its class: the
+// class' total and each node it touches.
+void addNet(const std::vector<const Arrival*>& members, const std::string& name,
+            uint64_t transfer, GroupBuild& g) {
+  if (g.ranksPerNode <= 0) return;
+  std::vector<int64_t> nodes;
+  for (const Arrival* m : members) nodes.push_back(m->rank / g.ranksPerNode);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  if (nodes.size() < 2) return;
+  nodes.push_back(-1);
+  for (int64_t node : nodes) {
+    NetCell& c = g.net[{name, members[0]->bytes, members.size(), node}];
+    c.instances += 1;
+    c.transferNs += transfer;
+    c.groups = 1;
+  }
+}
 
 // One matched instance's statistics into `g`. `members` sorted by rank.
 void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
@@ -120,6 +144,9 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
     row.busbw.push_back(static_cast<double>(members[0]->bytes) / static_cast<double>(transfer) *
                         busBandwidthFactor(name, members.size()));
   ++row.lateCount[late->rank];
+  // A point-to-point transfer is timed only when its sender arrives last: a
+  // send may start moving data before its recv is posted (an eager send).
+  if (!isRecv(late->collective)) addNet(members, name, transfer, g);
   const LateCause cause = causeOf(members, *late);
   for (const Arrival* m : members) {
     const uint64_t wait = last - m->startNs;
@@ -201,7 +228,8 @@ double busBandwidthFactor(std::string_view collective, size_t members) {
 }
 
 void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
-                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out) {
+                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
+                    int64_t ranksPerNode) {
   if (arrivals.empty()) return;
   std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
     return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
@@ -214,6 +242,7 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
   std::map<InstanceKey, std::vector<const Arrival*>> instances;  // members by rank
   for (const Arrival& a : arrivals) instances[keyOf(a)].push_back(&a);
   GroupBuild g;
+  g.ranksPerNode = ranksPerNode;
   uint64_t order = 0;
   size_t examples = 0;  // of this group: normalizeSummary keeps the first ones of all groups
   for (const auto& [key, members] : instances) {
@@ -231,8 +260,36 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
   ++out.groups;
   for (auto& [k, b] : g.rows) out.rows.push_back(finishRow(group, k.first, k.second, b));
   for (auto& [rank, blame] : g.ranks) out.ranks.push_back(blame);
+  for (auto& [key, cell] : g.net) {
+    cell.collective = std::get<0>(key);
+    cell.bytes = std::get<1>(key);
+    cell.members = std::get<2>(key);
+    cell.node = std::get<3>(key);
+    out.net.push_back(std::move(cell));
+  }
   normalizeSummary(out);
 }
+
+namespace {
+
+// Sorts the cells by key and sums the cells of one key (of several groups).
+void joinNetCells(std::vector<NetCell>& net) {
+  auto key = [](const NetCell& c) { return std::tie(c.collective, c.bytes, c.members, c.node); };
+  std::sort(net.begin(), net.end(), [&](const NetCell& a, const NetCell& b) { return key(a) < key(b); });
+  std::vector<NetCell> joined;
+  for (NetCell& c : net) {
+    if (!joined.empty() && key(joined.back()) == key(c)) {
+      joined.back().instances += c.instances;
+      joined.back().transferNs += c.transferNs;
+      joined.back().groups += c.groups;
+      continue;
+    }
+    joined.push_back(std::move(c));
+  }
+  net = std::move(joined);
+}
+
+}  // namespace
 
 void normalizeSummary(CollectivesSummary& s) {
   std::sort(s.rows.begin(), s.rows.end(), [](const CollectiveRow& a, const CollectiveRow& b) {
@@ -250,6 +307,7 @@ void normalizeSummary(CollectivesSummary& s) {
     for (int c = 0; c < kLateCauses; ++c) joined.back().causedNs[c] += r.causedNs[c];
   }
   s.ranks = std::move(joined);
+  joinNetCells(s.net);
   std::sort(s.examples.begin(), s.examples.end(), [](const Problem& a, const Problem& b) {
     return std::tie(a.group, a.order) < std::tie(b.group, b.order);
   });
@@ -263,7 +321,38 @@ void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from) {
   for (CollectiveRow& r : from.rows) into.rows.push_back(std::move(r));
   for (RankBlame& r : from.ranks) into.ranks.push_back(r);
   for (Problem& p : from.examples) into.examples.push_back(std::move(p));
+  for (NetCell& c : from.net) into.net.push_back(std::move(c));
   normalizeSummary(into);
+}
+
+namespace {
+
+void fnvAdd(uint64_t& h, std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+}
+
+}  // namespace
+
+uint64_t roleOf(const RankArrivals& a) {
+  if (a.arrivals.empty()) return 0;
+  std::map<std::string, uint64_t> sizes;  // group -> members
+  for (const GroupRanks& g : a.groups) sizes[g.group] = g.ranks.size();
+  std::map<std::tuple<std::string, uint64_t, uint64_t, int>, uint64_t> counts;
+  for (const Arrival& x : a.arrivals) {
+    const int direction = x.peer < 0 ? 0 : x.peer > a.rank ? 1 : -1;
+    const auto it = sizes.find(x.group);
+    ++counts[{x.collective, x.bytes, it == sizes.end() ? 0 : it->second, direction}];
+  }
+  uint64_t h = 14695981039346656037ull;
+  for (const auto& [key, n] : counts) {
+    const auto& [collective, bytes, size, direction] = key;
+    fnvAdd(h, collective + ";" + std::to_string(bytes) + ";" + std::to_string(size) + ";" +
+                  std::to_string(direction) + ";" + std::to_string(n) + "\n");
+  }
+  return h == 0 ? 1 : h;
 }
 
 int collectiveGroupOwner(std::string_view group, int size) {

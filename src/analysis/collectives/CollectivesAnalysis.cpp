@@ -55,21 +55,25 @@ Owned readOwned(wire::Reader& r) {
   return m;
 }
 
-// The (training rank, steps) of the profiles an MPI rank read.
-using RankSteps = std::vector<std::pair<int64_t, uint64_t>>;
+// The (training rank, steps, role) of the profiles an MPI rank read.
+using RankSteps = std::vector<RankInfo>;
 
 void writeRankSteps(wire::Writer& w, const RankSteps& m) {
-  w.list(m, [](wire::Writer& x, const std::pair<int64_t, uint64_t>& p) {
-    x.i64(p.first);
-    x.u64(p.second);
+  w.list(m, [](wire::Writer& x, const RankInfo& p) {
+    x.i64(p.rank);
+    x.u64(p.steps);
+    x.u64(p.role);
   });
 }
 
 RankSteps readRankSteps(wire::Reader& r) {
   RankSteps m;
   r.list(m, [](wire::Reader& x) {
-    const int64_t rank = x.i64();
-    return std::pair<int64_t, uint64_t>(rank, x.u64());
+    RankInfo p;
+    p.rank = x.i64();
+    p.steps = x.u64();
+    p.role = x.u64();
+    return p;
   });
   return m;
 }
@@ -134,7 +138,7 @@ std::vector<std::string> exchangeArrivals(Comm& comm, std::vector<std::string> o
 }
 
 // An owner: its groups' summary from every MPI rank's messages.
-Owned summarizeOwned(const std::vector<std::string>& received) {
+Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerNode) {
   Owned out;
   std::map<std::string, std::vector<Arrival>> groups;
   std::map<std::string, std::vector<int64_t>> ranks;
@@ -158,7 +162,7 @@ Owned summarizeOwned(const std::vector<std::string>& received) {
     std::vector<int64_t>& r = ranks[group];
     std::sort(r.begin(), r.end());
     r.erase(std::unique(r.begin(), r.end()), r.end());
-    summarizeGroup(group, std::move(arrivals), r, out.summary);
+    summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
   }
   return out;
 }
@@ -186,15 +190,17 @@ class CollectivesJob final : public AnalysisJob {
 // depends on the placement (docs/FORMAT.md section 6).
 bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankArrivals>& mine) {
   RankSteps info;
-  for (const RankArrivals& a : mine) info.emplace_back(a.rank, a.steps);
+  for (const RankArrivals& a : mine) info.push_back({a.rank, a.steps, {}, roleOf(a)});
   auto all = allgatherTyped(comm, info, "the collective ranks", writeRankSteps, readRankSteps);
   if (!all) {
     status_ = all.error();
     return false;
   }
-  for (const RankSteps& r : *all)
-    for (auto [rank, steps] : r)
-      ranks_.push_back({rank, steps, std::to_string(topology_.trainerOf(rank))});
+  for (RankSteps& r : *all)
+    for (RankInfo& info : r) {
+      info.node = std::to_string(topology_.trainerOf(info.rank));
+      ranks_.push_back(std::move(info));
+    }
   std::stable_sort(ranks_.begin(), ranks_.end(),
                    [](const RankInfo& a, const RankInfo& b) { return a.rank < b.rank; });
   return true;
@@ -229,7 +235,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::vector<RankArrivals>().swap(mine);
   Owned owned;
   try {
-    owned = summarizeOwned(received);
+    owned = summarizeOwned(received, topology_.gpusPerTrainer);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }

@@ -98,6 +98,22 @@ Problem readProblem(wire::Reader& r) {
   return p;
 }
 
+void writeNetCell(wire::Writer& w, const NetCell& c) {
+  w.str(c.collective);
+  for (uint64_t v : {c.bytes, c.members}) w.u64(v);
+  w.i64(c.node);
+  for (uint64_t v : {c.instances, c.transferNs, c.groups}) w.u64(v);
+}
+
+NetCell readNetCell(wire::Reader& r) {
+  NetCell c;
+  c.collective = r.str();
+  for (uint64_t* v : {&c.bytes, &c.members}) *v = r.u64();
+  c.node = r.i64();
+  for (uint64_t* v : {&c.instances, &c.transferNs, &c.groups}) *v = r.u64();
+  return c;
+}
+
 }  // namespace
 
 void writeRankArrivals(wire::Writer& w, const RankArrivals& a) {
@@ -122,6 +138,7 @@ void writeSummary(wire::Writer& w, const CollectivesSummary& s) {
   w.list(s.rows, writeRow);
   w.list(s.ranks, writeBlame);
   w.list(s.examples, writeProblem);
+  w.list(s.net, writeNetCell);
 }
 
 CollectivesSummary readSummary(wire::Reader& r) {
@@ -130,6 +147,7 @@ CollectivesSummary readSummary(wire::Reader& r) {
   r.list(s.rows, readRow);
   r.list(s.ranks, readBlame);
   r.list(s.examples, readProblem);
+  r.list(s.net, readNetCell);
   return s;
 }
 

@@ -98,6 +98,20 @@ struct Problem {
 };
 constexpr size_t kProblemExamples = 3;
 
+// The cross-node transfers of one class (collective, bytes, members) that
+// touch one node (node >= 0: an instance with a member on it), or all of the
+// class (node = -1): what the network finding compares (Findings.h). Only
+// instances whose members are on two nodes or more count.
+struct NetCell {
+  std::string collective;
+  uint64_t bytes = 0;
+  uint64_t members = 0;
+  int64_t node = -1;        // the topology's trainer; -1 = the class' total
+  uint64_t instances = 0;   // matched instances
+  uint64_t transferNs = 0;  // their summed transfer time
+  uint64_t groups = 0;      // the process groups they came from
+};
+
 // What owners send rank 0: bounded (rows per group, collective and size;
 // sums per rank; the first kProblemExamples problems), never per instance.
 struct CollectivesSummary {
@@ -105,6 +119,7 @@ struct CollectivesSummary {
   std::vector<CollectiveRow> rows;  // by (group, collective, bytes)
   std::vector<RankBlame> ranks;     // by rank
   std::vector<Problem> examples;    // by (group, order), at most kProblemExamples
+  std::vector<NetCell> net;         // by (collective, bytes, members, node); classes x nodes
 };
 
 void writeSummary(wire::Writer& w, const CollectivesSummary& s);
@@ -113,8 +128,11 @@ CollectivesSummary readSummary(wire::Reader& r);
 // Matches one group's arrivals (any order, every rank's) into instances and
 // adds their statistics to `out` (then normalizeSummary). `groupRanks`: the
 // group's ranks as the traces give them; empty = the ranks seen in `arrivals`.
+// `ranksPerNode` > 0: a rank's node is rank / ranksPerNode (the topology's
+// trainer), for the net cells; 0 = no net cells.
 void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
-                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out);
+                    const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
+                    int64_t ranksPerNode = 0);
 // Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
 void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
 // Sorts rows and ranks, joins ranks that appear twice, keeps the first examples.
@@ -128,7 +146,16 @@ struct RankInfo {
   int64_t rank = 0;
   uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
   std::string node;    // its training node: the topology's trainer
+  uint64_t role = 0;   // roleOf its arrivals: ranks with one role do the same work
 };
+
+// A rank's role in the job: FNV-1a 64 over the sorted counts of its
+// arrivals by (collective, bytes, group size, direction: a point-to-point op
+// to or from a higher rank, a lower one, or none). Ranks of one role (TP
+// partners, the same pipeline stage of every replica, every rank of a
+// data-parallel job) run the same collectives; the findings compare a rank
+// with its role's median. 0 = no collective.
+uint64_t roleOf(const RankArrivals& a);
 
 // The files' text: header only when the summary has no group.
 std::string collectivesCsv(const CollectivesSummary& s);
