@@ -98,6 +98,7 @@ struct RowBuild {
 struct GroupBuild {
   std::map<std::pair<std::string, uint64_t>, RowBuild> rows;  // (collective, bytes)
   std::map<int64_t, RankBlame> ranks;
+  std::map<int64_t, GroupBlame> late;  // last arriver -> the waits charged to it here
 };
 
 // One matched instance's statistics into `g`. `members` sorted by rank.
@@ -121,9 +122,13 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
                         busBandwidthFactor(name, members.size()));
   ++row.lateCount[late->rank];
   const LateCause cause = causeOf(members, *late);
+  GroupBlame& lateHere = g.late[late->rank];
+  lateHere.rank = late->rank;
+  ++lateHere.instances;
   for (const Arrival* m : members) {
     const uint64_t wait = last - m->startNs;
     row.waitNs += wait;
+    lateHere.waitedForNs += wait;
     RankBlame& waiter = g.ranks[m->rank];
     waiter.rank = m->rank;
     waiter.waitedNs += wait;
@@ -231,6 +236,10 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
   ++out.groups;
   for (auto& [k, b] : g.rows) out.rows.push_back(finishRow(group, k.first, k.second, b));
   for (auto& [rank, blame] : g.ranks) out.ranks.push_back(blame);
+  for (auto& [rank, blame] : g.late) {
+    blame.group = group;
+    out.groupBlame.push_back(std::move(blame));
+  }
   normalizeSummary(out);
 }
 
@@ -250,6 +259,20 @@ void normalizeSummary(CollectivesSummary& s) {
     for (int c = 0; c < kLateCauses; ++c) joined.back().causedNs[c] += r.causedNs[c];
   }
   s.ranks = std::move(joined);
+  std::stable_sort(s.groupBlame.begin(), s.groupBlame.end(),
+                   [](const GroupBlame& a, const GroupBlame& b) {
+                     return std::tie(a.group, a.rank) < std::tie(b.group, b.rank);
+                   });
+  std::vector<GroupBlame> pairs;
+  for (GroupBlame& g : s.groupBlame) {
+    if (!pairs.empty() && pairs.back().group == g.group && pairs.back().rank == g.rank) {
+      pairs.back().waitedForNs += g.waitedForNs;
+      pairs.back().instances += g.instances;
+    } else {
+      pairs.push_back(std::move(g));
+    }
+  }
+  s.groupBlame = std::move(pairs);
   std::sort(s.examples.begin(), s.examples.end(), [](const Problem& a, const Problem& b) {
     return std::tie(a.group, a.order) < std::tie(b.group, b.order);
   });
@@ -263,6 +286,7 @@ void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from) {
   for (CollectiveRow& r : from.rows) into.rows.push_back(std::move(r));
   for (RankBlame& r : from.ranks) into.ranks.push_back(r);
   for (Problem& p : from.examples) into.examples.push_back(std::move(p));
+  for (GroupBlame& g : from.groupBlame) into.groupBlame.push_back(std::move(g));
   normalizeSummary(into);
 }
 

@@ -76,7 +76,8 @@ Status StepsJob::writeTables(const JobAnalysis& a, const AnalysisOutput& out,
   if (st.ok())
     st = writeForCommit(
         dir, "report.html",
-        reportHtml(tables_, a, topo, out.toolVersion, reproducingCommand(topo, out.originNs)),
+        reportHtml(tables_, a, topo, out.toolVersion, reproducingCommand(topo, out.originNs),
+                   board_),
         out.fsync, written);
   return st;
 }
