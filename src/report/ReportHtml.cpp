@@ -237,7 +237,7 @@ th{cursor:pointer;background:#f4f4f4}td.n{text-align:right}
 td.kname{max-width:60em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .kind{font-weight:bold;color:#b00}#tip{position:fixed;background:#fff;border:1px solid #888;
 padding:4px;pointer-events:none;display:none;font-size:12px}
-.note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
+.grp{font-family:monospace;background:#eef;padding:0 3px}.note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
 </style>)";
 
 // Charts: every axis has tick labels and a title with its unit as SVG
@@ -434,10 +434,11 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
 // collectives.csv rows with the most wait, the ranks with the most critical-path time.
 constexpr size_t kLateRanksShown = 50, kCollectiveRowsShown = 100, kCriticalRanksShown = 30;
 
-// ns as ms with 3 decimals, rounded half up (collectives.csv's text; its
-// function lives in the analyses' layer above this one).
-std::string msRounded(uint64_t ns) {
-  const uint64_t us = ns / 1000 + (ns % 1000 >= 500 ? 1 : 0);
+// ns / max(1, steps) as ms with 3 decimals, rounded half up (waits.csv's and
+// collectives.csv's text; their functions live in the analyses' layer above this one).
+std::string msRounded(uint64_t ns, uint64_t steps = 1) {
+  const uint64_t d = std::max<uint64_t>(steps, 1) * 1000;  // ns per µs per step
+  const uint64_t us = ns / d + (ns % d >= (d + 1) / 2 ? 1 : 0);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%llu.%03llu", static_cast<unsigned long long>(us / 1000),
                 static_cast<unsigned long long>(us % 1000));
@@ -457,10 +458,10 @@ std::string tdMs(uint64_t ns) {
   return "<td class=\"n\" data-v=\"" + std::to_string(ns) + "\">" + msRounded(ns) + "</td>";
 }
 
-// ns / max(1, steps) -> ms per step as a sortable cell.
+// ns / max(1, steps) -> ms per step as a sortable cell (data-v: ns per step).
 std::string tdMsPerStep(uint64_t ns, uint64_t steps) {
-  const uint64_t d = std::max<uint64_t>(steps, 1);
-  return tdNum(static_cast<double>(ns) / static_cast<double>(d) / 1e6, 3);
+  return "<td class=\"n\" data-v=\"" + std::to_string(ns / std::max<uint64_t>(steps, 1)) +
+         "\">" + msRounded(ns, steps) + "</td>";
 }
 
 std::string cutNote(size_t shown, size_t all, const std::string& what) {
@@ -500,7 +501,7 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
   h += cutNote(late.size(), all, "ranks others waited for (the longest waited for)");
   h += "<table class=\"sortable\" id=\"waitsfor\">" +
        head({"late rank", "node", "others waited for it (ms/step)", "its top cause",
-             "it waited itself (ms/step)", "groups that waited for it (ms/step, instances last)"});
+             "it waited itself (ms/step)", "groups that waited for it (group: ms/step (instances it was last at))"});
   for (const RankBlame* b : late) {
     auto info = std::lower_bound(infos.begin(), infos.end(), b->rank,
                                  [](const RankInfo& i, int64_t r) { return i.rank < r; });
@@ -515,10 +516,9 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
     });
     std::string cell;
     for (const GroupBlame* g : groups) {
-      const double perStep = static_cast<double>(g->waitedForNs) /
-                             static_cast<double>(std::max<uint64_t>(steps, 1)) / 1e6;
       cell += std::string(cell.empty() ? "" : "; ") + "<span class=\"grp\">" + groupText(g->group) +
-              "</span> " + num(perStep, 3) + " (" + std::to_string(g->instances) + ")";
+              "</span>: " + msRounded(g->waitedForNs, steps) + " (" +
+              std::to_string(g->instances) + ")";
     }
     h += "<tr>" + tdNum(static_cast<double>(b->rank), 0) + "<td>" +
          (known ? htmlEscape(info->node) : std::string("-")) + "</td>" +

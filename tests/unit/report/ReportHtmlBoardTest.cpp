@@ -79,8 +79,8 @@ TEST(ReportHtmlBoard, WhoWaitsForWhomAndTheCollectives) {
   EXPECT_NE(waits.find(">2.500</td><td class=\"cause\">compute</td>"), std::string::npos) << waits;
   EXPECT_NE(waits.find(">1.000</td><td class=\"cause\">host</td>"), std::string::npos) << waits;
   // Its groups, most first, escaped; the default group named as such.
-  EXPECT_NE(waits.find("<span class=\"grp\">&lt;script&gt;alert(1)&lt;/script&gt;</span> 2.000 "
-                       "(2); <span class=\"grp\"><i>default</i></span> 0.500 (1)"),
+  EXPECT_NE(waits.find("<span class=\"grp\">&lt;script&gt;alert(1)&lt;/script&gt;</span>: 2.000 "
+                       "(2); <span class=\"grp\"><i>default</i></span>: 0.500 (1)"),
             std::string::npos)
       << waits;
   const std::string coll = table(html, "collectives");
