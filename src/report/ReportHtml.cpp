@@ -429,7 +429,6 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
   return h + "</tbody></table>";
 }
 
-
 // Shown rows of the board's tables: the ranks others waited for longest, the
 // collectives.csv rows with the most wait, the ranks with the most critical-path time.
 constexpr size_t kLateRanksShown = 50, kCollectiveRowsShown = 100, kCriticalRanksShown = 30;
@@ -460,8 +459,8 @@ std::string tdMs(uint64_t ns) {
 
 // ns / max(1, steps) -> ms per step as a sortable cell (data-v: ns per step).
 std::string tdMsPerStep(uint64_t ns, uint64_t steps) {
-  return "<td class=\"n\" data-v=\"" + std::to_string(ns / std::max<uint64_t>(steps, 1)) +
-         "\">" + msRounded(ns, steps) + "</td>";
+  return "<td class=\"n\" data-v=\"" + std::to_string(ns / std::max<uint64_t>(steps, 1)) + "\">" +
+         msRounded(ns, steps) + "</td>";
 }
 
 std::string cutNote(size_t shown, size_t all, const std::string& what) {
@@ -501,7 +500,8 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
   h += cutNote(late.size(), all, "ranks others waited for (the longest waited for)");
   h += "<table class=\"sortable\" id=\"waitsfor\">" +
        head({"late rank", "node", "others waited for it (ms/step)", "its top cause",
-             "it waited itself (ms/step)", "groups that waited for it (group: ms/step (instances it was last at))"});
+             "it waited itself (ms/step)",
+             "groups that waited for it (group: ms/step (instances it was last at))"});
   for (const RankBlame* b : late) {
     auto info = std::lower_bound(infos.begin(), infos.end(), b->rank,
                                  [](const RankInfo& i, int64_t r) { return i.rank < r; });
@@ -517,14 +517,13 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
     std::string cell;
     for (const GroupBlame* g : groups) {
       cell += std::string(cell.empty() ? "" : "; ") + "<span class=\"grp\">" + groupText(g->group) +
-              "</span>: " + msRounded(g->waitedForNs, steps) + " (" +
-              std::to_string(g->instances) + ")";
+              "</span>: " + msRounded(g->waitedForNs, steps) + " (" + std::to_string(g->instances) +
+              ")";
     }
     h += "<tr>" + tdNum(static_cast<double>(b->rank), 0) + "<td>" +
          (known ? htmlEscape(info->node) : std::string("-")) + "</td>" +
-         tdMsPerStep(causedSum(*b), steps) + "<td class=\"cause\">" +
-         kCauseNames[top] + "</td>" + tdMsPerStep(b->waitedNs, steps) +
-         "<td class=\"groups\">" + cell + "</td></tr>";
+         tdMsPerStep(causedSum(*b), steps) + "<td class=\"cause\">" + kCauseNames[top] + "</td>" +
+         tdMsPerStep(b->waitedNs, steps) + "<td class=\"groups\">" + cell + "</td></tr>";
   }
   return h + "</tbody></table>";
 }
@@ -548,13 +547,11 @@ std::string collectivesTable(const CollectivesSummary& s) {
     const uint64_t n = std::max<uint64_t>(r->count, 1);
     h += "<tr><td class=\"grp\">" + groupText(r->group) + "</td><td>" + htmlEscape(r->collective) +
          "</td>" + tdNum(static_cast<double>(r->bytes), 0) +
-         tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) +
-         tdMs(r->transferP95Ns) +
+         tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) + tdMs(r->transferP95Ns) +
          (r->hasBusbw ? tdNum(r->busbwP50Gbps, 3)
                       : std::string("<td class=\"n\" data-v=\"-1\">-</td>")) +
          tdMs(r->waitNs) + tdNum(static_cast<double>(r->topLateRank), 0) +
-         tdNum(100.0 * static_cast<double>(r->topLateCount) / static_cast<double>(n), 1) +
-         "</tr>";
+         tdNum(100.0 * static_cast<double>(r->topLateCount) / static_cast<double>(n), 1) + "</tr>";
   }
   return h + "</tbody></table>";
 }
@@ -589,7 +586,8 @@ std::string criticalTable(const std::vector<CriticalShare>& shares, uint64_t tot
   std::string h =
       "<p class=\"note\">time on the steps' critical paths per rank and kind, summed over the "
       "steps (critical path total " +
-      msRounded(totalNs) + " ms)</p>" + cutNote(ranks.size(), all, "ranks (the most time on the path)");
+      msRounded(totalNs) + " ms)</p>" +
+      cutNote(ranks.size(), all, "ranks (the most time on the path)");
   h += "<table class=\"sortable\" id=\"critical\">" + head(cols);
   for (const auto& [rank, ns] : ranks) {
     h += "<tr>" + tdNum(static_cast<double>(rank), 0);

@@ -106,7 +106,8 @@ TEST(ReportHtmlBoard, CriticalPathSharePerRank) {
   const std::string html = reportHtml({}, JobAnalysis{}, Topology{}, "", "", b.board);
   const std::string crit = table(html, "critical");
   ASSERT_FALSE(crit.empty()) << html;
-  for (const char* kind : {"compute (ms)", "host (ms)", "memcpy (ms)", "transfer (ms)", "wait (ms)"})
+  for (const char* kind :
+       {"compute (ms)", "host (ms)", "memcpy (ms)", "transfer (ms)", "wait (ms)"})
     EXPECT_NE(crit.find(kind), std::string::npos) << kind;
   // Rank 3 (6 ms, 30 %) before rank 0 (4 ms: 3 compute + 1 wait, 20 %).
   const std::regex row3(

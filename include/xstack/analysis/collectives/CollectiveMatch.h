@@ -112,9 +112,9 @@ constexpr size_t kProblemExamples = 3;
 // problems), never per instance.
 struct CollectivesSummary {
   uint64_t groups = 0, matched = 0, problems = 0;
-  std::vector<CollectiveRow> rows;  // by (group, collective, bytes)
-  std::vector<RankBlame> ranks;     // by rank
-  std::vector<Problem> examples;    // by (group, order), at most kProblemExamples
+  std::vector<CollectiveRow> rows;     // by (group, collective, bytes)
+  std::vector<RankBlame> ranks;        // by rank
+  std::vector<Problem> examples;       // by (group, order), at most kProblemExamples
   std::vector<GroupBlame> groupBlame;  // by (group, rank), one per pair
 };
 
