@@ -129,6 +129,10 @@ for cells in shown:
         c["count"], c["transfer_p50_ms"], c["transfer_p95_ms"], c["wait_ms"], c["top_late_rank"]), (cells, c)
 assert [int(r[7][0]) for r in page] == sorted((int(r[7][0]) for r in page), reverse=True)
 assert [int(r[2][1]) for r in shown] == sorted(int(r[2][1]) for r in page) and shown != page, "collectives not sorted"
+# The critical-path share, when the run has critical paths: at most 30 ranks, shares in %.
+if 'id="critical"' in dom:
+    crit = rows(dom, "critical")
+    assert 0 < len(crit) <= 30 and all(0 <= float(r[-1][1]) <= 100 for r in crit), crit[:3]
 print("browser check ok (3D job): %d late ranks, %d collectives rows, sorted by click" % (len(late), len(coll)))
 PY
 echo "ok: report.html in $browser"
