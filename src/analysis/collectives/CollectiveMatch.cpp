@@ -259,10 +259,12 @@ void normalizeSummary(CollectivesSummary& s) {
     for (int c = 0; c < kLateCauses; ++c) joined.back().causedNs[c] += r.causedNs[c];
   }
   s.ranks = std::move(joined);
-  std::stable_sort(s.groupBlame.begin(), s.groupBlame.end(),
-                   [](const GroupBlame& a, const GroupBlame& b) {
-                     return std::tie(a.group, a.rank) < std::tie(b.group, b.rank);
-                   });
+  // An owner summarizes its groups in name order: already sorted, linear.
+  auto byPair = [](const GroupBlame& a, const GroupBlame& b) {
+    return std::tie(a.group, a.rank) < std::tie(b.group, b.rank);
+  };
+  if (!std::is_sorted(s.groupBlame.begin(), s.groupBlame.end(), byPair))
+    std::stable_sort(s.groupBlame.begin(), s.groupBlame.end(), byPair);
   std::vector<GroupBlame> pairs;
   for (GroupBlame& g : s.groupBlame) {
     if (!pairs.empty() && pairs.back().group == g.group && pairs.back().rank == g.rank) {
