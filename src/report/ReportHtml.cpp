@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/core/TextWriting.h"
 #include "xstack/report/AnalysisFiles.h"
 
@@ -236,7 +237,7 @@ th{cursor:pointer;background:#f4f4f4}td.n{text-align:right}
 td.kname{max-width:60em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .kind{font-weight:bold;color:#b00}#tip{position:fixed;background:#fff;border:1px solid #888;
 padding:4px;pointer-events:none;display:none;font-size:12px}
-.note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
+.grp{font-family:monospace;background:#eef;padding:0 3px}.note{color:#666}.axis{font-size:11px;fill:#333}.heatwrap{display:flex;align-items:flex-start}
 </style>)";
 
 // Charts: every axis has tick labels and a title with its unit as SVG
@@ -428,11 +429,200 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
   return h + "</tbody></table>";
 }
 
+// Shown rows of the board's tables: the ranks others waited for longest, the
+// collectives.csv rows with the most wait, the ranks with the most critical-path time.
+constexpr size_t kLateRanksShown = 50, kCollectiveRowsShown = 100, kCriticalRanksShown = 30;
+
+// ns / max(1, steps) as ms with 3 decimals, rounded half up (waits.csv's and
+// collectives.csv's text; their functions live in the analyses' layer above this one).
+std::string msRounded(uint64_t ns, uint64_t steps = 1) {
+  const uint64_t d = std::max<uint64_t>(steps, 1) * 1000;  // ns per µs per step
+  const uint64_t us = ns / d + (ns % d >= (d + 1) / 2 ? 1 : 0);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu.%03llu", static_cast<unsigned long long>(us / 1000),
+                static_cast<unsigned long long>(us % 1000));
+  return buf;
+}
+
+// LateCause's names, by its value.
+const char* const kCauseNames[kLateCauses] = {"compute", "host", "unknown"};
+
+// A process group's name as shown: escaped; the default group (empty name) in italics.
+std::string groupText(const std::string& group) {
+  return group.empty() ? std::string("<i>default</i>") : htmlEscape(group);
+}
+
+// ns -> ms as a sortable cell: 3 decimals shown (rounded half up, as the CSV files).
+std::string tdMs(uint64_t ns) {
+  return "<td class=\"n\" data-v=\"" + std::to_string(ns) + "\">" + msRounded(ns) + "</td>";
+}
+
+// ns / max(1, steps) -> ms per step as a sortable cell (data-v: ns per step).
+std::string tdMsPerStep(uint64_t ns, uint64_t steps) {
+  return "<td class=\"n\" data-v=\"" + std::to_string(ns / std::max<uint64_t>(steps, 1)) + "\">" +
+         msRounded(ns, steps) + "</td>";
+}
+
+std::string cutNote(size_t shown, size_t all, const std::string& what) {
+  if (shown >= all) return {};
+  return "<p class=\"note cut\">showing the " + std::to_string(shown) + " of " +
+         std::to_string(all) + " " + what + "</p>";
+}
+
+uint64_t causedSum(const RankBlame& b) {
+  uint64_t t = 0;
+  for (uint64_t v : b.causedNs) t += v;
+  return t;
+}
+
+// "Who waits for whom": one row per rank others waited for (caused > 0), the
+// kLateRanksShown with the most caused time (ties: lower rank), per step of
+// that rank (waits.csv's division), with the groups whose members waited for
+// it (most first).
+std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo>& infos) {
+  std::vector<const RankBlame*> late;
+  for (const RankBlame& b : s.ranks)
+    if (causedSum(b) > 0) late.push_back(&b);
+  std::stable_sort(late.begin(), late.end(), [](const RankBlame* x, const RankBlame* y) {
+    return causedSum(*x) > causedSum(*y);
+  });
+  const size_t all = late.size();
+  if (late.size() > kLateRanksShown) late.resize(kLateRanksShown);
+  std::map<int64_t, std::vector<const GroupBlame*>> byRank;
+  for (const GroupBlame& g : s.groupBlame)
+    if (g.waitedForNs > 0) byRank[g.rank].push_back(&g);
+  std::string h =
+      "<p class=\"note\">the ranks the others waited for at collectives (each wait charged to "
+      "the instance's last arriver, one instance at a time: not yet followed across groups), "
+      "most waited for first; per step = divided by the late rank's steps; "
+      "cause: collectives.csv's first version (compute, host, unknown)</p>";
+  if (all == 0) return h + "<p id=\"nowaits\">No rank made another wait.</p>";
+  h += cutNote(late.size(), all, "ranks others waited for (the longest waited for)");
+  h += "<table class=\"sortable\" id=\"waitsfor\">" +
+       head({"late rank", "node", "others waited for it (ms/step)", "its top cause",
+             "it waited itself (ms/step)",
+             "groups that waited for it (group: ms/step (instances it was last at))"});
+  for (const RankBlame* b : late) {
+    auto info = std::lower_bound(infos.begin(), infos.end(), b->rank,
+                                 [](const RankInfo& i, int64_t r) { return i.rank < r; });
+    const bool known = info != infos.end() && info->rank == b->rank;
+    const uint64_t steps = known ? info->steps : 1;
+    int top = 0;
+    for (int c = 1; c < kLateCauses; ++c)
+      if (b->causedNs[c] > b->causedNs[top]) top = c;
+    std::vector<const GroupBlame*> groups = byRank[b->rank];
+    std::stable_sort(groups.begin(), groups.end(), [](const GroupBlame* x, const GroupBlame* y) {
+      return x->waitedForNs > y->waitedForNs;
+    });
+    std::string cell;
+    for (const GroupBlame* g : groups) {
+      cell += std::string(cell.empty() ? "" : "; ") + "<span class=\"grp\">" + groupText(g->group) +
+              "</span>: " + msRounded(g->waitedForNs, steps) + " (" + std::to_string(g->instances) +
+              ")";
+    }
+    h += "<tr>" + tdNum(static_cast<double>(b->rank), 0) + "<td>" +
+         (known ? htmlEscape(info->node) : std::string("-")) + "</td>" +
+         tdMsPerStep(causedSum(*b), steps) + "<td class=\"cause\">" + kCauseNames[top] + "</td>" +
+         tdMsPerStep(b->waitedNs, steps) + "<td class=\"groups\">" + cell + "</td></tr>";
+  }
+  return h + "</tbody></table>";
+}
+
+// collectives.csv's rows, the kCollectiveRowsShown with the most wait (ties:
+// the CSV's order), most wait first.
+std::string collectivesTable(const CollectivesSummary& s) {
+  std::vector<const CollectiveRow*> rows;
+  for (const CollectiveRow& r : s.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const CollectiveRow* x, const CollectiveRow* y) {
+    return x->waitNs > y->waitNs;
+  });
+  const size_t all = rows.size();
+  if (rows.size() > kCollectiveRowsShown) rows.resize(kCollectiveRowsShown);
+  std::string h = cutNote(rows.size(), all, "collectives.csv rows (the most wait)");
+  h += "<table class=\"sortable\" id=\"collectives\">" +
+       head({"group", "collective", "bytes", "count", "transfer p50 (ms)", "transfer p95 (ms)",
+             "busbw p50 (GB/s)", "wait (ms, all members)", "top late rank",
+             "its share (% of instances)"});
+  for (const CollectiveRow* r : rows) {
+    const uint64_t n = std::max<uint64_t>(r->count, 1);
+    h += "<tr><td class=\"grp\">" + groupText(r->group) + "</td><td>" + htmlEscape(r->collective) +
+         "</td>" + tdNum(static_cast<double>(r->bytes), 0) +
+         tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) + tdMs(r->transferP95Ns) +
+         (r->hasBusbw ? tdNum(r->busbwP50Gbps, 3)
+                      : std::string("<td class=\"n\" data-v=\"-1\">-</td>")) +
+         tdMs(r->waitNs) + tdNum(static_cast<double>(r->topLateRank), 0) +
+         tdNum(100.0 * static_cast<double>(r->topLateCount) / static_cast<double>(n), 1) + "</tr>";
+  }
+  return h + "</tbody></table>";
+}
+
+// The critical paths' time per rank: ms per kind (summed over every step's
+// path) and the rank's share of criticalTotalNs, the kCriticalRanksShown
+// ranks with the most (ties: lower rank). Kinds in the documented order, then
+// any other by name.
+std::string criticalTable(const std::vector<CriticalShare>& shares, uint64_t totalNs) {
+  static const std::vector<std::string> kKnown = {"compute", "host", "memcpy", "transfer", "wait"};
+  std::vector<std::string> kinds = kKnown, other;
+  std::map<int64_t, std::map<std::string, uint64_t>> byRank;
+  std::map<int64_t, uint64_t> sum;
+  for (const CriticalShare& c : shares) {
+    byRank[c.rank][c.kind] += c.ns;
+    sum[c.rank] += c.ns;
+    if (std::find(kinds.begin(), kinds.end(), c.kind) == kinds.end() &&
+        std::find(other.begin(), other.end(), c.kind) == other.end())
+      other.push_back(c.kind);
+  }
+  std::sort(other.begin(), other.end());
+  kinds.insert(kinds.end(), other.begin(), other.end());
+  std::vector<std::pair<int64_t, uint64_t>> ranks(sum.begin(), sum.end());  // by rank
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  const size_t all = ranks.size();
+  if (ranks.size() > kCriticalRanksShown) ranks.resize(kCriticalRanksShown);
+  std::vector<std::string> cols{"rank"};
+  for (const std::string& k : kinds) cols.push_back(k + " (ms)");
+  cols.push_back("on the path (ms)");
+  cols.push_back("share of the critical paths (%)");
+  std::string h =
+      "<p class=\"note\">time on the steps' critical paths per rank and kind, summed over the "
+      "steps (critical path total " +
+      msRounded(totalNs) + " ms)</p>" +
+      cutNote(ranks.size(), all, "ranks (the most time on the path)");
+  h += "<table class=\"sortable\" id=\"critical\">" + head(cols);
+  for (const auto& [rank, ns] : ranks) {
+    h += "<tr>" + tdNum(static_cast<double>(rank), 0);
+    const std::map<std::string, uint64_t>& mine = byRank[rank];
+    for (const std::string& k : kinds) {
+      auto it = mine.find(k);
+      h += tdMs(it == mine.end() ? 0 : it->second);
+    }
+    h += tdMs(ns) +
+         tdNum(totalNs ? 100.0 * static_cast<double>(ns) / static_cast<double>(totalNs) : 0, 2) +
+         "</tr>";
+  }
+  return h + "</tbody></table>";
+}
+
+// The sections of the other analyses' products (JobBoard): none without them.
+std::string boardSections(const JobBoard& board) {
+  std::string h;
+  if (board.collectives && board.collectiveRanks && board.collectives->groups > 0) {
+    h += "<h2 id=\"who-waits\">Who waits for whom (collectives, waits.csv)</h2>" +
+         waitsForWhom(*board.collectives, *board.collectiveRanks) +
+         "<h2 id=\"collectives-h\">Collectives (collectives.csv)</h2>" +
+         collectivesTable(*board.collectives);
+  }
+  if (board.criticalShares && !board.criticalShares->empty())
+    h += "<h2 id=\"critical-h\">Critical-path share per rank</h2>" +
+         criticalTable(*board.criticalShares, board.criticalTotalNs);
+  return h;
+}
+
 }  // namespace
 
 std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
                        const Topology& topo, const std::string& toolVersion,
-                       const std::string& commandLine) {
+                       const std::string& commandLine, const JobBoard& board) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>xstack analysis</title>";
@@ -448,7 +638,7 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
     h += "<div class=\"note\">" + htmlEscape(line) + "</div>";
   h += "<h2>Findings</h2>";
   if (a.findings.empty()) h += "<p>No finding: no rank holds the others back.</p>";
-  h += findingsTable(a) +
+  h += findingsTable(a) + boardSections(board) +
        "<h2>Compute time relative to the step median (rank x step)</h2>"
        "<p class=\"note\">rows: ranks (first at the top), columns: steps; red: slower than the "
        "other ranks in that step, blue: faster; hover for numbers.</p><div class=\"heatwrap\">"

@@ -4,10 +4,14 @@
 # error, no network request (net log), plots present (svg, canvas) with
 # their axis titles, ticks, zero baselines and legends as text, sortable
 # tables with units, the tool version, the finding kind shown verbatim with
-# its ranks and evidence.
-#   usage: report_html.sh XSTACK WORKDIR [SCREENSHOT.png]
+# its ranks and evidence. Then a 3D-parallel job (TP2 x PP4 x DP2, rank 5
+# slow): "Who waits for whom" and the collectives table hold waits.csv's and
+# collectives.csv's numbers, report.html is the same with np 1 and np 3, and a
+# click on a header sorts the rows in the browser (a copy of the page with a
+# script that clicks after the page's own).
+#   usage: report_html.sh XSTACK WORKDIR [SCREENSHOT.png [WHO_WAITS_SCREENSHOT.png]]
 source "$(dirname "$0")/lib.sh"
-xstack=$1 work=$2 shot=${3:-}
+xstack=$1 work=$2 shot=${3:-} shot3d=${4:-}
 rm -rf "$work" && mkdir -p "$work"
 find_chromium install
 
@@ -59,10 +63,76 @@ assert sum(t.startswith("zero baseline") for t in axes) == 3, axes
 latest = [t for t in axes if t.startswith("rank ")]
 assert set(latest[:2]) == {"rank 5", "rank 12"}, latest
 assert all(str(r) in axes for r in range(16)), "rank ticks of the heatmap missing"
-assert dom.count('class="sortable"') == 3, "sortable tables missing"
+assert dom.count('class="sortable"') == 5, "sortable tables missing"
 assert re.search(r'<th>cost \(ms\)</th>', dom) and "total over 10 steps" in dom, "table units missing"
 assert re.search(r'<p class="note" id="version">xstack \d+\.\d+\.\d+, git ', dom), "version missing"
 print("browser check ok: %d svg, %d rect, %d axis labels, findings %s" %
       (dom.count("<svg"), dom.count("<rect"), len(axes), rows))
+PY
+
+# The collectives' sections of a 3D-parallel job: np 1 and np 3 write the same page.
+"$xstack" synth --format kineto --tp 2 --pp 4 --dp 2 --slow 5:1.3 --out "$work/data3d" 2>/dev/null
+"$xstack" report --data-dir "$work/data3d" --out "$work/out3d" --no-progress 2>"$work/report3d.log" ||
+  fail "report (3D): $(cat "$work/report3d.log")"
+xmpirun 3 "$xstack" report --data-dir "$work/data3d" --out "$work/out3d_np3" --no-progress \
+  2>"$work/report3d_np3.log" || fail "report (3D, np 3): $(tail -5 "$work/report3d_np3.log")"
+cmp "$work/out3d/report.html" "$work/out3d_np3/report.html" || fail "report.html differs between np 1 and np 3"
+# Sorting in the browser: ascending by "others waited for it" (one click), by bytes (one click).
+python3 - "$work/out3d/report.html" "$work/out3d/sorted.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+click = ("<script>function xsClick(t,i){document.querySelectorAll('#'+t+' th')[i].click();}"
+         "xsClick('waitsfor',2);xsClick('collectives',2);</script>")
+assert page.count("</body>") == 1
+open(sys.argv[2], "w", encoding="utf-8").write(page.replace("</body>", click + "</body>"))
+PY
+mkdir -p "$work/dom3d"
+load_page "$work/out3d/sorted.html" "$work/dom3d" 'traceFile_\d+_\d+\.json'
+if [ -n "$shot3d" ]; then
+  profile=$(mktemp -d)
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$profile" \
+    --window-size=1400,2000 --screenshot="$shot3d" "file://$work/out3d/report.html" >/dev/null 2>&1 ||
+    fail "screenshot failed"
+  rm -rf "$profile"
+fi
+python3 - "$work/dom3d/dom.html" "$work/out3d" <<'PY' || fail "browser check (3D job)"
+import csv, os, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+out = sys.argv[2]
+src = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+def rows(text, table):
+    body = re.search(r'<table class="sortable" id="%s">.*?<tbody>(.*?)</tbody>' % table, text, re.S)
+    assert body, table + " missing"
+    return [re.findall(r'<td[^>]*?(?: data-v="([^"]*)")?>(.*?)</td>', r)
+            for r in re.findall(r'<tr>(.*?)</tr>', body.group(1))]
+assert "<h2 id=\"who-waits\">Who waits for whom" in dom and "Collectives (collectives.csv)" in dom
+waits = {r["rank"]: r for r in csv.DictReader(open(os.path.join(out, "waits.csv")))}
+late = [r for r in waits.values() if float(r["caused_ms_per_step"]) > 0]
+page, shown = rows(src, "waitsfor"), rows(dom, "waitsfor")
+assert len(shown) == len(late) == len(page) > 2, (len(shown), len(late))
+for cells in shown:  # the numbers of waits.csv
+    w = waits[cells[0][1]]
+    assert (cells[1][1], cells[2][1], cells[3][1], cells[4][1]) == (
+        w["node"], w["caused_ms_per_step"], w["top_cause"], w["waited_ms_per_step"]), (cells, w)
+    assert re.match(r'^<span class="grp">[^<]+</span>: \d+\.\d{3} \(\d+\)', cells[5][1]), cells[5]
+# As written: most waited for first; after one click on that header: ascending, the same rows.
+key = lambda r: int(r[2][0])
+assert [key(r) for r in page] == sorted((key(r) for r in page), reverse=True)
+assert [key(r) for r in shown] == sorted(key(r) for r in page) and shown != page, "waitsfor not sorted"
+coll = list(csv.DictReader(open(os.path.join(out, "collectives.csv"))))
+page, shown = rows(src, "collectives"), rows(dom, "collectives")
+assert len(shown) == len(coll) == len(page) > 2
+byKey = {(c["group"], c["collective"], c["bytes"]): c for c in coll}
+for cells in shown:
+    c = byKey[(cells[0][1], cells[1][1], cells[2][1])]
+    assert (cells[3][1], cells[4][1], cells[5][1], cells[7][1], cells[8][1]) == (
+        c["count"], c["transfer_p50_ms"], c["transfer_p95_ms"], c["wait_ms"], c["top_late_rank"]), (cells, c)
+assert [int(r[7][0]) for r in page] == sorted((int(r[7][0]) for r in page), reverse=True)
+assert [int(r[2][1]) for r in shown] == sorted(int(r[2][1]) for r in page) and shown != page, "collectives not sorted"
+# The critical-path share, when the run has critical paths: at most 30 ranks, shares in %.
+if 'id="critical"' in dom:
+    crit = rows(dom, "critical")
+    assert 0 < len(crit) <= 30 and all(0 <= float(r[-1][1]) <= 100 for r in crit), crit[:3]
+print("browser check ok (3D job): %d late ranks, %d collectives rows, sorted by click" % (len(late), len(coll)))
 PY
 echo "ok: report.html in $browser"

@@ -24,10 +24,13 @@ void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<Kern
 void appendCsvField(std::string& out, std::string_view field);
 std::string findingsJson(const JobAnalysis& a, const Topology& topology);
 // `toolVersion` (xstack, git, protobuf, MPI; empty: none) and `commandLine`
-// (empty: none) are shown at the top.
+// (empty: none) are shown at the top. From `board` (null members: section not
+// shown): "Who waits for whom" and the collectives table (collectives and
+// collectiveRanks, when the summary has a group), the critical-path share per
+// rank (criticalShares, when not empty). A pure function of its arguments.
 std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& a,
                        const Topology& topology, const std::string& toolVersion = "",
-                       const std::string& commandLine = "");
+                       const std::string& commandLine = "", const JobBoard& board = {});
 // At most 10 lines for the terminal.
 std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology& topology);
 

@@ -103,6 +103,7 @@ struct GroupBuild {
   std::map<int64_t, RankBlame> ranks;
   std::map<NetKey, NetCell> net;
   int64_t ranksPerNode = 0;
+  std::map<int64_t, GroupBlame> late;  // last arriver -> the waits charged to it here
 };
 
 // A cross-node instance's transfer into the net cells of its class: the
@@ -148,9 +149,13 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   // send may start moving data before its recv is posted (an eager send).
   if (!isRecv(late->collective)) addNet(members, name, transfer, g);
   const LateCause cause = causeOf(members, *late);
+  GroupBlame& lateHere = g.late[late->rank];
+  lateHere.rank = late->rank;
+  ++lateHere.instances;
   for (const Arrival* m : members) {
     const uint64_t wait = last - m->startNs;
     row.waitNs += wait;
+    lateHere.waitedForNs += wait;
     RankBlame& waiter = g.ranks[m->rank];
     waiter.rank = m->rank;
     waiter.waitedNs += wait;
@@ -267,6 +272,10 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
     cell.node = std::get<3>(key);
     out.net.push_back(std::move(cell));
   }
+  for (auto& [rank, blame] : g.late) {
+    blame.group = group;
+    out.groupBlame.push_back(std::move(blame));
+  }
   normalizeSummary(out);
 }
 
@@ -308,6 +317,22 @@ void normalizeSummary(CollectivesSummary& s) {
   }
   s.ranks = std::move(joined);
   joinNetCells(s.net);
+  // An owner summarizes its groups in name order: already sorted, linear.
+  auto byPair = [](const GroupBlame& a, const GroupBlame& b) {
+    return std::tie(a.group, a.rank) < std::tie(b.group, b.rank);
+  };
+  if (!std::is_sorted(s.groupBlame.begin(), s.groupBlame.end(), byPair))
+    std::stable_sort(s.groupBlame.begin(), s.groupBlame.end(), byPair);
+  std::vector<GroupBlame> pairs;
+  for (GroupBlame& g : s.groupBlame) {
+    if (!pairs.empty() && pairs.back().group == g.group && pairs.back().rank == g.rank) {
+      pairs.back().waitedForNs += g.waitedForNs;
+      pairs.back().instances += g.instances;
+    } else {
+      pairs.push_back(std::move(g));
+    }
+  }
+  s.groupBlame = std::move(pairs);
   std::sort(s.examples.begin(), s.examples.end(), [](const Problem& a, const Problem& b) {
     return std::tie(a.group, a.order) < std::tie(b.group, b.order);
   });
@@ -322,6 +347,7 @@ void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from) {
   for (RankBlame& r : from.ranks) into.ranks.push_back(r);
   for (Problem& p : from.examples) into.examples.push_back(std::move(p));
   for (NetCell& c : from.net) into.net.push_back(std::move(c));
+  for (GroupBlame& g : from.groupBlame) into.groupBlame.push_back(std::move(g));
   normalizeSummary(into);
 }
 

@@ -114,6 +114,22 @@ NetCell readNetCell(wire::Reader& r) {
   return c;
 }
 
+void writeGroupBlame(wire::Writer& w, const GroupBlame& g) {
+  w.str(g.group);
+  w.i64(g.rank);
+  w.u64(g.waitedForNs);
+  w.u64(g.instances);
+}
+
+GroupBlame readGroupBlame(wire::Reader& r) {
+  GroupBlame g;
+  g.group = r.str();
+  g.rank = r.i64();
+  g.waitedForNs = r.u64();
+  g.instances = r.u64();
+  return g;
+}
+
 }  // namespace
 
 void writeRankArrivals(wire::Writer& w, const RankArrivals& a) {
@@ -139,6 +155,7 @@ void writeSummary(wire::Writer& w, const CollectivesSummary& s) {
   w.list(s.ranks, writeBlame);
   w.list(s.examples, writeProblem);
   w.list(s.net, writeNetCell);
+  w.list(s.groupBlame, writeGroupBlame);
 }
 
 CollectivesSummary readSummary(wire::Reader& r) {
@@ -148,6 +165,7 @@ CollectivesSummary readSummary(wire::Reader& r) {
   r.list(s.ranks, readBlame);
   r.list(s.examples, readProblem);
   r.list(s.net, readNetCell);
+  r.list(s.groupBlame, readGroupBlame);
   return s;
 }
 

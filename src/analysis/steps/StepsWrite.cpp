@@ -74,10 +74,10 @@ Status StepsJob::writeTables(const JobAnalysis& a, const AnalysisOutput& out,
   if (st.ok()) st = writeForCommit(dir, "ranks.csv", ranksCsv(tables_, topo), out.fsync, written);
   if (st.ok()) st = writeForCommit(dir, "findings.json", findingsJson(a, topo), out.fsync, written);
   if (st.ok())
-    st = writeForCommit(
-        dir, "report.html",
-        reportHtml(tables_, a, topo, out.toolVersion, reproducingCommand(topo, out.originNs)),
-        out.fsync, written);
+    st = writeForCommit(dir, "report.html",
+                        reportHtml(tables_, a, topo, out.toolVersion,
+                                   reproducingCommand(topo, out.originNs), board_),
+                        out.fsync, written);
   return st;
 }
 

@@ -90,6 +90,15 @@ struct RankBlame {
   uint64_t causedNs[kLateCauses] = {};  // by LateCause
 };
 
+// The waits charged to one last arriver within one process group: one per
+// (group, rank that was the last arriver of at least one matched instance of it).
+struct GroupBlame {
+  std::string group;
+  int64_t rank = 0;          // the late rank (last arriver)
+  uint64_t waitedForNs = 0;  // the group's members' waits at those instances, summed
+  uint64_t instances = 0;    // matched instances it arrived last at (ties included)
+};
+
 // An instance that was not used: its members disagree or one is missing.
 struct Problem {
   std::string group;
@@ -113,13 +122,15 @@ struct NetCell {
 };
 
 // What owners send rank 0: bounded (rows per group, collective and size;
-// sums per rank; the first kProblemExamples problems), never per instance.
+// sums per rank and per (group, late rank); the first kProblemExamples
+// problems), never per instance.
 struct CollectivesSummary {
   uint64_t groups = 0, matched = 0, problems = 0;
   std::vector<CollectiveRow> rows;  // by (group, collective, bytes)
   std::vector<RankBlame> ranks;     // by rank
   std::vector<Problem> examples;    // by (group, order), at most kProblemExamples
   std::vector<NetCell> net;         // by (collective, bytes, members, node); classes x nodes
+  std::vector<GroupBlame> groupBlame;  // by (group, rank), one per pair
 };
 
 void writeSummary(wire::Writer& w, const CollectivesSummary& s);
@@ -135,7 +146,8 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
                     int64_t ranksPerNode = 0);
 // Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
 void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
-// Sorts rows and ranks, joins ranks that appear twice, keeps the first examples.
+// Sorts rows, ranks and groupBlame, joins ranks (and (group, rank) pairs) that
+// appear twice, keeps the first examples.
 void normalizeSummary(CollectivesSummary& s);
 
 // The MPI rank that owns `group`'s instances: FNV-1a 64 of the name mod `size`.

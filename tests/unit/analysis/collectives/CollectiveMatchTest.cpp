@@ -68,6 +68,44 @@ TEST(CollectiveMatch, TwoGroupsAndTheirLateRanks) {
   EXPECT_EQ(s.ranks[1].causedNs[static_cast<int>(LateCause::Unknown)], 300u + 50u);
 }
 
+// One entry per (group, last arriver): the members' waits charged to it there.
+void expectGroupBlame(const GroupBlame& g, const std::string& group, int64_t rank,
+                      uint64_t waitedForNs, uint64_t instances) {
+  EXPECT_EQ(g.group, group);
+  EXPECT_EQ(g.rank, rank);
+  EXPECT_EQ(g.waitedForNs, waitedForNs);
+  EXPECT_EQ(g.instances, instances);
+}
+
+TEST(CollectiveMatch, GroupBlamePerGroupAndLateRank) {
+  const CollectivesSummary s = twoGroups();
+  ASSERT_EQ(s.groupBlame.size(), 3u);
+  expectGroupBlame(s.groupBlame[0], "", 1, 3 * 100u, 1);
+  expectGroupBlame(s.groupBlame[1], "", 3, 3 * 300u, 1);
+  expectGroupBlame(s.groupBlame[2], "1", 1, 50u, 1);
+}
+
+TEST(CollectiveMatch, GroupBlameMergesAndTravels) {
+  // The same (group, rank) from two summaries is joined (sums), the others kept in order.
+  CollectivesSummary a, b;
+  a.groupBlame = {{"dp", 3, 100, 1}, {"tp", 0, 7, 2}};
+  b.groupBlame = {{"dp", 3, 50, 2}, {"dp", 1, 5, 1}, {"<g>", 9, 1, 1}};
+  wire::Writer w;
+  writeSummary(w, b);
+  const std::string bytes = w.take();
+  wire::Reader r(bytes);
+  CollectivesSummary back = readSummary(r);
+  ASSERT_TRUE(r.finish().ok());
+  ASSERT_EQ(back.groupBlame.size(), 3u);
+  expectGroupBlame(back.groupBlame[2], "<g>", 9, 1, 1);
+  mergeSummary(a, std::move(back));
+  ASSERT_EQ(a.groupBlame.size(), 4u);
+  expectGroupBlame(a.groupBlame[0], "<g>", 9, 1, 1);
+  expectGroupBlame(a.groupBlame[1], "dp", 1, 5, 1);
+  expectGroupBlame(a.groupBlame[2], "dp", 3, 150, 3);
+  expectGroupBlame(a.groupBlame[3], "tp", 0, 7, 2);
+}
+
 TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
   std::vector<Arrival> a;
   for (int64_t r = 0; r < 3; ++r) {
@@ -193,6 +231,10 @@ TEST(CollectiveMatch, OwnersSummariesMergeAndTravel) {
   EXPECT_EQ(collectivesCsv(both), collectivesCsv(whole));
   std::vector<RankInfo> ranks{{0, 2, "n0"}, {1, 2, "n0"}, {2, 2, "n1"}, {3, 2, "n1"}};
   EXPECT_EQ(waitsCsv(both, ranks), waitsCsv(whole, ranks));
+  ASSERT_EQ(both.groupBlame.size(), whole.groupBlame.size());
+  for (size_t i = 0; i < both.groupBlame.size(); ++i)
+    expectGroupBlame(both.groupBlame[i], whole.groupBlame[i].group, whole.groupBlame[i].rank,
+                     whole.groupBlame[i].waitedForNs, whole.groupBlame[i].instances);
 }
 
 TEST(CollectiveMatch, CsvText) {
