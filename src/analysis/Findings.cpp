@@ -597,6 +597,24 @@ std::vector<KernelSpread> kernelSpreadOf(const std::vector<RankTable>& tables) {
   return out;
 }
 
+// The ranks without steps, and per step the ranks with steps that lack it.
+void addStepGaps(JobAnalysis& a, const std::vector<RankTable>& tables,
+                 const std::vector<StepView>& views) {
+  std::vector<int64_t> withSteps;
+  for (const RankTable& t : tables)
+    (t.steps.empty() ? a.ranksWithoutSteps : withSteps).push_back(t.rank);
+  for (const StepView& v : views) {
+    if (v.cells.size() == withSteps.size()) continue;
+    std::vector<int64_t> lacking;
+    for (int64_t r : withSteps) {
+      const bool has = std::any_of(v.cells.begin(), v.cells.end(),
+                                   [&](const Cell& c) { return tables[c.table].rank == r; });
+      if (!has) lacking.push_back(r);
+    }
+    a.stepGaps.emplace_back(v.step, std::move(lacking));
+  }
+}
+
 void addSideTables(JobAnalysis& a, const std::vector<RankTable>& tables,
                    const std::vector<StepView>& views) {
   for (const RankTable& t : tables) a.memoryPeaks.emplace_back(t.rank, t.gpuMemoryPeakBytes);
@@ -700,7 +718,10 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
   std::vector<Finding> found;
   for (const Group& g : groupSlowRanks(views, tables, topo))
     found.push_back(describe(g, views, viewOfStep, tables, topo, a.jobStepNs, traceSuffix));
+  const size_t stepRule = found.size();
   addBoardFindings(found, tables, topo, board, views, a.jobStepNs, traceSuffix);
+  for (size_t i = stepRule; i < found.size(); ++i) a.idealSavingNs += found[i].costNs;
+  addStepGaps(a, tables, views);
   for (Finding& f : found) (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
   for (auto* list : {&a.findings, &a.belowThreshold})
     std::sort(list->begin(), list->end(), [](const Finding& x, const Finding& y) {

@@ -224,17 +224,50 @@ std::string findingsJson(const JobAnalysis& a, const Topology& topo) {
                2) +
          ",\"what\":\"step time saved if every straggler computed at the step median\"}";
   appendSideTables(out, a);
-  out += "}\n";
+  out += ",\n\"ranks_without_steps\":";
+  appendInts(out, a.ranksWithoutSteps);
+  out += ",\n\"steps_lacking_ranks\":[";
+  for (size_t i = 0; i < a.stepGaps.size(); ++i) {
+    out += std::string(i ? "," : "") + "{\"step\":" + std::to_string(a.stepGaps[i].first) +
+           ",\"ranks\":";
+    appendInts(out, a.stepGaps[i].second);
+    out += "}";
+  }
+  out += "]}\n";
   return out;
 }
+
+namespace {
+
+// "1, 2, 5" (the first `most`, then "... (N in all)").
+std::string rankListText(const std::vector<int64_t>& ranks, size_t most) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size() && i < most; ++i)
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > most) s += ", ... (" + std::to_string(ranks.size()) + " in all)";
+  return s;
+}
+
+}  // namespace
 
 std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology&) {
   std::vector<std::string> lines;
   lines.push_back("analysis: " + std::to_string(a.ranks) + " ranks x " + std::to_string(a.steps) +
                   " steps; step time " + formatMs(a.medianStepNs) + " (median; steps " +
                   formatMs(a.minStepNs) + " .. " + formatMs(a.maxStepNs) + ")");
+  if (!a.ranksWithoutSteps.empty())
+    lines.push_back("analysis: " + std::to_string(a.ranksWithoutSteps.size()) +
+                    " ranks have no step (no ProfilerStep span or step marker), left out of the "
+                    "step analysis: ranks " + rankListText(a.ranksWithoutSteps, 16));
+  for (size_t i = 0; i < a.stepGaps.size() && i < 3; ++i)
+    lines.push_back("analysis: step " + std::to_string(a.stepGaps[i].first) + " is missing on " +
+                    std::to_string(a.stepGaps[i].second.size()) + " ranks (" +
+                    rankListText(a.stepGaps[i].second, 16) + "); analysed over the others");
+  if (a.stepGaps.size() > 3)
+    lines.push_back("analysis: " + std::to_string(a.stepGaps.size() - 3) +
+                    " more steps are missing on some ranks (findings.json steps_lacking_ranks)");
   if (a.steps == 0) {
-    lines.back() += "; no forward/backward markers, no step table";
+    lines.front() += "; no forward/backward markers, no step table";
     return lines;
   }
   lines.push_back("per step (median rank): compute " + formatMs(a.breakdownNs[0]) + ", comm " +

@@ -121,6 +121,12 @@ struct JobAnalysis {
   uint64_t memoryPeakMedian = 0;
   // Per step: the cross-rank median compute (for the heatmap).
   std::vector<uint64_t> stepComputeMedian;
+  // Ranks with a profile but no step (no forward span): not in the step
+  // analysis (their collectives still are), named in findings.json.
+  std::vector<int64_t> ranksWithoutSteps;
+  // Steps (by number) some ranks with steps lack: (step, those ranks), by
+  // step; each step is analysed over the ranks that have it.
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> stepGaps;
 };
 
 // `tables` ordered by rank (one per rank with a profile). Findings name the

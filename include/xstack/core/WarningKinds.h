@@ -99,6 +99,10 @@ enum class Severity {
   X(RenderFailed, "render_failed", Error,                                                         \
     "a chunk could not be rendered (e.g. a profile gone before it was read again)",               \
     "see otherData.problems and stderr; rerun when the file is back")                             \
+  X(StepNumberIgnored, "step_number_ignored", Warning,                                           \
+    "a profile's step marks (ProfilerStep#N) are not all numbered or do not increase; its steps "  \
+    "are numbered by position, which may pair them with other ranks' steps wrongly",               \
+    "check the trace: a cut or merged file, or a profiler writing steps twice")                    \
   X(StringControlChar, "string_control_char", Note,                                               \
     "a name held control characters; they are escaped",                                           \
     "nothing")                                                                                    \

@@ -62,6 +62,9 @@ struct StepMark {
   uint64_t ts = 0;  // ns
   Phase phase = Phase::Forward;
   bool begin = true;
+  // The step's own number when the source names it (N of "ProfilerStep#N");
+  // -1 = none: steps are numbered by position (model/MarkerPairer.h).
+  int64_t number = -1;
 };
 
 // An event the source read but has no row for (the source counted why):

@@ -6,8 +6,13 @@
 // marker_replaced_begin); an end with none open is dropped (warning
 // marker_unmatched_end); a begin still open at the end is dropped (warning
 // marker_unmatched_begin). Examples name a mark marker_<phase>_<B|E>.
-// Step n (from 0) is the n-th forward span; a backward span takes the step of
-// the last forward span that began before it (0 when there is none).
+// A forward span's step is its begin mark's number (StepMark::number) when
+// every forward span of the profile has one and they increase with start
+// time; otherwise (none, some, or out of order: warning step_number_ignored)
+// step n (from 0) is the n-th forward span. Steps of different ranks with
+// one number are the same training step. A backward span takes the step of
+// the last forward span that began before it (the first forward span's step
+// when there is none).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +28,8 @@ struct Span {
   Phase phase = Phase::Forward;
   int64_t step = 0;
   uint64_t startNs = 0;
-  uint64_t endNs = 0;  // >= startNs
+  uint64_t endNs = 0;   // >= startNs
+  int64_t number = -1;  // forward: its begin mark's number (-1 none)
 };
 
 class MarkerPairer {

@@ -58,6 +58,14 @@ EventClass classOfCategory(std::string_view cat) {
   return EventClass::Host;
 }
 
+int64_t stepNumberOf(std::string_view name) {
+  const size_t hash = name.find('#');
+  if (hash == std::string_view::npos) return -1;
+  const std::string_view digits = name.substr(hash + 1);
+  if (!isDigits(digits) || digits.size() > 18) return -1;
+  return std::stoll(std::string(digits));
+}
+
 bool isStepEvent(std::string_view name, std::string_view cat) {
   if (cat == "user_annotation") return startsWith(name, "ProfilerStep#");
   if (cat == "ProfileStep") return startsWith(name, "ProfileStep#");
@@ -98,6 +106,9 @@ void ChromeEventMapper::onEvent(const TraceEvent& e) {
     case 'I':
       if (e.name == "[memory]") return onMemoryInstant(e);
       return;  // "Iteration Start", "Record Window End": markers of the profiler
+    case 'B':
+    case 'E':
+      return onBeginEnd(e);
     case 'M':
     case 's':
     case 'f':
@@ -177,11 +188,37 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
   }
   s.collective = collectiveOf(e, cls, start);
   if (isStepEvent(e.name, e.cat)) {
-    out_.onStepMark({start, Phase::Forward, true});
-    out_.onStepMark({end, Phase::Forward, false});
+    const int64_t number = stepNumberOf(e.name);
+    out_.onStepMark({start, Phase::Forward, true, number});
+    out_.onStepMark({end, Phase::Forward, false, number});
   }
   if (endsBeforeStart) warnings_.add(Warn::EventEndBeforeStart);
   out_.onSlice(s);
+}
+
+// A B/E pair of a step (ProfilerStep#N written as a duration pair) is a
+// step; other B/E events are ignored (counted). An E closes the latest open
+// B of its (pid, tid), as the Trace Event Format says.
+void ChromeEventMapper::onBeginEnd(const TraceEvent& e) {
+  std::vector<int64_t>& open = openBegins_[{e.pid.value, e.tid.value}];
+  uint64_t ts = 0;
+  const bool timed = absoluteNs(e.ts, ts);
+  if (e.ph == 'B') {
+    const bool step = timed && isStepEvent(e.name, e.cat);
+    open.push_back(step ? std::max<int64_t>(stepNumberOf(e.name), -1) : kNotAStep);
+    if (step)
+      out_.onStepMark({ts, Phase::Forward, true, open.back()});
+    else
+      warnings_.add(Warn::JsonIgnoredEvent);
+    return;
+  }
+  const int64_t number = open.empty() ? kNotAStep : open.back();
+  if (!open.empty()) open.pop_back();
+  if (number == kNotAStep || !timed) {
+    warnings_.add(Warn::JsonIgnoredEvent);
+    return;
+  }
+  out_.onStepMark({ts, Phase::Forward, false, number});
 }
 
 void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {

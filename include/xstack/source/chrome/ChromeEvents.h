@@ -32,6 +32,8 @@ EventClass classOfCategory(std::string_view cat);
 // "ProfilerStep#12" (Kineto, cat user_annotation) or "ProfileStep#12"
 // (Paddle, cat ProfileStep): a step window.
 bool isStepEvent(std::string_view name, std::string_view cat);
+// N of "ProfilerStep#N" (digits after the '#', at most 18); -1 = none.
+int64_t stepNumberOf(std::string_view name);
 
 // A Paddle memory place text: "Place(gpu:0)", "Place(cpu)",
 // "Place(gpu_pinned)" (also without "Place(...)"). False: unknown.
@@ -60,6 +62,7 @@ class ChromeEventMapper {
  private:
   void onComplete(const TraceEvent& e);
   void onMemoryInstant(const TraceEvent& e);
+  void onBeginEnd(const TraceEvent& e);
   bool absoluteNs(const TimeField& t, uint64_t& out) const;
   std::string_view detailOf(const TraceEvent& e);
   const CollectiveInfo* collectiveOf(const TraceEvent& e, EventClass cls, uint64_t startNs);
@@ -91,6 +94,9 @@ class ChromeEventMapper {
     std::vector<std::pair<uint64_t, uint64_t>> earlierFrees;  // (ns, bytes) of unseen blocks
   };
   std::map<MemKey, Device> devices_;
+  // Open B events per (pid, tid): a step's number (-1 = unnumbered), or kNotAStep.
+  static constexpr int64_t kNotAStep = -2;
+  std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> openBegins_;
 };
 
 }  // namespace xstack::chrome
