@@ -182,8 +182,7 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk&
   return {};
 }
 
-Expected<CollectivesPart> ArrivalRecorder::buildPart(int64_t rank,
-                                                     const std::vector<Span>& spans) {
+Expected<CollectivesPart> ArrivalRecorder::buildPart(int64_t rank, const std::vector<Span>& spans) {
   CollectivesPart part;
   RankArrivals& out = part.arrivals;
   out.rank = rank;

@@ -5,12 +5,12 @@
 #include <map>
 #include <utility>
 
+#include "CriticalPathJob.h"
 #include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/transport/TypedMessages.h"
-#include "CriticalPathJob.h"
 
 namespace xstack {
 
@@ -175,12 +175,12 @@ class CollectivesJob final : public AnalysisJob {
   void addShares();
 
   Topology topology_;
-  CollectivesSummary summary_;   // rank 0
-  std::vector<RankInfo> ranks_;  // every profile's rank, sorted
-  std::map<int64_t, int> readers_;        // training rank -> the MPI rank that read it
-  std::vector<StepPath> paths_;           // rank 0: the critical path of every step
-  std::vector<CriticalShare> shares_;     // rank 0: paths_' ns per (rank, kind)
-  uint64_t criticalNs_ = 0;               // rank 0: paths_' ns
+  CollectivesSummary summary_;         // rank 0
+  std::vector<RankInfo> ranks_;        // every profile's rank, sorted
+  std::map<int64_t, int> readers_;     // training rank -> the MPI rank that read it
+  std::vector<StepPath> paths_;        // rank 0: the critical path of every step
+  std::vector<CriticalShare> shares_;  // rank 0: paths_' ns per (rank, kind)
+  uint64_t criticalNs_ = 0;            // rank 0: paths_' ns
   Status status_;
 };
 
@@ -255,8 +255,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<CollectivesPart> mine = decodeLocal(local, error);
   if (!gatherRankInfo(comm, mine)) return;  // fails alike on every rank
-  std::vector<std::string> received = exchangeAll(
-      comm, routeToOwners(mine, error, comm.size()), MessageTag::CollectiveArrivals);
+  std::vector<std::string> received =
+      exchangeAll(comm, routeToOwners(mine, error, comm.size()), MessageTag::CollectiveArrivals);
   Owned owned;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
   try {
@@ -291,8 +291,8 @@ Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
   if (st.ok())
     st = writeForCommit(out.dir, kWaitsCsv, waitsCsv(summary_, ranks_), out.fsync, written);
   if (st.ok())
-    st = writeForCommit(out.dir, kCriticalPathCsv, criticalPathCsv(paths_, out.originNs),
-                        out.fsync, written);
+    st = writeForCommit(out.dir, kCriticalPathCsv, criticalPathCsv(paths_, out.originNs), out.fsync,
+                        written);
   if (!st.ok()) return st;
   for (AtomicFile& f : written) out.files->push_back(std::move(f));
   for (std::string& line : collectivesSummaryLines(summary_, ranks_))
