@@ -92,7 +92,6 @@ std::vector<CollectivesPart> decodeLocal(const std::vector<RankPart>& local, std
 
 // The messages for each owner (indexed by MPI rank): each part's arrivals
 // split by their group's owner. Every owner gets one message, maybe empty.
-// The arrivals are copied (the critical path walks them later), the groups moved.
 std::vector<std::string> routeToOwners(std::vector<CollectivesPart>& mine, const std::string& error,
                                        int size) {
   std::vector<Routed> routed(static_cast<size_t>(size));
@@ -104,8 +103,8 @@ std::vector<std::string> routeToOwners(std::vector<CollectivesPart>& mine, const
       s.rank = part.rank;
       s.steps = part.steps;
     }
-    for (const Arrival& a : part.arrivals)
-      split[collectiveGroupOwner(a.group, size)].arrivals.push_back(a);
+    for (Arrival& a : part.arrivals)
+      split[collectiveGroupOwner(a.group, size)].arrivals.push_back(std::move(a));
     for (GroupRanks& g : part.groups)
       split[collectiveGroupOwner(g.group, size)].groups.push_back(std::move(g));
     for (int o = 0; o < size; ++o)
@@ -257,6 +256,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   if (!gatherRankInfo(comm, mine)) return;  // fails alike on every rank
   std::vector<std::string> received =
       exchangeAll(comm, routeToOwners(mine, error, comm.size()), MessageTag::CollectiveArrivals);
+  std::vector<CollectivesPart>().swap(mine);
   Owned owned;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
   try {
@@ -265,7 +265,9 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
   std::vector<std::string>().swap(received);
-  LocalWalk walk = returnOutcomes(comm, std::move(mine), outcomes, owned.error);
+  // The parts again for the walk (decoded alike: their error already travels with `owned`).
+  std::string again;
+  LocalWalk walk = returnOutcomes(comm, decodeLocal(local, again), outcomes, owned.error);
   std::vector<std::vector<ArrivalOutcome>>().swap(outcomes);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
