@@ -48,13 +48,15 @@ class PrevFinder {
   uint64_t bestEnd_ = 0;
 };
 
-// The indices (by start) of the arrivals that start inside [s.startNs, s.endNs).
+// The indices (by start) of the arrivals of step s.step that start inside
+// [s.startNs, s.endNs) (overlapping windows: an arrival is in the step
+// ArrivalRecorder gave it).
 std::vector<size_t> arrivalsIn(const std::vector<Arrival>& arrivals, const StepWork& s) {
   auto lo = std::lower_bound(arrivals.begin(), arrivals.end(), s.startNs,
                              [](const Arrival& a, uint64_t t) { return a.startNs < t; });
   std::vector<size_t> out;
   for (auto it = lo; it != arrivals.end() && it->startNs < s.endNs; ++it)
-    out.push_back(static_cast<size_t>(it - arrivals.begin()));
+    if (it->step == s.step) out.push_back(static_cast<size_t>(it - arrivals.begin()));
   return out;
 }
 
@@ -103,7 +105,7 @@ const OwnWork* ownWorkAt(const WalkProfile& p, const StepWork& s, uint64_t t, bo
   const std::vector<Arrival>& a = p.arrivals.arrivals;
   auto it = std::lower_bound(a.begin(), a.end(), t,
                              [](const Arrival& x, uint64_t v) { return x.startNs < v; });
-  if (it == a.end() || it->startNs != t) return nullptr;
+  if (it == a.end() || it->startNs != t || it->step != s.step) return nullptr;
   return &p.walk.before[static_cast<size_t>(it - a.begin())];
 }
 

@@ -27,9 +27,10 @@ struct GapTimes {
 };
 
 // The own work before time T on a rank in one step: [fromNs, T), where fromNs
-// is the end of `prev` (an arrival of the same step) or the step's start when
-// prev < 0. prev = the step's arrival with the latest end among those that
-// start before T and end at or before T (ties: the later in start order).
+// is the end of `prev` or the step's start when prev < 0. prev = among the
+// step's arrivals (Arrival::step, starting inside the window) that start
+// before T and end at or before T, the one with the latest end (ties: the
+// later in start order).
 struct OwnWork {
   int64_t prev = -1;  // index into RankArrivals::arrivals; -1 = none
   uint64_t fromNs = 0;

@@ -70,6 +70,19 @@ TEST(CriticalPathPlan, PreviousArrivalIsTheLatestEndBeforeEachStart) {
   EXPECT_EQ(w.steps[0].tail.fromNs, 600u);
 }
 
+TEST(CriticalPathPlan, OverlappingWindowsKeepEachArrivalInItsStep) {
+  // Step 1's window [800, 2000) starts before step 0's [0, 1000) ends.
+  std::vector<Arrival> a{arrival(0, "x", 0, 100, 200), arrival(0, "y", 0, 850, 900),
+                         arrival(0, "z", 0, 950, 980)};
+  a[1].step = 1;
+  const RankWalk w = planOwnWork(a, {{0, 0, 1000, {}}, {1, 800, 2000, {}}});
+  EXPECT_EQ(w.before[2].prev, 0);  // y is step 1's
+  EXPECT_EQ(w.before[1].prev, -1);
+  EXPECT_EQ(w.before[1].fromNs, 800u);
+  EXPECT_EQ(w.steps[0].tail.prev, 2);
+  EXPECT_EQ(w.steps[1].tail.prev, 1);
+}
+
 TEST(CriticalPathPlan, PrefixMeasureOfAUnion) {
   PrefixMeasure m({0, 5, 10, 15, 25, 40, 100});
   m.add({10, 20});
