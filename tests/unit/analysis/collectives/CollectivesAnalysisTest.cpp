@@ -10,6 +10,7 @@
 
 #include "../../TempDirTest.h"
 #include "xstack/analysis/AnalysisRegistry.h"
+#include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/comm/ThreadComm.h"
 
@@ -234,6 +235,29 @@ TEST_F(CollectivesJobTest, OneRankWritesTheTables) {
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "collectives: 2 groups, 4 instances matched (0 unmatched); per rank in "
                        "waits.csv (one instance at a time: not yet followed across groups)"}));
+}
+
+TEST(CollectivesJobBoard, PublishesTheCriticalPathsSharesByRankThenKind) {
+  std::vector<std::string> parts;
+  for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
+  std::vector<RankPart> local;
+  for (size_t r = 0; r < parts.size(); ++r) local.push_back({static_cast<int64_t>(r), parts[r]});
+  SerialComm comm;
+  std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(twoGpusPerTrainer());
+  job->merge(comm, local);
+  ASSERT_TRUE(job->status().ok()) << job->status().error().message;
+  JobBoard board;
+  job->publish(board);
+  ASSERT_NE(board.criticalShares, nullptr);
+  std::vector<std::tuple<int64_t, std::string, uint64_t>> got;
+  for (const CriticalShare& s : *board.criticalShares) got.emplace_back(s.rank, s.kind, s.ns);
+  EXPECT_EQ(got, (std::vector<std::tuple<int64_t, std::string, uint64_t>>{{0, "host", 1000 * kU},
+                                                                          {0, "transfer", 150 * kU},
+                                                                          {1, "host", 300 * kU},
+                                                                          {1, "transfer", 50 * kU},
+                                                                          {3, "compute", 400 * kU},
+                                                                          {3, "host", 100 * kU}}));
+  EXPECT_EQ(board.criticalTotalNs, 2000 * kU);  // two steps of 1 ms
 }
 
 TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
