@@ -116,6 +116,18 @@ std::vector<std::string> routeToOwners(std::vector<CollectivesPart>& mine, const
   return out;
 }
 
+// Per group: each arrival's (sender, place in the sender's order).
+using Origins = std::map<std::string, std::vector<std::pair<size_t, size_t>>>;
+
+// The outcomes of one group's arrivals into each sender's list (`from`:
+// their origins, indexed like `arrivals`).
+void addOutcomes(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& ranks,
+                 const std::vector<std::pair<size_t, size_t>>& from,
+                 std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+  const std::vector<ArrivalOutcome> o = groupOutcomes(arrivals, ranks);
+  for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
+}
+
 // An owner: its groups' summary from every MPI rank's messages, and each
 // sender's arrivals' outcomes (`outcomes[r]`: MPI rank r's, in its order).
 Owned summarizeOwned(const std::vector<std::string>& received,
@@ -123,8 +135,7 @@ Owned summarizeOwned(const std::vector<std::string>& received,
   Owned out;
   std::map<std::string, std::vector<Arrival>> groups;
   std::map<std::string, std::vector<int64_t>> ranks;
-  // Per group: each arrival's (sender, place in the sender's order).
-  std::map<std::string, std::vector<std::pair<size_t, size_t>>> origins;
+  Origins origins;
   outcomes.assign(received.size(), {});
   for (size_t r = 0; r < received.size(); ++r) {
     auto m = decodeMessage<Routed>(
@@ -151,9 +162,7 @@ Owned summarizeOwned(const std::vector<std::string>& received,
     std::vector<int64_t>& r = ranks[group];
     std::sort(r.begin(), r.end());
     r.erase(std::unique(r.begin(), r.end()), r.end());
-    const std::vector<ArrivalOutcome> o = groupOutcomes(arrivals, r);
-    const std::vector<std::pair<size_t, size_t>>& from = origins[group];
-    for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
+    addOutcomes(arrivals, r, origins[group], outcomes);
     summarizeGroup(group, std::move(arrivals), r, out.summary);
   }
   return out;
@@ -267,8 +276,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::vector<std::string>().swap(received);
   // The parts again for the walk (decoded alike: their error already travels with `owned`).
   std::string again;
-  LocalWalk walk = returnOutcomes(comm, decodeLocal(local, again), outcomes, owned.error);
-  std::vector<std::vector<ArrivalOutcome>>().swap(outcomes);
+  LocalWalk walk =
+      returnOutcomes(comm, decodeLocal(local, again), std::move(outcomes), owned.error);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
 }

@@ -299,14 +299,16 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 }
 
 LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
-                         const std::vector<std::vector<ArrivalOutcome>>& bySender,
+                         std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError) {
   std::vector<std::string> out;
   for (int r = 0; r < comm.size(); ++r) {
     OutcomeReply m{ownerError, {}};
-    if (ownerError.empty() && static_cast<size_t>(r) < bySender.size()) m.outcomes = bySender[r];
+    if (ownerError.empty() && static_cast<size_t>(r) < bySender.size())
+      m.outcomes = std::move(bySender[r]);
     out.push_back(encodeMessage(m, writeOutcomeReply));
   }
+  std::vector<std::vector<ArrivalOutcome>>().swap(bySender);
   LocalWalk local;
   const std::vector<std::vector<ArrivalOutcome>> fromOwner = decodeOutcomes(
       exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes), local.error);

@@ -33,7 +33,7 @@ struct LocalWalk {
 // `ownerError` not empty: none, and why); each reader pairs them with its
 // parts (`mine`, in the order it routed them).
 LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
-                         const std::vector<std::vector<ArrivalOutcome>>& bySender,
+                         std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError);
 
 // collective: the critical path of every step. Rank 0 drives when `drive`
