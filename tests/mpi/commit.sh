@@ -127,11 +127,11 @@ case $case in
     ;;
   noanalysis)  # analysis files are in the commit set: --no-analysis removes an earlier run's
     cp -r "$work/ref1" "$work/out"
-    for f in steps.csv ranks.csv kernels.csv collectives.csv waits.csv findings.json report.html; do [ -f "$work/out/$f" ] || fail "reference has no $f"; done
+    for f in steps.csv ranks.csv kernels.csv collectives.csv waits.csv critical_path.csv findings.json report.html; do [ -f "$work/out/$f" ] || fail "reference has no $f"; done
     set +e; xmpirun 2 "$xstack" report --data-dir "$work/data2" "${opts[@]}" --no-analysis --out "$work/out" 2>"$work/log"; rc=$?; set -e
     [ "$rc" -eq 0 ] || fail "exit $rc: $(cat "$work/log")"
-    grep -q "removed 7 earlier output files" "$work/log" || fail "removal not counted: $(cat "$work/log")"
-    for f in steps.csv ranks.csv kernels.csv collectives.csv waits.csv findings.json report.html; do [ ! -e "$work/out/$f" ] || fail "stale $f of another run kept"; done
+    grep -q "removed 8 earlier output files" "$work/log" || fail "removal not counted: $(cat "$work/log")"
+    for f in steps.csv ranks.csv kernels.csv collectives.csv waits.csv critical_path.csv findings.json report.html; do [ ! -e "$work/out/$f" ] || fail "stale $f of another run kept"; done
     for f in "$work/ref2"/traceFile_*; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") is not run 2's"; done
     no_leftovers "$work/out"
     ;;

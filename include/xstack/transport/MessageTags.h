@@ -27,6 +27,14 @@ enum class MessageTag : int {
   // the owner's summary, to rank 0 (the "collectives" analysis, analysis/collectives/).
   CollectiveArrivals = 95,
   CollectiveSummary = 96,
+  // The critical path (analysis/collectives/CriticalPath.h): each owner's
+  // outcomes of a reader's arrivals, back to the reader; each rank's latest
+  // step ends, to rank 0; rank 0's walk requests to a reader (`done` = no
+  // more requests) and the reader's segments with where the path goes next.
+  CollectiveOutcomes = 97,
+  CriticalStepEnds = 98,
+  CriticalWalkRequest = 99,
+  CriticalWalkSegments = 100,
 };
 
 constexpr int tagValue(MessageTag tag) { return static_cast<int>(tag); }

@@ -8,6 +8,7 @@
 
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/RankBreakdown.h"
+#include "xstack/analysis/StepTable.h"
 
 namespace xstack {
 
@@ -112,7 +113,9 @@ void ArrivalRecorder::onSlice(const SliceEvent& e) {
   const bool comm = e.collective && !e.collective->collective.empty();
   if (comm) addArrival(e);
   const bool compute = !comm && htaKernelTypeOf(e.name) == HtaKernelType::Computation;
-  gpu_.push({e.startNs, std::max(e.startNs, e.endNs), compute});
+  const KernelCategory c = comm ? KernelCategory::Comm : kernelCategoryOf(e.name, e.bytes);
+  gpu_.push({e.startNs, std::max(e.startNs, e.endNs), compute, c == KernelCategory::Memcpy,
+             c == KernelCategory::Comm});
   firstGpuNs_ = std::min(firstGpuNs_, e.startNs);
 }
 
@@ -134,7 +137,9 @@ void ArrivalRecorder::assignInstances(std::vector<Arrival>& arrivals) const {
 // previous arrivals (the profile's first GPU slice for the first), its start):
 // one pass over the GPU intervals sorted by start, two unions swept against
 // the windows (disjoint and sorted: arrivals are by start, ends >= starts).
-Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals) {
+// In the same pass, the times of `walk`'s own-work windows: three more
+// unions (compute, compute or memcpy, any kernel) measured at their ends.
+Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk& walk) {
   std::vector<Interval> windows;
   uint64_t lastEnd = firstGpuNs_;
   for (const Arrival& a : arrivals) {
@@ -146,16 +151,30 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals) {
   UnionStream computeUnion, busyUnion;
   size_t computeAt = 0, busyAt = 0;
   auto onCompute = [&](const Interval& iv) { addToWindows(iv, windows, computeAt, compute); };
-  auto onBusy = [&](const Interval& iv) { addToWindows(iv, windows, busyAt, busy); };
+  const std::vector<uint64_t> points = ownWorkPoints(arrivals, walk);
+  PrefixMeasure pathCompute(points), pathComputeOrMemcpy(points), pathBusy(points);
+  auto onBusy = [&](const Interval& iv) {
+    addToWindows(iv, windows, busyAt, busy);
+    pathBusy.add(iv);
+  };
+  auto onPathCompute = [&](const Interval& iv) { pathCompute.add(iv); };
+  auto onPathComputeOrMemcpy = [&](const Interval& iv) { pathComputeOrMemcpy.add(iv); };
+  UnionStream pathComputeUnion, pathComputeOrMemcpyUnion;
   auto reader = gpu_.read();
   GpuSpan s;
   while (reader.next(s)) {
     if (s.compute) computeUnion.add({s.startNs, s.endNs}, onCompute);
     busyUnion.add({s.startNs, s.endNs}, onBusy);
+    if (!s.comm && !s.memcpy) pathComputeUnion.add({s.startNs, s.endNs}, onPathCompute);
+    if (!s.comm) pathComputeOrMemcpyUnion.add({s.startNs, s.endNs}, onPathComputeOrMemcpy);
   }
   if (!reader.status().ok()) return reader.status();
   computeUnion.finish(onCompute);
   busyUnion.finish(onBusy);
+  pathComputeUnion.finish(onPathCompute);
+  pathComputeOrMemcpyUnion.finish(onPathComputeOrMemcpy);
+  for (PrefixMeasure* m : {&pathCompute, &pathComputeOrMemcpy, &pathBusy}) m->finish();
+  measureOwnWork(arrivals, walk, pathCompute, pathComputeOrMemcpy, pathBusy);
   for (size_t i = 0; i < arrivals.size(); ++i) {
     arrivals[i].computeNs = compute[i];
     arrivals[i].idleNs = windows[i].end - windows[i].start - busy[i];
@@ -163,8 +182,9 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals) {
   return {};
 }
 
-Expected<RankArrivals> ArrivalRecorder::build(int64_t rank, const std::vector<Span>& spans) {
-  RankArrivals out;
+Expected<CollectivesPart> ArrivalRecorder::buildPart(int64_t rank, const std::vector<Span>& spans) {
+  CollectivesPart part;
+  RankArrivals& out = part.arrivals;
   out.rank = rank;
   const std::vector<StepWindow> steps = stepWindows(spans);
   out.steps = steps.size();
@@ -180,19 +200,29 @@ Expected<RankArrivals> ArrivalRecorder::build(int64_t rank, const std::vector<Sp
   }
   arrivals_.clear();
   assignInstances(out.arrivals);
-  if (out.arrivals.empty()) return out;  // no collective: the GPU intervals are not needed
-  if (Status st = addWindowTimes(out.arrivals); !st) return st.error();
+  std::vector<StepWork> work;
+  for (const StepWindow& s : steps) work.push_back({s.step, s.startNs, s.endNs, {}});
+  part.walk = planOwnWork(out.arrivals, std::move(work));
+  // Neither a collective nor a step: the GPU intervals are not needed.
+  if (out.arrivals.empty() && part.walk.steps.empty()) return part;
+  if (Status st = addWindowTimes(out.arrivals, part.walk); !st) return st.error();
   out.groups = std::move(groups_);
   std::sort(out.groups.begin(), out.groups.end(),
             [](const GroupRanks& a, const GroupRanks& b) { return a.group < b.group; });
-  return out;
+  return part;
+}
+
+Expected<RankArrivals> ArrivalRecorder::build(int64_t rank, const std::vector<Span>& spans) {
+  Expected<CollectivesPart> p = buildPart(rank, spans);
+  if (!p) return p.error();
+  return std::move(p->arrivals);
 }
 
 Expected<std::string> ArrivalRecorder::finish(int64_t rank, const std::vector<Span>& spans) {
-  Expected<RankArrivals> a = build(rank, spans);
-  if (!a) return a.error();
+  Expected<CollectivesPart> p = buildPart(rank, spans);
+  if (!p) return p.error();
   wire::Writer w;
-  writeRankArrivals(w, *a);
+  writeCollectivesPart(w, *p);
   return w.take();
 }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "xstack/analysis/collectives/CriticalPath.h"
+
 namespace xstack {
 
 namespace {
@@ -299,6 +301,35 @@ void joinNetCells(std::vector<NetCell>& net) {
 }
 
 }  // namespace
+
+std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
+                                          const std::vector<int64_t>& groupRanks) {
+  std::vector<size_t> order(arrivals.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const Arrival& a = arrivals[x];
+    const Arrival& b = arrivals[y];
+    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
+  });
+  std::vector<int64_t> ranks = groupRanks;
+  if (ranks.empty())
+    for (const Arrival& a : arrivals) ranks.push_back(a.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::map<InstanceKey, std::vector<size_t>> instances;  // members by rank
+  for (size_t i : order) instances[keyOf(arrivals[i])].push_back(i);
+  std::vector<ArrivalOutcome> out(arrivals.size());
+  for (const auto& [key, members] : instances) {
+    std::vector<const Arrival*> m;
+    for (size_t i : members) m.push_back(&arrivals[i]);
+    if (!problemOf(m, expectedMembers(key, ranks)).empty()) continue;
+    const Arrival* late = m[0];
+    for (const Arrival* a : m)
+      if (a->startNs > late->startNs) late = a;  // ties: the lower rank
+    for (size_t i : members) out[i] = {true, late->rank, late->startNs};
+  }
+  return out;
+}
 
 void normalizeSummary(CollectivesSummary& s) {
   std::sort(s.rows.begin(), s.rows.end(), [](const CollectiveRow& a, const CollectiveRow& b) {

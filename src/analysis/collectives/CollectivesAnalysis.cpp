@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "CriticalPathJob.h"
 #include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
@@ -17,6 +18,7 @@ namespace {
 
 constexpr const char* kCollectivesCsv = "collectives.csv";
 constexpr const char* kWaitsCsv = "waits.csv";
+constexpr const char* kCriticalPathCsv = "critical_path.csv";
 
 // What an MPI rank sends an owner: its profiles' arrivals of the owner's
 // groups (and those groups' ranks), or why it has none (`error` not empty).
@@ -79,11 +81,11 @@ RankSteps readRankSteps(wire::Reader& r) {
 }
 
 // This MPI rank's parts, decoded; `error` set when one does not decode.
-std::vector<RankArrivals> decodeLocal(const std::vector<RankPart>& local, std::string& error) {
-  std::vector<RankArrivals> out;
+std::vector<CollectivesPart> decodeLocal(const std::vector<RankPart>& local, std::string& error) {
+  std::vector<CollectivesPart> out;
   for (const RankPart& p : local) {
-    auto a = decodeMessage<RankArrivals>(
-        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readRankArrivals);
+    auto a = decodeMessage<CollectivesPart>(
+        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readCollectivesPart);
     if (a)
       out.push_back(std::move(*a));
     else if (error.empty())
@@ -94,11 +96,12 @@ std::vector<RankArrivals> decodeLocal(const std::vector<RankPart>& local, std::s
 
 // The messages for each owner (indexed by MPI rank): each part's arrivals
 // split by their group's owner. Every owner gets one message, maybe empty.
-std::vector<std::string> routeToOwners(std::vector<RankArrivals>& mine, const std::string& error,
+std::vector<std::string> routeToOwners(std::vector<CollectivesPart>& mine, const std::string& error,
                                        int size) {
   std::vector<Routed> routed(static_cast<size_t>(size));
   for (Routed& m : routed) m.error = error;
-  for (RankArrivals& part : mine) {
+  for (CollectivesPart& whole : mine) {
+    RankArrivals& part = whole.arrivals;
     std::vector<RankArrivals> split(static_cast<size_t>(size));
     for (RankArrivals& s : split) {
       s.rank = part.rank;
@@ -117,31 +120,27 @@ std::vector<std::string> routeToOwners(std::vector<RankArrivals>& mine, const st
   return out;
 }
 
-// collective: outgoing[o] goes to MPI rank o; returns what every MPI rank sent
-// this one, indexed by sender. Owner by owner in rank order: in owner o's
-// turn, the others post to it and it receives from each in rank order, so
-// synchronous sends (a Comm whose post() is send()) cannot wait in a cycle.
-std::vector<std::string> exchangeArrivals(Comm& comm, std::vector<std::string> outgoing) {
-  const int me = comm.rank();
-  std::vector<std::string> in(static_cast<size_t>(comm.size()));
-  for (int o = 0; o < comm.size(); ++o) {
-    if (o != me) {
-      comm.post(o, tagValue(MessageTag::CollectiveArrivals), 0, std::move(outgoing[o]));
-      continue;
-    }
-    for (int r = 0; r < comm.size(); ++r)
-      in[r] = r == me ? std::move(outgoing[me])
-                      : receiveMessage(comm, r, MessageTag::CollectiveArrivals);
-  }
-  comm.waitPosted(0);
-  return in;
+// Per group: each arrival's (sender, place in the sender's order).
+using Origins = std::map<std::string, std::vector<std::pair<size_t, size_t>>>;
+
+// The outcomes of one group's arrivals into each sender's list (`from`:
+// their origins, indexed like `arrivals`).
+void addOutcomes(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& ranks,
+                 const std::vector<std::pair<size_t, size_t>>& from,
+                 std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+  const std::vector<ArrivalOutcome> o = groupOutcomes(arrivals, ranks);
+  for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
 }
 
-// An owner: its groups' summary from every MPI rank's messages.
-Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerNode) {
+// An owner: its groups' summary from every MPI rank's messages, and each
+// sender's arrivals' outcomes (`outcomes[r]`: MPI rank r's, in its order).
+Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerNode,
+                     std::vector<std::vector<ArrivalOutcome>>& outcomes) {
   Owned out;
   std::map<std::string, std::vector<Arrival>> groups;
   std::map<std::string, std::vector<int64_t>> ranks;
+  Origins origins;
+  outcomes.assign(received.size(), {});
   for (size_t r = 0; r < received.size(); ++r) {
     auto m = decodeMessage<Routed>(
         received[r], "the collective arrivals from MPI rank " + std::to_string(r), readRouted);
@@ -149,19 +148,25 @@ Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerN
       if (out.error.empty()) out.error = m ? m->error : m.error().message;
       continue;
     }
+    size_t place = 0;
     for (RankArrivals& part : m->parts) {
-      for (Arrival& a : part.arrivals) groups[a.group].push_back(std::move(a));
+      for (Arrival& a : part.arrivals) {
+        origins[a.group].emplace_back(r, place++);
+        groups[a.group].push_back(std::move(a));
+      }
       for (GroupRanks& g : part.groups) {
         groups[g.group];  // a group with ranks is a group, even without arrivals here
         ranks[g.group].insert(ranks[g.group].end(), g.ranks.begin(), g.ranks.end());
       }
     }
+    outcomes[r].resize(place);
   }
   if (!out.error.empty()) return out;
   for (auto& [group, arrivals] : groups) {
     std::vector<int64_t>& r = ranks[group];
     std::sort(r.begin(), r.end());
     r.erase(std::unique(r.begin(), r.end()), r.end());
+    addOutcomes(arrivals, r, origins[group], outcomes);
     summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
   }
   return out;
@@ -176,30 +181,38 @@ class CollectivesJob final : public AnalysisJob {
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
 
  private:
-  bool gatherRankInfo(Comm& comm, const std::vector<RankArrivals>& mine);
+  bool gatherRankInfo(Comm& comm, const std::vector<CollectivesPart>& mine);
   void gatherSummaries(Comm& comm, const Owned& mine);
+  void criticalPaths(Comm& comm, const LocalWalk& walk);
+  void addShares();
 
   Topology topology_;
-  CollectivesSummary summary_;   // rank 0
-  std::vector<RankInfo> ranks_;  // rank 0: every profile's rank, sorted
+  CollectivesSummary summary_;         // rank 0
+  std::vector<RankInfo> ranks_;        // every profile's rank, sorted
+  std::map<int64_t, int> readers_;     // training rank -> the MPI rank that read it
+  std::vector<StepPath> paths_;        // rank 0: the critical path of every step
+  std::vector<CriticalShare> shares_;  // rank 0: paths_' ns per (rank, kind)
+  uint64_t criticalNs_ = 0;            // rank 0: paths_' ns
   Status status_;
 };
 
 // collective: every profile's (rank, steps), for waits.csv. Its node is its
 // trainer (the topology's), never a host name: the host that read a file
 // depends on the placement (docs/FORMAT.md section 6).
-bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankArrivals>& mine) {
+bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<CollectivesPart>& mine) {
   RankSteps info;
-  for (const RankArrivals& a : mine) info.push_back({a.rank, a.steps, {}, roleOf(a)});
+  for (const CollectivesPart& p : mine)
+    info.push_back({p.arrivals.rank, p.arrivals.steps, {}, roleOf(p.arrivals)});
   auto all = allgatherTyped(comm, info, "the collective ranks", writeRankSteps, readRankSteps);
   if (!all) {
     status_ = all.error();
     return false;
   }
-  for (RankSteps& r : *all)
-    for (RankInfo& info : r) {
-      info.node = std::to_string(topology_.trainerOf(info.rank));
-      ranks_.push_back(std::move(info));
+  for (size_t r = 0; r < all->size(); ++r)
+    for (RankInfo& one : (*all)[r]) {
+      one.node = std::to_string(topology_.trainerOf(one.rank));
+      readers_.emplace(one.rank, static_cast<int>(r));
+      ranks_.push_back(std::move(one));
     }
   std::stable_sort(ranks_.begin(), ranks_.end(),
                    [](const RankInfo& a, const RankInfo& b) { return a.rank < b.rank; });
@@ -225,28 +238,63 @@ void CollectivesJob::gatherSummaries(Comm& comm, const Owned& mine) {
   }
 }
 
-// collective: arrivals to their groups' owners, owners' summaries to rank 0.
+// Rank 0: the paths' ns per (rank, kind name) and in all.
+void CollectivesJob::addShares() {
+  std::map<std::pair<int64_t, std::string>, uint64_t> ns;
+  for (const StepPath& p : paths_)
+    for (const PathSegment& s : p.segments) {
+      ns[{s.rank, segmentKindName(s.kind)}] += s.durNs;
+      criticalNs_ += s.durNs;
+    }
+  for (auto& [key, v] : ns) shares_.push_back({key.first, key.second, v});
+}
+
+// collective: the critical path of every step, on rank 0 (when the
+// collectives' summary has a group), or why there is none (status_).
+void CollectivesJob::criticalPaths(Comm& comm, const LocalWalk& walk) {
+  const bool drive = comm.rank() == 0 && status_.ok() && summary_.groups > 0;
+  Expected<std::vector<StepPath>> paths = walkCriticalPaths(comm, walk, readers_, drive);
+  if (comm.rank() != 0 || !status_.ok()) return;
+  if (!paths) {
+    status_ = paths.error();
+    return;
+  }
+  paths_ = std::move(*paths);
+  addShares();
+}
+
+// collective: arrivals to their groups' owners, owners' summaries to rank 0,
+// the outcomes back to the readers, then the critical paths.
 void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
-  std::vector<RankArrivals> mine = decodeLocal(local, error);
+  std::vector<CollectivesPart> mine = decodeLocal(local, error);
   if (!gatherRankInfo(comm, mine)) return;  // fails alike on every rank
   std::vector<std::string> received =
-      exchangeArrivals(comm, routeToOwners(mine, error, comm.size()));
-  std::vector<RankArrivals>().swap(mine);
+      exchangeAll(comm, routeToOwners(mine, error, comm.size()), MessageTag::CollectiveArrivals);
+  std::vector<CollectivesPart>().swap(mine);
   Owned owned;
+  std::vector<std::vector<ArrivalOutcome>> outcomes;
   try {
-    owned = summarizeOwned(received, topology_.gpusPerTrainer);
+    owned = summarizeOwned(received, topology_.gpusPerTrainer, outcomes);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
   std::vector<std::string>().swap(received);
+  // The parts again for the walk (decoded alike: their error already travels with `owned`).
+  std::string again;
+  LocalWalk walk =
+      returnOutcomes(comm, decodeLocal(local, again), std::move(outcomes), owned.error);
   gatherSummaries(comm, owned);
+  criticalPaths(comm, walk);
 }
 
 void CollectivesJob::publish(JobBoard& board) const {
   if (!status_.ok()) return;
   board.collectives = &summary_;
   board.collectiveRanks = &ranks_;
+  if (paths_.empty()) return;
+  board.criticalShares = &shares_;
+  board.criticalTotalNs = criticalNs_;
 }
 
 // collective: rank 0 writes both files (or none) and its summary lines.
@@ -259,6 +307,9 @@ Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
       writeForCommit(out.dir, kCollectivesCsv, collectivesCsv(summary_), out.fsync, written);
   if (st.ok())
     st = writeForCommit(out.dir, kWaitsCsv, waitsCsv(summary_, ranks_), out.fsync, written);
+  if (st.ok())
+    st = writeForCommit(out.dir, kCriticalPathCsv, criticalPathCsv(paths_, out.originNs), out.fsync,
+                        written);
   if (!st.ok()) return st;
   for (AtomicFile& f : written) out.files->push_back(std::move(f));
   for (std::string& line : collectivesSummaryLines(summary_, ranks_))
@@ -269,7 +320,9 @@ Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
 class CollectivesAnalysis final : public Analysis {
  public:
   std::string_view name() const override { return "collectives"; }
-  std::vector<std::string> outputFiles() const override { return {kCollectivesCsv, kWaitsCsv}; }
+  std::vector<std::string> outputFiles() const override {
+    return {kCollectivesCsv, kWaitsCsv, kCriticalPathCsv};
+  }
   // Its one sorter takes half a builder's budget (analysisBuilderBudget).
   std::unique_ptr<RankAnalysis> rankPart(const SpillOptions& input) const override {
     SpillOptions spill = analysisBuilderBudget(input);

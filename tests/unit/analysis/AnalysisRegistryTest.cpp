@@ -32,7 +32,8 @@ TEST(AnalysisRegistryTest, ListsTheAnalysesAndTheirFiles) {
   EXPECT_EQ(findAnalysis("nope"), nullptr);
   EXPECT_EQ(analysisOutputFiles(),
             (std::vector<std::string>{"steps.csv", "ranks.csv", "findings.json", "report.html",
-                                      "kernels.csv", "collectives.csv", "waits.csv"}));
+                                      "kernels.csv", "collectives.csv", "waits.csv",
+                                      "critical_path.csv"}));
 }
 
 class AnalysisPartsTest : public TempDirTest {};

@@ -4,7 +4,8 @@
 // Memory: the arrivals (one per communication kernel) and the recent launches
 // (at most kLaunchesKept) are held; every GPU-row slice's interval (24 bytes)
 // goes to an external sorter within the part's budget, spilled past it, for
-// the compute and idle time between collectives.
+// the compute and idle time between collectives and the critical path's
+// own-work windows (analysis/collectives/CriticalPath.h).
 #pragma once
 
 #include <deque>
@@ -14,6 +15,7 @@
 
 #include "xstack/analysis/Analysis.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/analysis/collectives/CriticalPath.h"
 #include "xstack/io/ExternalSorter.h"
 
 namespace xstack {
@@ -27,15 +29,21 @@ class ArrivalRecorder final : public RankAnalysis {
   explicit ArrivalRecorder(SpillOptions spill = {});
   void onSlice(const SliceEvent& e) override;
   // The arrivals ordered by start, with their instances, steps, compute and
-  // idle times, as RankArrivals' wire form. An Error when the sorter failed.
+  // idle times, and the critical path's walk data, as CollectivesPart's wire
+  // form. An Error when the sorter failed.
   Expected<std::string> finish(int64_t rank, const std::vector<Span>& spans) override;
   // finish() without the encoding (tests).
+  Expected<CollectivesPart> buildPart(int64_t rank, const std::vector<Span>& spans);
+  // buildPart()'s arrivals (tests).
   Expected<RankArrivals> build(int64_t rank, const std::vector<Span>& spans);
 
  private:
   struct GpuSpan {
     uint64_t startNs = 0, endNs = 0;  // endNs >= startNs
-    bool compute = false;             // a non-communication kernel
+    bool compute = false;             // a non-communication kernel (HTA's computation type)
+    // The critical path's kind: a communication kernel (either way), else
+    // memcpy/memset (kernelCategoryOf), else compute.
+    bool memcpy = false, comm = false;
   };
   struct ByStart {
     bool operator()(const GpuSpan& a, const GpuSpan& b) const { return a.startNs < b.startNs; }
@@ -43,7 +51,7 @@ class ArrivalRecorder final : public RankAnalysis {
   void noteLaunch(int64_t correlation, uint64_t startNs);
   void addArrival(const SliceEvent& e);
   void assignInstances(std::vector<Arrival>& arrivals) const;
-  Status addWindowTimes(std::vector<Arrival>& arrivals);
+  Status addWindowTimes(std::vector<Arrival>& arrivals, RankWalk& walk);
 
   ExternalSorter<GpuSpan, ByStart> gpu_;
   uint64_t firstGpuNs_ = UINT64_MAX;

@@ -10,6 +10,7 @@
 
 #include "../../TempDirTest.h"
 #include "xstack/analysis/AnalysisRegistry.h"
+#include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/comm/ThreadComm.h"
 
@@ -100,6 +101,21 @@ const char* const kWaitsCsv =
     "1,0,0.100,0.100,host\n"
     "2,1,0.135,0.000,\n"
     "3,1,0.025,0.310,compute\n";
+
+// Step 0 ends at rank 0's allreduce, which waited for rank 3 (compute);
+// step 1 at rank 0's send, which waited for rank 1's recv, rank 1 being
+// itself the last at the allgather before it.
+const char* const kCriticalPathCsv =
+    "step,order,rank,kind,start_ns,dur_ns,detail\n"
+    "0,0,3,host,1700000000000000000,100000,\n"
+    "0,1,3,compute,1700000000000100000,400000,\n"
+    "0,2,0,transfer,1700000000000500000,100000,\"allreduce group (default), waited for rank 3\"\n"
+    "0,3,0,host,1700000000000600000,400000,\n"
+    "1,0,1,host,1700000000001000000,150000,\n"
+    "1,1,1,transfer,1700000000001150000,50000,allgather group 1\n"
+    "1,2,1,host,1700000000001200000,150000,\n"
+    "1,3,0,transfer,1700000000001350000,50000,\"send group (default), waited for rank 1\"\n"
+    "1,4,0,host,1700000000001400000,600000,\n";
 
 AnalysisJobOptions twoGpusPerTrainer() {
   AnalysisJobOptions o;
@@ -196,7 +212,7 @@ class CollectivesJobTest : public TempDirTest {
     if (comm.rank() != 0) return;
     ASSERT_TRUE(job->status().ok()) << job->status().error().message;
     ASSERT_TRUE(st.ok()) << st.error().message;
-    ASSERT_EQ(files.size(), 2u);
+    ASSERT_EQ(files.size(), 3u);
     for (AtomicFile& f : files) ASSERT_TRUE(f.commit().ok());
     *lines = mine;
   }
@@ -215,9 +231,33 @@ TEST_F(CollectivesJobTest, OneRankWritesTheTables) {
   run(comm, parts, dir_, &lines);
   EXPECT_EQ(read(dir_ / "collectives.csv"), kCollectivesCsv);
   EXPECT_EQ(read(dir_ / "waits.csv"), kWaitsCsv);
+  EXPECT_EQ(read(dir_ / "critical_path.csv"), kCriticalPathCsv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "collectives: 2 groups, 4 instances matched (0 unmatched); per rank in "
                        "waits.csv (one instance at a time: not yet followed across groups)"}));
+}
+
+TEST(CollectivesJobBoard, PublishesTheCriticalPathsSharesByRankThenKind) {
+  std::vector<std::string> parts;
+  for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
+  std::vector<RankPart> local;
+  for (size_t r = 0; r < parts.size(); ++r) local.push_back({static_cast<int64_t>(r), parts[r]});
+  SerialComm comm;
+  std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(twoGpusPerTrainer());
+  job->merge(comm, local);
+  ASSERT_TRUE(job->status().ok()) << job->status().error().message;
+  JobBoard board;
+  job->publish(board);
+  ASSERT_NE(board.criticalShares, nullptr);
+  std::vector<std::tuple<int64_t, std::string, uint64_t>> got;
+  for (const CriticalShare& s : *board.criticalShares) got.emplace_back(s.rank, s.kind, s.ns);
+  EXPECT_EQ(got, (std::vector<std::tuple<int64_t, std::string, uint64_t>>{{0, "host", 1000 * kU},
+                                                                          {0, "transfer", 150 * kU},
+                                                                          {1, "host", 300 * kU},
+                                                                          {1, "transfer", 50 * kU},
+                                                                          {3, "compute", 400 * kU},
+                                                                          {3, "host", 100 * kU}}));
+  EXPECT_EQ(board.criticalTotalNs, 2000 * kU);  // two steps of 1 ms
 }
 
 TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
@@ -230,6 +270,7 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
             "top_late_rank,top_late_share\n");
   EXPECT_EQ(read(dir_ / "waits.csv"),
             "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
+  EXPECT_EQ(read(dir_ / "critical_path.csv"), "step,order,rank,kind,start_ns,dur_ns,detail\n");
   EXPECT_TRUE(lines.empty());
 }
 
@@ -251,6 +292,7 @@ TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
     for (std::thread& t : threads) t.join();
     EXPECT_EQ(read(out / "collectives.csv"), kCollectivesCsv);
     EXPECT_EQ(read(out / "waits.csv"), kWaitsCsv);
+    EXPECT_EQ(read(out / "critical_path.csv"), kCriticalPathCsv);
     EXPECT_EQ(lines.size(), 1u);
   }
 }

@@ -1,0 +1,162 @@
+// The critical path across ranks (docs/FORMAT.md "critical_path.csv"): per
+// step, the chain of segments (rank, kind) that decides when the step ends,
+// followed backwards through the matched collectives. Data and computations
+// without any Comm: each profile's own-work windows (built by its reader's
+// ArrivalRecorder), each arrival's outcome (from its group's owner) and the
+// backward walk on one rank. All times are Unix ns (uint64).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "xstack/analysis/Intervals.h"
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/wire/Wire.h"
+
+namespace xstack {
+
+// A window of a rank's own work split by what its GPU did: compute (GPU
+// compute kernels, union), memcpy (memcpy/memset kernels not under a compute
+// kernel), comm (communication kernels under neither: collectives the walk
+// did not follow), host (no GPU kernel: the GPU waits for the host). The four
+// add up to the window's length.
+struct GapTimes {
+  uint64_t computeNs = 0, memcpyNs = 0, commNs = 0, hostNs = 0;
+};
+
+// The own work before time T on a rank in one step: [fromNs, T), where fromNs
+// is the end of `prev` or the step's start when prev < 0. prev = among the
+// step's arrivals (Arrival::step, starting inside the window) that start
+// before T and end at or before T, the one with the latest end (ties: the
+// later in start order).
+struct OwnWork {
+  int64_t prev = -1;  // index into RankArrivals::arrivals; -1 = none
+  uint64_t fromNs = 0;
+  GapTimes times;
+};
+
+// One step window of a rank ([startNs, endNs), ArrivalRecorder's) and its
+// own work before its end.
+struct StepWork {
+  int64_t step = 0;
+  uint64_t startNs = 0, endNs = 0;
+  OwnWork tail;  // T = endNs
+};
+
+// What the walk needs of one profile besides its arrivals: its step windows
+// (by start, one per step number) and, per arrival (RankArrivals' order), its
+// own work before its start (T = its start; prev -1 and zero times for an
+// arrival outside every step).
+struct RankWalk {
+  std::vector<StepWork> steps;
+  std::vector<OwnWork> before;
+};
+
+void writeRankWalk(wire::Writer& w, const RankWalk& r);
+RankWalk readRankWalk(wire::Reader& r);
+
+// A profile's finished per-rank part: its arrivals, then its walk data.
+struct CollectivesPart {
+  RankArrivals arrivals;
+  RankWalk walk;
+};
+void writeCollectivesPart(wire::Writer& w, const CollectivesPart& p);
+CollectivesPart readCollectivesPart(wire::Reader& r);
+
+// The windows to measure for one profile: `walk` with each OwnWork's prev and
+// fromNs set (times zero). `steps`: windows by start (duplicated step numbers
+// keep the first); `arrivals` by start, with their steps.
+RankWalk planOwnWork(const std::vector<Arrival>& arrivals, std::vector<StepWork> steps);
+
+// The measure of a union of sorted, disjoint intervals below each of a set of
+// query points: at(t) = |union ∩ (-inf, t)|. Intervals come in order (a
+// UnionStream's output); at() is valid after finish().
+class PrefixMeasure {
+ public:
+  explicit PrefixMeasure(std::vector<uint64_t> points);  // any order
+  void add(const Interval& iv);
+  void finish();
+  uint64_t at(uint64_t t) const;  // t must be one of the points
+
+ private:
+  std::vector<uint64_t> points_;  // sorted, unique
+  std::vector<uint64_t> values_;
+  size_t next_ = 0;  // first point not yet valued
+  uint64_t sum_ = 0;
+};
+
+// The query points of every window of `walk` (from and to of each).
+std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const RankWalk& walk);
+// Sets every window's times from the three unions' measures: compute,
+// compute or memcpy, any GPU kernel.
+void measureOwnWork(const std::vector<Arrival>& arrivals, RankWalk& walk,
+                    const PrefixMeasure& compute, const PrefixMeasure& computeOrMemcpy,
+                    const PrefixMeasure& busy);
+
+// How one arrival's instance came out on its group's owner.
+struct ArrivalOutcome {
+  bool matched = false;
+  int64_t lastRank = -1;       // the last arriver (ties: the lower rank)
+  uint64_t lastArrivalNs = 0;  // its arrival (start)
+};
+void writeOutcome(wire::Writer& w, const ArrivalOutcome& o);
+ArrivalOutcome readOutcome(wire::Reader& r);
+
+// The outcomes of one group's arrivals (indexed like `arrivals`), matched as
+// summarizeGroup matches them.
+std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
+                                          const std::vector<int64_t>& groupRanks);
+
+enum class SegmentKind : uint8_t { Compute = 0, Host = 1, Memcpy = 2, Transfer = 3, Wait = 4 };
+constexpr int kSegmentKinds = 5;
+const char* segmentKindName(SegmentKind k);  // "compute", "host", ...
+
+// One segment of a step's critical path: [startNs, startNs + durNs) on `rank`.
+struct PathSegment {
+  int64_t rank = 0;
+  SegmentKind kind = SegmentKind::Compute;
+  uint64_t startNs = 0, durNs = 0;
+  std::string detail;
+};
+void writeSegment(wire::Writer& w, const PathSegment& s);
+PathSegment readSegment(wire::Reader& r);
+
+// Where the walk of one step is: on `rank` at time `timeNs` (the step's end
+// when `atStepEnd`, else the start of one of the rank's arrivals), or done.
+struct WalkPoint {
+  bool done = false;
+  int64_t rank = 0;
+  uint64_t timeNs = 0;
+  bool atStepEnd = false;
+};
+
+// One profile as its reader walks it: arrivals with their outcomes.
+struct WalkProfile {
+  RankArrivals arrivals;
+  RankWalk walk;
+  std::vector<ArrivalOutcome> outcomes;  // indexed like arrivals.arrivals
+};
+
+// Walks step `step` back from `at` on profile `p` (at.rank == p.arrivals.rank)
+// until the path leaves the rank (the returned point: the last arriver and
+// its arrival) or ends (done: the rank's step start, an arrival outside the
+// step, or no such step on the rank). Appends the segments, latest first.
+WalkPoint walkRank(const WalkProfile& p, int64_t step, const WalkPoint& at,
+                   std::vector<PathSegment>& out);
+
+// Walks on from `at` while the path stays on `profiles` (by training rank):
+// the point where it leaves them, or done.
+WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step, WalkPoint at,
+                    std::vector<PathSegment>& out);
+
+// critical_path.csv: header, then each step's segments (steps ascending; each
+// step's segments in time order, `order` 0, 1, ...). Times from `originNs`.
+struct StepPath {
+  int64_t step = 0;
+  std::vector<PathSegment> segments;  // in time order
+};
+std::string criticalPathCsv(const std::vector<StepPath>& paths, uint64_t originNs);
+
+}  // namespace xstack

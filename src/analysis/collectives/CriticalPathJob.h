@@ -1,0 +1,47 @@
+// The critical path's job part (docs/FORMAT.md "critical_path.csv"): the
+// owners' outcomes back to the readers of the arrivals, each rank's latest
+// step ends to rank 0, and rank 0's walk, step by step, asking the reader of
+// each rank it reaches (the others serve until rank 0 releases them).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/comm/Comm.h"
+#include "xstack/core/Status.h"
+#include "xstack/transport/MessageTags.h"
+
+namespace xstack {
+
+// collective: outgoing[o] goes to MPI rank o on `tag`; returns what every MPI
+// rank sent this one, indexed by sender. Rank by rank in rank order: in rank
+// o's turn, the others post to it and it receives from each in rank order, so
+// synchronous sends (a Comm whose post() is send()) cannot wait in a cycle.
+std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoing, MessageTag tag);
+
+// A reader's profiles as the walk sees them, or why it cannot walk them.
+struct LocalWalk {
+  std::string error;
+  std::map<int64_t, WalkProfile> profiles;  // by training rank
+};
+
+// collective: every owner sends each reader the outcomes of the arrivals
+// that reader routed to it (`bySender[r]`: MPI rank r's, in its routed order;
+// `ownerError` not empty: none, and why); each reader pairs them with its
+// parts (`mine`, in the order it routed them).
+LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
+                         std::vector<std::vector<ArrivalOutcome>> bySender,
+                         const std::string& ownerError);
+
+// collective: the critical path of every step. Rank 0 drives when `drive`
+// (else it only releases the others) and returns the paths by step, or an
+// Error (a message that did not decode, a reader that could not walk);
+// `readers`: each training rank's reader. The other ranks return no path.
+Expected<std::vector<StepPath>> walkCriticalPaths(Comm& comm, const LocalWalk& local,
+                                                  const std::map<int64_t, int>& readers,
+                                                  bool drive);
+
+}  // namespace xstack

@@ -1,0 +1,122 @@
+// The critical path's wire forms (wire/Wire.h): a profile's walk data, an
+// arrival's outcome, a path segment.
+#include <utility>
+
+#include "xstack/analysis/collectives/CriticalPath.h"
+
+namespace xstack {
+
+namespace {
+
+void writeOwnWork(wire::Writer& w, const OwnWork& o) {
+  w.i64(o.prev);
+  w.u64(o.fromNs);
+  for (uint64_t v : {o.times.computeNs, o.times.memcpyNs, o.times.commNs, o.times.hostNs}) w.u64(v);
+}
+
+OwnWork readOwnWork(wire::Reader& r) {
+  OwnWork o;
+  o.prev = r.i64();
+  o.fromNs = r.u64();
+  for (uint64_t* v : {&o.times.computeNs, &o.times.memcpyNs, &o.times.commNs, &o.times.hostNs})
+    *v = r.u64();
+  return o;
+}
+
+void writeStepWork(wire::Writer& w, const StepWork& s) {
+  w.i64(s.step);
+  w.u64(s.startNs);
+  w.u64(s.endNs);
+  writeOwnWork(w, s.tail);
+}
+
+StepWork readStepWork(wire::Reader& r) {
+  StepWork s;
+  s.step = r.i64();
+  s.startNs = r.u64();
+  s.endNs = r.u64();
+  s.tail = readOwnWork(r);
+  if (s.endNs < s.startNs) r.fail("a step window that ends before it starts");
+  return s;
+}
+
+uint64_t windowNs(const GapTimes& t) { return t.computeNs + t.memcpyNs + t.commNs + t.hostNs; }
+
+// Whether `o`, the own work before `t`, is consistent with `arrivals`.
+bool ownWorkValid(const OwnWork& o, uint64_t t, const std::vector<Arrival>& arrivals) {
+  if (o.fromNs > t || windowNs(o.times) != t - o.fromNs) return false;
+  if (o.prev < 0) return o.prev == -1;
+  return static_cast<uint64_t>(o.prev) < arrivals.size() &&
+         arrivals[static_cast<size_t>(o.prev)].endNs == o.fromNs;
+}
+
+// Fails `r` unless `walk` fits `arrivals` (the walk indexes them unchecked).
+void checkWalk(wire::Reader& r, const RankWalk& walk, const std::vector<Arrival>& arrivals) {
+  if (walk.before.size() != arrivals.size()) return r.fail("walk data for other arrivals");
+  for (size_t i = 0; i < arrivals.size(); ++i)
+    if (!ownWorkValid(walk.before[i], arrivals[i].startNs, arrivals))
+      return r.fail("an inconsistent own-work window");
+  for (const StepWork& s : walk.steps)
+    if (!ownWorkValid(s.tail, s.endNs, arrivals)) return r.fail("an inconsistent step tail");
+}
+
+}  // namespace
+
+void writeRankWalk(wire::Writer& w, const RankWalk& r) {
+  w.list(r.steps, writeStepWork);
+  w.list(r.before, writeOwnWork);
+}
+
+RankWalk readRankWalk(wire::Reader& r) {
+  RankWalk w;
+  r.list(w.steps, readStepWork);
+  r.list(w.before, readOwnWork);
+  return w;
+}
+
+void writeCollectivesPart(wire::Writer& w, const CollectivesPart& p) {
+  writeRankArrivals(w, p.arrivals);
+  writeRankWalk(w, p.walk);
+}
+
+CollectivesPart readCollectivesPart(wire::Reader& r) {
+  CollectivesPart p;
+  p.arrivals = readRankArrivals(r);
+  p.walk = readRankWalk(r);
+  if (r.ok()) checkWalk(r, p.walk, p.arrivals.arrivals);
+  return p;
+}
+
+void writeOutcome(wire::Writer& w, const ArrivalOutcome& o) {
+  w.boolean(o.matched);
+  w.i64(o.lastRank);
+  w.u64(o.lastArrivalNs);
+}
+
+ArrivalOutcome readOutcome(wire::Reader& r) {
+  ArrivalOutcome o;
+  o.matched = r.boolean();
+  o.lastRank = r.i64();
+  o.lastArrivalNs = r.u64();
+  return o;
+}
+
+void writeSegment(wire::Writer& w, const PathSegment& s) {
+  w.i64(s.rank);
+  w.enumeration(s.kind);
+  w.u64(s.startNs);
+  w.u64(s.durNs);
+  w.str(s.detail);
+}
+
+PathSegment readSegment(wire::Reader& r) {
+  PathSegment s;
+  s.rank = r.i64();
+  s.kind = r.enumeration(SegmentKind::Wait);
+  s.startNs = r.u64();
+  s.durNs = r.u64();
+  s.detail = r.str();
+  return s;
+}
+
+}  // namespace xstack

@@ -1,0 +1,228 @@
+// The critical path on hand-built arrivals (analysis/collectives/CriticalPath.h):
+// the own-work windows and their measure, each arrival's outcome, the walk
+// on one rank (a jump to the last arriver, the rank's own collective, an
+// unmatched instance, a step start), across ranks, the wire checks and the
+// CSV text.
+#include <gtest/gtest.h>
+
+#include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/transport/TypedMessages.h"
+
+namespace xstack {
+namespace {
+
+Arrival arrival(int64_t rank, std::string collective, int64_t instance, uint64_t start,
+                uint64_t end, std::string group = "g") {
+  Arrival a;
+  a.rank = rank;
+  a.group = std::move(group);
+  a.collective = std::move(collective);
+  a.instance = instance;
+  a.startNs = start;
+  a.endNs = end;
+  a.step = 0;
+  return a;
+}
+
+// A profile of `rank` with one step [0, 1000) and `arrivals` (by start), its
+// own work all compute (the times of each window: compute = its length).
+WalkProfile profile(int64_t rank, std::vector<Arrival> arrivals,
+                    std::vector<ArrivalOutcome> outcomes) {
+  WalkProfile p;
+  p.arrivals.rank = rank;
+  p.walk = planOwnWork(arrivals, {{0, 0, 1000, {}}});
+  for (size_t i = 0; i < arrivals.size(); ++i)
+    p.walk.before[i].times.computeNs = arrivals[i].startNs - p.walk.before[i].fromNs;
+  for (StepWork& s : p.walk.steps) s.tail.times.computeNs = s.endNs - s.tail.fromNs;
+  p.arrivals.arrivals = std::move(arrivals);
+  p.outcomes = std::move(outcomes);
+  return p;
+}
+
+using Row = std::tuple<int64_t, std::string, uint64_t, uint64_t, std::string>;
+
+std::vector<Row> rows(std::vector<PathSegment> latestFirst) {
+  std::vector<Row> out;
+  for (auto it = latestFirst.rbegin(); it != latestFirst.rend(); ++it)
+    out.emplace_back(it->rank, segmentKindName(it->kind), it->startNs, it->durNs, it->detail);
+  return out;
+}
+
+TEST(CriticalPathPlan, PreviousArrivalIsTheLatestEndBeforeEachStart) {
+  // a [100, 400) overlaps b [200, 300); c starts at 350 (b ended, a not yet);
+  // d at 500 (a ended last). An arrival outside the step has an empty window.
+  std::vector<Arrival> a{arrival(0, "x", 0, 100, 400), arrival(0, "y", 0, 200, 300),
+                         arrival(0, "z", 0, 350, 360), arrival(0, "w", 0, 500, 600),
+                         arrival(0, "v", 0, 1200, 1300)};
+  const RankWalk w = planOwnWork(a, {{0, 0, 1000, {}}, {0, 2000, 3000, {}}});
+  ASSERT_EQ(w.steps.size(), 1u);  // a step number once: the first window
+  ASSERT_EQ(w.before.size(), 5u);
+  EXPECT_EQ(w.before[0].prev, -1);
+  EXPECT_EQ(w.before[0].fromNs, 0u);  // the step's start
+  EXPECT_EQ(w.before[1].prev, -1);
+  EXPECT_EQ(w.before[2].prev, 1);
+  EXPECT_EQ(w.before[2].fromNs, 300u);
+  EXPECT_EQ(w.before[3].prev, 0);
+  EXPECT_EQ(w.before[3].fromNs, 400u);
+  EXPECT_EQ(w.before[4].prev, -1);
+  EXPECT_EQ(w.before[4].fromNs, 1200u);
+  EXPECT_EQ(w.steps[0].tail.prev, 3);
+  EXPECT_EQ(w.steps[0].tail.fromNs, 600u);
+}
+
+TEST(CriticalPathPlan, OverlappingWindowsKeepEachArrivalInItsStep) {
+  // Step 1's window [800, 2000) starts before step 0's [0, 1000) ends.
+  std::vector<Arrival> a{arrival(0, "x", 0, 100, 200), arrival(0, "y", 0, 850, 900),
+                         arrival(0, "z", 0, 950, 980)};
+  a[1].step = 1;
+  const RankWalk w = planOwnWork(a, {{0, 0, 1000, {}}, {1, 800, 2000, {}}});
+  EXPECT_EQ(w.before[2].prev, 0);  // y is step 1's
+  EXPECT_EQ(w.before[1].prev, -1);
+  EXPECT_EQ(w.before[1].fromNs, 800u);
+  EXPECT_EQ(w.steps[0].tail.prev, 2);
+  EXPECT_EQ(w.steps[1].tail.prev, 1);
+}
+
+TEST(CriticalPathPlan, PrefixMeasureOfAUnion) {
+  PrefixMeasure m({0, 5, 10, 15, 25, 40, 100});
+  m.add({10, 20});
+  m.add({30, 50});
+  m.finish();
+  EXPECT_EQ(m.at(0), 0u);
+  EXPECT_EQ(m.at(10), 0u);
+  EXPECT_EQ(m.at(15), 5u);
+  EXPECT_EQ(m.at(25), 10u);
+  EXPECT_EQ(m.at(40), 20u);
+  EXPECT_EQ(m.at(100), 30u);
+}
+
+TEST(CriticalPathPlan, WindowTimesAddUpToTheirLength) {
+  std::vector<Arrival> a{arrival(0, "x", 0, 500, 600)};
+  RankWalk w = planOwnWork(a, {{0, 0, 1000, {}}});
+  const std::vector<uint64_t> points = ownWorkPoints(a, w);
+  PrefixMeasure compute(points), computeOrMemcpy(points), busy(points);
+  compute.add({100, 300});          // compute [100, 300)
+  computeOrMemcpy.add({100, 400});  // a memcpy [300, 400)
+  busy.add({100, 450});             // a comm kernel [400, 450)
+  busy.add({500, 800});             // the arrival, then compute [600, 800)
+  compute.add({600, 800});
+  computeOrMemcpy.add({600, 800});
+  for (PrefixMeasure* m : {&compute, &computeOrMemcpy, &busy}) m->finish();
+  measureOwnWork(a, w, compute, computeOrMemcpy, busy);
+  const GapTimes& b = w.before[0].times;
+  EXPECT_EQ(b.computeNs, 200u);
+  EXPECT_EQ(b.memcpyNs, 100u);
+  EXPECT_EQ(b.commNs, 50u);
+  EXPECT_EQ(b.hostNs, 150u);
+  const GapTimes& t = w.steps[0].tail.times;  // [600, 1000)
+  EXPECT_EQ(t.computeNs, 200u);
+  EXPECT_EQ(t.hostNs, 200u);
+}
+
+TEST(CriticalPathOutcomes, LastArriverOfMatchedInstancesOnly) {
+  std::vector<Arrival> a{
+      arrival(1, "allreduce", 0, 300, 500), arrival(0, "allreduce", 0, 100, 500),
+      arrival(2, "allreduce", 0, 300, 500), arrival(0, "allreduce", 1, 600, 700),
+      arrival(1, "allgather", 1, 650, 700), arrival(2, "allreduce", 1, 600, 700)};
+  const std::vector<ArrivalOutcome> o = groupOutcomes(a, {});
+  ASSERT_EQ(o.size(), a.size());
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(o[i].matched);
+    EXPECT_EQ(o[i].lastRank, 1);  // ties: the lower rank
+    EXPECT_EQ(o[i].lastArrivalNs, 300u);
+  }
+  for (size_t i = 3; i < 6; ++i) EXPECT_FALSE(o[i].matched);  // the members disagree
+}
+
+TEST(CriticalPathWalk, JumpsToTheLastArriverAndEndsAtItsStepStart) {
+  // Rank 0 arrives at 200, rank 1 at 600; both end at 700.
+  const WalkProfile p0 = profile(0, {arrival(0, "allreduce", 0, 200, 700)}, {{true, 1, 600}});
+  const WalkProfile p1 = profile(1, {arrival(1, "allreduce", 0, 600, 700)}, {{true, 1, 600}});
+  std::vector<PathSegment> out;
+  WalkPoint at = walkRank(p0, 0, {false, 0, 1000, true}, out);
+  EXPECT_FALSE(at.done);
+  EXPECT_EQ(at.rank, 1);
+  EXPECT_EQ(at.timeNs, 600u);
+  at = walkRank(p1, 0, at, out);
+  EXPECT_TRUE(at.done);
+  EXPECT_EQ(at.timeNs, 0u);
+  EXPECT_EQ(rows(out),
+            (std::vector<Row>{{1, "compute", 0, 600, ""},
+                              {0, "transfer", 600, 100, "allreduce group g, waited for rank 1"},
+                              {0, "compute", 700, 300, ""}}));
+}
+
+TEST(CriticalPathWalk, TheLastArriverItselfAnEarlyEndAndAnUnmatchedInstance) {
+  // On rank 0: an unmatched instance [100, 200), its own late allreduce
+  // [300, 400), a send whose receiver came at 600, after it ended (500).
+  const WalkProfile p =
+      profile(0,
+              {arrival(0, "broadcast", 0, 100, 200), arrival(0, "allreduce", 1, 300, 400),
+               arrival(0, "send", 0, 450, 500, "")},
+              {{false, -1, 0}, {true, 0, 300}, {true, 1, 600}});
+  std::vector<PathSegment> out;
+  const WalkPoint at = walkRank(p, 0, {false, 0, 1000, true}, out);
+  EXPECT_TRUE(at.done);
+  EXPECT_EQ(rows(out), (std::vector<Row>{{0, "compute", 0, 100, ""},
+                                         {0, "wait", 100, 100, "broadcast group g, unmatched"},
+                                         {0, "compute", 200, 100, ""},
+                                         {0, "transfer", 300, 100, "allreduce group g"},
+                                         {0, "compute", 400, 50, ""},
+                                         {0, "transfer", 450, 50, "send group (default)"},
+                                         {0, "compute", 500, 500, ""}}));
+}
+
+TEST(CriticalPathWalk, AcrossLocalProfilesAndOutOfThem) {
+  std::map<int64_t, WalkProfile> local;
+  local.emplace(0, profile(0, {arrival(0, "allreduce", 0, 200, 700)}, {{true, 1, 600}}));
+  local.emplace(1,
+                profile(1, {arrival(1, "allreduce", 0, 600, 700), arrival(1, "recv", 0, 800, 900)},
+                        {{true, 1, 600}, {true, 2, 850}}));
+  std::vector<PathSegment> out;
+  WalkPoint at = walkLocal(local, 0, {false, 1, 1000, true}, out);
+  EXPECT_FALSE(at.done);  // rank 2 is not here
+  EXPECT_EQ(at.rank, 2);
+  EXPECT_EQ(at.timeNs, 850u);
+  out.clear();
+  at = walkLocal(local, 0, {false, 0, 1000, true}, out);
+  EXPECT_TRUE(at.done);
+  EXPECT_EQ(out.size(), 3u);
+  // No such step on the rank: done at once.
+  out.clear();
+  at = walkLocal(local, 7, {false, 0, 1000, true}, out);
+  EXPECT_TRUE(at.done);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(CriticalPathWire, RoundTripAndInconsistentWindowsRejected) {
+  CollectivesPart part;
+  part.arrivals.rank = 3;
+  part.arrivals.arrivals = {arrival(3, "allreduce", 0, 200, 700)};
+  part.walk = planOwnWork(part.arrivals.arrivals, {{0, 0, 1000, {}}});
+  part.walk.before[0].times.hostNs = 200;
+  part.walk.steps[0].tail.times.computeNs = 300;
+  const std::string bytes = encodeMessage(part, writeCollectivesPart);
+  auto back = decodeMessage<CollectivesPart>(bytes, "a part", readCollectivesPart);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->walk.steps[0].tail.prev, 0);
+  EXPECT_EQ(back->walk.before[0].times.hostNs, 200u);
+  part.walk.steps[0].tail.times.computeNs = 301;  // no longer adds up to [700, 1000)
+  EXPECT_FALSE(decodeMessage<CollectivesPart>(encodeMessage(part, writeCollectivesPart), "a part",
+                                              readCollectivesPart)
+                   .ok());
+}
+
+TEST(CriticalPathCsv, HeaderRowsFromTheOriginAndQuotedDetails) {
+  std::vector<StepPath> paths{
+      {0,
+       {{3, SegmentKind::Compute, 1100, 50, ""},
+        {1, SegmentKind::Transfer, 1150, 20, "allreduce group a,b, waited for rank 3"}}}};
+  EXPECT_EQ(criticalPathCsv(paths, 1000),
+            "step,order,rank,kind,start_ns,dur_ns,detail\n"
+            "0,0,3,compute,100,50,\n"
+            "0,1,1,transfer,150,20,\"allreduce group a,b, waited for rank 3\"\n");
+  EXPECT_EQ(criticalPathCsv({}, 0), "step,order,rank,kind,start_ns,dur_ns,detail\n");
+}
+
+}  // namespace
+}  // namespace xstack
