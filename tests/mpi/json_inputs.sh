@@ -111,7 +111,7 @@ case_base() {
     variant "$name"
     edit "$W/$name" 1 "import re; text = re.sub(r'\"baseTimeNanoseconds\": [0-9]+', '\"baseTimeNanoseconds\": ' + '''$value''', text)"
     run "$name"
-    expect "$name" 3 "$r1" "baseTimeNanoseconds $value is not an integer count of ns" "(read by rank"
+    expect "$name" 3 "$r1" "baseTimeNanoseconds $value is not an integer count of ns" "failed: profile of training rank 1: "
     got=$(origin "$W/$name.out1")
     [ "$got" = "$without" ] || fail "$name: time origin $got, want the other ranks' $without"
   done
@@ -119,7 +119,7 @@ case_base() {
   variant base_two
   edit "$W/base_two" 1 "text = text.rstrip().rstrip('}') + ', \"baseTimeNanoseconds\": 1696186170000000001}'"
   run base_two
-  expect base_two 3 "$r1" "two different baseTimeNanoseconds, 1696186170000000000 and 1696186170000000001"
+  expect base_two 3 "$r1" "failed: profile of training rank 1: " "two different baseTimeNanoseconds, 1696186170000000000 and 1696186170000000001"
   # the base after the events, the file still being written (cut inside its events)
   variant base_cut
   edit "$W/base_cut" 1 "import re
@@ -127,7 +127,7 @@ m = re.search(r'\"baseTimeNanoseconds\": [0-9]+,\s*', text)
 text = text[:m.start()] + text[m.end():]
 text = text[:len(text) * 2 // 3]"
   run base_cut
-  expect base_cut 3 "$r1" "its time base is unknown"
+  expect base_cut 3 "$r1" "failed: profile of training rank 1: " "its time base is unknown"
   got=$(origin "$W/base_cut.out1")
   [ "$got" = "$without" ] || fail "base_cut: time origin $got, want the other ranks' $without"
   # Kineto's clamp: an event at relative ts 0 never moves the origin
@@ -149,7 +149,7 @@ case_swap() {
   variant swap
   run swap XSTACK_INJECT_FAULT=read-cmd:0,read-cmd:1,read-cmd:2 \
     XSTACK_INJECT_COMMAND="cp '$r2' '$W/swap.tmp.\$\$' && mv '$W/swap.tmp.\$\$' '$W/swap/profile/$(basename "$r1")'"
-  expect swap 3 "$(basename "$r1")" "listed as rank 1, but read as rank 2 (distributedInfo.rank)"
+  expect swap 3 "$(basename "$r1")" "failed: profile of training rank 1: " "listed as rank 1, but read as rank 2 (distributedInfo.rank)"
   # rewritten with its own rank (another trace of rank 1: one ts digit changed)
   variant rewrite
   cp "$r1" "$W/rewrite.alt"
@@ -162,7 +162,7 @@ with gzip.open(sys.argv[1], "wt") as f:
 PY
   run rewrite XSTACK_INJECT_FAULT=read-cmd:0,read-cmd:1,read-cmd:2 \
     XSTACK_INJECT_COMMAND="cp '$W/rewrite.alt' '$W/rewrite.tmp.\$\$' && mv '$W/rewrite.tmp.\$\$' '$W/rewrite/profile/$(basename "$r1")'"
-  expect rewrite 3 "$(basename "$r1")" "not the file listed as rank 1"
+  expect rewrite 3 "$(basename "$r1")" "failed: profile of training rank 1: " "not the file listed as rank 1"
   # a distributedInfo.rank that is no rank
   for value in -1 1.5; do
     name=rank_$(echo "$value" | tr -dc '0-9')
@@ -184,7 +184,7 @@ case_silent() {
 for e in doc['traceEvents']:
     if 'ts' in e: e['ts'] = $value"
     run "$name"
-    expect "$name" 3 "$r1" "no usable event"
+    expect "$name" 3 "$r1" "failed: profile of training rank 1: " "no usable event"
   done
   for value in None '{}' '"x"' missing; do
     name=events_$(echo "$value" | tr -dc 'a-zA-Z')
@@ -196,7 +196,7 @@ for e in doc['traceEvents']:
       edit "$W/$name" 1 "doc['traceEvents'] = $value"
     fi
     run "$name"
-    expect "$name" 3 "$r1" "(read by rank"
+    expect "$name" 3 "$r1" "failed: profile of training rank 1: "
   done
   echo "silent: ok"
 }
