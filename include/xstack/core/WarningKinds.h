@@ -66,6 +66,10 @@ enum class Severity {
   X(JsonBadTime, "json_bad_time", Warning,                                                        \
     "a JSON trace's event whose ts or dur is not an exact number of us was dropped",              \
     "check the profiler that wrote the file")                                                     \
+  X(JsonClampedTime, "json_clamped_time", Warning,                                                \
+    "a Kineto trace's event at relative ts 0 (Kineto's clamp of a time before "                    \
+    "baseTimeNanoseconds: its real time is unknown) was dropped; it never moves the time origin",   \
+    "nothing, unless many are dropped: check the profiler's clock")                                \
   X(JsonIgnoredEvent, "json_ignored_event", Note,                                                 \
     "a JSON trace's event xstack does not draw (ph B/E/C, GPU annotations) was ignored",          \
     "nothing: the kinds xstack reads are in docs/FORMAT.md section 8")                            \

@@ -29,6 +29,10 @@ struct TraceDecodeOptions {
   Warnings* dropWarnings = nullptr;
   // Prefix of the warning examples, e.g. "profile_rank.3 (training rank 3)".
   std::string where;
+  // The rank the listing gave the file (nullopt: not checked, e.g. a second read): a
+  // source whose files name their rank inside (Chrome JSON's distributedInfo.rank) fails
+  // the decode, naming both ranks, when the file read says another.
+  std::optional<int64_t> listedRank = std::nullopt;
 };
 
 struct TraceDecodeInfo {

@@ -1,6 +1,7 @@
 #include "xstack/cmd/report/ProfileReading.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <set>
 #include <stdexcept>
@@ -26,6 +27,12 @@ namespace {
 
 // A file's name without its folder: warning examples name files by it, so
 // they (and otherData) do not depend on where a rank saw the file.
+std::string hex16(uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
 std::string baseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -113,6 +120,26 @@ class ProfileSummarizer final : public EventSink {
   std::vector<EventSink*> analyses_;  // the analyses' parts, then the tee
 };
 
+// Empty when the file read (`read`: stat at open) is the one listed (`listed`: its size and
+// sample digest on this host at listing), else what differs: a file replaced or rewritten
+// between the listing and the read is not drawn under the listing's rank. Not checked when
+// the listing took no sample (a plan made without the listing stage).
+std::string listingChange(const InputFile& listed, const FileIdentity& read) {
+  if (listed.sample == 0) return {};
+  std::string what;
+  if (read.known && read.size != listed.bytes) {
+    what = "its size changed from " + std::to_string(listed.bytes) + " bytes at listing to " +
+           std::to_string(read.size) + " at the read";
+  } else if (const uint64_t now = sampleDigestOf(listed.path); now != listed.sample) {
+    what = "its contents changed (sample digest " + hex16(listed.sample) + " at listing, " +
+           hex16(now) + " at the read)";
+  } else {
+    return {};
+  }
+  return "not the file listed as rank " + std::to_string(listed.id) + ": " + what +
+         "; not used";
+}
+
 }  // namespace
 
 Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed, InputSummary& s,
@@ -123,8 +150,11 @@ Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed,
   const std::string where =
       baseName(s.file.path) + " (training rank " + std::to_string(s.file.id) + ")";
   // Rows and their drop warnings are counted for displayed ranks only.
-  TraceDecodeOptions options{displayed ? &s.warnings : nullptr, where};
+  TraceDecodeOptions options{displayed ? &s.warnings : nullptr, where, s.file.id};
   auto info = source.decodeTrace(s.file.path, buffer, sum, options);
+  if (info)
+    if (std::string change = listingChange(s.file, info->identity); !change.empty())
+      return Error{s.file.path + ": " + change}.atFile(s.file.path);
   if (info) {
     sum.finish(where, info->partial, spans);
     s.visibleGpus = info->visibleGpus;
@@ -326,6 +356,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   std::vector<LocalInput> out;
   std::unique_ptr<FileBuffer> spare;
   uint64_t keptOps = 0;
+  runInjectedCommand("read-cmd", myRank);  // test hook: change files after their listing
   for (const PlannedFile& pf : plan.files) {
     if (pf.reader != myRank) continue;
     LocalInput in;

@@ -98,6 +98,17 @@ bool ChromeEventMapper::absoluteNs(const TimeField& t, uint64_t& out) const {
   return true;
 }
 
+// An event at relative ts exactly 0 in a file with a base: Kineto clamps a time before the
+// base to 0, so the event's real time is unknown (up to months before the trace). Dropped,
+// counted with an example.
+bool ChromeEventMapper::clamped(const TimeField& t) {
+  if (!relative_ || !t.valid || t.ns != 0) return false;
+  ++droppedForTime_;
+  warnings_.add(Warn::JsonClampedTime, 1,
+                where_ + "ts " + std::to_string(baseNs_) + " ns: relative ts 0, dropped");
+  return true;
+}
+
 void ChromeEventMapper::onEvent(const TraceEvent& e) {
   switch (e.ph) {
     case 'X':
@@ -160,10 +171,13 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
   }
   uint64_t start = 0;
   int64_t dur = 0;
+  if (clamped(e.ts)) return;
   if (!absoluteNs(e.ts, start) || (e.dur.present && !e.dur.valid)) {
+    ++droppedForTime_;
     warnings_.add(Warn::JsonBadTime);
     return;
   }
+  ++used_;
   if (e.dur.valid) dur = e.dur.ns;
   // A negative dur ends the event where it starts (drawn as 0): its end must
   // not move the time origin before the event.
@@ -247,10 +261,13 @@ void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {
     total = e.argInt(ArgKey::TotalAllocated);
   }
   uint64_t ts = 0;
+  if (clamped(e.ts)) return;
   if (!delta || !absoluteNs(e.ts, ts)) {
+    ++droppedForTime_;
     warnings_.add(Warn::JsonBadTime);
     return;
   }
+  ++used_;
   auto [it, first] = devices_.try_emplace(key);
   if (first) {
     it->second.firstNs = ts;

@@ -73,7 +73,8 @@ TraceWriter traceWriterOf(const TraceInfo& info) {
   if (!info.schemaVersion.empty())
     return info.schemaVersionIsString ? TraceWriter::Paddle : TraceWriter::Kineto;
   if (info.hasSpanIndx) return TraceWriter::Paddle;
-  if (info.rank || info.worldSize || info.baseTimeNs) return TraceWriter::Kineto;
+  if (info.rank || !info.rankProblem.empty() || info.worldSize || info.hasBaseTimeKey)
+    return TraceWriter::Kineto;
   return TraceWriter::Unknown;
 }
 
@@ -116,21 +117,40 @@ bool damagedTrace(const std::string& name, const chrome::ReadError& error) {
          error.kind == ReadErrorKind::Truncated || error.kind == ReadErrorKind::NotJson;
 }
 
-// A file that is no trace: ignored, or a bad input when named like one (a rank in the
-// name: listed as that rank's trace, so its read fails naming the rank and the byte).
-void listNonTrace(const std::string& path, const chrome::ReadError& error, uint64_t bytes,
+// A JSON object that says it is a trace but holds no events array: `traceEvents` null, an
+// object, a string, or missing while distributedInfo.rank is there.
+bool traceWithoutEvents(const chrome::ReadResult& head) {
+  using chrome::ReadErrorKind;
+  const ReadErrorKind kind = head.error->kind;
+  return kind == ReadErrorKind::TraceEventsNotArray ||
+         (kind == ReadErrorKind::NoTraceEvents &&
+          (head.info.rank || !head.info.rankProblem.empty()));
+}
+
+// A file that is no trace: ignored, or a bad input when named like one or when it is a trace
+// without events (a rank in the name or in distributedInfo: listed as that rank's trace, so
+// its read fails naming the rank and the byte).
+void listNonTrace(const std::string& path, const chrome::ReadResult& head, uint64_t bytes,
                   InputListing& out) {
   const std::string name = baseName(path);
-  if (!damagedTrace(name, error)) {
+  const chrome::ReadError& error = *head.error;
+  const bool noEvents = traceWithoutEvents(head);
+  if (!noEvents && !damagedTrace(name, error)) {
     out.ignored.push_back(path);
     return;
   }
-  const std::optional<int64_t> rank = chrome::rankFromFileName(name);
+  if (!head.info.rankProblem.empty()) {
+    out.badInputs.push_back(error.text() + "; and its " + head.info.rankProblem + ": not used");
+    return;
+  }
+  std::optional<int64_t> rank = head.info.rank;
+  if (!rank && chrome::namedLikeTrace(name)) rank = chrome::rankFromFileName(name);
   if (rank && *rank <= kMaxRankId) {
     out.files.push_back(InputFile{InputKind::Profile, *rank, 0, path, bytes});
     return;
   }
-  out.badInputs.push_back(error.text() + ": a damaged trace (named like one), not used");
+  out.badInputs.push_back(error.text() + (noEvents ? ": a trace without events, not used"
+                                                   : ": a damaged trace (named like one), not used"));
 }
 
 // A trace whose rank nothing tells: rank 0 if it is the job's only trace (the listing
@@ -152,16 +172,22 @@ void listOne(const fs::path& p, uint64_t bytes, InputListing& out) {
   const std::string path = p.string();
   chrome::ReadResult head = chrome::readTraceHead(path);
   if (!head.ok()) {
-    listNonTrace(path, *head.error, bytes, out);
+    listNonTrace(path, head, bytes, out);
     return;
   }
   std::optional<int64_t> rank = head.info.rank;
   std::optional<int64_t> world = head.info.worldSize;
-  if (!rank) rank = chrome::rankFromFileName(baseName(path));
-  if (!rank) {  // distributedInfo may follow the events (Kineto's on-demand path)
+  std::string rankProblem = head.info.rankProblem;
+  if (!rank && rankProblem.empty()) rank = chrome::rankFromFileName(baseName(path));
+  if (!rank && rankProblem.empty()) {  // distributedInfo may follow the events (Kineto's on-demand path)
     chrome::ReadResult whole = chrome::readTraceHeader(path);
     rank = whole.info.rank;
+    rankProblem = whole.info.rankProblem;
     if (whole.info.worldSize) world = whole.info.worldSize;
+  }
+  if (!rankProblem.empty()) {  // -1, 1.5: no rank, and not a trace without one either
+    out.badInputs.push_back(path + ": " + rankProblem + ": not used");
+    return;
   }
   if (rank && *rank > kMaxRankId) {  // no real job's rank: it would overflow the rank arithmetic
     out.skipped.push_back(path + ": implausible rank " + std::to_string(*rank) + " (above " +
@@ -226,40 +252,113 @@ std::optional<FileStamp> stampOf(const std::string& path) {
 }
 
 // The time bases found by a pass over the whole file (a base after the
-// events), so that a file read twice (summary, then rendering) pays that
-// pass once. Shared by the rendering threads.
+// events; nullopt: the file has none), so that a file read twice (summary, then
+// rendering) pays that pass once. Shared by the rendering threads.
 class TimeBaseCache {
  public:
-  std::optional<int64_t> find(const std::string& path, const FileStamp& stamp) {
+  bool find(const std::string& path, const FileStamp& stamp, std::optional<int64_t>& base) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = bases_.find(path);
-    if (it == bases_.end() || !(it->second.first == stamp)) return std::nullopt;
-    return it->second.second;
+    if (it == bases_.end() || !(it->second.first == stamp)) return false;
+    base = it->second.second;
+    return true;
   }
-  void put(const std::string& path, const FileStamp& stamp, int64_t base) {
+  void put(const std::string& path, const FileStamp& stamp, std::optional<int64_t> base) {
     std::lock_guard<std::mutex> lock(mutex_);
     bases_[path] = {stamp, base};
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::string, std::pair<FileStamp, int64_t>> bases_;
+  std::map<std::string, std::pair<FileStamp, std::optional<int64_t>>> bases_;
 };
 
-// The file's time base: baseTimeNanoseconds, before the events (one short
-// read of the head) or after them (a second pass that skips the events,
-// once per file version).
-Expected<int64_t> timeBaseOf(const std::string& path, TimeBaseCache& cache) {
+// A file's time base (nullopt: none, its ts are absolute), and the file as stat(2) saw it
+// before the pass that found the base after the events (nullopt: the base came from the
+// head, which the read sees again): the read must be of that file.
+struct TimeBase {
+  std::optional<int64_t> ns;
+  std::optional<FileStamp> stamp;
+};
+
+Error fileError(const std::string& path, const std::string& what) {
+  return Error{path + ": " + what}.atFile(path);
+}
+
+std::string baseText(std::optional<int64_t> base) {
+  return base ? std::to_string(*base) : std::string("none");
+}
+
+// The file's time base: baseTimeNanoseconds, before the events (one short read of the
+// head) or after them (a second pass that skips the events, once per file version).
+// Never guessed: an unusable base, or a pass after the events that could not finish
+// (the base may be in what it did not read), is an Error naming the file. Paddle's
+// traces (schemaVersion a string, or span_indx) have no base: their ts are absolute.
+Expected<TimeBase> timeBaseOf(const std::string& path, TimeBaseCache& cache) {
   chrome::ReadResult head = chrome::readTraceHead(path);
   if (!head.ok()) return head.error->toError();
-  if (head.info.baseTimeNs) return *head.info.baseTimeNs;
+  if (!head.info.baseTimeProblem.empty()) return fileError(path, head.info.baseTimeProblem);
+  if (head.info.baseTimeNs) return TimeBase{head.info.baseTimeNs, std::nullopt};
   const std::optional<FileStamp> stamp = stampOf(path);
-  if (stamp)
-    if (std::optional<int64_t> known = cache.find(path, *stamp)) return *known;
+  std::optional<int64_t> known;
+  if (stamp && cache.find(path, *stamp, known)) return TimeBase{known, stamp};
   chrome::ReadResult whole = chrome::readTraceHeader(path);
-  const int64_t base = whole.info.baseTimeNs.value_or(0);
-  if (stamp && whole.ok()) cache.put(path, *stamp, base);
-  return base;
+  if (!whole.info.baseTimeProblem.empty()) return fileError(path, whole.info.baseTimeProblem);
+  if (!whole.ok() && !whole.info.baseTimeNs) {
+    if (chrome::traceWriterOf(head.info) == chrome::TraceWriter::Paddle)
+      return TimeBase{std::nullopt, std::nullopt};  // cut: read as partial
+    return fileError(path, "its time base is unknown: no baseTimeNanoseconds before its events, "
+                           "and the pass looking for one after them stopped at byte " +
+                               std::to_string(whole.error->offset) + " (" +
+                               whole.error->message + "); not read without it");
+  }
+  if (stamp && whole.ok()) cache.put(path, *stamp, whole.info.baseTimeNs);
+  return TimeBase{whole.info.baseTimeNs, stamp};
+}
+
+// Empty when the events' read (`r`, of the file as `atOpen`) agrees with what the base was
+// taken from, else why not: the file changed between the passes.
+std::string baseChange(const TimeBase& base, const FileIdentity& atOpen,
+                       const chrome::ReadResult& r) {
+  if (base.stamp && atOpen.known &&
+      !(*base.stamp == FileStamp{atOpen.device, atOpen.inode, atOpen.size, atOpen.mtimeNs}))
+    return "it changed between the pass that found its time base (" + baseText(base.ns) +
+           ") and the read of its events (size " + std::to_string(base.stamp->size) + " -> " +
+           std::to_string(atOpen.size) + " bytes)";
+  // A read cut short may stop before a base after the events: only a base it saw differs.
+  if (r.info.baseTimeNs != base.ns && (r.ok() || r.info.baseTimeNs))
+    return "it changed between the pass that found its time base (" + baseText(base.ns) +
+           ") and the read of its events, which found " + baseText(r.info.baseTimeNs);
+  return {};
+}
+
+// Empty when the rank the read found (distributedInfo.rank, else the name's) is the one the
+// listing gave `listed`, else why not.
+std::string rankChange(const std::string& path, int64_t listed, const chrome::TraceInfo& info) {
+  if (!info.rankProblem.empty()) return info.rankProblem + " (listed as rank " +
+                                        std::to_string(listed) + "): it changed since the listing";
+  std::optional<int64_t> found = info.rank;
+  const char* from = "distributedInfo.rank";
+  if (!found) {
+    found = chrome::rankFromFileName(baseName(path));
+    from = "its name";
+  }
+  if (found == listed || (!found && listed == 0)) return {};
+  return "listed as rank " + std::to_string(listed) + ", but read as " +
+         (found ? "rank " + std::to_string(*found) + " (" + from + ")" : std::string("no rank")) +
+         ": the file changed between the listing and the read; not used";
+}
+
+// No event of the file could be used (an empty traceEvents, or every event dropped): the
+// rank would be a row of zeros.
+std::string nothingUsable(const chrome::ReadResult& r, const chrome::ChromeEventMapper& mapper) {
+  if (mapper.used() > 0) return {};
+  if (r.info.events == 0) return "no event: its traceEvents is empty";
+  return "no usable event: none of its " + std::to_string(r.info.events) +
+         " events could be placed in time or on a row (" +
+         std::to_string(mapper.droppedForTime()) +
+         " dropped for their time: ts or dur not a number, outside 1970..2262, or at relative "
+         "ts 0; see the json_* warnings)";
 }
 
 uint64_t fileSize(const std::string& path) {
@@ -312,23 +411,31 @@ class ChromeSource final : public Source {
   Expected<TraceDecodeInfo> decodeTrace(const std::string& path,
                                         std::unique_ptr<FileBuffer>& /*buffer*/, EventSink& sink,
                                         const TraceDecodeOptions& options) const override {
-    Expected<int64_t> base = timeBaseOf(path, bases_);
+    Expected<TimeBase> base = timeBaseOf(path, bases_);
     if (!base) return base.error();
     FileIdentity identity = statIdentity(path);  // at open; the digest is of the text read
     Warnings scratch;
     chrome::ChromeEventMapper mapper(sink, options.dropWarnings ? *options.dropWarnings : scratch,
-                                     *base, std::filesystem::path(path).filename().string() + ": ");
+                                     base->ns.value_or(0),
+                                     std::filesystem::path(path).filename().string() + ": ",
+                                     base->ns.has_value());
     chrome::ReadResult r =
         chrome::readTrace(path, [&mapper](const chrome::TraceEvent& e) { mapper.onEvent(e); });
     mapper.finish();
     identity.digest = r.info.textDigest;
     identity.hasDigest = identity.known;
+    if (r.error && r.info.events == 0) return r.error->toError();
+    if (!r.info.baseTimeProblem.empty()) return fileError(path, r.info.baseTimeProblem);
+    if (std::string change = baseChange(*base, identity, r); !change.empty())
+      return fileError(path, change);
+    if (options.listedRank)
+      if (std::string change = rankChange(path, *options.listedRank, r.info); !change.empty())
+        return fileError(path, change);
+    if (std::string none = nothingUsable(r, mapper); !none.empty()) return fileError(path, none);
     TraceDecodeInfo info{{}, fileSize(path), r.info.visibleGpus, identity};
-    if (r.error) {
-      if (r.info.events == 0) return r.error->toError();
+    if (r.error)
       info.partial = "read " + std::to_string(r.info.events) + " events, then byte " +
                      std::to_string(r.error->offset) + ": " + r.error->message;
-    }
     return info;
   }
 

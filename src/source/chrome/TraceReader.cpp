@@ -1,5 +1,6 @@
 #include "xstack/source/chrome/TraceReader.h"
 
+#include <algorithm>
 #include <fstream>
 
 #include "xstack/source/chrome/ByteStream.h"
@@ -8,7 +9,30 @@
 #include "xstack/source/chrome/JsonStream.h"
 
 namespace xstack::chrome {
+
+std::optional<int64_t> baseTimeFromText(std::string_view raw, JsonKind kind) {
+  if (kind == JsonKind::String) {
+    if (raw.size() < 3 || raw.size() > 21) return std::nullopt;  // "" or beyond int64
+    raw = raw.substr(1, raw.size() - 2);
+    if (!std::all_of(raw.begin(), raw.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+  } else if (kind != JsonKind::Number) {
+    return std::nullopt;
+  }
+  std::optional<int64_t> ns = parseExactInteger(raw);
+  if (!ns || *ns < 0) return std::nullopt;
+  return ns;
+}
+
 namespace {
+
+// A value's JSON text as a message quotes it: at most 40 bytes, printable ASCII.
+std::string shortText(std::string_view raw) {
+  std::string out;
+  for (char c : raw.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (raw.size() > 40) out += "...";
+  return out;
+}
 
 enum class WalkMode : uint8_t {
   Events,  // parse every event and hand it out
@@ -37,6 +61,8 @@ class Walker : public InPlaceParser {
   bool distributedInfo();
   bool deviceProperties();
   bool keptScalar(std::string_view& raw, JsonKind& kind, uint64_t& offset);
+  void rankOf(const Arg& arg);
+  void baseTime(std::string_view raw, JsonKind kind);
   bool notJsonIn(const JsonCursor& cursor, uint64_t offset, const char* what);
 
   JsonStream& in_;
@@ -78,6 +104,37 @@ bool Walker::keptScalar(std::string_view& raw, JsonKind& kind, uint64_t& offset)
   return true;
 }
 
+// distributedInfo.rank: an integer >= 0, as a number or a numeric string; anything else
+// is no rank, said (never taken for a missing rank, nor for rank 0).
+void Walker::rankOf(const Arg& arg) {
+  std::optional<int64_t> rank = argRawToInt(arg);
+  if (rank && *rank >= 0) {
+    info_->rank = rank;
+    info_->rankProblem.clear();
+    return;
+  }
+  info_->rank.reset();
+  info_->rankProblem = "distributedInfo.rank " + shortText(arg.rawValue) + " is not a rank";
+}
+
+// baseTimeNanoseconds: the first usable value is the base; an unusable one, or a second
+// one that differs, is a problem of the file (never a base of 0).
+void Walker::baseTime(std::string_view raw, JsonKind kind) {
+  info_->hasBaseTimeKey = true;
+  std::optional<int64_t> base = baseTimeFromText(raw, kind);
+  if (!info_->baseTimeProblem.empty()) return;
+  if (!base) {
+    info_->baseTimeProblem = "baseTimeNanoseconds " + shortText(raw) +
+                             " is not an integer count of ns (a number such as "
+                             "1711964646000000000, or a string of digits)";
+  } else if (info_->baseTimeNs && *info_->baseTimeNs != *base) {
+    info_->baseTimeProblem = "two different baseTimeNanoseconds, " +
+                             std::to_string(*info_->baseTimeNs) + " and " + std::to_string(*base);
+  } else {
+    info_->baseTimeNs = base;
+  }
+}
+
 bool Walker::distributedInfo() {
   std::string_view text;
   uint64_t offset = 0;
@@ -93,7 +150,7 @@ bool Walker::distributedInfo() {
   while (cursor.nextMember(key, escaped)) {
     Arg arg;
     if (!cursor.readValue(arg.rawValue, arg.kind)) break;
-    if (key == "rank") info_->rank = argRawToInt(arg);
+    if (key == "rank") rankOf(arg);
     if (key == "world_size") info_->worldSize = argRawToInt(arg);
   }
   if (!cursor.ok()) return notJsonIn(cursor, offset, "bad distributedInfo");
@@ -201,7 +258,7 @@ bool Walker::member(const std::string& key) {
     }
     return true;
   }
-  info_->baseTimeNs = argRawToInt(Arg{key, raw, kind});
+  baseTime(raw, kind);
   if (info_->hasTraceEvents) info_->headerAfterEvents = true;
   return true;
 }

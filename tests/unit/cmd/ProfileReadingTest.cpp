@@ -10,6 +10,7 @@
 #include "xstack/cmd/inspect/Inspect.h"
 #include "xstack/cmd/report/ProfileReading.h"
 #include "xstack/cmd/report/Report.h"
+#include "xstack/core/FileIdentity.h"
 #include "xstack/model/TraceLayout.h"
 #include "xstack/source/SourceRegistry.h"
 
@@ -169,6 +170,41 @@ TEST_F(ReadStageTest, ReadAssignedReadsOnlyMyFiles) {
   EXPECT_EQ(by["n.0"]->summary.minTs, 2000000u);
   // Time: start and end contribute to the origin.
   EXPECT_EQ(by["time.txt.1.0"]->summary.minTs, 500000000u);
+}
+
+// What is read is what was listed: a file rewritten (same size, other bytes) or replaced by
+// another size between its listing (its size and sample digest) and the read fails, naming
+// what changed; an unchanged one reads. Without a sample (no listing stage) nothing is checked.
+TEST_F(ReadStageTest, AFileChangedSinceItsListingFails) {
+  const std::string prof = sampleProfile();
+  Plan plan;
+  for (int r = 0; r < 3; ++r) {
+    plan.files.push_back(planned(InputKind::Profile, r, write("p." + std::to_string(r), prof), 0));
+    plan.files.back().file.sample = sampleDigestOf(plan.files.back().file.path);
+  }
+  std::string other = prof;  // the same size, one name changed
+  const size_t at = other.find("kernel");
+  ASSERT_NE(at, std::string::npos);
+  other[at + 5] = 'x';
+  write("p.1", other);
+  write("p.2", prof + std::string(8, '\0'));
+  auto in = readAssigned(plan, 0, ReadOptions{}, nullptr);
+  ASSERT_EQ(in.size(), 3u);
+  EXPECT_EQ(in[0].summary.status, InputStatus::Ok);
+  EXPECT_EQ(in[1].summary.status, InputStatus::Failed);
+  EXPECT_NE(in[1].summary.problem.find("not the file listed as rank 1: its contents changed "
+                                       "(sample digest "),
+            std::string::npos)
+      << in[1].summary.problem;
+  EXPECT_EQ(in[2].summary.status, InputStatus::Failed);
+  EXPECT_EQ(in[2].summary.problem,
+            "not the file listed as rank 2: its size changed from " + std::to_string(prof.size()) +
+                " bytes at listing to " + std::to_string(prof.size() + 8) +
+                " at the read; not used");
+  EXPECT_EQ(in[2].summary.minTs, 0u);  // a failed file never moves the time origin
+  plan.files[1].file.sample = 0;       // no listing sample: not checked
+  auto unchecked = readAssigned(plan, 0, ReadOptions{}, nullptr);
+  EXPECT_NE(unchecked[1].summary.status, InputStatus::Failed);
 }
 
 TEST_F(ReadStageTest, InspectExitCodes) {

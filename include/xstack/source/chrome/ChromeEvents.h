@@ -52,18 +52,31 @@ class ChromeEventMapper {
   // baseNs: added to every ts (baseTimeNanoseconds, 0 when absent).
   // warnings: where dropped or repaired events are counted. where: the
   // start of a warning's example ("trace.json.gz: "), empty = none.
-  ChromeEventMapper(EventSink& out, Warnings& warnings, int64_t baseNs, std::string where = {})
-      : out_(out), warnings_(warnings), baseNs_(baseNs), where_(std::move(where)) {}
+  // relative: the file has a baseTimeNanoseconds, so its ts are relative to it and an
+  // event at ts exactly 0 is Kineto's clamp of a time before the base (unknown): dropped,
+  // counted as json_clamped_time, so that it never moves the time origin.
+  ChromeEventMapper(EventSink& out, Warnings& warnings, int64_t baseNs, std::string where = {},
+                    bool relative = false)
+      : out_(out),
+        warnings_(warnings),
+        baseNs_(baseNs),
+        relative_(relative),
+        where_(std::move(where)) {}
   void onEvent(const TraceEvent& e);
   // After the last event: the blocks still allocated and the memory held
   // before the trace began (from the first running total) are delivered.
   void finish();
+  // Events delivered to the sink so far (slices, unplaced events, memory instants used).
+  uint64_t used() const { return used_; }
+  // Events dropped for their time (json_bad_time, json_clamped_time).
+  uint64_t droppedForTime() const { return droppedForTime_; }
 
  private:
   void onComplete(const TraceEvent& e);
   void onMemoryInstant(const TraceEvent& e);
   void onBeginEnd(const TraceEvent& e);
   bool absoluteNs(const TimeField& t, uint64_t& out) const;
+  bool clamped(const TimeField& t);
   std::string_view detailOf(const TraceEvent& e);
   const CollectiveInfo* collectiveOf(const TraceEvent& e, EventClass cls, uint64_t startNs);
   struct MemKey {
@@ -77,6 +90,9 @@ class ChromeEventMapper {
   EventSink& out_;
   Warnings& warnings_;
   int64_t baseNs_;
+  bool relative_;
+  uint64_t used_ = 0;
+  uint64_t droppedForTime_ = 0;
   std::string where_;
   std::string detail_;
   CollectiveInfo collective_;  // the current slice's (SliceEvent::collective)

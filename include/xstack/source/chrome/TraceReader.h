@@ -31,9 +31,18 @@ struct ReadOptions {
 
 struct TraceInfo {
   bool hasTraceEvents = false;
-  std::optional<int64_t> rank;         // distributedInfo.rank
+  std::optional<int64_t> rank;         // distributedInfo.rank, when a rank (an integer >= 0)
+  // distributedInfo.rank that is no rank (-1, 1.5, "x", null), as "rank -1 is not a rank"
+  // (rank is then nullopt); empty when absent or usable.
+  std::string rankProblem;
   std::optional<int64_t> worldSize;    // distributedInfo.world_size
-  std::optional<int64_t> baseTimeNs;   // baseTimeNanoseconds
+  // baseTimeNanoseconds, the first usable one: an integer count of ns >= 0, written as a
+  // number that is an exact integer (N, N.0, Ne3) or a string of digits.
+  std::optional<int64_t> baseTimeNs;
+  bool hasBaseTimeKey = false;  // the key was there, usable or not
+  // Why the file's base cannot be used ("baseTimeNanoseconds 12.5 is not an integer count
+  // of ns", two different values); empty when it can (or is absent). First problem only.
+  std::string baseTimeProblem;
   std::string schemaVersion;           // its JSON text decoded ("1", "1.0.1"); empty when absent
   bool schemaVersionIsString = false;  // "1.0.1" (Paddle) rather than 1 (Kineto)
   bool hasSpanIndx = false;            // Paddle's top-level "span_indx"
@@ -56,6 +65,12 @@ struct ReadResult {
 };
 
 using EventCallback = std::function<void(const TraceEvent&)>;
+
+// baseTimeNanoseconds' value from its JSON text: an integer count of ns >= 0, written as
+// a number that is an exact integer (1711964646000000000, 1711964646000000000.0,
+// 1.711964646e18) or a string of digits ("1711964646000000000"). nullopt for anything
+// else (12.5, 1e30, "abc", "0x1f", -5, null).
+std::optional<int64_t> baseTimeFromText(std::string_view raw, JsonKind kind);
 
 ReadResult readTrace(const std::string& path, const EventCallback& onEvent,
                      const ReadOptions& options = {});

@@ -46,9 +46,13 @@ InputTotals totalInputs(const ReportRun& run, const std::vector<InputSummary>& a
                                             std::to_string(s.reader) + " on " + s.readerHost + "]");
     if (s.status == InputStatus::Ok) continue;
     t.anyProblem = true;
-    run.log(std::string(statusName(s.status)) + ": " + kindName(s.file.kind) + " " + s.file.path +
-            " (read by rank " + std::to_string(s.reader) + " on " + s.readerHost +
-            "): " + s.problem);
+    // A profile names its training rank too: a JSON trace's name need not carry it.
+    const std::string subject =
+        s.file.kind == InputKind::Profile
+            ? "profile of training rank " + std::to_string(s.file.id) + ": "
+            : std::string(kindName(s.file.kind)) + " ";
+    run.log(std::string(statusName(s.status)) + ": " + subject + s.file.path + " (read by rank " +
+            std::to_string(s.reader) + " on " + s.readerHost + "): " + s.problem);
   }
   return t;
 }

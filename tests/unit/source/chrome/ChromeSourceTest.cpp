@@ -4,6 +4,11 @@
 // the Source interface (time base, partial files).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "../../TempDirTest.h"
@@ -179,6 +184,36 @@ TEST(ChromeEventMapper, TimeBaseAndBadTimes) {
   EXPECT_EQ(l.slices[1].startNs, 1'000'000'000u - 5'000'000u);  // relative ts may be negative
   EXPECT_EQ(w.count(Warn::JsonBadTime), 2u);
   EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 1u);
+}
+
+// Kineto writes a time before its base as relative ts 0: in a file with a base the event's
+// real time is unknown, so it is dropped and counted, never moving the time origin. Without
+// a base, ts 0 is an absolute time and stays.
+TEST(ChromeEventMapper, KinetosClampedZeroIsDropped) {
+  const std::string events =
+      R"j({"ph":"X","cat":"cpu_op","name":"clamped","pid":1,"tid":1,"ts":0.000,"dur":5},)j"
+      R"j({"ph":"X","cat":"kernel","name":"k0","pid":0,"tid":7,"ts":0,"dur":5,"args":{"device":0}},)j"
+      R"j({"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":0.0,)j"
+      R"j("args":{"Addr":1,"Bytes":64,"Total Allocated":64,"Device Type":0}},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"real","pid":1,"tid":1,"ts":2000.5,"dur":1})j";
+  Warnings w;
+  EventList l;
+  ChromeEventMapper mapper(l, w, 1'000'000'000, "t.json: ", true);
+  std::string doc = "{\"traceEvents\":[" + events + "]}";
+  ASSERT_TRUE(readTraceBytes(doc, "t.json", [&](const TraceEvent& e) { mapper.onEvent(e); }).ok());
+  mapper.finish();
+  ASSERT_EQ(l.slices.size(), 1u);
+  EXPECT_EQ(l.slices[0].name, "real");
+  EXPECT_EQ(l.slices[0].startNs, 1'002'000'500u);
+  EXPECT_TRUE(l.memory.empty());
+  EXPECT_EQ(w.count(Warn::JsonClampedTime), 3u);
+  EXPECT_EQ(mapper.used(), 1u);
+  EXPECT_EQ(mapper.droppedForTime(), 3u);
+  // No base: ts 0 is absolute and kept.
+  Warnings w0;
+  EventList absolute = mapped(events, w0);
+  EXPECT_EQ(absolute.slices.size(), 3u);
+  EXPECT_EQ(w0.count(Warn::JsonClampedTime), 0u);
 }
 
 // A negative dur ends the event at its start: drawn as 0 and counted, and its
@@ -457,10 +492,12 @@ TEST_F(ChromeSourceTest, RankAndBaseAfterTheEvents) {
   EXPECT_EQ(events.slices[0].startNs, 1'000'000u + 2'000u);
 }
 
+// A file cut after some events is partial when its time base is known (before the events,
+// or a Paddle trace's: none); one whose base is unknown fails (ABaseThatCannotBeFoundFailsTheFile).
 TEST_F(ChromeSourceTest, ACutFileIsPartialAndGarbageFails) {
   const std::string cut = write(
       "cut.json",
-      R"j({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1},{"ph":)j");
+      R"j({"baseTimeNanoseconds":1000,"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1},{"ph":)j");
   EventList events;
   std::unique_ptr<FileBuffer> buffer;
   auto info = source().decodeTrace(cut, buffer, events, {});
@@ -469,6 +506,168 @@ TEST_F(ChromeSourceTest, ACutFileIsPartialAndGarbageFails) {
   EXPECT_EQ(events.slices.size(), 1u);
   const std::string bad = write("bad.json", "\x01\x02 not json");
   EXPECT_FALSE(source().decodeTrace(bad, buffer, events, {}).ok());
+}
+
+
+// The error of decoding `path` ("" when it decodes).
+std::string decodeError(const Source& source, const std::string& path,
+                        std::optional<int64_t> listedRank = std::nullopt) {
+  EventList events;
+  std::unique_ptr<FileBuffer> buffer;
+  TraceDecodeOptions options;
+  options.listedRank = listedRank;
+  auto info = source.decodeTrace(path, buffer, events, options);
+  return info ? std::string() : info.error().message;
+}
+
+const char* const kOneEvent =
+    R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":2,"dur":1})j";
+
+// An unusable base fails the file naming the value, before or after the events; never base 0.
+TEST_F(ChromeSourceTest, AnUnusableBaseFailsTheFile) {
+  for (const char* base : {"1e30", "\"abc\"", "12.5"}) {
+    for (bool after : {false, true}) {
+      const std::string key = std::string("\"baseTimeNanoseconds\":") + base;
+      const std::string doc =
+          after ? std::string("{\"traceEvents\":[") + kOneEvent + "]," + key + "}"
+                : "{" + key + ",\"traceEvents\":[" + kOneEvent + "]}";
+      const std::string path = write("rank1.json", doc);
+      const std::string e = decodeError(source(), path);
+      EXPECT_NE(e.find(path + ": baseTimeNanoseconds " + base + " is not an integer count of ns"),
+                std::string::npos)
+          << base << " after " << after << ": " << e;
+    }
+  }
+  const std::string two = write("two.json", std::string("{\"baseTimeNanoseconds\":5,\"traceEvents\":[") +
+                                                kOneEvent + "],\"baseTimeNanoseconds\":6}");
+  EXPECT_NE(decodeError(source(), two).find("two different baseTimeNanoseconds, 5 and 6"),
+            std::string::npos);
+}
+
+// A base after the events of a file cut short (still being written) cannot be found: the
+// file fails, never read as partial with base 0. A cut Paddle trace has no base: partial.
+TEST_F(ChromeSourceTest, ABaseThatCannotBeFoundFailsTheFile) {
+  const std::string cut = write("rank1.json", std::string("{\"schemaVersion\":1,\"traceEvents\":[") +
+                                                  kOneEvent + "," + kOneEvent + ",{\"ph\":");
+  const std::string e = decodeError(source(), cut);
+  EXPECT_NE(e.find(cut + ": its time base is unknown: no baseTimeNanoseconds before its events"),
+            std::string::npos)
+      << e;
+  const std::string paddle =
+      write("rank2.json", std::string("{\"schemaVersion\":\"1.0.1\",\"traceEvents\":[") +
+                              kOneEvent + ",{\"ph\":");
+  EventList events;
+  std::unique_ptr<FileBuffer> buffer;
+  auto info = source().decodeTrace(paddle, buffer, events, {});
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_FALSE(info->partial.empty());
+  EXPECT_EQ(events.slices.size(), 1u);
+}
+
+// The read of the events sees the base again: a file rewritten after the pass that found its
+// base (here under the same size, inode and mtime, so that the pass's result is reused) fails.
+TEST_F(ChromeSourceTest, AFileChangedBetweenItsPassesFails) {
+  auto doc = [](char digit) {
+    return std::string("{\"traceEvents\":[") + kOneEvent + "],\"baseTimeNanoseconds\":100" +
+           digit + "}";
+  };
+  const std::string path = write("rank1.json", doc('1'));
+  EXPECT_EQ(decodeError(source(), path), "");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string again = doc('2');
+    f.write(again.data(), static_cast<std::streamsize>(again.size()));
+  }
+  const struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  const std::string e = decodeError(source(), path);
+  EXPECT_NE(e.find("it changed between the pass that found its time base (1001) and the read of "
+                   "its events, which found 1002"),
+            std::string::npos)
+      << e;
+}
+
+// A rank's trace without a usable event is a failure naming the file, not a row of zeros.
+TEST_F(ChromeSourceTest, ARankWithoutAUsableEventFails) {
+  const std::string empty = write("rank1.json", R"j({"traceEvents":[]})j");
+  EXPECT_NE(decodeError(source(), empty).find(empty + ": no event: its traceEvents is empty"),
+            std::string::npos);
+  const std::string dropped = write(
+      "rank2.json",
+      R"j({"baseTimeNanoseconds":1700000000000000000,"traceEvents":[)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":-2e15,"dur":1},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1e16,"dur":1},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":0,"dur":1},)j"
+      R"j({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}}]})j");
+  const std::string e = decodeError(source(), dropped);
+  EXPECT_NE(e.find(dropped + ": no usable event: none of its 4 events could be placed in time or "
+                             "on a row (3 dropped for their time"),
+            std::string::npos)
+      << e;
+}
+
+// traceEvents that is no array (null, an object, a string), or missing beside
+// distributedInfo.rank: a trace without events, listed under its rank so that its read
+// fails naming it, or a bad input without one; never an ignored file.
+TEST_F(ChromeSourceTest, TraceEventsThatAreNoArrayAreARanksFailure) {
+  write("a.json", R"j({"distributedInfo":{"rank":1},"traceEvents":null})j");
+  write("b.json", R"j({"distributedInfo":{"rank":2},"traceEvents":{}})j");
+  write("c.json", R"j({"distributedInfo":{"rank":3},"traceEvents":"x"})j");
+  write("d.json", R"j({"distributedInfo":{"rank":4}})j");
+  write("rank5.json", R"j({"traceEvents":7})j");
+  write("e.json", R"j({"schemaVersion":1,"traceEvents":null})j");
+  write("gen_info.json", R"j({"model":"x"})j");
+  InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
+  ASSERT_EQ(l.files.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(l.files[i].id, static_cast<int64_t>(i + 1));
+    EXPECT_NE(decodeError(source(), l.files[i].path, l.files[i].id), "") << l.files[i].path;
+  }
+  EXPECT_NE(decodeError(source(), l.files[0].path).find("traceEvents is not an array"),
+            std::string::npos);
+  EXPECT_NE(decodeError(source(), l.files[3].path).find("without a traceEvents key"),
+            std::string::npos);
+  ASSERT_EQ(l.badInputs.size(), 1u);
+  EXPECT_NE(l.badInputs[0].find("e.json: byte "), std::string::npos) << l.badInputs[0];
+  EXPECT_NE(l.badInputs[0].find("a trace without events, not used"), std::string::npos);
+  ASSERT_EQ(l.ignored.size(), 1u);  // gen_info.json only
+}
+
+// distributedInfo.rank -1 or 1.5 is a bad input naming the file, never a trace without a
+// rank (the job's only trace would be read as rank 0).
+TEST_F(ChromeSourceTest, ARankThatIsNoRankIsABadInput) {
+  write("rank7.json", std::string(R"j({"distributedInfo":{"rank":-1},"traceEvents":[)j") +
+                          kOneEvent + "]}");
+  write("b.json", std::string(R"j({"traceEvents":[)j") + kOneEvent +
+                      R"j(],"distributedInfo":{"rank":1.5}})j");
+  InputListing l = source().list(source().resolveDirs(dir_.string(), {}));
+  EXPECT_TRUE(l.files.empty());
+  EXPECT_TRUE(l.unranked.empty());
+  ASSERT_EQ(l.badInputs.size(), 2u);
+  EXPECT_EQ(l.badInputs[0], (dir_ / "b.json").string() +
+                                ": distributedInfo.rank 1.5 is not a rank: not used");
+  EXPECT_EQ(l.badInputs[1], (dir_ / "rank7.json").string() +
+                                ": distributedInfo.rank -1 is not a rank: not used");
+}
+
+// The read finds the rank again and fails the file when it is not the listed one.
+TEST_F(ChromeSourceTest, TheReadChecksTheListedRank) {
+  const std::string path = write(
+      "x.json", std::string(R"j({"distributedInfo":{"rank":2},"traceEvents":[)j") + kOneEvent + "]}");
+  EXPECT_EQ(decodeError(source(), path, 2), "");
+  EXPECT_EQ(decodeError(source(), path), "");  // a second read: not checked
+  EXPECT_EQ(decodeError(source(), path, 1),
+            path + ": listed as rank 1, but read as rank 2 (distributedInfo.rank): the file "
+                   "changed between the listing and the read; not used");
+  const std::string named = write("rank3.json", std::string(R"j({"traceEvents":[)j") + kOneEvent + "]}");
+  EXPECT_EQ(decodeError(source(), named, 3), "");
+  EXPECT_NE(decodeError(source(), named, 4).find("but read as rank 3 (its name)"), std::string::npos);
+  const std::string bad = write(
+      "rank5.json", std::string(R"j({"traceEvents":[)j") + kOneEvent + R"j(],"distributedInfo":{"rank":-1}})j");
+  EXPECT_NE(decodeError(source(), bad, 5).find("distributedInfo.rank -1 is not a rank (listed as rank 5)"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "../../TempDirTest.h"
 #include "ChromeTestUtil.h"
 #include "xstack/source/chrome/EventParser.h"
@@ -257,6 +261,76 @@ TEST(ChromeTraceReader, HeaderBeforeOrAfterEvents) {
   EXPECT_EQ(a.result.info.worldSize, 4);
   EXPECT_FALSE(b.result.info.headerAfterEvents);
   EXPECT_TRUE(a.result.info.headerAfterEvents);
+}
+
+// A time base is an integer count of ns >= 0: a number that is an exact integer, or a
+// string of digits. Anything else is a problem of the file, never a base of 0.
+TEST(ChromeTraceReader, TheBaseIsAnIntegerCountOfNs) {
+  const std::pair<const char*, std::optional<int64_t>> kCases[] = {
+      {"1711964646000000000", 1711964646000000000},
+      {"1711964646000000000.0", 1711964646000000000},
+      {"1.711964646e18", 1711964646000000000},
+      {"17e0", 17},
+      {"0", 0},
+      {"\"1711964646000000000\"", 1711964646000000000},
+      {"1e30", std::nullopt},
+      {"12.5", std::nullopt},
+      {"-5", std::nullopt},
+      {"\"abc\"", std::nullopt},
+      {"\"0x1f\"", std::nullopt},
+      {"\"12.0\"", std::nullopt},
+      {"\"\"", std::nullopt},
+      {"null", std::nullopt},
+      {"true", std::nullopt},
+      {"{}", std::nullopt},
+  };
+  for (const auto& [text, want] : kCases) {
+    Collected c = readAll(std::string(R"({"baseTimeNanoseconds": )") + text +
+                          R"(, "traceEvents": [{"ts": 1}]})");
+    ASSERT_TRUE(c.result.ok()) << text;
+    EXPECT_TRUE(c.result.info.hasBaseTimeKey) << text;
+    EXPECT_EQ(c.result.info.baseTimeNs, want) << text;
+    if (want) {
+      EXPECT_EQ(c.result.info.baseTimeProblem, "") << text;
+    } else {
+      EXPECT_NE(c.result.info.baseTimeProblem.find(std::string("baseTimeNanoseconds ") + text +
+                                                   " is not an integer count of ns"),
+                std::string::npos)
+          << c.result.info.baseTimeProblem;
+    }
+  }
+  Collected none = readAll(R"({"traceEvents": [{"ts": 1}]})");
+  EXPECT_FALSE(none.result.info.hasBaseTimeKey);
+  EXPECT_EQ(none.result.info.baseTimeProblem, "");
+}
+
+// Two different bases in one file: a problem naming both (the first is kept, not used);
+// the same value twice is fine.
+TEST(ChromeTraceReader, TwoDifferentBasesAreAProblem) {
+  Collected two = readAll(
+      R"({"baseTimeNanoseconds": 1000, "traceEvents": [{"ts": 1}], "baseTimeNanoseconds": 2000})");
+  ASSERT_TRUE(two.result.ok());
+  EXPECT_EQ(two.result.info.baseTimeProblem, "two different baseTimeNanoseconds, 1000 and 2000");
+  Collected same = readAll(
+      R"({"baseTimeNanoseconds": 1000, "traceEvents": [{"ts": 1}], "baseTimeNanoseconds": "1000"})");
+  EXPECT_EQ(same.result.info.baseTimeProblem, "");
+  EXPECT_EQ(same.result.info.baseTimeNs, 1000);
+}
+
+// distributedInfo.rank is an integer >= 0; -1 or 1.5 is said, never taken for "no rank".
+TEST(ChromeTraceReader, ARankIsAnIntegerZeroOrMore) {
+  const std::pair<const char*, std::optional<int64_t>> kCases[] = {
+      {"3", 3}, {"\"3\"", 3}, {"3.0", 3}, {"-1", std::nullopt}, {"1.5", std::nullopt},
+      {"\"x\"", std::nullopt}, {"null", std::nullopt}};
+  for (const auto& [text, want] : kCases) {
+    Collected c = readAll(std::string(R"({"distributedInfo": {"rank": )") + text +
+                          R"(}, "traceEvents": [{"ts": 1}]})");
+    ASSERT_TRUE(c.result.ok()) << text;
+    EXPECT_EQ(c.result.info.rank, want) << text;
+    EXPECT_EQ(c.result.info.rankProblem,
+              want ? std::string() : std::string("distributedInfo.rank ") + text + " is not a rank")
+        << text;
+  }
 }
 
 // deviceProperties: only its length is kept (GPUs the process saw); a value
