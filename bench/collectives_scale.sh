@@ -94,9 +94,9 @@ arrivals() {  # arrivals TP PP DP M STEPS
     printf "%d %d\n", per * tp * dp * st, per / pp }'
 }
 
-# run MODE DATA OUT STATS [args]: sets wall, rss0 (KiB), and from rank 0's --timings (wall s)
-# ana (the analysis stage), read (the read stage: the analyses' per-rank parts run in its walk)
-# and total.
+# run MODE DATA OUT STATS [args]: sets wall, cpu (user + sys s of all MPI ranks), rss0 (KiB),
+# and from rank 0's --timings (wall s) ana (the analysis stage), read (the read stage: the
+# analyses' per-rank parts run in its walk) and total.
 run() {
   local mode=$1 data=$2 out=$3 st=$4 t0 rc=0
   shift 4
@@ -115,6 +115,7 @@ run() {
     die "xstack report ($mode) on $data exited $rc"
   fi
   rss0=$(awk 'NF == 4 {m = $4} END {print m + 0}' "$st.0")
+  cpu=$(cat "$st".[0-9]* | awk 'NF == 4 {c += $2 + $3} END {printf "%.2f", c}')
   ana=$(sed -n 's/.*timings rank 0 .* analysis \([0-9.]*\)\/.*/\1/p' "$st.log" | tail -1)
   read=$(sed -n 's/.*timings rank 0 .* read \([0-9.]*\)\/.*/\1/p' "$st.log" | tail -1)
   total=$(sed -n 's/.*timings rank 0 .* total \([0-9.]*\)\/.*/\1/p' "$st.log" | tail -1)
@@ -152,31 +153,34 @@ for n in "${sizes[@]}"; do
         if [ "$side" = off ]; then run "$mode" "$d" "$work/out" "$work/st" --no-analysis
         else run "$mode" "$d" "$work/out" "$work/st"; fi
         k=$n.$mode.$side
-        rec "$k" wall "$wall"; rec "$k" rss0 "$rss0"; rec "$k" ana "$ana"; rec "$k" read "$read"
+        rec "$k" wall "$wall"; rec "$k" cpu "$cpu"; rec "$k" rss0 "$rss0"; rec "$k" ana "$ana"; rec "$k" read "$read"
         rec "$k" total "$total"
         say "  round $((r + 1))/$reps $side: $wall s, rank 0 $((rss0 / 1024)) MiB, analysis $ana s"
       done
       rec "$n.$mode" ratio "$(div "$(tail -1 "$work/res/$n.$mode.on.wall")" \
         "$(tail -1 "$work/res/$n.$mode.off.wall")" %.4f)"
+      rec "$n.$mode" cratio "$(div "$(tail -1 "$work/res/$n.$mode.on.cpu")" \
+        "$(tail -1 "$work/res/$n.$mode.off.cpu")" %.4f)"
     done
   done
   rm -rf "$d"
 done
 
 echo
-echo "median of $reps rounds; x = median of the per-round ratios (analysis / --no-analysis);"
+echo "median of $reps rounds; x = median of the per-round wall ratios (analysis / --no-analysis), cpu x the"
+echo "same of user + sys CPU seconds summed over the MPI ranks (steadier on a shared machine);"
 echo "analysis = rank 0's analysis stage (--timings), share = of rank 0's total; read = rank 0's read stage"
 echo "(the analyses' per-rank parts run in its walk) without / with the analysis; RSS = rank 0's peak"
-printf '%6s %-14s %10s %9s %5s %8s %8s %6s %8s %6s %8s %8s %9s %9s %9s\n' ranks shape arrivals "coll/step" mode \
-  "off s" "on s" x "analysis" share "read off" "read on" "RSS off" "RSS on" "RSS on/1st"
+printf '%6s %-14s %10s %9s %5s %8s %8s %6s %6s %8s %6s %8s %8s %9s %9s %9s\n' ranks shape arrivals "coll/step" mode \
+  "off s" "on s" x "cpu x" "analysis" share "read off" "read on" "RSS off" "RSS on" "RSS on/1st"
 for mode in "${modes[@]}"; do
   first=
   for n in "${sizes[@]}"; do
     read -r _ sh arr per _ <"$work/res/$n.job"
     on=$(med "$n.$mode.on" rss0)
     [ -n "$first" ] || first=$on
-    printf '%6s %-14s %10s %9s %5s %8.3f %8.3f %6.2f %8.3f %5s%% %8.3f %8.3f %7.1f M %7.1f M %9s\n' "$n" "$sh" "$arr" "$per" \
-      "$mode" "$(med "$n.$mode.off" wall)" "$(med "$n.$mode.on" wall)" "$(med "$n.$mode" ratio)" \
+    printf '%6s %-14s %10s %9s %5s %8.3f %8.3f %6.2f %6.2f %8.3f %5s%% %8.3f %8.3f %7.1f M %7.1f M %9s\n' "$n" "$sh" "$arr" "$per" \
+      "$mode" "$(med "$n.$mode.off" wall)" "$(med "$n.$mode.on" wall)" "$(med "$n.$mode" ratio)" "$(med "$n.$mode" cratio)" \
       "$(med "$n.$mode.on" ana)" \
       "$(awk -v a="$(med "$n.$mode.on" ana)" -v t="$(med "$n.$mode.on" total)" 'BEGIN{printf "%.1f", (t > 0 ? 100 * a / t : 0)}')" \
       "$(med "$n.$mode.off" read)" "$(med "$n.$mode.on" read)" \
