@@ -16,15 +16,17 @@
 #   REPS          rounds per size and mode (default 3); a round runs both sides once,
 #                 alternating which goes first
 #   MODES         "np2 np1" (default): mpirun -np 2 --oversubscribe, and one process (no mpirun)
+#   WARMUP        1 (default): one unmeasured run of each side per size and mode first; 0: none
 #   XSTACK_BUILD_DIR (default <repo>/build), BENCH_WORK (parent of the work folder, default
 #   /var/tmp)
 #
 # Per run: wall time around the whole command (mpirun included), each process under
-# /usr/bin/time (peak RSS, %M, of MPI rank 0), and rank 0's `--timings` line (the analysis
-# stage's wall seconds, and the total). Every figure is a median over the rounds; the ratio is
-# the median of the per-round ratios (both sides ran seconds apart). Warm cache: one unmeasured
-# run of each side first. "arrivals" = communication kernels in all the traces (one per rank
-# and collective call), from synth's schedule (docs/SYNTH.md).
+# /usr/bin/time (user + sys CPU of every MPI rank, peak RSS (%M) of MPI rank 0), and rank 0's
+# `--timings` line (the read and analysis stages' wall seconds, and the total). Every figure is
+# a median over the rounds; a ratio is the median of the per-round ratios (both sides ran
+# seconds apart). Warm cache: one unmeasured run of each side first (WARMUP=0: none; the synth
+# just wrote the files). "arrivals" = communication kernels in all the traces (one per rank and
+# collective call), from synth's schedule (docs/SYNTH.md).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +41,7 @@ while (($#)); do
 done
 read -r -a sizes <<<"${SIZES:-64 256 1024}"
 read -r -a modes <<<"${MODES:-np2 np1}"
-steps=${STEPS:-2} mb=${MICROBATCHES:-62} reps=${REPS:-3}
+steps=${STEPS:-2} mb=${MICROBATCHES:-62} reps=${REPS:-3} warmup=${WARMUP:-1}
 for v in "$steps" "$mb" "$reps"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "collectives_scale: STEPS, MICROBATCHES, REPS: positive integers" >&2; exit 2; }
 done
@@ -143,9 +145,11 @@ for n in "${sizes[@]}"; do
     --steps "$steps" --seed 1 >/dev/null 2>&1 || die "xstack synth failed ($n ranks)"
   echo "$n TP${tp}xPP${pp}xDP${dp} $arr $per $(du -sm "$d/profile" | cut -f1)" >"$work/res/$n.job"
   for mode in "${modes[@]}"; do
-    say "$n ranks, $mode: warm-up"
-    run "$mode" "$d" "$work/out" "$work/st" --no-analysis
-    run "$mode" "$d" "$work/out" "$work/st"
+    if [ "$warmup" != 0 ]; then
+      say "$n ranks, $mode: warm-up"
+      run "$mode" "$d" "$work/out" "$work/st" --no-analysis
+      run "$mode" "$d" "$work/out" "$work/st"
+    fi
     for ((r = 0; r < reps; r++)); do
       order=(off on)
       ((r % 2)) && order=(on off)
