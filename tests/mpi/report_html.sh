@@ -63,7 +63,7 @@ assert sum(t.startswith("zero baseline") for t in axes) == 3, axes
 latest = [t for t in axes if t.startswith("rank ")]
 assert set(latest[:2]) == {"rank 5", "rank 12"}, latest
 assert all(str(r) in axes for r in range(16)), "rank ticks of the heatmap missing"
-assert dom.count('class="sortable"') == 5, "sortable tables missing"
+assert dom.count('class="sortable"') == 6, "sortable tables missing"  # findings, who waits, collectives, critical path, ranks, kernels
 assert re.search(r'<th>cost \(ms\)</th>', dom) and "total over 10 steps" in dom, "table units missing"
 assert re.search(r'<p class="note" id="version">xstack \d+\.\d+\.\d+, git ', dom), "version missing"
 print("browser check ok: %d svg, %d rect, %d axis labels, findings %s" %

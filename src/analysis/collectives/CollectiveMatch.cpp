@@ -413,12 +413,13 @@ uint64_t roleOf(const RankArrivals& a) {
 }
 
 int collectiveGroupOwner(std::string_view group, int size) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64: offset basis, then xor and multiply
-  for (unsigned char c : group) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return size > 0 ? static_cast<int>(h % static_cast<uint64_t>(size)) : 0;
+  uint64_t h = 14695981039346656037ull;
+  fnvAdd(h, group);
+  // Rank 0 owns no group when there are others: it keeps the job's
+  // summaries and writes the files, so its memory does not grow with the
+  // job's collectives.
+  if (size <= 1) return 0;
+  return 1 + static_cast<int>(h % static_cast<uint64_t>(size - 1));
 }
 
 }  // namespace xstack

@@ -80,6 +80,53 @@ RankSteps readRankSteps(wire::Reader& r) {
   return m;
 }
 
+// One profile's arrivals split by their group's owner into `routed`,
+// freed as they go.
+void splitToOwners(RankArrivals& part, std::vector<Routed>& routed) {
+  const int size = static_cast<int>(routed.size());
+  std::vector<RankArrivals> split(routed.size());
+  for (RankArrivals& s : split) {
+    s.rank = part.rank;
+    s.steps = part.steps;
+  }
+  for (Arrival& a : part.arrivals)
+    split[collectiveGroupOwner(a.group, size)].arrivals.push_back(std::move(a));
+  std::vector<Arrival>().swap(part.arrivals);
+  for (GroupRanks& g : part.groups)
+    split[collectiveGroupOwner(g.group, size)].groups.push_back(std::move(g));
+  for (int o = 0; o < size; ++o)
+    if (!split[o].arrivals.empty() || !split[o].groups.empty())
+      routed[o].parts.push_back(std::move(split[o]));
+}
+
+// The messages for each owner (indexed by MPI rank): each of this MPI
+// rank's parts decoded one at a time, its (rank, steps, role) into `info`
+// and its arrivals split by their group's owner. Every owner gets one
+// message, maybe empty; one that does not decode sets `error` (sent to
+// every owner).
+std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, std::string& error,
+                                       std::vector<RankInfo>& info, int size) {
+  std::vector<Routed> routed(static_cast<size_t>(size));
+  for (const RankPart& p : local) {
+    auto part = decodeMessage<CollectivesPart>(
+        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readCollectivesPart);
+    if (!part) {
+      if (error.empty()) error = part.error().message;
+      continue;
+    }
+    RankArrivals& a = part->arrivals;
+    info.push_back({a.rank, a.steps, {}, roleOf(a)});
+    splitToOwners(a, routed);
+  }
+  std::vector<std::string> out;
+  for (Routed& m : routed) {
+    m.error = error;
+    out.push_back(encodeMessage(m, writeRouted));
+    m = Routed{};
+  }
+  return out;
+}
+
 // This MPI rank's parts, decoded; `error` set when one does not decode.
 std::vector<CollectivesPart> decodeLocal(const std::vector<RankPart>& local, std::string& error) {
   std::vector<CollectivesPart> out;
@@ -91,32 +138,6 @@ std::vector<CollectivesPart> decodeLocal(const std::vector<RankPart>& local, std
     else if (error.empty())
       error = a.error().message;
   }
-  return out;
-}
-
-// The messages for each owner (indexed by MPI rank): each part's arrivals
-// split by their group's owner. Every owner gets one message, maybe empty.
-std::vector<std::string> routeToOwners(std::vector<CollectivesPart>& mine, const std::string& error,
-                                       int size) {
-  std::vector<Routed> routed(static_cast<size_t>(size));
-  for (Routed& m : routed) m.error = error;
-  for (CollectivesPart& whole : mine) {
-    RankArrivals& part = whole.arrivals;
-    std::vector<RankArrivals> split(static_cast<size_t>(size));
-    for (RankArrivals& s : split) {
-      s.rank = part.rank;
-      s.steps = part.steps;
-    }
-    for (Arrival& a : part.arrivals)
-      split[collectiveGroupOwner(a.group, size)].arrivals.push_back(std::move(a));
-    for (GroupRanks& g : part.groups)
-      split[collectiveGroupOwner(g.group, size)].groups.push_back(std::move(g));
-    for (int o = 0; o < size; ++o)
-      if (!split[o].arrivals.empty() || !split[o].groups.empty())
-        routed[o].parts.push_back(std::move(split[o]));
-  }
-  std::vector<std::string> out;
-  for (const Routed& m : routed) out.push_back(encodeMessage(m, writeRouted));
   return out;
 }
 
@@ -181,7 +202,7 @@ class CollectivesJob final : public AnalysisJob {
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
 
  private:
-  bool gatherRankInfo(Comm& comm, const std::vector<CollectivesPart>& mine);
+  bool gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine);
   void gatherSummaries(Comm& comm, const Owned& mine);
   void criticalPaths(Comm& comm, const LocalWalk& walk);
   void addShares();
@@ -199,11 +220,8 @@ class CollectivesJob final : public AnalysisJob {
 // collective: every profile's (rank, steps), for waits.csv. Its node is its
 // trainer (the topology's), never a host name: the host that read a file
 // depends on the placement (docs/FORMAT.md section 6).
-bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<CollectivesPart>& mine) {
-  RankSteps info;
-  for (const CollectivesPart& p : mine)
-    info.push_back({p.arrivals.rank, p.arrivals.steps, {}, roleOf(p.arrivals)});
-  auto all = allgatherTyped(comm, info, "the collective ranks", writeRankSteps, readRankSteps);
+bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine) {
+  auto all = allgatherTyped(comm, mine, "the collective ranks", writeRankSteps, readRankSteps);
   if (!all) {
     status_ = all.error();
     return false;
@@ -267,11 +285,10 @@ void CollectivesJob::criticalPaths(Comm& comm, const LocalWalk& walk) {
 // the outcomes back to the readers, then the critical paths.
 void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
-  std::vector<CollectivesPart> mine = decodeLocal(local, error);
-  if (!gatherRankInfo(comm, mine)) return;  // fails alike on every rank
-  std::vector<std::string> received =
-      exchangeAll(comm, routeToOwners(mine, error, comm.size()), MessageTag::CollectiveArrivals);
-  std::vector<CollectivesPart>().swap(mine);
+  std::vector<RankInfo> info;
+  std::vector<std::string> received = exchangeAll(
+      comm, routeToOwners(local, error, info, comm.size()), MessageTag::CollectiveArrivals);
+  if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   Owned owned;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
   try {

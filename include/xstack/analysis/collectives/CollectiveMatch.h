@@ -150,7 +150,8 @@ void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
 // appear twice, keeps the first examples.
 void normalizeSummary(CollectivesSummary& s);
 
-// The MPI rank that owns `group`'s instances: FNV-1a 64 of the name mod `size`.
+// The MPI rank that owns `group`'s instances: 0 when `size` is 1, else
+// 1 + FNV-1a 64 of the name mod (size - 1) (rank 0 owns none).
 int collectiveGroupOwner(std::string_view group, int size);
 
 // A training rank of waits.csv.

@@ -268,15 +268,15 @@ TEST(CollectiveMatch, OwnerIsAFunctionOfTheGroupName) {
   for (int size : {1, 2, 3, 7}) {
     for (const char* g : {"", "0", "1", "default_pg"}) {
       const int o = collectiveGroupOwner(g, size);
-      EXPECT_GE(o, 0);
+      EXPECT_GE(o, size > 1 ? 1 : 0);  // rank 0 owns no group when there are others
       EXPECT_LT(o, size);
       EXPECT_EQ(o, collectiveGroupOwner(std::string(g), size));
     }
   }
   EXPECT_EQ(collectiveGroupOwner("anything", 1), 0);
-  // FNV-1a 64 ("a" hashes to 0xaf63dc4c8601ec8c), mod the size.
-  EXPECT_EQ(collectiveGroupOwner("a", 1000003), 783675);
-  EXPECT_EQ(collectiveGroupOwner("", 1000003), 801432);
+  // 1 + FNV-1a 64 ("a" hashes to 0xaf63dc4c8601ec8c) mod (size - 1).
+  EXPECT_EQ(collectiveGroupOwner("a", 1000003), 793535);
+  EXPECT_EQ(collectiveGroupOwner("", 1000003), 361152);
 }
 
 }  // namespace
