@@ -80,6 +80,7 @@ Expected<uint64_t> parseTimeOriginNs(const std::string& text) {
 // `report`'s options as typed on the command line, before their checks.
 struct ReportArgs {
   int64_t P = 8, S = 8, D = 2;
+  int64_t gpusPerNode = 8;  // --gpus-per-node: PyTorch's name of P (gpus-per-trainer)
   std::string origin, formats;
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
@@ -102,6 +103,8 @@ po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
       "gpus-per-trainer", po::value(&a.P),
       "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
       "ids; JSON traces: deviceProperties, else the GPUs their GPU work runs on; else 8)")(
+      "gpus-per-node", po::value(&a.gpusPerNode),
+      "the same as --gpus-per-trainer, in PyTorch's words (ranks per node; local rank = rank % P)")(
       "group-size", po::value(&a.S)->default_value(8), "trainers per group, S")(
       "display-size", po::value(&a.D)->default_value(2),
       "trainers per group shown in detail, D <= S")(
@@ -164,6 +167,13 @@ Command parseReport(const std::vector<std::string>& args) {
   po::notify(vm);
   if (o.dataDir.empty() && o.dirs.profile.empty())
     return Failure::usage("report: give --data-dir or --profile-dir");
+  if (vm.count("gpus-per-node")) {
+    if (vm.count("gpus-per-trainer") && a.P != a.gpusPerNode)
+      return Failure::usage("--gpus-per-node " + std::to_string(a.gpusPerNode) +
+                            " and --gpus-per-trainer " + std::to_string(a.P) +
+                            " differ (they are one option; give one)");
+    a.P = a.gpusPerNode;
+  }
   if (std::optional<Failure> bad = checkReportNumbers(a)) return *bad;
   o.spill.memoryBytes = static_cast<uint64_t>(a.memoryMb) << 20;
   if (o.spill.dir.empty()) o.spill.dir = defaultSpillDir();
@@ -176,7 +186,7 @@ Command parseReport(const std::vector<std::string>& args) {
     return Failure::usage("--format must be json, perfetto or json,perfetto, got '" + a.formats +
                           "'");
   o.topology = {a.P, a.S, a.D};
-  o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0;
+  o.inferGpusPerTrainer = vm.count("gpus-per-trainer") == 0 && vm.count("gpus-per-node") == 0;
   o.progress = !vm.count("no-progress");
   o.analysis = !vm.count("no-analysis");
   o.pieceBytes = static_cast<uint64_t>(a.pieceKb) << 10;

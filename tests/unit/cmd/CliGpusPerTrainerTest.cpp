@@ -21,6 +21,23 @@ TEST(CliGpusPerTrainer, GivenIsUsedEvenWhenEight) {
   EXPECT_EQ(std::get<ReportOptions>(c).topology.gpusPerTrainer, 8);
 }
 
+TEST(CliGpusPerTrainer, GpusPerNodeIsTheSameOption) {
+  Command c = parseCommandLine({"report", "--data-dir", "d", "--out", "o", "--gpus-per-node", "4"});
+  ASSERT_TRUE(std::holds_alternative<ReportOptions>(c));
+  EXPECT_FALSE(std::get<ReportOptions>(c).inferGpusPerTrainer);
+  EXPECT_EQ(std::get<ReportOptions>(c).topology.gpusPerTrainer, 4);
+  Command same = parseCommandLine({"report", "--data-dir", "d", "--out", "o", "--gpus-per-node",
+                                   "4", "--gpus-per-trainer", "4"});
+  EXPECT_TRUE(std::holds_alternative<ReportOptions>(same));
+  Command differ = parseCommandLine({"report", "--data-dir", "d", "--out", "o", "--gpus-per-node",
+                                     "4", "--gpus-per-trainer", "8"});
+  ASSERT_TRUE(std::holds_alternative<Failure>(differ));
+  EXPECT_NE(std::get<Failure>(differ).message.find("differ"), std::string::npos);
+  Command zero =
+      parseCommandLine({"report", "--data-dir", "d", "--out", "o", "--gpus-per-node", "0"});
+  EXPECT_TRUE(std::holds_alternative<Failure>(zero));
+}
+
 TEST(CliGpusPerTrainer, VersionNamesToolGitProtobufAndMpi) {
   Command c = parseCommandLine({"--version"});
   ASSERT_TRUE(std::holds_alternative<HelpRequest>(c));
