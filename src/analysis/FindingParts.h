@@ -26,11 +26,13 @@ struct Group {
 std::vector<Group> groupByTrainer(std::map<size_t, std::vector<int64_t>> slowSteps,
                                   const std::vector<RankTable>& tables, const Topology& topo);
 
-uint64_t medianOf(std::vector<uint64_t> v);       // the median (mean of the middle two)
+uint64_t medianOf(std::vector<uint64_t> v);               // the median (mean of the middle two)
 std::string rankList(const std::vector<int64_t>& ranks);  // "1, 5, 9"
-std::string fmt(const char* f, double v);         // snprintf of one double
+std::string fmt(const char* f, double v);                 // snprintf of one double
 // "data-loader op", "sync" or "CPU op", by the op's name.
 std::string hostOpKindOf(const std::string& name);
+// Whether a finding of `known` names one of `ranks`.
+bool coveredBy(const std::vector<int64_t>& ranks, const std::vector<Finding>& known);
 // f.traceFiles from f.ranks: traceFile_<group>_<gpu><suffix>, sorted, once each.
 void nameTraceFiles(Finding& f, const Topology& topo, const std::string& traceSuffix);
 

@@ -276,6 +276,13 @@ std::string hostOpKindOf(const std::string& name) {
                                                                                  : "CPU op";
 }
 
+bool coveredBy(const std::vector<int64_t>& ranks, const std::vector<Finding>& known) {
+  for (const Finding& k : known)
+    for (int64_t r : ranks)
+      if (std::find(k.ranks.begin(), k.ranks.end(), r) != k.ranks.end()) return true;
+  return false;
+}
+
 void nameTraceFiles(Finding& f, const Topology& topo, const std::string& traceSuffix) {
   for (int64_t r : f.ranks) {
     std::string name = "traceFile_" + std::to_string(topo.groupOf(r)) + "_" +
@@ -547,13 +554,6 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   f.evidenceInTrace = evidenceOf(f, topo, others, arrival);
   f.evidence = f.evidenceInTrace + "; see " + listOf(f.traceFiles);
   return f;
-}
-
-bool coveredBy(const std::vector<int64_t>& ranks, const std::vector<Finding>& known) {
-  for (const Finding& k : known)
-    for (int64_t r : ranks)
-      if (std::find(k.ranks.begin(), k.ranks.end(), r) != k.ranks.end()) return true;
-  return false;
 }
 
 std::vector<Group> groupSlowRanks(const std::vector<StepView>& views,

@@ -42,7 +42,8 @@ int64_t excessOf(const RoleCell& c, Metric m) {
 // The positive excess of a slow cell over its role's medians, summed (ns).
 uint64_t lateOf(const RoleCell& c) {
   uint64_t sum = 0;
-  for (Metric m : {kCompute, kIdle, kMemcpy}) sum += static_cast<uint64_t>(std::max<int64_t>(0, excessOf(c, m)));
+  for (Metric m : {kCompute, kIdle, kMemcpy})
+    sum += static_cast<uint64_t>(std::max<int64_t>(0, excessOf(c, m)));
   return sum;
 }
 
@@ -87,11 +88,13 @@ std::vector<RoleCell> classifyRole(const std::vector<size_t>& members,
     }
   for (Metric m : {kCompute, kIdle, kMemcpy}) {
     std::vector<uint64_t> dev;
-    for (const RoleCell& c : cells) dev.push_back(static_cast<uint64_t>(std::llabs(excessOf(c, m))));
+    for (const RoleCell& c : cells)
+      dev.push_back(static_cast<uint64_t>(std::llabs(excessOf(c, m))));
     const double sigma = 1.4826 * static_cast<double>(medianOf(dev));
     for (RoleCell& c : cells) {
       const auto it = stepMedian.find(c.row->step);
-      const double floor = kStepFloor * static_cast<double>(it == stepMedian.end() ? 0 : it->second);
+      const double floor =
+          kStepFloor * static_cast<double>(it == stepMedian.end() ? 0 : it->second);
       const auto x = static_cast<double>(excessOf(c, m));
       c.slow = c.slow || (x > 0 && x >= std::max(5 * sigma, floor));
     }
@@ -151,13 +154,17 @@ uint64_t excess(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 // else host (idle) or memcpy, the larger; host names the gap op that
 // explains at least half the extra idle time.
 void setRoleCause(Finding& f, const RoleEvidence& e) {
-  f.computeNs = per(e.mine[kCompute], e.cells), f.computeMedianNs = per(e.median[kCompute], e.cells);
+  f.computeNs = per(e.mine[kCompute], e.cells),
+  f.computeMedianNs = per(e.median[kCompute], e.cells);
   f.hostIdleNs = per(e.mine[kIdle], e.cells), f.hostIdleMedianNs = per(e.median[kIdle], e.cells);
   f.memcpyNs = per(e.mine[kMemcpy], e.cells), f.memcpyMedianNs = per(e.median[kMemcpy], e.cells);
-  const uint64_t c = excess(f.computeNs, f.computeMedianNs), h = excess(f.hostIdleNs, f.hostIdleMedianNs),
+  const uint64_t c = excess(f.computeNs, f.computeMedianNs),
+                 h = excess(f.hostIdleNs, f.hostIdleMedianNs),
                  m = excess(f.memcpyNs, f.memcpyMedianNs);
   f.cause = c > 0 && 2 * c >= f.lateNs ? "compute" : m > h ? "memcpy" : "host";
-  f.computeRatio = f.computeMedianNs ? static_cast<double>(f.computeNs) / static_cast<double>(f.computeMedianNs) : 0;
+  f.computeRatio = f.computeMedianNs
+                       ? static_cast<double>(f.computeNs) / static_cast<double>(f.computeMedianNs)
+                       : 0;
   if (f.cause != "host") return;
   const std::string* best = nullptr;
   uint64_t bestExcess = 0;
@@ -194,8 +201,9 @@ std::string roleCauseText(const Finding& f) {
                   ": launches come late (compute " + formatMs(f.computeNs) + " against " +
                   formatMs(f.computeMedianNs) + ")";
   if (!f.hostOp.empty())
-    return t + "; the host is in " + f.hostOpKind + " '" + f.hostOp + "' for " + formatMs(f.hostOpNs) +
-           " per step (" + formatMs(f.hostOpMedianNs) + " on its role's median rank)";
+    return t + "; the host is in " + f.hostOpKind + " '" + f.hostOp + "' for " +
+           formatMs(f.hostOpNs) + " per step (" + formatMs(f.hostOpMedianNs) +
+           " on its role's median rank)";
   return t + "; no single host op explains it";
 }
 
@@ -211,7 +219,8 @@ uint64_t waitedForPerStep(const Finding& f, const JobBoard& board) {
 }
 
 std::string stepsText(const Finding& f) {
-  return f.allSteps ? "in " + std::to_string(f.steps.size()) + "/" + std::to_string(f.stepsOfRank) + " steps"
+  return f.allSteps ? "in " + std::to_string(f.steps.size()) + "/" + std::to_string(f.stepsOfRank) +
+                          " steps"
                     : (f.steps.size() == 1 ? "in step " : "in steps ") + rankList(f.steps);
 }
 
@@ -233,25 +242,20 @@ Finding describeRole(const Group& g, const std::vector<RoleCell>& cells, size_t 
   f.othersWaitNs = waitedForPerStep(f, board);
   f.evidenceInTrace = whoOf(f, topo) + " is " + formatMs(f.lateNs) + " per step behind the " +
                       std::to_string(roleSize - g.ranks.size()) +
-                      " other ranks of its role (the same collectives) " + stepsText(f) + "; cause " +
-                      f.cause + ": " + roleCauseText(f) + "; others wait " + formatMs(f.othersWaitNs) +
-                      " per step in the collectives it arrives last at; costs " + formatMs(f.costNs) +
-                      " (" + fmt("%.1f", 100 * f.score) + " % of step time)";
+                      " other ranks of its role (the same collectives) " + stepsText(f) +
+                      "; cause " + f.cause + ": " + roleCauseText(f) + "; others wait " +
+                      formatMs(f.othersWaitNs) +
+                      " per step in the collectives it arrives last at; costs " +
+                      formatMs(f.costNs) + " (" + fmt("%.1f", 100 * f.score) + " % of step time)";
   return f;
-}
-
-bool covered(const std::vector<int64_t>& ranks, const std::vector<Finding>& known) {
-  for (const Finding& k : known)
-    for (int64_t r : ranks)
-      if (std::find(k.ranks.begin(), k.ranks.end(), r) != k.ranks.end()) return true;
-  return false;
 }
 
 }  // namespace
 
 std::vector<Finding> roleFindings(const std::vector<RankTable>& tables, const Topology& topo,
-                                  const JobBoard& board, const std::map<int64_t, uint64_t>& stepMedian,
-                                  uint64_t jobStepNs, const std::vector<Finding>& known) {
+                                  const JobBoard& board,
+                                  const std::map<int64_t, uint64_t>& stepMedian, uint64_t jobStepNs,
+                                  const std::vector<Finding>& known) {
   std::vector<Finding> out;
   if (board.collectiveRanks == nullptr) return out;
   for (const std::vector<size_t>& members : rolesOf(tables, *board.collectiveRanks)) {
@@ -260,7 +264,7 @@ std::vector<Finding> roleFindings(const std::vector<RankTable>& tables, const To
     for (const RoleCell& c : cells)
       if (c.slow) slowSteps[c.table].push_back(c.row->step);
     for (const Group& g : groupByTrainer(slowSteps, tables, topo)) {
-      if (covered(g.ranks, known)) continue;
+      if (coveredBy(g.ranks, known)) continue;
       out.push_back(describeRole(g, cells, members.size(), tables, topo, board, jobStepNs));
     }
   }
@@ -300,7 +304,8 @@ std::map<int64_t, std::vector<SlowClass>> slowNodes(const std::vector<NetCell>& 
                  static_cast<double>(std::max<uint64_t>(1, c.groups));
     s.text = c.collective + " of " + std::to_string(c.bytes) + " bytes among " +
              std::to_string(c.members) + " ranks: " + fmt("%.3f", mine / 1e6) + " ms against " +
-             fmt("%.3f", others / 1e6) + " ms elsewhere (" + std::to_string(c.instances) + " instances)";
+             fmt("%.3f", others / 1e6) + " ms elsewhere (" + std::to_string(c.instances) +
+             " instances)";
     out[c.node].push_back(std::move(s));
   }
   return out;
@@ -337,7 +342,8 @@ std::vector<Finding> networkFindings(const std::vector<RankTable>& tables, const
   f.lateNs = per(f.costNs, f.steps.size());
   std::string classes;
   for (const SlowClass& c : slow.at(node)) classes += (classes.empty() ? "" : "; ") + c.text;
-  f.evidenceInTrace = whoOf(f, topo) + ": the transfers of the collectives with a member on it are " +
+  f.evidenceInTrace = whoOf(f, topo) +
+                      ": the transfers of the collectives with a member on it are " +
                       "slower than the same collectives between other nodes: " + classes +
                       "; cause network; costs " + formatMs(f.costNs) + " (" +
                       fmt("%.1f", 100 * f.score) + " % of step time)";

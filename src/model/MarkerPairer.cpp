@@ -30,10 +30,10 @@ bool useNumbers(const std::vector<Span>& spans, Warnings& warnings, const std::s
   }
   if (numbered == 0) return false;
   if (numbered == forwards && increasing) return true;
-  std::string what = numbered != forwards ? std::to_string(forwards - numbered) +
-                                                " forward spans have no step number"
-                                          : "step " + std::to_string(bad->number) +
-                                                " does not follow the step before it";
+  std::string what =
+      numbered != forwards
+          ? std::to_string(forwards - numbered) + " forward spans have no step number"
+          : "step " + std::to_string(bad->number) + " does not follow the step before it";
   warnings.add(Warn::StepNumberIgnored, 1, where + ": " + what + "; steps numbered by position");
   return false;
 }

@@ -18,8 +18,9 @@ namespace xstack {
 // `stepMedian` of that step). Ranks that a `known` finding names are left
 // out. Evidence without the trace files (the caller names them).
 std::vector<Finding> roleFindings(const std::vector<RankTable>& tables, const Topology& topo,
-                                  const JobBoard& board, const std::map<int64_t, uint64_t>& stepMedian,
-                                  uint64_t jobStepNs, const std::vector<Finding>& known);
+                                  const JobBoard& board,
+                                  const std::map<int64_t, uint64_t>& stepMedian, uint64_t jobStepNs,
+                                  const std::vector<Finding>& known);
 
 // Network rule: the node whose cross-node transfers take >= 1.4x the same
 // (collective, bytes, members) elsewhere, the most excess time first; at

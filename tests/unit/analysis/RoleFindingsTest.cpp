@@ -75,9 +75,9 @@ TEST(RoleFindings, AStalledHostIsHostAndAHealthyJobHasNone) {
   ASSERT_EQ(stalled.size(), 1u);
   EXPECT_EQ(stalled[0].ranks, std::vector<int64_t>{2});
   EXPECT_EQ(stalled[0].cause, "host");
-  EXPECT_TRUE(roleFindings(tables(8, 5'000'000, {}), eightPerNode(), board, stepMedians(),
-                           80'000'000, {})
-                  .empty());
+  EXPECT_TRUE(
+      roleFindings(tables(8, 5'000'000, {}), eightPerNode(), board, stepMedians(), 80'000'000, {})
+          .empty());
 }
 
 TEST(RoleFindings, LeavesOutRanksAnotherFindingNamesAndNeedsTheBoard) {
