@@ -153,6 +153,67 @@ void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats)
   }
 }
 
+void appendVisibleText(std::string& out, std::string_view s, JsonTextStats& stats) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  auto control = [&](unsigned c) {
+    ++stats.controlChars;
+    out += "\\u00";
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  };
+  while (p < end) {
+    const auto* run = p;
+    while (p < end && ((*p >= 0x20 && *p < 0x7f) || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    if (p >= end) break;
+    if (*p < 0x80) {
+      control(*p++);
+    } else if (p[0] == 0xC2 && end - p >= 2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+      control(p[1]);  // a C1 control, valid UTF-8
+      p += 2;
+    } else {
+      p = appendUtf8Sequence(out, p, end, stats);
+    }
+  }
+}
+
+void appendVisibleText(std::string& out, std::string_view s) {
+  JsonTextStats ignored;
+  appendVisibleText(out, s, ignored);
+}
+
+std::string visibleText(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  appendVisibleText(out, s);
+  return out;
+}
+
+std::string htmlText(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : visibleText(s)) {
+    switch (c) {
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
 char* writeUint(char* p, uint64_t v) {
   static constexpr char kPairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -86,8 +86,9 @@ std::string kernelsCsvHeader() {
   return "rank,name,category,count,total_ns,mean_ns,min_ns,max_ns\n";
 }
 
-void appendCsvField(std::string& out, std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+void appendCsvField(std::string& out, std::string_view raw) {
+  const std::string field = visibleText(raw);
+  if (field.find_first_of(",\"\r\n") == std::string::npos) {
     out += field;
     return;
   }

@@ -21,28 +21,7 @@ std::string num(double v, int decimals) {
   return buf;
 }
 
-std::string htmlEscape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '&':
-        o += "&amp;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
+std::string htmlEscape(std::string_view s) { return htmlText(s); }
 
 // [first, last] of bin b of n items in `bins` bins.
 std::pair<size_t, size_t> binRange(size_t b, size_t n, size_t bins) {

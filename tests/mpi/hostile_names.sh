@@ -7,8 +7,8 @@
 # diff: a Kineto kernel renamed to hold a CSI and a newline followed by a forged line
 # ("xstack: forged kernel"; names reach diff through kernels.csv), a finding whose fields hold
 # such bytes (findings.json), the folder B named so too, an A that is not a folder and an option
-# so named: the text and stderr are safe, --json is valid JSON with the exact names, diff.html
-# holds the exact names HTML-escaped.
+# so named: the text and stderr are safe, --json is valid JSON with the names as the files hold
+# them (kernels.csv: ESC as the text \u001b), diff.html holds them so, HTML-escaped.
 #   usage: hostile_names.sh XSTACK WORKDIR
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2
@@ -91,7 +91,7 @@ PY
   fail "diff rc $?: $(cat -v "$work/diff.err")"
 clean "$work/diff.out" "diff's stdout"
 clean "$work/diff.err" "diff's stderr"
-grep -qF 'Softmax?[31mRED?[0m?xstack: forged kernel [' "$work/diff.out" ||
+grep -qF 'Softmax\u001b[31mRED\u001b[0m?xstack: forged kernel [' "$work/diff.out" ||
   fail "diff does not name the kernel (made safe): $(cat -v "$work/diff.out")"
 grep -qF 'new: straggler?]0;owned? rank 1 (steps all, cause host??31m?xstack: forged cause, cost 12.500 ms): late??xstack: forged evidence?' \
   "$work/diff.out" || fail "diff does not give the finding (made safe): $(cat -v "$work/diff.out")"
@@ -104,13 +104,13 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["b"] == sys.argv[2], j["b"]
 names = [k["name"] for k in j["kernels"]["top"]]
-assert "Softmax\x1b[31mRED\x1b[0m\nxstack: forged kernel" in names, names
+assert "Softmax\\u001b[31mRED\\u001b[0m\nxstack: forged kernel" in names, names  # as kernels.csv
 f = j["findings"]["new"][-1]
 assert f["kind"] == "straggler\x1b]0;owned\x07" and f["cause"] == "host\x9b31m\nxstack: forged cause", f
 assert f["evidence"] == "late\r\nxstack: forged evidence\x7f" and f["cost_ms"] == 12.5, f
 PY
-python3 -c 'import sys; assert b"<td>Softmax\x1b[31mRED\x1b[0m\nxstack: forged kernel</td>" in open(sys.argv[1], "rb").read()' \
-  "$B/diff.html" || fail "diff.html does not hold the exact kernel name"
+python3 -c 'import sys; assert b"<td>Softmax\\u001b[31mRED\\u001b[0m\nxstack: forged kernel</td>" in open(sys.argv[1], "rb").read()' \
+  "$B/diff.html" || fail "diff.html does not hold the kernel name (FORMAT.md's rule for names)"
 # A folder that does not exist (rc 1) and an unknown option (rc 2), both named safely.
 set +e
 "$xstack" diff "$work/"$'x\e[31m\nxstack: forged A' "$B" >"$work/diffx.out" 2>"$work/diffx.err"

@@ -27,6 +27,19 @@ void appendJsonString(std::string& out, std::string_view s);
 // copied as it is. Used for protobuf strings (Perfetto output).
 void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats);
 
+// The one rule for names in xstack's text outputs (every CSV, report.html,
+// diff.html): appends s as valid UTF-8 without control characters. Each
+// maximal invalid subpart becomes U+FFFD (stats.invalidUtf8, as
+// appendValidUtf8); every control character but TAB, LF and CR (C0 0x00-0x1f,
+// DEL 0x7f, C1 U+0080-U+009F) becomes the six characters \u00XX (lower-case
+// hex: ESC -> "\u001b"; stats.controlChars). TAB, LF and CR stay (a CSV
+// field holding them is quoted). Everything else is copied as it is.
+void appendVisibleText(std::string& out, std::string_view s, JsonTextStats& stats);
+void appendVisibleText(std::string& out, std::string_view s);
+std::string visibleText(std::string_view s);
+// visibleText, then '<', '>', '&' and '"' as HTML character references.
+std::string htmlText(std::string_view s);
+
 void appendInt(std::string& out, int64_t v);
 void appendUint(std::string& out, uint64_t v);
 // Pointer-based writers for hot loops: each writes at p and returns the end.

@@ -19,8 +19,10 @@ std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topol
 // rank's rows (`kernels` ordered by name), ranks in increasing order.
 std::string kernelsCsvHeader();
 void appendKernelsCsvRows(std::string& out, int64_t rank, const std::vector<KernelStat>& kernels);
-// `field` as one CSV field (RFC 4180): in double quotes, with each quote
-// doubled, when it contains a comma, a quote, CR or LF; as is otherwise.
+// `field` as one CSV field (RFC 4180) after the text outputs' rule
+// (visibleText: valid UTF-8, no control character but TAB, CR, LF): in
+// double quotes, with each quote doubled, when it then contains a comma, a
+// quote, CR or LF; as is otherwise.
 void appendCsvField(std::string& out, std::string_view field);
 std::string findingsJson(const JobAnalysis& a, const Topology& topology);
 // `toolVersion` (xstack, git, protobuf, MPI; empty: none) and `commandLine`

@@ -7,6 +7,7 @@
 
 #include "xstack/cmd/common/VersionInfo.h"
 #include "xstack/cmd/diff/Diff.h"
+#include "xstack/core/TextWriting.h"
 
 namespace xstack {
 namespace {
@@ -22,22 +23,7 @@ std::string num(double v, int decimals) {
   return buf;
 }
 
-std::string esc(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
+std::string esc(std::string_view s) { return htmlText(s); }
 
 double msOf(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 

@@ -22,7 +22,10 @@ namespace xstack {
 namespace {
 
 // A record longer than this (quoted line breaks joined) is an error, not memory.
-constexpr size_t kMaxRecordBytes = size_t{1} << 20;
+// Far above any record report writes: a name comes from one input event (at
+// most 64 MiB, TraceReaderOptions::maxEventBytes) and grows at most 6-fold in
+// a CSV (a control byte becomes the text \u00XX), so 384 MiB at most.
+constexpr size_t kMaxRecordBytes = size_t{1} << 30;
 
 bool quotesOpen(std::string_view s) { return std::count(s.begin(), s.end(), '"') % 2 == 1; }
 
@@ -82,7 +85,7 @@ struct CsvPass {
       pending += text;
     }
     if (pending.size() > kMaxRecordBytes) {
-      error = "line " + std::to_string(pendingLine) + ": record longer than 1 MiB";
+      error = "line " + std::to_string(pendingLine) + ": record longer than 1 GiB";
       return;
     }
     if (quotesOpen(pending)) return;
@@ -265,8 +268,9 @@ Status readCsv(const std::string& path, const std::vector<std::string>& needColu
       path, [&](std::string_view text, const LineInfo& info) { pass.line(text, info.number); },
       [&](const LineInfo& info, uint64_t) {
         if (overlong.empty())
-          overlong = "line " + std::to_string(info.number) + ": longer than 1 MiB";
-      });
+          overlong = "line " + std::to_string(info.number) + ": longer than 1 GiB";
+      },
+      LineReaderOptions{kMaxRecordBytes});
   if (!st) return st;
   if (pass.error.empty() && !overlong.empty()) pass.error = overlong;
   if (pass.error.empty() && !pass.pending.empty())

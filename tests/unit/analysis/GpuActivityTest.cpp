@@ -271,6 +271,10 @@ TEST(GpuActivityTest, CsvFieldsQuotedPerRfc4180) {
   EXPECT_EQ(field("a\nb"), "\"a\nb\"");
   EXPECT_EQ(field("a\rb"), "\"a\rb\"");
   EXPECT_EQ(field(""), "");
+  // The text outputs' rule first: TAB stays (no quotes for it), other controls become
+  // \u00XX text, invalid UTF-8 U+FFFD; the quoting then sees the result.
+  EXPECT_EQ(field("a\tb"), "a\tb");
+  EXPECT_EQ(field(std::string("k\x1b[31m\0,\xff", 9)), "\"k\\u001b[31m\\u0000,\xEF\xBF\xBD\"");
 }
 
 TEST(GpuActivityTest, StepTablesCarryTheBreakdown) {

@@ -61,6 +61,22 @@ TEST_F(DiffFiles, KernelRowsStreamWithLineBreaksInNames) {
   EXPECT_EQ(total, 17u);
 }
 
+// A name longer than 1 MiB (on one line, and with quoted line breaks) reads back whole.
+TEST_F(DiffFiles, KernelNamesOfMegabytesReadBack) {
+  const std::string one = "k" + std::string(size_t{2} << 20, 'x') + ",\"q\"";
+  const std::string two =
+      std::string(size_t{1} << 20, 'a') + "\n" + std::string(size_t{1} << 20, 'b');
+  std::string p =
+      write("k.csv", std::string(kKernelsHeader) + "0,\"k" + std::string(size_t{2} << 20, 'x') +
+                         ",\"\"q\"\"\",OTHER,1,1,1,1,1\n" + "0,\"" + two + "\",OTHER,1,2,2,2,2\n");
+  std::vector<std::string> names;
+  Status st = forEachKernelRow(p, [&](const KernelRow& r) { names.emplace_back(r.name); });
+  ASSERT_TRUE(st) << st.error().message.substr(0, 200);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_TRUE(names[0] == one);
+  EXPECT_TRUE(names[1] == two);
+}
+
 TEST_F(DiffFiles, ErrorsNameTheFileAndLine) {
   std::string p = write("k.csv", std::string(kKernelsHeader) + "0,a,OTHER,x,10,5,4,6\n");
   Status st = forEachKernelRow(p, [](const KernelRow&) {});

@@ -291,4 +291,59 @@ TEST(JsonText, SpecialByteAtEveryOffsetOfALongPlainRun) {
     }
 }
 
+// The text outputs' rule (CSV fields, report.html, diff.html).
+TEST(VisibleText, ControlsBecomeEscapeTextButTabCrLf) {
+  JsonTextStats st;
+  std::string out;
+  appendVisibleText(out, std::string("a\0b\x1b[2J\x07\x7f\t\r\nz", 13), st);
+  EXPECT_EQ(out, "a\\u0000b\\u001b[2J\\u0007\\u007f\t\r\nz");
+  EXPECT_EQ(st.controlChars, 4u);
+  EXPECT_EQ(st.invalidUtf8, 0u);
+  // C1 controls (valid UTF-8 U+0080..U+009F) too; U+00A0 and above stay.
+  EXPECT_EQ(visibleText("x\xc2\x9b"
+                        "31m\xc2\x80\xc2\xa0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+            "x\\u009b31m\\u0080\xc2\xa0\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+}
+
+TEST(VisibleText, InvalidUtf8BecomesReplacementCharacters) {
+  JsonTextStats st;
+  std::string out;
+  // Maximal subparts, as appendValidUtf8: \xff, \xc3 before '(', \xed \xa0 \x80 (a surrogate:
+  // three), a cut 3-byte sequence at the end (one).
+  appendVisibleText(out, "a\xff\xc3(\xed\xa0\x80z\xe2\x82", st);
+  EXPECT_EQ(out, "a" + kFFFD + kFFFD + "(" + kFFFD + kFFFD + kFFFD + "z" + kFFFD);
+  EXPECT_EQ(st.invalidUtf8, 6u);
+  std::string same;
+  JsonTextStats st2;
+  appendValidUtf8(same, "a\xff\xc3(\xed\xa0\x80z\xe2\x82", st2);
+  EXPECT_EQ(out, same);
+}
+
+TEST(VisibleText, RandomBytesGiveValidUtf8WithoutControls) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    std::string in(rng() % 40, '\0');
+    for (char& c : in) c = static_cast<char>(rng() % 256);
+    const std::string out = visibleText(in);
+    // Valid UTF-8 (nlohmann's strict decoder accepts it as a JSON string) ...
+    std::string json;
+    appendJsonString(json, out);
+    EXPECT_EQ(readBack(json), out);
+    // ... with no control byte but TAB, LF, CR, and no C1 control.
+    for (size_t i = 0; i < out.size(); ++i) {
+      const auto c = static_cast<unsigned char>(out[i]);
+      EXPECT_FALSE((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) << i;
+      if (c == 0xc2 && i + 1 < out.size())
+        EXPECT_FALSE(static_cast<unsigned char>(out[i + 1]) < 0xa0) << i;
+    }
+    // Text already clean is a fixed point.
+    EXPECT_EQ(visibleText(out), out);
+  }
+}
+
+TEST(VisibleText, HtmlTextEscapesAfterTheRule) {
+  EXPECT_EQ(htmlText("<b a=\"1\">&\x1b[0m\xff"),
+            "&lt;b a=&quot;1&quot;&gt;&amp;\\u001b[0m" + kFFFD);
+}
+
 }  // namespace xstack
