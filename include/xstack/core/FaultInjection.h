@@ -1,7 +1,8 @@
 // Test hook: XSTACK_INJECT_FAULT="<stage>:<rank>[,<stage>:<rank>...]" makes
 // MPI rank <rank> fail at <stage> ("list", "read", "render", or
-// "kill-render" which SIGKILLs the process; "render-read-cmd" and "read-cmd"
-// (before the read stage, after the listing) run a command, runInjectedCommand), so the tests can prove that a
+// "kill-render" which SIGKILLs the process; "render-read-cmd", "read-cmd"
+// (before the read stage, after the listing) and "list-cmd" (before the listing,
+// after --out is locked) run a command, runInjectedCommand), so the tests can prove that a
 // failure on one rank at any stage neither hangs nor loses the other
 // ranks' outputs. Unset in normal runs (a getenv per stage, no cost).
 #pragma once

@@ -40,7 +40,8 @@ void printTimings(Comm& comm, const StageClock& clk) {
 }
 
 // Prints the failure that ended the run (rank 0) and returns its exit code.
-int fail(const ReportRun& run, const Failure& f) {
+int fail(ReportRun& run, const Failure& f) {
+  run.removeCreatedOutDirs();
   run.log(f.kind == FailureKind::Usage ? f.message : "fatal: " + f.message);
   return exitCodeFor(f.kind);
 }
@@ -81,6 +82,7 @@ int renderAndWrite(ReportRun& run, const ListedInputs& listed, const PlannedInpu
 
 // From the agreed options to the exit code.
 int runStages(ReportRun& run) {
+  if (Status locked = lockOutputStage(run); !locked.ok()) return fail(run, locked.error());
   Expected<ListedInputs> listed = listInputsStage(run);
   if (!listed.ok()) return fail(run, listed.error());
   Expected<PlannedInputs> planned = planStage(run, *listed);

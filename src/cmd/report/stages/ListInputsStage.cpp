@@ -336,6 +336,7 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
 Expected<ListedInputs> listInputsStage(ReportRun& run) {
   ListedInputs out;
   SourceListing chosen;
+  runInjectedCommand("list-cmd", run.comm.rank());  // test hook: before the first input is read
   try {
     if (faultInjected("list", run.comm.rank())) throw std::runtime_error("injected listing fault");
     chosen = chooseSource(run.options);

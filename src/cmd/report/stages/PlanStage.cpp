@@ -1,8 +1,5 @@
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <set>
 
 #include "xstack/cmd/report/PlanExchange.h"
@@ -10,43 +7,14 @@
 #include "xstack/core/TerminalText.h"
 #include "xstack/source/SourceRegistry.h"
 
-namespace fs = std::filesystem;
-
 namespace xstack {
 namespace {
-
-// Rank 0: --out is a folder (created with its parents when missing) this user
-// can write and search. Never throws: a path the file system refuses (no search
-// permission on a parent, a symlink loop, over PATH_MAX, through a file) is an
-// Error naming the path and the reason.
-Status prepareOutDir(const std::string& out) {
-  std::error_code created, probed;
-  fs::create_directories(out, created);
-  if (!fs::is_directory(out, probed)) {
-    const std::error_code& why = created ? created : probed;
-    return Error{"--out " + out + ": not a folder and cannot be created" +
-                 (why ? ": " + why.message() : std::string())};
-  }
-  if (::access(out.c_str(), W_OK | X_OK) != 0)
-    return Error{"--out " + out + ": folder not writable"};
-  return {};
-}
 
 void printPlan(const Plan& plan) {
   for (const auto& f : plan.files)
     std::fprintf(stderr, "xstack: plan: %s %s %llu bytes -> rank %d on %s\n", kindName(f.file.kind),
                  terminalSafe(f.file.path).c_str(), static_cast<unsigned long long>(f.file.bytes),
                  f.reader, terminalSafe(f.readerHost).c_str());
-}
-
-// collective: rank 0 checks the output folder before anything is read.
-Status agreeOnOutDir(ReportRun& run) {
-  Status outOk = run.root() ? prepareOutDir(run.options.outDir) : Status{};
-  std::vector<std::string> cleanNotes;
-  if (run.root() && outOk.ok()) outOk = run.outCommit.lock(run.options.outDir, cleanNotes);
-  for (const auto& n : cleanNotes) run.log("note: " + n);
-  if (run.comm.allTrue(outOk.ok())) return {};
-  return outOk.ok() ? Error{"output folder check failed"} : outOk;
 }
 
 // collective: the effective --gpus-per-trainer, given and checked against the
@@ -144,8 +112,6 @@ Expected<PlannedInputs> planStage(ReportRun& run, const ListedInputs& listed) {
   if (profiles == 0) return Failure::usage(noInputText(run.options, listed));
   Expected<PlannedTopology> topology = settleGpusPerTrainer(run, plan, listed);
   if (!topology.ok()) return topology.error();
-  if (Status out = agreeOnOutDir(run); !out.ok())
-    return Failure::outputDir(run.options.outDir, out.error().message).onRank(0, {});
   noteMissingRanks(run, plan, listed.declaredWorldSize);
   if (run.options.showPlan && run.root()) printPlan(plan);
   return PlannedInputs{std::move(plan), *topology};

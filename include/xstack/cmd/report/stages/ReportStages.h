@@ -3,6 +3,8 @@
 //   agreeOptionsStage     AgreeOptionsStage.cpp     collective: the options that must agree
 //                                                   do, else rc 2 naming them; the run's
 //                                                   options are read-only from here on
+//   lockOutputStage       LockOutputStage.cpp       collective: rank 0 creates and locks --out
+//                                                   before any rank lists or reads an input
 //   listInputsStage       ListInputsStage.cpp       each rank lists the folders it sees
 //   planStage             PlanStage.cpp             collective: who reads which file; the
 //                                                   topology as far as the listing tells it
@@ -44,6 +46,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +66,14 @@
 
 namespace xstack {
 
+// A folder lockOutputStage created for --out (--out itself or a missing
+// parent), by path and identity.
+struct CreatedFolder {
+  std::string path;
+  uint64_t device = 0;
+  uint64_t inode = 0;
+};
+
 // What every stage may use: the communicator, the agreed options, the stage
 // clock, the progress line and rank 0's log.
 struct ReportRun {
@@ -76,6 +87,11 @@ struct ReportRun {
   Progress progress;
   std::chrono::steady_clock::time_point start;
   OutputCommit outCommit;  // rank 0: the --out folder's lock, held to the end of the run
+  // Rank 0: the folders lockOutputStage created, --out first. A run that fails
+  // removes those still empty and still the same folder (removeCreatedOutDirs),
+  // so a usage error or a run that found no input leaves no --out behind.
+  std::vector<CreatedFolder> createdOut;
+  void removeCreatedOutDirs();
   // The format of the inputs, the same on every rank: set once, by listInputsStage.
   const Source* source = nullptr;
   bool root() const { return comm.rank() == 0; }
@@ -125,6 +141,10 @@ struct RenderPlan {
 // `given` with rank 0's --timings (display-only).
 Expected<ReportOptions> agreeOptionsStage(Comm& comm, const ReportOptions& given,
                                           StageClock& clock);
+// collective: rank 0 creates --out when missing, checks it and takes its lock
+// (OutputCommit::lock: flock on the folder, so any alias of it is the same
+// lock); an outputDir Failure on every rank when rank 0 cannot.
+Status lockOutputStage(ReportRun& run);
 // collective: every rank lists its folders with the source that finds
 // inputs there; all ranks agree on one source (run.source). Usage failures:
 // two formats, or inputs to fix (e.g. a trace without a rank).
