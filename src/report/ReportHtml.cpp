@@ -423,9 +423,6 @@ std::string msRounded(uint64_t ns, uint64_t steps = 1) {
   return buf;
 }
 
-// LateCause's names, by its value.
-const char* const kCauseNames[kLateCauses] = {"compute", "host", "unknown"};
-
 // A process group's name as shown: escaped; the default group (empty name) in italics.
 std::string groupText(const std::string& group) {
   return group.empty() ? std::string("<i>default</i>") : htmlEscape(group);
@@ -454,16 +451,35 @@ uint64_t causedSum(const RankBlame& b) {
   return t;
 }
 
+// The waits charged to `b` that it passed on: it was itself waiting.
+uint64_t passedOn(const RankBlame& b) { return b.causedNs[static_cast<int>(LateCause::Waiting)]; }
+
+// The waits charged to `b` for its own reasons (compute, host, unknown).
+uint64_t ownCaused(const RankBlame& b) { return causedSum(b) - passedOn(b); }
+
+// The cause other than waiting most of `b`'s own caused time came from (ties:
+// LateCause's order); "-" when none.
+const char* ownTopCause(const RankBlame& b) {
+  int top = -1;
+  for (int c = 0; c < kLateCauses; ++c)
+    if (c != static_cast<int>(LateCause::Waiting) && b.causedNs[c] > 0 &&
+        (top < 0 || b.causedNs[c] > b.causedNs[top]))
+      top = c;
+  return top < 0 ? "-" : lateCauseName(static_cast<LateCause>(top));
+}
+
 // "Who waits for whom": one row per rank others waited for (caused > 0), the
-// kLateRanksShown with the most caused time (ties: lower rank), per step of
-// that rank (waits.csv's division), with the groups whose members waited for
-// it (most first).
+// kLateRanksShown with the most time caused for their own reasons (then the
+// most caused; ties: lower rank): a rank that was late only because it was
+// itself waiting comes after the ranks that started waits. Per step of that
+// rank (waits.csv's division), with the groups whose members waited for it
+// (most first).
 std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo>& infos) {
   std::vector<const RankBlame*> late;
   for (const RankBlame& b : s.ranks)
     if (causedSum(b) > 0) late.push_back(&b);
   std::stable_sort(late.begin(), late.end(), [](const RankBlame* x, const RankBlame* y) {
-    return causedSum(*x) > causedSum(*y);
+    return std::pair(ownCaused(*x), causedSum(*x)) > std::pair(ownCaused(*y), causedSum(*y));
   });
   const size_t all = late.size();
   if (late.size() > kLateRanksShown) late.resize(kLateRanksShown);
@@ -472,13 +488,15 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
     if (g.waitedForNs > 0) byRank[g.rank].push_back(&g);
   std::string h =
       "<p class=\"note\">the ranks the others waited for at collectives (each wait charged to "
-      "the instance's last arriver, one instance at a time: not yet followed across groups), "
-      "most waited for first; per step = divided by the late rank's steps; "
-      "cause: collectives.csv's first version (compute, host, unknown)</p>";
+      "the instance's last arriver), the most waited for <em>for their own reasons</em> first; "
+      "per step = divided by the late rank's steps; a wait it caused is its own (compute, host, "
+      "unknown: waits.csv's causes) or passed on (waiting: it arrived late because it was itself "
+      "waiting at its previous collective; critical_path.csv follows the chain to its root)</p>";
   if (all == 0) return h + "<p id=\"nowaits\">No rank made another wait.</p>";
   h += cutNote(late.size(), all, "ranks others waited for (the longest waited for)");
   h += "<table class=\"sortable\" id=\"waitsfor\">" +
-       head({"late rank", "node", "others waited for it (ms/step)", "its top cause",
+       head({"late rank", "node", "others waited for it (ms/step)",
+             "of which for its own reasons (ms/step)", "its top own reason",
              "it waited itself (ms/step)",
              "groups that waited for it (group: ms/step (instances it was last at))"});
   for (const RankBlame* b : late) {
@@ -486,9 +504,7 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
                                  [](const RankInfo& i, int64_t r) { return i.rank < r; });
     const bool known = info != infos.end() && info->rank == b->rank;
     const uint64_t steps = known ? info->steps : 1;
-    int top = 0;
-    for (int c = 1; c < kLateCauses; ++c)
-      if (b->causedNs[c] > b->causedNs[top]) top = c;
+    const char* top = ownTopCause(*b);
     std::vector<const GroupBlame*> groups = byRank[b->rank];
     std::stable_sort(groups.begin(), groups.end(), [](const GroupBlame* x, const GroupBlame* y) {
       return x->waitedForNs > y->waitedForNs;
@@ -501,7 +517,8 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
     }
     h += "<tr>" + tdNum(static_cast<double>(b->rank), 0) + "<td>" +
          (known ? htmlEscape(info->node) : std::string("-")) + "</td>" +
-         tdMsPerStep(causedSum(*b), steps) + "<td class=\"cause\">" + kCauseNames[top] + "</td>" +
+         tdMsPerStep(causedSum(*b), steps) + tdMsPerStep(ownCaused(*b), steps) +
+         "<td class=\"cause\">" + top + "</td>" +
          tdMsPerStep(b->waitedNs, steps) + "<td class=\"groups\">" + cell + "</td></tr>";
   }
   return h + "</tbody></table>";

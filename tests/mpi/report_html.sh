@@ -110,14 +110,19 @@ waits = {r["rank"]: r for r in csv.DictReader(open(os.path.join(out, "waits.csv"
 late = [r for r in waits.values() if float(r["caused_ms_per_step"]) > 0]
 page, shown = rows(src, "waitsfor"), rows(dom, "waitsfor")
 assert len(shown) == len(late) == len(page) > 2, (len(shown), len(late))
-for cells in shown:  # the numbers of waits.csv
+for cells in shown:  # the numbers of waits.csv; its own part at most all of it, never "waiting"
     w = waits[cells[0][1]]
-    assert (cells[1][1], cells[2][1], cells[3][1], cells[4][1]) == (
-        w["node"], w["caused_ms_per_step"], w["top_cause"], w["waited_ms_per_step"]), (cells, w)
-    assert re.match(r'^<span class="grp">[^<]+</span>: \d+\.\d{3} \(\d+\)', cells[5][1]), cells[5]
-# As written: most waited for first; after one click on that header: ascending, the same rows.
+    assert (cells[1][1], cells[2][1], cells[5][1]) == (
+        w["node"], w["caused_ms_per_step"], w["waited_ms_per_step"]), (cells, w)
+    assert int(cells[3][0]) <= int(cells[2][0]), cells
+    assert cells[4][1] in ("compute", "host", "unknown", "-"), cells
+    assert cells[4][1] != "-" or int(cells[3][0]) == 0, cells
+    assert re.match(r'^<span class="grp">[^<]+</span>: \d+\.\d{3} \(\d+\)', cells[6][1]), cells[6]
+# As written: the most waited for for their own reasons first (then the most waited for); after
+# one click on "others waited for it": ascending by it, the same rows.
+own = lambda r: (int(r[3][0]), int(r[2][0]))
+assert [own(r) for r in page] == sorted((own(r) for r in page), reverse=True)
 key = lambda r: int(r[2][0])
-assert [key(r) for r in page] == sorted((key(r) for r in page), reverse=True)
 assert [key(r) for r in shown] == sorted(key(r) for r in page) and shown != page, "waitsfor not sorted"
 coll = list(csv.DictReader(open(os.path.join(out, "collectives.csv"))))
 page, shown = rows(src, "collectives"), rows(dom, "collectives")

@@ -178,6 +178,7 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk&
   for (size_t i = 0; i < arrivals.size(); ++i) {
     arrivals[i].computeNs = compute[i];
     arrivals[i].idleNs = windows[i].end - windows[i].start - busy[i];
+    arrivals[i].freeNs = windows[i].start;
   }
   return {};
 }

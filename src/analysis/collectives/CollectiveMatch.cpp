@@ -75,16 +75,17 @@ uint64_t lowerMedian(std::vector<uint64_t>& v) {
 
 // The cause of `late`'s lateness among `members` (see LateCause).
 LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& late) {
-  std::vector<uint64_t> starts, compute, idle;
+  std::vector<uint64_t> starts, free, compute, idle;
   for (const Arrival* m : members) {
     starts.push_back(m->startNs);
+    free.push_back(m->freeNs);
     compute.push_back(m->computeNs);
     idle.push_back(m->idleNs);
   }
   const uint64_t lateness = late.startNs - lowerMedian(starts);
-  const uint64_t medianCompute = lowerMedian(compute);
-  if (lateness > 0 && late.computeNs >= medianCompute + (lateness + 1) / 2)
-    return LateCause::Compute;
+  const uint64_t half = (lateness + 1) / 2;
+  if (lateness > 0 && late.freeNs >= lowerMedian(free) + half) return LateCause::Waiting;
+  if (lateness > 0 && late.computeNs >= lowerMedian(compute) + half) return LateCause::Compute;
   if (late.idleNs > lowerMedian(idle)) return LateCause::Host;
   return LateCause::Unknown;
 }
@@ -220,6 +221,8 @@ const char* lateCauseName(LateCause c) {
       return "compute";
     case LateCause::Host:
       return "host";
+    case LateCause::Waiting:
+      return "waiting";
     case LateCause::Unknown:
       break;
   }

@@ -104,10 +104,10 @@ std::vector<std::string> collectivesSummaryLines(const CollectivesSummary& s,
                      (s.groups == 1 ? " group, " : " groups, ") + withCommas(s.matched) +
                      " instances matched (" + withCommas(s.problems) + " unmatched)";
   // No rank is named here: a wait is charged to one instance's last arriver,
-  // and waits are not yet followed across groups to the rank that started
-  // them, so the rank most waited for is often one that only waited itself
-  // (a pipeline's structural bubbles on a healthy job).
-  line += "; per rank in waits.csv (one instance at a time: not yet followed across groups)";
+  // which may have been late only because it waited itself (top_cause
+  // "waiting": a pipeline's structural bubbles on a healthy job); the
+  // findings and critical_path.csv name the roots.
+  line += "; per rank in waits.csv (a rank late because it waited itself: cause waiting)";
   lines.push_back(std::move(line));
   for (const Problem& p : s.examples) lines.push_back("  unmatched: " + p.text);
   return lines;

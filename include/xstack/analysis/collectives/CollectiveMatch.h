@@ -34,6 +34,9 @@ struct Arrival {
   // ns of GPU compute (non-communication kernels, union) and of GPU idle
   // (no GPU-row slice at all) since the rank's previous collective ended.
   uint64_t computeNs = 0, idleNs = 0;
+  // When the rank became free for this call: the end of its previous
+  // collective (of any group), or its profile's first GPU slice for its first.
+  uint64_t freeNs = 0;
   int64_t step = -1;  // the step whose window holds startNs; -1 = none
 };
 
@@ -58,13 +61,17 @@ struct RankArrivals {
 void writeRankArrivals(wire::Writer& w, const RankArrivals& a);
 RankArrivals readRankArrivals(wire::Reader& r);  // sets each Arrival's rank
 
-// Why a last arriver was late (first version, docs/FORMAT.md): "compute" when
-// its GPU computed longer than the median member's since the previous
-// collective by at least half its lateness, else "host" when its GPU idled
-// longer than the median member's, else "unknown".
-enum class LateCause : uint8_t { Compute = 0, Host = 1, Unknown = 2 };
-constexpr int kLateCauses = 3;
-const char* lateCauseName(LateCause c);  // "compute", "host", "unknown"
+// Why a last arriver was late (docs/FORMAT.md "waits.csv"), against the
+// instance's median member, with lateness = its arrival - the median arrival:
+// "waiting" when it became free (freeNs) later than the median member by at
+// least half its lateness: its previous collective ended late, it was itself
+// waiting there (the chain goes on in critical_path.csv; checked first);
+// else "compute" when its GPU computed longer since it became free by at
+// least half its lateness; else "host" when its GPU idled longer; else
+// "unknown".
+enum class LateCause : uint8_t { Compute = 0, Host = 1, Waiting = 2, Unknown = 3 };
+constexpr int kLateCauses = 4;
+const char* lateCauseName(LateCause c);  // "compute", "host", "waiting", "unknown"
 
 // nccl-tests' bus bandwidth factor of a collective among `members` ranks:
 // allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; others 1.

@@ -208,6 +208,33 @@ TEST(CollectiveMatch, TheLateRanksCause) {
   EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Unknown)], 0u);
 }
 
+TEST(CollectiveMatch, ALateRankThatWasItselfWaitingPassesTheWaitOn) {
+  // Instance 0: rank 2 is 1000 ns late and was free 800 ns after the median
+  // member (its previous collective ended late): waiting, checked before
+  // compute even though it also computed 600 ns longer. Instance 1: free
+  // 400 ns late only (< half of 1000): its compute explains it.
+  std::vector<Arrival> a;
+  for (int64_t r = 0; r < 3; ++r) {
+    Arrival x = arrival(r, "", "allreduce", 4, 0, r == 2 ? 2000 : 1000, 2100);
+    x.freeNs = r == 2 ? 900 : 100;
+    x.computeNs = r == 2 ? 1100 : 500;
+    a.push_back(x);
+    Arrival y = arrival(r, "", "allreduce", 4, 1, r == 2 ? 5000 : 4000, 5100);
+    y.freeNs = r == 2 ? 3000 : 2600;
+    y.computeNs = r == 2 ? 1100 : 500;
+    a.push_back(y);
+  }
+  CollectivesSummary s;
+  summarizeGroup("", a, {}, s);
+  ASSERT_EQ(s.ranks.size(), 3u);
+  EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Waiting)], 2000u);
+  EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Compute)], 2000u);
+  EXPECT_STREQ(lateCauseName(LateCause::Waiting), "waiting");
+  // Ties in top_cause: compute before waiting.
+  const std::string csv = waitsCsv(s, {{0, 1, "0", 0}, {1, 1, "0", 0}, {2, 1, "0", 0}});
+  EXPECT_NE(csv.find("\n2,0,0.000,0.004,compute\n"), std::string::npos) << csv;
+}
+
 TEST(CollectiveMatch, OwnersSummariesMergeAndTravel) {
   CollectivesSummary a, b, both;
   const CollectivesSummary whole = twoGroups();
@@ -257,8 +284,8 @@ TEST(CollectiveMatch, CsvText) {
   const std::vector<std::string> lines = collectivesSummaryLines(s, ranks);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0],
-            "collectives: 2 groups, 3 instances matched (0 unmatched); per rank in waits.csv (one "
-            "instance at a time: not yet followed across groups)");
+            "collectives: 2 groups, 3 instances matched (0 unmatched); per rank in waits.csv (a rank "
+            "late because it waited itself: cause waiting)");
   EXPECT_EQ(waitsCsv(CollectivesSummary{}, ranks),
             "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
   EXPECT_TRUE(collectivesSummaryLines(CollectivesSummary{}, ranks).empty());

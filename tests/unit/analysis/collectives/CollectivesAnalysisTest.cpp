@@ -234,7 +234,7 @@ TEST_F(CollectivesJobTest, OneRankWritesTheTables) {
   EXPECT_EQ(read(dir_ / "critical_path.csv"), kCriticalPathCsv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "collectives: 2 groups, 4 instances matched (0 unmatched); per rank in "
-                       "waits.csv (one instance at a time: not yet followed across groups)"}));
+                       "waits.csv (a rank late because it waited itself: cause waiting)"}));
 }
 
 TEST(CollectivesJobBoard, PublishesTheCriticalPathsSharesByRankThenKind) {
