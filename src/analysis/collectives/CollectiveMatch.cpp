@@ -207,6 +207,33 @@ std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<i
   return {a, b};
 }
 
+// A group's arrivals as instances: each instance's members (indexes into
+// the arrivals) by (rank, start, end), input order breaking ties; and the
+// ranks the group must have (`groupRanks`, or the ranks seen), sorted.
+struct GroupInstances {
+  std::vector<int64_t> ranks;
+  std::map<InstanceKey, std::vector<size_t>> instances;
+};
+
+GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
+                              const std::vector<int64_t>& groupRanks) {
+  std::vector<size_t> order(arrivals.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const Arrival& a = arrivals[x];
+    const Arrival& b = arrivals[y];
+    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
+  });
+  GroupInstances g;
+  g.ranks = groupRanks;
+  if (g.ranks.empty())
+    for (const Arrival& a : arrivals) g.ranks.push_back(a.rank);
+  std::sort(g.ranks.begin(), g.ranks.end());
+  g.ranks.erase(std::unique(g.ranks.begin(), g.ranks.end()), g.ranks.end());
+  for (size_t i : order) g.instances[keyOf(arrivals[i])].push_back(i);
+  return g;
+}
+
 }  // namespace
 
 std::pair<int64_t, int64_t> p2pEnds(const Arrival& a) {
@@ -241,21 +268,16 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
                     const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
                     int64_t ranksPerNode) {
   if (arrivals.empty()) return;
-  std::sort(arrivals.begin(), arrivals.end(), [](const Arrival& a, const Arrival& b) {
-    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
-  });
-  std::vector<int64_t> ranks = groupRanks;
-  if (ranks.empty())
-    for (const Arrival& a : arrivals) ranks.push_back(a.rank);
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::map<InstanceKey, std::vector<const Arrival*>> instances;  // members by rank
-  for (const Arrival& a : arrivals) instances[keyOf(a)].push_back(&a);
+  const GroupInstances found = groupInstances(arrivals, groupRanks);
+  const std::vector<int64_t>& ranks = found.ranks;
   GroupBuild g;
   g.ranksPerNode = ranksPerNode;
   uint64_t order = 0;
   size_t examples = 0;  // of this group: normalizeSummary keeps the first ones of all groups
-  for (const auto& [key, members] : instances) {
+  std::vector<const Arrival*> members;  // the instance's, by rank
+  for (const auto& [key, indexes] : found.instances) {
+    members.clear();
+    for (size_t i : indexes) members.push_back(&arrivals[i]);
     const std::string why = problemOf(members, expectedMembers(key, ranks));
     if (why.empty()) {
       addInstance(members, g);
@@ -307,20 +329,9 @@ void joinNetCells(std::vector<NetCell>& net) {
 
 std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks) {
-  std::vector<size_t> order(arrivals.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    const Arrival& a = arrivals[x];
-    const Arrival& b = arrivals[y];
-    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
-  });
-  std::vector<int64_t> ranks = groupRanks;
-  if (ranks.empty())
-    for (const Arrival& a : arrivals) ranks.push_back(a.rank);
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::map<InstanceKey, std::vector<size_t>> instances;  // members by rank
-  for (size_t i : order) instances[keyOf(arrivals[i])].push_back(i);
+  const GroupInstances found = groupInstances(arrivals, groupRanks);
+  const std::vector<int64_t>& ranks = found.ranks;
+  const auto& instances = found.instances;
   std::vector<ArrivalOutcome> out(arrivals.size());
   for (const auto& [key, members] : instances) {
     std::vector<const Arrival*> m;
