@@ -7,11 +7,14 @@ namespace xstack::wire {
 Writer::Writer() { out_.push_back(static_cast<char>(kWireVersion)); }
 
 void Writer::u64(uint64_t v) {
+  char bytes[10];  // a varint of 64 bits has at most 10
+  size_t n = 0;
   while (v >= 0x80) {
-    out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  out_.push_back(static_cast<char>(v));
+  bytes[n++] = static_cast<char>(v);
+  out_.append(bytes, n);
 }
 
 void Writer::i64(int64_t v) {
@@ -72,6 +75,22 @@ bool Reader::need(uint64_t n, const char* what) {
 }
 
 uint64_t Reader::u64() {
+  // Fast path: 10 bytes left hold any varint, so no byte needs a bounds
+  // check. A varint longer than 64 bits leaves it for the checked loop
+  // below, which fails at the same offset.
+  if (ok_ && in_.size() - at_ >= 10) {
+    const char* p = in_.data() + at_;
+    uint64_t v = 0;
+    for (int i = 0; i < 10; ++i) {
+      const auto byte = static_cast<uint8_t>(p[i]);
+      if (i == 9 && byte > 1) break;
+      v |= uint64_t{byte & 0x7fu} << (7 * i);
+      if ((byte & 0x80) == 0) {
+        at_ += static_cast<size_t>(i) + 1;
+        return v;
+      }
+    }
+  }
   uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (!need(1, "a number")) return 0;
