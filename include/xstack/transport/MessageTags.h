@@ -35,6 +35,8 @@ enum class MessageTag : int {
   CriticalStepEnds = 98,
   CriticalWalkRequest = 99,
   CriticalWalkSegments = 100,
+  // Each owner's clock samples (analysis/collectives/ClockOffsets.h), to rank 0.
+  ClockSamples = 101,
 };
 
 constexpr int tagValue(MessageTag tag) { return static_cast<int>(tag); }

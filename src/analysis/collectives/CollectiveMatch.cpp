@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
 
 namespace xstack {
@@ -343,6 +344,34 @@ std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
     for (size_t i : members) out[i] = {true, late->rank, late->startNs};
   }
   return out;
+}
+
+void addClockSamples(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks,
+                     int64_t ranksPerNode, ClockPairs& pairs) {
+  if (ranksPerNode <= 0 || arrivals.empty()) return;
+  const GroupInstances found = groupInstances(arrivals, groupRanks);
+  std::vector<const Arrival*> members;
+  std::map<int64_t, std::vector<uint64_t>> ends;  // node -> its members' ends
+  for (const auto& [key, indexes] : found.instances) {
+    if (std::get<0>(key) >= 0) continue;  // point to point: a send may end before its recv
+    members.clear();
+    for (size_t i : indexes) members.push_back(&arrivals[i]);
+    if (!problemOf(members, expectedMembers(key, found.ranks)).empty()) continue;
+    ends.clear();
+    for (const Arrival* m : members) ends[m->rank / ranksPerNode].push_back(m->endNs);
+    if (ends.size() < 2) continue;
+    const auto first = ends.begin();
+    const auto ref = static_cast<__int128>(lowerMedian(first->second));
+    for (auto it = std::next(first); it != ends.end(); ++it) {
+      const __int128 d = static_cast<__int128>(lowerMedian(it->second)) - ref;
+      ClockPair& p = pairs[{first->first, it->first}];
+      p.a = first->first;
+      p.b = it->first;
+      ++p.count;
+      p.sumNs += d;
+      p.sumSqNs += d * d;
+    }
+  }
 }
 
 void normalizeSummary(CollectivesSummary& s) {

@@ -9,6 +9,7 @@
 #include "xstack/analysis/JobBoard.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
+#include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/transport/TypedMessages.h"
 
@@ -153,14 +154,19 @@ void addOutcomes(const std::vector<Arrival>& arrivals, const std::vector<int64_t
   for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
 }
 
-// An owner: its groups' summary from every MPI rank's messages, and each
-// sender's arrivals' outcomes (`outcomes[r]`: MPI rank r's, in its order).
-Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerNode,
-                     std::vector<std::vector<ArrivalOutcome>>& outcomes) {
-  Owned out;
-  std::map<std::string, std::vector<Arrival>> groups;
+// An owner's groups from every MPI rank's messages: their arrivals, their
+// ranks (sorted, unique) and each arrival's origin; or why not (`error`).
+struct OwnedGroups {
+  std::string error;
+  std::map<std::string, std::vector<Arrival>> arrivals;
   std::map<std::string, std::vector<int64_t>> ranks;
   Origins origins;
+};
+
+// The owner's groups; `outcomes[r]` sized for MPI rank r's arrivals.
+OwnedGroups collectOwned(const std::vector<std::string>& received,
+                         std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+  OwnedGroups out;
   outcomes.assign(received.size(), {});
   for (size_t r = 0; r < received.size(); ++r) {
     auto m = decodeMessage<Routed>(
@@ -172,24 +178,68 @@ Owned summarizeOwned(const std::vector<std::string>& received, int64_t ranksPerN
     size_t place = 0;
     for (RankArrivals& part : m->parts) {
       for (Arrival& a : part.arrivals) {
-        origins[a.group].emplace_back(r, place++);
-        groups[a.group].push_back(std::move(a));
+        out.origins[a.group].emplace_back(r, place++);
+        out.arrivals[a.group].push_back(std::move(a));
       }
       for (GroupRanks& g : part.groups) {
-        groups[g.group];  // a group with ranks is a group, even without arrivals here
-        ranks[g.group].insert(ranks[g.group].end(), g.ranks.begin(), g.ranks.end());
+        out.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
+        std::vector<int64_t>& to = out.ranks[g.group];
+        to.insert(to.end(), g.ranks.begin(), g.ranks.end());
       }
     }
     outcomes[r].resize(place);
   }
-  if (!out.error.empty()) return out;
-  for (auto& [group, arrivals] : groups) {
-    std::vector<int64_t>& r = ranks[group];
+  for (auto& [group, unused] : out.arrivals) {
+    std::vector<int64_t>& r = out.ranks[group];
     std::sort(r.begin(), r.end());
     r.erase(std::unique(r.begin(), r.end()), r.end());
-    addOutcomes(arrivals, r, origins[group], outcomes);
+  }
+  return out;
+}
+
+// The owner's clock samples (none after an error).
+std::vector<ClockPair> ownedClockSamples(const OwnedGroups& owned, int64_t ranksPerNode) {
+  ClockPairs pairs;
+  if (owned.error.empty())
+    for (const auto& [group, arrivals] : owned.arrivals)
+      addClockSamples(arrivals, owned.ranks.at(group), ranksPerNode, pairs);
+  std::vector<ClockPair> out;
+  for (auto& [key, p] : pairs) out.push_back(p);
+  return out;
+}
+
+// Every arrival's times on the reference clock of its rank's node.
+void toReferenceClocks(OwnedGroups& owned, const std::vector<NodeClock>& clocks,
+                       int64_t ranksPerNode) {
+  if (clocks.empty() || ranksPerNode <= 0) return;
+  for (auto& [group, arrivals] : owned.arrivals)
+    for (Arrival& a : arrivals) {
+      const int64_t off = clockOffsetOf(clocks, a.rank / ranksPerNode);
+      for (uint64_t* t : {&a.startNs, &a.endNs, &a.launchNs, &a.freeNs})
+        *t = toReferenceClock(*t, off);
+    }
+}
+
+// An owner: its groups' summary, and each sender's arrivals' outcomes
+// (`outcomes[r]`: MPI rank r's, in its order), each last arrival on its own
+// rank's clock (the critical path's walk goes on on that rank).
+Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode,
+                     const std::vector<NodeClock>& clocks,
+                     std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+  Owned out;
+  out.error = owned.error;
+  if (!out.error.empty()) return out;
+  for (auto& [group, arrivals] : owned.arrivals) {
+    const std::vector<int64_t>& r = owned.ranks.at(group);
+    addOutcomes(arrivals, r, owned.origins[group], outcomes);
     summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
   }
+  if (clocks.empty() || ranksPerNode <= 0) return out;
+  for (std::vector<ArrivalOutcome>& list : outcomes)
+    for (ArrivalOutcome& o : list)
+      if (o.matched)
+        o.lastArrivalNs =
+            toReferenceClock(o.lastArrivalNs, -clockOffsetOf(clocks, o.lastRank / ranksPerNode));
   return out;
 }
 
@@ -203,6 +253,8 @@ class CollectivesJob final : public AnalysisJob {
 
  private:
   bool gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine);
+  std::vector<NodeClock> agreeClocks(Comm& comm, const std::vector<ClockPair>& mine);
+  void noteClocks(const std::vector<NodeClock>& clocks);
   void gatherSummaries(Comm& comm, const Owned& mine);
   void criticalPaths(Comm& comm, const LocalWalk& walk);
   void addShares();
@@ -210,6 +262,7 @@ class CollectivesJob final : public AnalysisJob {
   Topology topology_;
   CollectivesSummary summary_;         // rank 0
   std::vector<RankInfo> ranks_;        // every profile's rank, sorted
+  std::vector<NodeClock> clocks_;      // rank 0: the nodes' clock offsets, by node
   std::map<int64_t, int> readers_;     // training rank -> the MPI rank that read it
   std::vector<StepPath> paths_;        // rank 0: the critical path of every step
   std::vector<CriticalShare> shares_;  // rank 0: paths_' ns per (rank, kind)
@@ -235,6 +288,47 @@ bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankInfo>& min
   std::stable_sort(ranks_.begin(), ranks_.end(),
                    [](const RankInfo& a, const RankInfo& b) { return a.rank < b.rank; });
   return true;
+}
+
+// collective: every owner's clock samples to rank 0 (point to point), summed
+// and solved there; the offsets to every rank (an allgather of rank 0's list).
+std::vector<NodeClock> CollectivesJob::agreeClocks(Comm& comm, const std::vector<ClockPair>& mine) {
+  std::vector<NodeClock> solved;
+  if (comm.rank() != 0) {
+    sendTyped(comm, 0, MessageTag::ClockSamples, mine, writeClockPairs);
+  } else {
+    ClockPairs pairs;
+    for (int r = 0; r < comm.size(); ++r) {
+      auto m = r == 0 ? Expected<std::vector<ClockPair>>(mine)
+                      : receiveTyped<std::vector<ClockPair>>(comm, r, MessageTag::ClockSamples,
+                                                             "the clock samples", readClockPairs);
+      if (m) mergeClockPairs(pairs, *m);
+      else if (status_.ok()) status_ = Error{"analysis: " + m.error().message};
+    }
+    solved = solveClockOffsets(pairs);
+  }
+  auto all = allgatherTyped(comm, solved, "the clock offsets", writeNodeClocks, readNodeClocks);
+  if (!all) {
+    if (status_.ok()) status_ = all.error();
+    return {};
+  }
+  if (comm.rank() == 0) noteClocks(solved);
+  return std::move((*all)[0]);
+}
+
+// Rank 0: the offsets, and each rank's node's in its RankInfo.
+void CollectivesJob::noteClocks(const std::vector<NodeClock>& clocks) {
+  clocks_ = clocks;
+  const int64_t perNode = topology_.gpusPerTrainer;
+  if (perNode <= 0) return;
+  for (RankInfo& r : ranks_) {
+    auto it = std::lower_bound(clocks.begin(), clocks.end(), r.rank / perNode,
+                               [](const NodeClock& c, int64_t n) { return c.node < n; });
+    if (it == clocks.end() || it->node != r.rank / perNode) continue;
+    r.clockKnown = true;
+    r.clockOffsetNs = it->offsetNs;
+    r.clockSpreadNs = it->spreadNs;
+  }
 }
 
 // collective: every owner's summary to rank 0 (point to point, one message
@@ -289,14 +383,26 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::vector<std::string> received = exchangeAll(
       comm, routeToOwners(local, error, info, comm.size()), MessageTag::CollectiveArrivals);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
-  Owned owned;
+  const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
+  OwnedGroups groups;
+  std::vector<ClockPair> samples;
   try {
-    owned = summarizeOwned(received, topology_.gpusPerTrainer, outcomes);
+    groups = collectOwned(received, outcomes);
+    samples = ownedClockSamples(groups, perNode);
+  } catch (const std::exception& e) {
+    groups.error = std::string("collectives failed: ") + e.what();
+  }
+  std::vector<std::string>().swap(received);
+  const std::vector<NodeClock> clocks = agreeClocks(comm, samples);
+  Owned owned;
+  owned.error = groups.error;
+  try {
+    toReferenceClocks(groups, clocks, perNode);
+    owned = summarizeOwned(groups, perNode, clocks, outcomes);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
-  std::vector<std::string>().swap(received);
   // The parts again for the walk (decoded alike: their error already travels with `owned`).
   std::string again;
   LocalWalk walk =
@@ -330,6 +436,8 @@ Status CollectivesJob::write(Comm& comm, const std::vector<RankPart>& /*local*/,
   if (!st.ok()) return st;
   for (AtomicFile& f : written) out.files->push_back(std::move(f));
   for (std::string& line : collectivesSummaryLines(summary_, ranks_))
+    out.lines->push_back(std::move(line));
+  if (std::string line = clockSummaryLine(clocks_); !line.empty())
     out.lines->push_back(std::move(line));
   return {};
 }

@@ -35,6 +35,16 @@ std::string withCommas(uint64_t v) {
   return out;
 }
 
+// ns as µs with 3 decimals, exact ("-1234.567").
+std::string signedUsText(int64_t ns) {
+  const uint64_t mag = ns < 0 ? uint64_t{0} - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "",
+                static_cast<unsigned long long>(mag / 1000),
+                static_cast<unsigned long long>(mag % 1000));
+  return buf;
+}
+
 uint64_t causedTotal(const RankBlame& b) {
   uint64_t t = 0;
   for (uint64_t v : b.causedNs) t += v;
@@ -82,7 +92,8 @@ std::string collectivesCsv(const CollectivesSummary& s) {
 }
 
 std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& ranks) {
-  std::string out = "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n";
+  std::string out =
+      "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n";
   if (s.groups == 0) return out;
   for (const RankInfo& r : ranks) {
     const RankBlame none{r.rank};
@@ -91,7 +102,12 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
     out += std::to_string(r.rank) + ',';
     appendCsvField(out, r.node);
     out += ',' + msPerStepText(b->waitedNs, r.steps) + ',' +
-           msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b) + '\n';
+           msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b) + ',';
+    if (r.clockKnown)
+      out += signedUsText(r.clockOffsetNs) + ',' + signedUsText(static_cast<int64_t>(r.clockSpreadNs));
+    else
+      out += ',';
+    out += '\n';
   }
   return out;
 }

@@ -167,6 +167,11 @@ struct RankInfo {
   uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
   std::string node;    // its training node: the topology's trainer
   uint64_t role = 0;   // roleOf its arrivals: ranks with one role do the same work
+  // Its node's clock against the reference (analysis/collectives/ClockOffsets.h
+  // NodeClock), when its node was compared with another through collectives.
+  bool clockKnown = false;
+  int64_t clockOffsetNs = 0;
+  uint64_t clockSpreadNs = 0;
 };
 
 // A rank's role in the job: FNV-1a 64 over the sorted counts of its

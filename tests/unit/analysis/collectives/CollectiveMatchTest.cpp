@@ -232,7 +232,7 @@ TEST(CollectiveMatch, ALateRankThatWasItselfWaitingPassesTheWaitOn) {
   EXPECT_STREQ(lateCauseName(LateCause::Waiting), "waiting");
   // Ties in top_cause: compute before waiting.
   const std::string csv = waitsCsv(s, {{0, 1, "0", 0}, {1, 1, "0", 0}, {2, 1, "0", 0}});
-  EXPECT_NE(csv.find("\n2,0,0.000,0.004,compute\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,0,0.000,0.004,compute,,\n"), std::string::npos) << csv;
 }
 
 TEST(CollectiveMatch, OwnersSummariesMergeAndTravel) {
@@ -273,11 +273,11 @@ TEST(CollectiveMatch, CsvText) {
             "1,allgather,2048,1,0.000,0.000,10.240,0.000,1,1.000\n");
   std::vector<RankInfo> ranks{{0, 1, "n0"}, {1, 0, "n0"}, {2, 1, "n,1"}, {3, 1, "n1"}};
   EXPECT_EQ(waitsCsv(s, ranks),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n"
-            "0,n0,0.000,0.000,\n"
-            "1,n0,0.000,0.000,unknown\n"
-            "2,\"n,1\",0.000,0.000,\n"
-            "3,n1,0.000,0.001,unknown\n");
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n"
+            "0,n0,0.000,0.000,,,\n"
+            "1,n0,0.000,0.000,unknown,,\n"
+            "2,\"n,1\",0.000,0.000,,,\n"
+            "3,n1,0.000,0.001,unknown,,\n");
   EXPECT_EQ(msText(1234567), "1.235");
   EXPECT_EQ(msText(499), "0.000");
   EXPECT_EQ(msText(500), "0.001");
@@ -287,7 +287,7 @@ TEST(CollectiveMatch, CsvText) {
             "collectives: 2 groups, 3 instances matched (0 unmatched); per rank in waits.csv (a rank "
             "late because it waited itself: cause waiting)");
   EXPECT_EQ(waitsCsv(CollectivesSummary{}, ranks),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n");
   EXPECT_TRUE(collectivesSummaryLines(CollectivesSummary{}, ranks).empty());
 }
 

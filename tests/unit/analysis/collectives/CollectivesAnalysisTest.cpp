@@ -96,11 +96,11 @@ const char* const kCollectivesCsv =
 
 // Trainers of 2 GPUs (AnalysisJobOptions' topology): ranks 0, 1 on node 0.
 const char* const kWaitsCsv =
-    "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n"
-    "0,0,0.150,0.000,\n"
-    "1,0,0.100,0.100,host\n"
-    "2,1,0.135,0.000,\n"
-    "3,1,0.025,0.310,compute\n";
+    "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n"
+    "0,0,0.150,0.000,,0.000,0.000\n"
+    "1,0,0.100,0.100,host,0.000,0.000\n"
+    "2,1,0.135,0.000,,0.000,0.000\n"
+    "3,1,0.025,0.310,compute,0.000,0.000\n";
 
 // Step 0 ends at rank 0's allreduce, which waited for rank 3 (compute);
 // step 1 at rank 0's send, which waited for rank 1's recv, rank 1 being
@@ -234,7 +234,10 @@ TEST_F(CollectivesJobTest, OneRankWritesTheTables) {
   EXPECT_EQ(read(dir_ / "critical_path.csv"), kCriticalPathCsv);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "collectives: 2 groups, 4 instances matched (0 unmatched); per rank in "
-                       "waits.csv (a rank late because it waited itself: cause waiting)"}));
+                       "waits.csv (a rank late because it waited itself: cause waiting)",
+                       "clocks: 2 nodes compared by their collectives' ends; largest offset "
+                       "+0.000 us (node 1), spread up to 0.000 us; the collectives' times moved "
+                       "to node 0's clock"}));
 }
 
 TEST(CollectivesJobBoard, PublishesTheCriticalPathsSharesByRankThenKind) {
@@ -269,7 +272,7 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
             "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
             "top_late_rank,top_late_share\n");
   EXPECT_EQ(read(dir_ / "waits.csv"),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n");
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n");
   EXPECT_EQ(read(dir_ / "critical_path.csv"), "step,order,rank,kind,start_ns,dur_ns,detail\n");
   EXPECT_TRUE(lines.empty());
 }
@@ -293,7 +296,7 @@ TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
     EXPECT_EQ(read(out / "collectives.csv"), kCollectivesCsv);
     EXPECT_EQ(read(out / "waits.csv"), kWaitsCsv);
     EXPECT_EQ(read(out / "critical_path.csv"), kCriticalPathCsv);
-    EXPECT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines.size(), 2u);  // the collectives' and the clocks' (rank 0's only)
   }
 }
 
