@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "xstack/analysis/collectives/ClockOffsets.h"
+#include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/cmd/report/OptionAgreement.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/Plan.h"
@@ -59,5 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)decodeChunkEnd(bytes);
   (void)decodeMessage<AgreedOptions>(bytes, "fuzz", readAgreedOptions);
   (void)decodeMessage<StageTimes>(bytes, "fuzz", readStageTimes);
+  (void)decodeMessage<RankArrivals>(bytes, "fuzz", readRankArrivals);
+  (void)decodeMessage<CollectivesSummary>(bytes, "fuzz", readSummary);
+  (void)decodeMessage<std::vector<ClockPair>>(bytes, "fuzz", readClockPairs);
+  (void)decodeMessage<std::vector<NodeClock>>(bytes, "fuzz", readNodeClocks);
   return 0;
 }
