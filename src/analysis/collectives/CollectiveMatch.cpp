@@ -112,8 +112,8 @@ struct GroupBuild {
 
 // A cross-node instance's transfer into the net cells of its class: the
 // class' total and each node it touches.
-void addNet(const std::vector<const Arrival*>& members, const std::string& name,
-            uint64_t transfer, GroupBuild& g) {
+void addNet(const std::vector<const Arrival*>& members, const std::string& name, uint64_t transfer,
+            GroupBuild& g) {
   if (g.ranksPerNode <= 0) return;
   std::vector<int64_t> nodes;
   for (const Arrival* m : members) nodes.push_back(m->rank / g.ranksPerNode);
@@ -312,7 +312,8 @@ namespace {
 // Sorts the cells by key and sums the cells of one key (of several groups).
 void joinNetCells(std::vector<NetCell>& net) {
   auto key = [](const NetCell& c) { return std::tie(c.collective, c.bytes, c.members, c.node); };
-  std::sort(net.begin(), net.end(), [&](const NetCell& a, const NetCell& b) { return key(a) < key(b); });
+  std::sort(net.begin(), net.end(),
+            [&](const NetCell& a, const NetCell& b) { return key(a) < key(b); });
   std::vector<NetCell> joined;
   for (NetCell& c : net) {
     if (!joined.empty() && key(joined.back()) == key(c)) {

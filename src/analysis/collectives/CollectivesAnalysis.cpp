@@ -223,8 +223,7 @@ void toReferenceClocks(OwnedGroups& owned, const std::vector<NodeClock>& clocks,
 // An owner: its groups' summary, and each sender's arrivals' outcomes
 // (`outcomes[r]`: MPI rank r's, in its order), each last arrival on its own
 // rank's clock (the critical path's walk goes on on that rank).
-Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode,
-                     const std::vector<NodeClock>& clocks,
+Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
                      std::vector<std::vector<ArrivalOutcome>>& outcomes) {
   Owned out;
   out.error = owned.error;
@@ -302,8 +301,10 @@ std::vector<NodeClock> CollectivesJob::agreeClocks(Comm& comm, const std::vector
       auto m = r == 0 ? Expected<std::vector<ClockPair>>(mine)
                       : receiveTyped<std::vector<ClockPair>>(comm, r, MessageTag::ClockSamples,
                                                              "the clock samples", readClockPairs);
-      if (m) mergeClockPairs(pairs, *m);
-      else if (status_.ok()) status_ = Error{"analysis: " + m.error().message};
+      if (m)
+        mergeClockPairs(pairs, *m);
+      else if (status_.ok())
+        status_ = Error{"analysis: " + m.error().message};
     }
     solved = solveClockOffsets(pairs);
   }

@@ -104,7 +104,8 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
     out += ',' + msPerStepText(b->waitedNs, r.steps) + ',' +
            msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b) + ',';
     if (r.clockKnown)
-      out += signedUsText(r.clockOffsetNs) + ',' + signedUsText(static_cast<int64_t>(r.clockSpreadNs));
+      out +=
+          signedUsText(r.clockOffsetNs) + ',' + signedUsText(static_cast<int64_t>(r.clockSpreadNs));
     else
       out += ',';
     out += '\n';

@@ -2,9 +2,9 @@
 // (analysis/collectives/ClockOffsets.h): samples of matched instances only,
 // exact integer sums whatever the split over owners, the least-squares fit
 // on a chain and on a cycle, unlinked sets, the wire, the reference clock.
-#include "xstack/analysis/collectives/ClockOffsets.h"
-
 #include <gtest/gtest.h>
+
+#include "xstack/analysis/collectives/ClockOffsets.h"
 
 namespace xstack {
 namespace {
@@ -30,8 +30,9 @@ std::vector<Arrival> threeNodes(int64_t instances) {
   std::vector<Arrival> out;
   for (int64_t i = 0; i < instances; ++i)
     for (int64_t r = 0; r < 6; ++r)
-      out.push_back(member(r, i, kT0 + 100'000 * static_cast<uint64_t>(i) + 20 * (r % 2) +
-                                     static_cast<uint64_t>(skew[r / 2])));
+      out.push_back(member(r, i,
+                           kT0 + 100'000 * static_cast<uint64_t>(i) + 20 * (r % 2) +
+                               static_cast<uint64_t>(skew[r / 2])));
   return out;
 }
 
