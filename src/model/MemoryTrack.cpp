@@ -46,7 +46,6 @@ void countMemoryWarnings(const std::vector<MemoryEvent>& events, Warnings& warni
   c.addTo(warnings);
 }
 
-
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings) {
   countMemoryWarnings(events, warnings);

@@ -9,7 +9,9 @@
 #   held at 2^63 - 1 (memory_sum_overflow), comes back to 0 and is never negative; its peak is
 #   findings.json's memory peak of rank 0;
 # - `xstack diff` on two kernels.csv whose totals over ranks pass 2^64: totals held at
-#   2^63 - 1 and said (saturated_sums, a warning line), never wrapped.
+#   2^63 - 1 and said (saturated_sums, a warning line), never wrapped;
+# - a job whose step medians sum past 2^63 - 1 ns: the job's step time in findings.json is held
+#   at 2^63 - 1 (saturated_sums, sum_saturated on stderr).
 #   checked_sums.sh XSTACK WORKDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -104,6 +106,43 @@ assert values[-1] == 0, "memory in use after every free: %s" % values
 f = json.load(open(os.path.join(d, "findings.json")))
 peaks = dict((r, p) for r, p in f["memory_peaks"]["by_rank"])
 assert peaks[0] == max(values), "findings.json peak %s, trace counter peak %s" % (peaks[0], max(values))
+PY
+
+# Step sums: 3 ranks of steps 1..3, each rank with two steps of 4.5e18 ns (a rank's steps do not
+# overlap, so within 2^63 ns of base 1 s): every step's median is 4.5e18 ns, and the job's step
+# time (their sum, 1.35e19 ns) is held at 2^63 - 1 and counted.
+mkdir -p "$W/steps/profile"
+python3 - "$W/steps/profile" <<'PY'
+import json, os, sys
+BIG, SMALL = 4500000000000000, 1000  # us
+for rank, durs in enumerate(([BIG, SMALL, BIG], [BIG, BIG, SMALL], [SMALL, BIG, BIG])):
+    ev, ts = [], 1000
+    for n, dur in enumerate(durs, 1):
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % n, "pid": 1,
+                   "tid": 1, "ts": ts, "dur": dur})
+        ts += dur + 100
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": rank, "tid": 7, "ts": 1500,
+               "dur": 10, "args": {"device": rank, "stream": 7}})
+    doc = {"distributedInfo": {"rank": rank, "world_size": 3}, "traceEvents": ev,
+           "baseTimeNanoseconds": 1000000000}
+    with open(os.path.join(sys.argv[1], "rank%d.node0_%d.1.pt.trace.json" % (rank, rank)), "w") as f:
+        json.dump(doc, f)
+PY
+for np in 1 3; do
+  set +e
+  xmpirun "$np" "$X" report --data-dir "$W/steps" --out "$W/steps.out$np" --gpus-per-trainer 3 \
+    --no-progress 2>"$W/steps.log$np"
+  rc=$?
+  set -e
+  [ "$rc" = 0 ] || { cat "$W/steps.log$np"; fail "steps, np $np: rc $rc, want 0"; }
+  grep -qF "sum_saturated" "$W/steps.log$np" || { cat "$W/steps.log$np"; fail "steps: not said"; }
+done
+same_dir "$W/steps.out1" "$W/steps.out3"
+python3 - "$W/steps.out1/findings.json" <<'PY' || fail "steps: the job's step time"
+import json, sys
+f = json.load(open(sys.argv[1]))
+assert f["job"]["step_time_s"] == 9223372036.854776, f["job"]
+assert f.get("saturated_sums", 0) >= 1, f.get("saturated_sums")
 PY
 
 # diff: A has three ranks of one kernel at 2^63 - 1 ns each (as report writes a held total):

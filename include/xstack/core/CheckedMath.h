@@ -31,6 +31,12 @@ template <typename T>
   return false;
 }
 
+// sum += v, held at kMaxSum; sets `held` when the addition lost something (a
+// sum made of several additions, counted once by its owner).
+constexpr void addHeld(uint64_t& sum, uint64_t v, bool& held) {
+  if (addSaturating(sum, v)) held = true;
+}
+
 // A sum of ns or bytes that remembers whether it was ever held at kMaxSum.
 struct SaturatingSum {
   uint64_t value = 0;

@@ -326,10 +326,14 @@ ojson kernelsJson(const KernelsDiff& k) {
                    {"ranks_changed", d.ranksChanged},
                    {"top_ranks", ranks}});
   }
-  return {{"names_a", k.namesA},       {"names_b", k.namesB},
-          {"new", k.newNames},         {"vanished", k.vanishedNames},
-          {"changed", k.changedNames}, {"a_total_ns", k.aTotalNs},
-          {"b_total_ns", k.bTotalNs},  {"saturated_sums", k.saturatedSums},
+  return {{"names_a", k.namesA},
+          {"names_b", k.namesB},
+          {"new", k.newNames},
+          {"vanished", k.vanishedNames},
+          {"changed", k.changedNames},
+          {"a_total_ns", k.aTotalNs},
+          {"b_total_ns", k.bTotalNs},
+          {"saturated_sums", k.saturatedSums},
           {"top", top}};
 }
 

@@ -283,8 +283,8 @@ void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {
   auto [it, first] = devices_.try_emplace(key);
   if (first) {
     it->second.firstNs = ts;
-    if (total) it->second.before =
-          static_cast<int64_t>(heldBytes(static_cast<__int128>(*total) - *delta));
+    if (total)
+      it->second.before = static_cast<int64_t>(heldBytes(static_cast<__int128>(*total) - *delta));
   }
   // |delta| (2^63 for INT64_MIN: the tracks hold a block at 2^63 - 1 bytes).
   const uint64_t bytes =

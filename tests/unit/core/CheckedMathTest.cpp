@@ -1,8 +1,8 @@
-#include "xstack/core/CheckedMath.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
+
+#include "xstack/core/CheckedMath.h"
 
 namespace xstack {
 namespace {
