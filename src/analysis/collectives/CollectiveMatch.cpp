@@ -123,7 +123,7 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
   for (int64_t node : nodes) {
     NetCell& c = g.net[{name, members[0]->bytes, members.size(), node}];
     c.instances += 1;
-    c.transferNs += transfer;
+    (void)addSaturating(c.transferNs, transfer);  // ns over instances, held at 2^63 - 1
     c.groups = 1;
   }
 }
@@ -293,7 +293,7 @@ void joinNetCells(std::vector<NetCell>& net) {
   for (NetCell& c : net) {
     if (!joined.empty() && key(joined.back()) == key(c)) {
       joined.back().instances += c.instances;
-      joined.back().transferNs += c.transferNs;
+      (void)addSaturating(joined.back().transferNs, c.transferNs);
       joined.back().groups += c.groups;
       continue;
     }
