@@ -15,6 +15,7 @@
 
 #include "FindingParts.h"
 #include "xstack/analysis/RoleFindings.h"
+#include "xstack/core/CheckedMath.h"
 #include "xstack/core/FileIdentity.h"
 
 namespace xstack {
@@ -347,16 +348,20 @@ struct Evidence {
   uint64_t compute = 0, computeMed = 0, host = 0, hostMed = 0, memcpy = 0, memcpyMed = 0;
   std::map<std::string, uint64_t> gapOps;   // name -> summed overlap
   std::vector<const StepView*> viewOfCell;  // the step of each late cell, in order
+  bool held = false;                        // a sum above was held at 2^63 - 1
 };
 
 // One late cell of the finding into `e`.
 void addCell(Evidence& e, const StepView& v, const StepRow& r, const RankTable& t) {
   e.ratioSum +=
       v.medianCompute ? static_cast<double>(r.computeNs) / static_cast<double>(v.medianCompute) : 0;
-  e.compute += r.computeNs, e.computeMed += v.medianCompute;
-  e.host += r.hostIdleNs, e.hostMed += v.medianHostIdle;
-  e.memcpy += r.memcpyNs, e.memcpyMed += v.medianMemcpy;
-  if (r.gapOp >= 0) e.gapOps[t.gapOps[static_cast<size_t>(r.gapOp)]] += r.gapOpNs;
+  addHeld(e.compute, r.computeNs, e.held);
+  addHeld(e.computeMed, v.medianCompute, e.held);
+  addHeld(e.host, r.hostIdleNs, e.held);
+  addHeld(e.hostMed, v.medianHostIdle, e.held);
+  addHeld(e.memcpy, r.memcpyNs, e.held);
+  addHeld(e.memcpyMed, v.medianMemcpy, e.held);
+  if (r.gapOp >= 0) addHeld(e.gapOps[t.gapOps[static_cast<size_t>(r.gapOp)]], r.gapOpNs, e.held);
   e.viewOfCell.push_back(&v);
   ++e.cells;
 }
@@ -423,7 +428,7 @@ std::map<std::string, uint64_t, std::less<>> referenceGapOps(const Evidence& e,
         it->second[name] = medianOf(ns);
       }
     }
-    for (const auto& [name, ns] : it->second) sums.find(name)->second += ns;
+    for (const auto& [name, ns] : it->second) (void)addSaturating(sums.find(name)->second, ns);
   }
   return sums;
 }
@@ -539,7 +544,7 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   bool arrival = true;
   for (int64_t step : g.steps) {
     const StepView& v = views[viewOfStep.at(step)];
-    f.costNs += addStep(e, g.tables, v, tables);
+    addHeld(f.costNs, addStep(e, g.tables, v, tables), f.saturatedSum);
     arrival = arrival && v.useArrival;
   }
   const auto nSteps = static_cast<double>(g.steps.size());
@@ -547,6 +552,7 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   f.othersWaitNs = nSteps > 0 ? static_cast<uint64_t>(e.waitSum / nSteps) : 0;
   f.lateNs = nSteps > 0 ? static_cast<uint64_t>(std::max(0.0, e.lateSum / nSteps)) : 0;
   f.score = jobStepNs ? static_cast<double>(f.costNs) / static_cast<double>(jobStepNs) : 0;
+  f.saturatedSum = f.saturatedSum || e.held;
   setCause(f, e, tables);
   const int64_t others = static_cast<int64_t>(views.empty() ? 0 : views[0].cells.size()) -
                          static_cast<int64_t>(g.ranks.size());
@@ -697,18 +703,20 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
   for (size_t i = 0; i < views.size(); ++i) viewOfStep[views[i].step] = i;
   a.steps = static_cast<int64_t>(views.size());
   std::vector<uint64_t> medians;
+  bool jobHeld = false, idealHeld = false;
   for (StepView& v : views) {
     stepMedians(v);
     medians.push_back(v.medianStep);
-    a.jobStepNs += v.medianStep;
+    addHeld(a.jobStepNs, v.medianStep, jobHeld);
     a.stepComputeMedian.push_back(v.medianComputeAll);
   }
   a.medianStepNs = medianOf(medians);
   estimateAndClassify(views, tables.size(), a.medianStepNs);
   for (StepView& v : views) {
     updateProgress(v);
-    a.idealSavingNs +=
-        static_cast<uint64_t>(std::max<int64_t>(0, v.latestProgress - v.latestFastProgress));
+    addHeld(a.idealSavingNs,
+            static_cast<uint64_t>(std::max<int64_t>(0, v.latestProgress - v.latestFastProgress)),
+            idealHeld);
   }
   for (int k = 0; k < 5; ++k) a.breakdownNs[k] = medianOf(cat[k]);
   if (!medians.empty()) {
@@ -720,7 +728,10 @@ JobAnalysis analyzeJob(const std::vector<RankTable>& tables, const Topology& top
     found.push_back(describe(g, views, viewOfStep, tables, topo, a.jobStepNs, traceSuffix));
   const size_t stepRule = found.size();
   addBoardFindings(found, tables, topo, board, views, a.jobStepNs, traceSuffix);
-  for (size_t i = stepRule; i < found.size(); ++i) a.idealSavingNs += found[i].costNs;
+  for (size_t i = stepRule; i < found.size(); ++i)
+    addHeld(a.idealSavingNs, found[i].costNs, idealHeld);
+  a.saturatedSums = static_cast<uint64_t>(jobHeld) + static_cast<uint64_t>(idealHeld);
+  for (const Finding& f : found) a.saturatedSums += static_cast<uint64_t>(f.saturatedSum);
   addStepGaps(a, tables, views);
   for (Finding& f : found) (f.score >= kMinScore ? a.findings : a.belowThreshold).push_back(std::move(f));
   for (auto* list : {&a.findings, &a.belowThreshold})

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "xstack/core/CheckedMath.h"
 #include "xstack/wire/Wire.h"
 
 namespace xstack {
@@ -54,7 +55,10 @@ HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
   const uint64_t dur = std::max(e.endNs, e.startNs) - e.startNs;
   n.minNs = n.count ? std::min(n.minNs, dur) : dur;
   n.maxNs = std::max(n.maxNs, dur);
-  n.totalNs += dur;
+  if (addSaturating(n.totalNs, dur) && !n.saturated) {
+    n.saturated = true;
+    ++saturatedSums_;
+  }
   ++n.count;
   return n.type;
 }

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "FindingParts.h"
+#include "xstack/core/CheckedMath.h"
 
 namespace xstack {
 
@@ -40,10 +41,11 @@ int64_t excessOf(const RoleCell& c, Metric m) {
 }
 
 // The positive excess of a slow cell over its role's medians, summed (ns).
-uint64_t lateOf(const RoleCell& c) {
+// Held at 2^63 - 1 (core/CheckedMath.h; `held` set when it was).
+uint64_t lateOf(const RoleCell& c, bool& held) {
   uint64_t sum = 0;
   for (Metric m : {kCompute, kIdle, kMemcpy})
-    sum += static_cast<uint64_t>(std::max<int64_t>(0, excessOf(c, m)));
+    addHeld(sum, static_cast<uint64_t>(std::max<int64_t>(0, excessOf(c, m))), held);
   return sum;
 }
 
@@ -109,6 +111,8 @@ struct RoleEvidence {
   uint64_t late = 0;
   std::map<std::string, std::pair<uint64_t, uint64_t>> gapOps;  // name -> (mine, role's median)
   std::map<int64_t, uint64_t> latestOfStep;                     // step -> max late of its ranks
+  // A sum above was held at 2^63 - 1.
+  bool held = false;
 };
 
 // The median over the role's cells of step `step` of their gap op's
@@ -133,15 +137,19 @@ RoleEvidence evidenceOf(const Group& g, const std::vector<RoleCell>& cells,
     if (std::find(g.steps.begin(), g.steps.end(), c.row->step) == g.steps.end()) continue;
     ++e.cells;
     const Values v = valuesOf(*c.row);
-    for (size_t m = 0; m < kMetrics; ++m) e.mine[m] += v[m], e.median[m] += c.median[m];
-    e.late += lateOf(c);
+    for (size_t m = 0; m < kMetrics; ++m) {
+      addHeld(e.mine[m], v[m], e.held);
+      addHeld(e.median[m], c.median[m], e.held);
+    }
+    const uint64_t late = lateOf(c, e.held);
+    addHeld(e.late, late, e.held);
     uint64_t& latest = e.latestOfStep[c.row->step];
-    latest = std::max(latest, lateOf(c));
+    latest = std::max(latest, late);
     if (c.row->gapOp >= 0) {
       const std::string& name = tables[c.table].gapOps[static_cast<size_t>(c.row->gapOp)];
       auto& [mine, median] = e.gapOps[name];
-      mine += c.row->gapOpNs;
-      median += roleGapOp(cells, tables, c.row->step, name);
+      addHeld(mine, c.row->gapOpNs, e.held);
+      addHeld(median, roleGapOp(cells, tables, c.row->step, name), e.held);
     }
   }
   return e;
@@ -214,7 +222,7 @@ uint64_t waitedForPerStep(const Finding& f, const JobBoard& board) {
   uint64_t sum = 0;
   for (const RankBlame& b : board.collectives->ranks)
     if (std::find(f.ranks.begin(), f.ranks.end(), b.rank) != f.ranks.end())
-      for (uint64_t v : b.causedNs) sum += v;
+      for (uint64_t v : b.causedNs) (void)addSaturating(sum, v);  // held like the others
   return per(sum, static_cast<uint64_t>(std::max<int64_t>(1, f.stepsOfRank)));
 }
 
@@ -235,7 +243,8 @@ Finding describeRole(const Group& g, const std::vector<RoleCell>& cells, size_t 
   f.trainer = g.trainer;
   f.stepsOfRank = static_cast<int64_t>(tables[g.tables[0]].steps.size());
   const RoleEvidence e = evidenceOf(g, cells, tables);
-  for (const auto& [step, late] : e.latestOfStep) f.costNs += late;
+  f.saturatedSum = e.held;
+  for (const auto& [step, late] : e.latestOfStep) addHeld(f.costNs, late, f.saturatedSum);
   f.lateNs = per(e.late, e.cells);
   f.score = jobStepNs ? static_cast<double>(f.costNs) / static_cast<double>(jobStepNs) : 0;
   setRoleCause(f, e);

@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "Sweeps.h"
+#include "xstack/core/CheckedMath.h"
 #include "xstack/core/FileIdentity.h"
+#include "xstack/model/MemoryTrack.h"
 #include "xstack/wire/Wire.h"
 
 namespace xstack {
@@ -82,13 +84,14 @@ void StepTableBuilder::addSlice(const SliceEvent& e) {
   uint64_t end = std::max(e.endNs, e.startNs);
   if (c == KernelCategory::Comm || end > e.startNs)
     kernels_[static_cast<int>(c)].push({e.startNs, end});
-  it->second.total.ns += end - e.startNs;
+  // Held at 2^63 - 1 like kernels.csv's total_ns (counted there: sum_saturated).
+  (void)addSaturating(it->second.total.ns, end - e.startNs);
   ++it->second.total.count;
 }
 
 void StepTableBuilder::addMemory(const MemoryEvent& m) {
   if (m.place != MemPlace::Gpu) return;
-  auto bytes = static_cast<int64_t>(m.bytes);
+  const int64_t bytes = memoryChangeBytes(m.bytes);
   mem_.push({m.startNs, bytes});
   if (m.endNs >= m.startNs && m.endNs != 0) mem_.push({m.endNs, -bytes});
 }
@@ -309,20 +312,22 @@ Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries)
 }
 
 // The peak of the summed GPU memory, one sample per ns (changes at one ns
-// are one sample).
+// are one sample), in bytes: the sum is MemoryInUse's, as the trace's counters
+// (0..2^63 - 1), so a job of one GPU per rank has the peak its counter shows.
 Expected<uint64_t> StepTableBuilder::memoryPeak() const {
   auto reader = mem_.read();
   MemDelta d{}, prev{};
   bool any = false;
-  int64_t sum = 0, peak = 0;
+  MemoryInUse sum;
+  int64_t peak = 0;
   while (reader.next(d)) {
-    if (any && d.ns != prev.ns) peak = std::max(peak, sum);
-    sum += d.bytes;
+    if (any && d.ns != prev.ns) peak = std::max(peak, sum.bytes());
+    (void)sum.add(d.bytes);  // counted where drawn (memory_sum_overflow)
     prev = d;
     any = true;
   }
   if (!reader.status()) return reader.status().error();
-  if (any) peak = std::max(peak, sum);
+  if (any) peak = std::max(peak, sum.bytes());
   return static_cast<uint64_t>(peak);
 }
 

@@ -46,12 +46,6 @@ void countMemoryWarnings(const std::vector<MemoryEvent>& events, Warnings& warni
   c.addTo(warnings);
 }
 
-bool addMemoryChange(int64_t& sum, int64_t delta) {
-  if (!__builtin_add_overflow(sum, delta, &sum)) return false;
-  sum = delta > 0 ? INT64_MAX : INT64_MIN;
-  return true;
-}
-
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings) {
   countMemoryWarnings(events, warnings);
@@ -62,7 +56,7 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& event
   std::map<std::pair<int, uint64_t>, std::vector<Change>> changes;
   for (const MemoryEvent& e : events) {
     auto& c = changes[{static_cast<int>(e.place), e.device}];
-    int64_t bytes = static_cast<int64_t>(std::min<uint64_t>(e.bytes, INT64_MAX));
+    const int64_t bytes = memoryChangeBytes(e.bytes);
     c.push_back({e.startNs, bytes});
     if (!neverFreed(e)) c.push_back({e.endNs, -bytes});
   }
@@ -74,13 +68,13 @@ std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& event
     MemoryTrack t;
     t.place = static_cast<MemPlace>(key.first);
     t.device = key.second;
-    int64_t sum = 0;
+    MemoryInUse sum;
     for (size_t i = 0; i < c.size();) {
       uint64_t ns = c[i].ns;
       for (; i < c.size() && c[i].ns == ns; ++i) {
-        if (addMemoryChange(sum, c[i].delta)) warnings.add(Warn::MemorySumOverflow);
+        if (sum.add(c[i].delta)) warnings.add(Warn::MemorySumOverflow);
       }
-      t.samples.push_back({ns, sum});
+      t.samples.push_back({ns, sum.bytes()});
     }
     tracks.push_back(std::move(t));
   }

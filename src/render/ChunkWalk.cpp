@@ -287,15 +287,15 @@ void ChunkWalk::spilledMemoryRow(int64_t pid, const RowKey& row, SpilledRows& b)
   const std::string name = memoryCounterName(flowRank_, row);
   bool any = false;
   uint64_t atNs = 0;
-  int64_t sum = 0;
+  MemoryInUse sum;
   // Every change at one ns is one sample (buildMemoryTracks).
   b.forEachMemoryChange(place, static_cast<uint64_t>(row.device), [&](uint64_t ns, int64_t delta) {
-    if (any && ns != atNs) sink_.memorySample(pid, name, tsOf(atNs), sum);
+    if (any && ns != atNs) sink_.memorySample(pid, name, tsOf(atNs), sum.bytes());
     any = true;
     atNs = ns;
-    if (addMemoryChange(sum, delta)) warnings_.add(Warn::MemorySumOverflow);
+    if (sum.add(delta)) warnings_.add(Warn::MemorySumOverflow);
   });
-  if (any) sink_.memorySample(pid, name, tsOf(atNs), sum);
+  if (any) sink_.memorySample(pid, name, tsOf(atNs), sum.bytes());
 }
 
 void ChunkWalk::dcgmCounters(int64_t pid, int64_t gpu, int64_t trainer,

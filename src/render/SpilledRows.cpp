@@ -110,7 +110,7 @@ void SpilledRows::onSlice(const SliceEvent& e) {
 }
 
 void SpilledRows::onMemory(const MemoryEvent& m) {
-  const auto bytes = static_cast<int64_t>(std::min<uint64_t>(m.bytes, INT64_MAX));
+  const int64_t bytes = memoryChangeBytes(m.bytes);
   const auto place = static_cast<uint64_t>(m.place);
   memory_.push({place, m.device, m.startNs, bytes});
   if (!(m.endNs == 0 || m.endNs < m.startNs)) memory_.push({place, m.device, m.endNs, -bytes});

@@ -224,6 +224,8 @@ std::string findingsJson(const JobAnalysis& a, const Topology& topo) {
                    : 0.0,
                2) +
          ",\"what\":\"step time saved if every straggler computed at the step median\"}";
+  // Only when some sum was held (docs/FORMAT.md "Sums that would overflow").
+  if (a.saturatedSums > 0) out += ",\n\"saturated_sums\":" + std::to_string(a.saturatedSums);
   appendSideTables(out, a);
   out += ",\n\"ranks_without_steps\":";
   appendInts(out, a.ranksWithoutSteps);
@@ -256,6 +258,10 @@ std::vector<std::string> terminalSummary(const JobAnalysis& a, const Topology&) 
   lines.push_back("analysis: " + std::to_string(a.ranks) + " ranks x " + std::to_string(a.steps) +
                   " steps; step time " + formatMs(a.medianStepNs) + " (median; steps " +
                   formatMs(a.minStepNs) + " .. " + formatMs(a.maxStepNs) + ")");
+  if (a.saturatedSums > 0)
+    lines.push_back("analysis: warning: " + std::to_string(a.saturatedSums) +
+                    " sums of step ns passed 2^63 - 1 and are shown as 2^63 - 1 (sum_saturated; "
+                    "findings.json saturated_sums)");
   if (!a.ranksWithoutSteps.empty())
     lines.push_back("analysis: " + std::to_string(a.ranksWithoutSteps.size()) +
                     " ranks have no step (no ProfilerStep span or step marker), left out of the "

@@ -26,6 +26,7 @@
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/Topology.h"
+#include "xstack/core/Warnings.h"
 #include "xstack/event/Events.h"
 #include "xstack/io/AtomicFile.h"
 #include "xstack/io/SpillFile.h"
@@ -47,6 +48,9 @@ class RankAnalysis : public EventSink {
   // its paired forward/backward spans. An Error (e.g. a sorter could not
   // spill; it names why) fails the profile: never a result from part of it.
   virtual Expected<std::string> finish(int64_t rank, const std::vector<Span>& spans) = 0;
+  // After finish: adds what this part counted (e.g. sum_saturated) to the
+  // profile's warnings (otherData.warnings, the end-of-run line).
+  virtual void addWarnings(Warnings& /*warnings*/) const {}
 };
 
 // One profile's finished per-rank part on this MPI rank.

@@ -43,6 +43,8 @@ struct Finding {
   int64_t trainer = -1;  // >= 0 when the finding is one whole trainer
   double score = 0;      // cost / job step time
   uint64_t costNs = 0;
+  // A sum of its ns (cost, evidence) passed 2^63 - 1 and was held there (sum_saturated).
+  bool saturatedSum = false;
   double computeRatio = 0;    // mean compute / step median over the slow steps
   uint64_t othersWaitNs = 0;  // mean per slow step: other ranks' comm minus this one's
   int64_t stepsOfRank = 0;    // steps the rank(s) have
@@ -110,6 +112,9 @@ struct JobAnalysis {
   std::vector<Finding> findings;        // most costly first, score >= kMinScore
   std::vector<Finding> belowThreshold;  // the others, most costly first
   uint64_t idealSavingNs = 0;           // every straggler at the median
+  // Sums of ns held at 2^63 - 1 (docs/FORMAT.md "Sums that would overflow"; sum_saturated):
+  // the job's step time, the ideal saving, and each finding with saturatedSum, 1 each.
+  uint64_t saturatedSums = 0;
   // The kKernelSpreadShown non-collective kernels in the top lists of >= 2
   // ranks with the largest spread (slowest - median), ties by name
   // (orderKernelSpread). When the tables came without names (rank 0's

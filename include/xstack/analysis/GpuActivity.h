@@ -52,7 +52,7 @@ struct KernelStat {
   std::string name;
   HtaKernelType type = HtaKernelType::Computation;  // by name (htaKernelTypeOf)
   uint64_t count = 0;
-  uint64_t totalNs = 0;  // summed durations (end before start counts 0)
+  uint64_t totalNs = 0;  // summed durations (end before start counts 0), held at 2^63 - 1
   uint64_t minNs = 0, maxNs = 0;
 };
 
@@ -70,12 +70,16 @@ class KernelStatsBuilder {
   HtaKernelType add(const SliceEvent& e);
   // The stats ordered by name (bytewise); the builder is left empty.
   std::vector<KernelStat> take();
+  // Names whose total ns was held at 2^63 - 1 (core/CheckedMath.h; sum_saturated).
+  uint64_t saturatedSums() const { return saturatedSums_; }
 
  private:
   struct NameStats {
     HtaKernelType type;
-    uint64_t count = 0, totalNs = 0, minNs = 0, maxNs = 0;
+    uint64_t count = 0, totalNs = 0, minNs = 0, maxNs = 0;  // totalNs: held at 2^63 - 1
+    bool saturated = false;
   };
+  uint64_t saturatedSums_ = 0;
   std::unordered_map<std::string, NameStats> names_;
   std::string key_;
 };

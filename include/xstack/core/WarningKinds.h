@@ -46,6 +46,10 @@ enum class Severity {
   X(EventBadDevice, "event_bad_device", Warning,                                                  \
     "a CPU event with a device id below -1 has no row and was dropped",                           \
     "check the profiler that wrote the file")                                                     \
+  X(EventBadTime, "event_bad_time", Warning,                                                       \
+    "a profile's event or memory block starting or ending past 2^63 - 1 ns (after 2262) was "      \
+    "dropped",                                                                                     \
+    "check the profiler's clock")                                                                  \
   X(EventEndBeforeStart, "event_end_before_start", Warning,                                       \
     "an event ends before it starts; drawn with duration 0",                                      \
     "check the profiler's clock")                                                                 \
@@ -68,7 +72,7 @@ enum class Severity {
     "check the profiler that wrote the file")                                                     \
   X(JsonClampedTime, "json_clamped_time", Warning,                                                \
     "a Kineto trace's event at relative ts 0 (Kineto's clamp of a time before "                    \
-    "baseTimeNanoseconds: its real time is unknown) was dropped; it never moves the time origin",   \
+    "baseTimeNanoseconds: its real time is unknown) was dropped; it never moves the time origin",  \
     "nothing, unless many are dropped: check the profiler's clock")                                \
   X(JsonIgnoredEvent, "json_ignored_event", Note,                                                 \
     "a JSON trace's event xstack does not draw (ph B/E/C, GPU annotations) was ignored",          \
@@ -89,7 +93,8 @@ enum class Severity {
     "a memory allocation with end_ns 0 or before start_ns stays allocated",                       \
     "nothing: shown as held to the end")                                                          \
   X(MemorySumOverflow, "memory_sum_overflow", Warning,                                            \
-    "a memory track's running sum overflowed 64 bits and was clamped",                            \
+    "a memory track's bytes in use passed 2^63 - 1: shown as 2^63 - 1 until frees bring the "      \
+    "exact sum below it (never negative)",                                                         \
     "check the allocation sizes in the profile")                                                  \
   X(MemoryUnknownPlace, "memory_unknown_place", Warning,                                          \
     "a memory event with an unknown place was dropped",                                           \
@@ -113,6 +118,10 @@ enum class Severity {
   X(StringInvalidUtf8, "string_invalid_utf8", Note,                                               \
     "a name was not valid UTF-8; bad bytes replaced by U+FFFD",                                   \
     "nothing, unless names look wrong")                                                           \
+  X(SumSaturated, "sum_saturated", Warning,                                                        \
+    "a sum of ns in an analysis file (a kernel's total_ns in kernels.csv, findings' kernel "       \
+    "totals) passed 2^63 - 1 and is shown as 2^63 - 1",                                            \
+    "check the profiler's clock: no real run sums 292 years of kernel time")                       \
   X(TimeNoiseLine, "time_noise_line", Note,                                                       \
     "a time file line that is not \"start time:\" or \"end time:\" was ignored",                  \
     "nothing")                                                                                    \

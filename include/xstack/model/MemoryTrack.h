@@ -4,10 +4,12 @@
 // end_ns < start_ns) stays allocated (warning memory_never_freed).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "xstack/core/CheckedMath.h"
 #include "xstack/core/Warnings.h"
 #include "xstack/event/Events.h"
 
@@ -46,9 +48,13 @@ class MemoryWarningCounter {
   std::vector<MemoryEvent> firstNeverFreed_;
 };
 
-// Adds one change to a track's running sum; at an int64 overflow the sum
-// saturates (INT64_MAX or INT64_MIN) and true is returned (memory_sum_overflow).
-bool addMemoryChange(int64_t& sum, int64_t delta);
+// The size of one change of a track: a block's bytes held at 2^63 - 1. The
+// running sums are core/CheckedMath.h's MemoryInUse: exact, shown as 0..2^63 - 1,
+// memory_sum_overflow counted for each change after which the exact sum is above
+// 2^63 - 1 (the trace's counters, SpilledRows, and the analysis' peak: one rule).
+inline int64_t memoryChangeBytes(uint64_t bytes) {
+  return static_cast<int64_t>(std::min<uint64_t>(bytes, kMaxSum));
+}
 
 std::vector<MemoryTrack> buildMemoryTracks(const std::vector<MemoryEvent>& events,
                                            Warnings& warnings);

@@ -8,6 +8,7 @@
 
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/core/CheckedMath.h"
 
 namespace xstack {
 
@@ -124,7 +125,7 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
   for (int64_t node : nodes) {
     NetCell& c = g.net[{name, members[0]->bytes, members.size(), node}];
     c.instances += 1;
-    c.transferNs += transfer;
+    (void)addSaturating(c.transferNs, transfer);  // ns over instances, held at 2^63 - 1
     c.groups = 1;
   }
 }
@@ -157,15 +158,16 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   lateHere.rank = late->rank;
   ++lateHere.instances;
   for (const Arrival* m : members) {
+    // Sums of waits (ns) over instances and members: held at 2^63 - 1 (core/CheckedMath.h).
     const uint64_t wait = last - m->startNs;
-    row.waitNs += wait;
-    lateHere.waitedForNs += wait;
+    (void)addSaturating(row.waitNs, wait);
+    (void)addSaturating(lateHere.waitedForNs, wait);
     RankBlame& waiter = g.ranks[m->rank];
     waiter.rank = m->rank;
-    waiter.waitedNs += wait;
+    (void)addSaturating(waiter.waitedNs, wait);
     RankBlame& blamed = g.ranks[late->rank];
     blamed.rank = late->rank;
-    blamed.causedNs[static_cast<int>(cause)] += wait;
+    (void)addSaturating(blamed.causedNs[static_cast<int>(cause)], wait);
   }
 }
 
@@ -318,7 +320,7 @@ void joinNetCells(std::vector<NetCell>& net) {
   for (NetCell& c : net) {
     if (!joined.empty() && key(joined.back()) == key(c)) {
       joined.back().instances += c.instances;
-      joined.back().transferNs += c.transferNs;
+      (void)addSaturating(joined.back().transferNs, c.transferNs);
       joined.back().groups += c.groups;
       continue;
     }
@@ -387,8 +389,9 @@ void normalizeSummary(CollectivesSummary& s) {
       joined.push_back(r);
       continue;
     }
-    joined.back().waitedNs += r.waitedNs;
-    for (int c = 0; c < kLateCauses; ++c) joined.back().causedNs[c] += r.causedNs[c];
+    (void)addSaturating(joined.back().waitedNs, r.waitedNs);
+    for (int c = 0; c < kLateCauses; ++c)
+      (void)addSaturating(joined.back().causedNs[c], r.causedNs[c]);
   }
   s.ranks = std::move(joined);
   joinNetCells(s.net);
@@ -401,7 +404,7 @@ void normalizeSummary(CollectivesSummary& s) {
   std::vector<GroupBlame> pairs;
   for (GroupBlame& g : s.groupBlame) {
     if (!pairs.empty() && pairs.back().group == g.group && pairs.back().rank == g.rank) {
-      pairs.back().waitedForNs += g.waitedForNs;
+      (void)addSaturating(pairs.back().waitedForNs, g.waitedForNs);
       pairs.back().instances += g.instances;
     } else {
       pairs.push_back(std::move(g));

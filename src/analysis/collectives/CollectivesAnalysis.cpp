@@ -11,6 +11,7 @@
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/core/CheckedMath.h"
 #include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
@@ -356,8 +357,8 @@ void CollectivesJob::addShares() {
   std::map<std::pair<int64_t, std::string>, uint64_t> ns;
   for (const StepPath& p : paths_)
     for (const PathSegment& s : p.segments) {
-      ns[{s.rank, segmentKindName(s.kind)}] += s.durNs;
-      criticalNs_ += s.durNs;
+      (void)addSaturating(ns[{s.rank, segmentKindName(s.kind)}], s.durNs);  // held at 2^63 - 1
+      (void)addSaturating(criticalNs_, s.durNs);
     }
   for (auto& [key, v] : ns) shares_.push_back({key.first, key.second, v});
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/core/CheckedMath.h"
 #include "xstack/report/AnalysisFiles.h"
 
 namespace xstack {
@@ -47,7 +48,7 @@ std::string signedUsText(int64_t ns) {
 
 uint64_t causedTotal(const RankBlame& b) {
   uint64_t t = 0;
-  for (uint64_t v : b.causedNs) t += v;
+  for (uint64_t v : b.causedNs) (void)addSaturating(t, v);  // ns, held at 2^63 - 1
   return t;
 }
 

@@ -22,6 +22,10 @@ class KernelsRankPart final : public RankAnalysis {
   Expected<std::string> finish(int64_t rank, const std::vector<Span>& /*spans*/) override {
     return encodeKernelStats(rank, stats_.take());
   }
+  // A kernel name's total_ns held at 2^63 - 1: one sum_saturated per name.
+  void addWarnings(Warnings& warnings) const override {
+    warnings.add(Warn::SumSaturated, stats_.saturatedSums());
+  }
 
  private:
   KernelStatsBuilder stats_;

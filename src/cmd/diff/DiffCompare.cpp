@@ -1,6 +1,7 @@
 // The comparisons of `xstack diff` (cmd/diff/Diff.h): pure functions of the
 // parsed analysis files, plus the two streaming passes over kernels.csv.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -8,6 +9,7 @@
 #include <unordered_map>
 
 #include "xstack/cmd/diff/Diff.h"
+#include "xstack/core/CheckedMath.h"
 
 namespace fs = std::filesystem;
 
@@ -65,10 +67,21 @@ struct NameSums {
   std::string category;
   KernelTotalsAB t;
   int64_t lastRankA = INT64_MIN, lastRankB = INT64_MIN;
+  bool heldA = false, heldB = false;  // t.aNs / t.bNs held at 2^63 - 1
 };
 using NameTable = std::unordered_map<std::string, NameSums>;
 
-Status sumKernels(const std::string& path, bool isB, NameTable& names) {
+// sum += v in ns, held at 2^63 - 1 (core/CheckedMath.h, as kernels.csv's total_ns); the
+// first time the sum is held, `held` is set and `count` counted (so the count is that of the
+// sums held, whatever the order of the rows).
+void addHeld(uint64_t& sum, uint64_t v, bool& held, uint64_t& count) {
+  if (addSaturating(sum, v) && !held) {
+    held = true;
+    ++count;
+  }
+}
+
+Status sumKernels(const std::string& path, bool isB, NameTable& names, uint64_t& held) {
   std::string key;  // reused: no allocation per row
   return forEachKernelRow(path, [&](const KernelRow& r) {
     key.assign(r.name);
@@ -77,8 +90,8 @@ Status sumKernels(const std::string& path, bool isB, NameTable& names) {
     NameSums& s = it->second;
     if (s.category.empty()) s.category = r.category;
     int64_t& last = isB ? s.lastRankB : s.lastRankA;
-    (isB ? s.t.bCount : s.t.aCount) += r.count;
-    (isB ? s.t.bNs : s.t.aNs) += r.totalNs;
+    (void)addSaturating(isB ? s.t.bCount : s.t.aCount, r.count);  // a count, not ns: not counted
+    addHeld(isB ? s.t.bNs : s.t.aNs, r.totalNs, isB ? s.heldB : s.heldA, held);
     if (last != r.rank) ++(isB ? s.t.bRanks : s.t.aRanks);  // rows come ordered by rank
     last = r.rank;
   });
@@ -86,13 +99,14 @@ Status sumKernels(const std::string& path, bool isB, NameTable& names) {
 
 std::vector<KernelDelta> topKernels(const NameTable& names, KernelsDiff& k) {
   std::vector<KernelDelta> all;
+  bool heldA = false, heldB = false;
   for (const auto& [name, s] : names) {
     k.namesA += s.t.aCount > 0 || s.t.aRanks > 0;
     k.namesB += s.t.bCount > 0 || s.t.bRanks > 0;
     k.newNames += s.t.aRanks == 0;
     k.vanishedNames += s.t.bRanks == 0;
-    k.aTotalNs += s.t.aNs;
-    k.bTotalNs += s.t.bNs;
+    addHeld(k.aTotalNs, s.t.aNs, heldA, k.saturatedSums);
+    addHeld(k.bTotalNs, s.t.bNs, heldB, k.saturatedSums);
     if (s.t.aNs == s.t.bNs && s.t.aCount == s.t.bCount) continue;
     ++k.changedNames;
     all.push_back(KernelDelta{name, s.category, s.t, 0, {}});
@@ -107,10 +121,11 @@ std::vector<KernelDelta> topKernels(const NameTable& names, KernelsDiff& k) {
 
 // Pass 2: the per-rank totals of the top names, then which ranks changed.
 Status rankKernels(const std::string& aPath, const std::string& bPath,
-                   std::vector<KernelDelta>& top) {
+                   std::vector<KernelDelta>& top, uint64_t& held) {
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < top.size(); ++i) index.emplace(top[i].name, i);
   std::vector<std::map<int64_t, RankKernelDelta>> perRank(top.size());
+  std::vector<std::map<int64_t, std::array<bool, 2>>> heldRank(top.size());  // by side
   for (int side = 0; side < 2; ++side) {
     std::string key;
     Status st = forEachKernelRow(side ? bPath : aPath, [&](const KernelRow& r) {
@@ -119,7 +134,7 @@ Status rankKernels(const std::string& aPath, const std::string& bPath,
       if (it == index.end()) return;
       RankKernelDelta& d = perRank[it->second][r.rank];
       d.rank = r.rank;
-      (side ? d.bNs : d.aNs) += r.totalNs;
+      addHeld(side ? d.bNs : d.aNs, r.totalNs, heldRank[it->second][r.rank][side], held);
     });
     if (!st) return st;
   }
@@ -309,13 +324,13 @@ WaitsDiff diffWaits(const std::vector<RankWaits>& a, const std::vector<RankWaits
 
 Expected<KernelsDiff> diffKernels(const std::string& aPath, const std::string& bPath) {
   NameTable names;
-  Status st = sumKernels(aPath, false, names);
-  if (st) st = sumKernels(bPath, true, names);
-  if (!st) return st.error();
   KernelsDiff k;
+  Status st = sumKernels(aPath, false, names, k.saturatedSums);
+  if (st) st = sumKernels(bPath, true, names, k.saturatedSums);
+  if (!st) return st.error();
   k.top = topKernels(names, k);
   names.clear();
-  st = rankKernels(aPath, bPath, k.top);
+  st = rankKernels(aPath, bPath, k.top, k.saturatedSums);
   if (!st) return st.error();
   return k;
 }

@@ -119,6 +119,9 @@ void kernelsText(const KernelsDiff& k, std::string& out) {
          std::to_string(k.namesB) + " in B, " + std::to_string(k.newNames) + " new, " +
          std::to_string(k.vanishedNames) + " vanished; GPU kernel time " + ms(k.aTotalNs) + " -> " +
          ms(k.bTotalNs) + " (" + relChange(k.aTotalNs, k.bTotalNs) + ")\n";
+  if (k.saturatedSums > 0)
+    out += "  warning: " + std::to_string(k.saturatedSums) +
+           " sums of ns passed 2^63 - 1 and are shown as 2^63 - 1 (sum_saturated)\n";
   if (k.top.empty()) out += "  no kernel's count or total changed\n";
   for (size_t i = 0; i < k.top.size() && i < 8; ++i) kernelLine(k.top[i], out);
 }
@@ -323,10 +326,15 @@ ojson kernelsJson(const KernelsDiff& k) {
                    {"ranks_changed", d.ranksChanged},
                    {"top_ranks", ranks}});
   }
-  return {{"names_a", k.namesA},       {"names_b", k.namesB},
-          {"new", k.newNames},         {"vanished", k.vanishedNames},
-          {"changed", k.changedNames}, {"a_total_ns", k.aTotalNs},
-          {"b_total_ns", k.bTotalNs},  {"top", top}};
+  return {{"names_a", k.namesA},
+          {"names_b", k.namesB},
+          {"new", k.newNames},
+          {"vanished", k.vanishedNames},
+          {"changed", k.changedNames},
+          {"a_total_ns", k.aTotalNs},
+          {"b_total_ns", k.bTotalNs},
+          {"saturated_sums", k.saturatedSums},
+          {"top", top}};
 }
 
 ojson findingsJson(const FindingsDiff& f) {

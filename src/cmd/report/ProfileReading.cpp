@@ -232,6 +232,7 @@ Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& 
     if (!bytes) return bytes.error();
     results.push_back(std::move(*bytes));
   }
+  for (auto& part : parts) part->addWarnings(in.summary.warnings);
   in.analyses = std::move(results);
   return {};
 }

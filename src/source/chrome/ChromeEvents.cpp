@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "xstack/core/CheckedMath.h"
+
 namespace xstack::chrome {
 namespace {
 
@@ -90,6 +92,15 @@ bool memPlaceFromText(std::string_view text, MemPlace& place, uint64_t& device) 
   return true;
 }
 
+namespace {
+// Bytes held, from an exact difference of byte counts: 0..2^63 - 1 (docs/FORMAT.md
+// "Sums that would overflow").
+uint64_t heldBytes(__int128 exact) {
+  if (exact < 0) return 0;
+  return exact > static_cast<__int128>(kMaxSum) ? kMaxSum : static_cast<uint64_t>(exact);
+}
+}  // namespace
+
 bool ChromeEventMapper::absoluteNs(const TimeField& t, uint64_t& out) const {
   if (!t.valid) return false;
   int64_t ns = 0;
@@ -170,20 +181,21 @@ void ChromeEventMapper::onComplete(const TraceEvent& e) {
     return;
   }
   uint64_t start = 0;
-  int64_t dur = 0;
+  // A negative dur ends the event where it starts (drawn as 0): its end must
+  // not move the time origin before the event.
+  const int64_t dur = e.dur.valid ? std::max<int64_t>(e.dur.ns, 0) : 0;
+  const bool endsBeforeStart = e.dur.valid && e.dur.ns < 0;
+  int64_t endNs = 0;
   if (clamped(e.ts)) return;
-  if (!absoluteNs(e.ts, start) || (e.dur.present && !e.dur.valid)) {
+  // An end past 2^63 - 1 ns (after 2262) is no time: dropped like its start would be.
+  if (!absoluteNs(e.ts, start) || (e.dur.present && !e.dur.valid) ||
+      !checkedAdd(static_cast<int64_t>(start), dur, endNs)) {
     ++droppedForTime_;
     warnings_.add(Warn::JsonBadTime);
     return;
   }
   ++used_;
-  if (e.dur.valid) dur = e.dur.ns;
-  // A negative dur ends the event where it starts (drawn as 0): its end must
-  // not move the time origin before the event.
-  const bool endsBeforeStart = dur < 0;
-  if (endsBeforeStart) dur = 0;
-  const uint64_t end = start + static_cast<uint64_t>(dur);
+  const auto end = static_cast<uint64_t>(endNs);
   SliceEvent s{e.name, {}, start, end, {RowKind::CpuBlock, 0}, e.tid.value, 0};
   s.correlation = e.argInt(ArgKey::Correlation).value_or(-1);
   if (cls == EventClass::Api) s.row = {RowKind::CudaApi, -1};
@@ -271,9 +283,12 @@ void ChromeEventMapper::onMemoryInstant(const TraceEvent& e) {
   auto [it, first] = devices_.try_emplace(key);
   if (first) {
     it->second.firstNs = ts;
-    if (total) it->second.before = std::max<int64_t>(0, *total - *delta);
+    if (total)
+      it->second.before = static_cast<int64_t>(heldBytes(static_cast<__int128>(*total) - *delta));
   }
-  const uint64_t bytes = static_cast<uint64_t>(*delta < 0 ? -*delta : *delta);
+  // |delta| (2^63 for INT64_MIN: the tracks hold a block at 2^63 - 1 bytes).
+  const uint64_t bytes =
+      *delta < 0 ? uint64_t{0} - static_cast<uint64_t>(*delta) : static_cast<uint64_t>(*delta);
   if (*delta > 0) allocate(key, addressOf(e), ts, bytes, e.tid.value);
   if (*delta < 0) release(key, addressOf(e), ts, bytes);
 }
@@ -310,14 +325,13 @@ void ChromeEventMapper::finish() {
   for (const auto& [key, d] : devices_) {
     // What was held before the trace: the blocks it frees, then the rest,
     // held to the end; so the running sum equals the trace's totals.
-    int64_t held = d.before;
+    __int128 held = d.before;  // exact: bytes up to 2^64 each cannot wrap it
     for (const auto& [ns, bytes] : d.earlierFrees) {
       out_.onMemory({d.firstNs, ns, bytes, key.place, key.device, 0});
-      held -= static_cast<int64_t>(bytes);
+      held -= bytes;
     }
     if (held < 0) warnings_.add(Warn::JsonMemoryMismatch);
-    if (held > 0)
-      out_.onMemory({d.firstNs, 0, static_cast<uint64_t>(held), key.place, key.device, 0});
+    if (held > 0) out_.onMemory({d.firstNs, 0, heldBytes(held), key.place, key.device, 0});
   }
   devices_.clear();
 }

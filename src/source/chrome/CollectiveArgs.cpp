@@ -1,5 +1,6 @@
 // The collective args of Kineto's NCCL kernels and record_param_comms ops
 // (docs/FORMAT.md section 8, "Collectives") read into a CollectiveInfo.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -59,6 +60,10 @@ bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& b
   if (!out.dtype.empty() && dtypeBytes(out.dtype) == 0) noteBad(e, ArgKey::Dtype, bad);
   if (isPointToPoint(out.collective)) out.peer = peerOf(e, out.collective, bad);
   out.deriveBytes();
+  // nelems x dtype size past 2^63 - 1 bytes: no size (0, no bandwidth), named like a bad arg.
+  const bool sized = std::max(out.inNelems, out.outNelems) > 0 && dtypeBytes(out.dtype) > 0;
+  if (sized && out.bytes == 0)
+    noteBad(e, out.inNelems >= out.outNelems ? ArgKey::InMsgNelems : ArgKey::OutMsgNelems, bad);
   return true;
 }
 

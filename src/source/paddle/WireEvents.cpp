@@ -55,11 +55,20 @@ bool stepMarkOf(std::string_view name, std::string_view detail, uint64_t startNs
   return true;
 }
 
+namespace {
+// A time xstack can hold: at most 2^63 - 1 ns (docs/FORMAT.md "Sums that would overflow").
+bool pastTime(uint64_t ns) { return ns > static_cast<uint64_t>(INT64_MAX); }
+}  // namespace
+
 void WireEventMapper::onEvent(const ProfileEvent& e) {
+  if (pastTime(e.startNs) || pastTime(e.endNs)) {
+    dropWarnings().add(Warn::EventBadTime);
+    return;
+  }
   StepMark mark;
   if (stepMarkOf(e.name, e.detail, e.startNs, mark)) out_.onStepMark(mark);
   RowKey row;
-  if (!rowOfWireEvent(e, row, options_.dropWarnings ? *options_.dropWarnings : scratch_)) {
+  if (!rowOfWireEvent(e, row, dropWarnings())) {
     out_.onUnplaced({e.startNs, e.endNs, false});
     return;
   }
@@ -72,6 +81,10 @@ void WireEventMapper::onEvent(const ProfileEvent& e) {
 }
 
 void WireEventMapper::onMemEvent(const ProfileMemEvent& m) {
+  if (pastTime(m.startNs) || pastTime(m.endNs)) {
+    dropWarnings().add(Warn::EventBadTime);
+    return;
+  }
   MemPlace place;
   if (!memPlaceFromWire(m.place, place)) {
     ++unknownPlaces_;

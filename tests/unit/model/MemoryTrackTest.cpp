@@ -135,6 +135,19 @@ TEST(MemoryTrack, HugeSizesSaturateInsteadOfWrapping) {
   EXPECT_EQ(tracks[0].samples.back().allocatedBytes, INT64_MAX);
 }
 
+// Issue 31: a sum held at 2^63 - 1 on the way up comes back down exactly, never below 0.
+TEST(MemoryTrack, ASaturatedSumComesBackDownAndIsNeverNegative) {
+  Warnings w;
+  const uint64_t block = uint64_t{1} << 62;
+  auto tracks = buildMemoryTracks(
+      {mem(0, 0, 1, 4, block), mem(0, 0, 2, 5, block), mem(0, 0, 3, 6, block)}, w);
+  ASSERT_EQ(tracks.size(), 1u);
+  const int64_t b = static_cast<int64_t>(block);
+  EXPECT_EQ(samplesOf(tracks[0]),
+            (Samples{{1, b}, {2, INT64_MAX}, {3, INT64_MAX}, {4, INT64_MAX}, {5, b}, {6, 0}}));
+  EXPECT_EQ(w.count(Warn::MemorySumOverflow), 3u);  // after the changes at 2, 3 and 4
+}
+
 TEST(MemoryTrack, NoEventsNoTracks) {
   Warnings w;
   EXPECT_TRUE(buildMemoryTracks({}, w).empty());

@@ -76,6 +76,9 @@ struct KernelDelta {
 struct KernelsDiff {
   uint64_t namesA = 0, namesB = 0, newNames = 0, vanishedNames = 0, changedNames = 0;
   uint64_t aTotalNs = 0, bTotalNs = 0;
+  // Sums of ns (a name's total, the totals, a rank's) held at 2^63 - 1 instead of
+  // wrapping (docs/FORMAT.md "Sums that would overflow"); each sum counted once.
+  uint64_t saturatedSums = 0;
   std::vector<KernelDelta> top;  // largest |total change| first (at most kTopKernels)
 };
 

@@ -60,6 +60,7 @@ class WireEventMapper final : public ProfileSink {
   EventSink& out_;
   WireMappingOptions options_;
   Warnings scratch_;  // drop warnings not asked for
+  Warnings& dropWarnings() { return options_.dropWarnings ? *options_.dropWarnings : scratch_; }
   uint64_t unknownPlaces_ = 0;
   std::vector<ProfileMemEvent> firstUnknown_;
   CollectiveInfo collective_;  // the current slice's (SliceEvent::collective)

@@ -193,6 +193,28 @@ TEST(ChromeCollective, MalformedArgsAreCountedAndTheEventFlows) {
   EXPECT_EQ(examples[1], "t.json: ts 20000 ns: Group size \"two\"");
 }
 
+// Issue 31: nelems x the dtype's size past 2^63 - 1 bytes is no size: 0 bytes (no
+// bandwidth), named like a bad arg; 2^63 - 8 bytes fit.
+TEST(ChromeCollective, BytesPastTwoToThe63AreNamedNotWrapped) {
+  Warnings w;
+  EventList l = mapped(
+      kernel("ncclKernel_AllReduce",
+             R"("Collective name":"allreduce","In msg nelems":2305843009213693952,"dtype":"Float")",
+             10) +
+          "," +
+          kernel("ncclKernel_AllReduce",
+                 R"("Collective name":"allreduce","Out msg nelems":1152921504606846975,)"
+                 R"("dtype":"Double")",
+                 20),
+      w);
+  ASSERT_EQ(l.slices.size(), 2u);
+  EXPECT_EQ(l.slices[0].collective->bytes, 0u);  // 2^61 x 4 = 2^63
+  EXPECT_EQ(l.slices[1].collective->bytes, (uint64_t{1} << 63) - 8);
+  EXPECT_EQ(w.count(Warn::JsonBadCollectiveArg), 1u);
+  EXPECT_EQ(w.entries().at(Warn::JsonBadCollectiveArg).examples.at(0),
+            "t.json: ts 10000 ns: In msg nelems 2305843009213693952");
+}
+
 // ---- the real traces (never copied into the repository) ----
 
 std::filesystem::path sharedTraces() {

@@ -186,6 +186,28 @@ TEST(ChromeEventMapper, TimeBaseAndBadTimes) {
   EXPECT_EQ(w.count(Warn::JsonIgnoredEvent), 1u);
 }
 
+// Issue 31: an end (base + ts + dur) past 2^63 - 1 ns is no time: dropped and counted like a
+// bad start; an end of exactly 2^63 - 1 is kept. A free of INT64_MIN bytes is no UB.
+TEST(ChromeEventMapper, AnEndPastTwoToThe63IsDropped) {
+  Warnings w;
+  const int64_t base = INT64_MAX - 775'807;
+  EventList l = mapped(
+      R"j({"ph":"X","cat":"kernel","name":"fits","pid":0,"tid":7,"ts":0.001,"dur":775.806,)j"
+      R"j("args":{"device":0}},)j"
+      R"j({"ph":"X","cat":"kernel","name":"past","pid":0,"tid":7,"ts":0.001,"dur":775.807,)j"
+      R"j("args":{"device":0}},)j"
+      R"j({"ph":"X","cat":"cpu_op","name":"far","pid":1,"tid":1,"ts":1,"dur":9e15},)j"
+      R"j({"ph":"i","s":"t","name":"[memory]","pid":1,"tid":1,"ts":2,)j"
+      R"j("args":{"Addr":1,"Bytes":-9223372036854775808,"Device Type":1,"Device Id":0}})j",
+      w, base);
+  ASSERT_EQ(l.slices.size(), 1u);
+  EXPECT_EQ(l.slices[0].name, "fits");
+  EXPECT_EQ(l.slices[0].endNs, static_cast<uint64_t>(INT64_MAX));
+  EXPECT_EQ(w.count(Warn::JsonBadTime), 2u);
+  ASSERT_EQ(l.memory.size(), 1u);  // a free of a block from before the trace: 2^63 bytes
+  EXPECT_EQ(l.memory[0].bytes, uint64_t{1} << 63);
+}
+
 // Kineto writes a time before its base as relative ts 0: in a file with a base the event's
 // real time is unknown, so it is dropped and counted, never moving the time origin. Without
 // a base, ts 0 is an absolute time and stays.

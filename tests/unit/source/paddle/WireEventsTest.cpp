@@ -50,6 +50,21 @@ EventList mapped(const std::vector<ProfileEvent>& events,
   return out;
 }
 
+// Issue 31: a dump's time past 2^63 - 1 ns (after 2262) is no time: the event or memory
+// block is dropped and counted (event_bad_time), never drawn nor summed.
+TEST(WireEventMapper, TimesPastTwoToThe63AreDropped) {
+  Warnings w;
+  const uint64_t past = uint64_t{1} << 63;
+  ProfileEvent late = ev(1, 0), fits = ev(1, 0);
+  late.endNs = past;
+  fits.endNs = past - 1;
+  EventList l = mapped({late, fits}, {mem(0, 0, 1, past), mem(0, 0, past, 0), mem(0, 0, 1, 2)}, w);
+  ASSERT_EQ(l.slices.size(), 1u);
+  EXPECT_EQ(l.slices[0].endNs, past - 1);
+  EXPECT_EQ(l.memory.size(), 1u);
+  EXPECT_EQ(w.count(Warn::EventBadTime), 3u);
+}
+
 TEST(RankRows, EventRowsByTypeAndDevice) {
   Warnings w;
   RowKey k;
