@@ -82,7 +82,10 @@ std::string collectivesCsv(const CollectivesSummary& s) {
 }
 
 std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& ranks) {
-  std::string out = "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause\n";
+  const bool local = std::any_of(ranks.begin(), ranks.end(),
+                                 [](const RankInfo& r) { return r.localRank >= 0; });
+  std::string out = "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause";
+  out += local ? ",local_rank\n" : "\n";
   if (s.groups == 0) return out;
   for (const RankInfo& r : ranks) {
     const RankBlame none{r.rank};
@@ -91,7 +94,8 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
     out += std::to_string(r.rank) + ',';
     appendCsvField(out, r.node);
     out += ',' + msPerStepText(b->waitedNs, r.steps) + ',' +
-           msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b) + '\n';
+           msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b);
+    out += local ? ',' + std::to_string(r.localRank) + '\n' : "\n";
   }
   return out;
 }

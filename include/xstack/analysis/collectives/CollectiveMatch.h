@@ -158,8 +158,9 @@ int collectiveGroupOwner(std::string_view group, int size);
 struct RankInfo {
   int64_t rank = 0;
   uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
-  std::string node;    // its training node: the topology's trainer
+  std::string node;    // its node: Topology::nodeOf (a host, or the trainer number)
   uint64_t role = 0;   // roleOf its arrivals: ranks with one role do the same work
+  int64_t localRank = -1;  // PyTorch's words (Topology::nodeWords): rank mod P; else -1
 };
 
 // A rank's role in the job: FNV-1a 64 over the sorted counts of its
