@@ -23,12 +23,12 @@ bool endsWithRank(std::string_view s) {
   return tail == "rank";
 }
 
-// "rank<R>." at the start of `worker` (xstack synth's names) taken off.
-std::string_view withoutRankPrefix(std::string_view worker) {
-  if (!worker.starts_with("rank")) return worker;
+// Whether `worker` starts with "rank<R>." (xstack synth's names: the rank, then a
+// node that is no host).
+bool rankPrefixed(std::string_view worker) {
   const size_t dot = worker.find('.');
-  if (dot == std::string_view::npos || !allDigits(worker.substr(4, dot - 4))) return worker;
-  return worker.substr(dot + 1);
+  return worker.starts_with("rank") && dot != std::string_view::npos &&
+         allDigits(worker.substr(4, dot - 4));
 }
 
 // A host name's letters (RFC 1123, and '_'): anything else is no host name of ours to
@@ -82,7 +82,8 @@ std::optional<std::string> hostFromTraceName(std::string_view name) {
   const size_t timeDot = name.rfind('.');  // <worker>.<time>
   if (timeDot == std::string_view::npos || !allDigits(name.substr(timeDot + 1)))
     return std::nullopt;
-  const std::string_view worker = withoutRankPrefix(name.substr(0, timeDot));
+  const std::string_view worker = name.substr(0, timeDot);
+  if (rankPrefixed(worker)) return std::nullopt;
   const size_t pidAt = worker.rfind('_');  // <host>_<pid>
   if (pidAt == std::string_view::npos || pidAt == 0 || !allDigits(worker.substr(pidAt + 1)))
     return std::nullopt;

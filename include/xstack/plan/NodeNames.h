@@ -4,8 +4,8 @@
 //      hosts, and every profile seen only by ranks of the host that reads
 //      it: node-local folders), a rank's node is the host that read its file;
 //   2. else, when every profile's name says its host (tensorboard_trace_handler's
-//      default worker name, <host>_<pid>.<time>.pt.trace.json[.gz], also after
-//      a leading rank<R>.), that host;
+//      default worker name, <host>_<pid>.<time>.pt.trace.json[.gz]; not a name
+//      that begins rank<R>., as xstack synth's do), that host;
 //   3. else none: the node is the rank's trainer number (rank / P).
 // Pure, and the same on every rank for any np (the plan is).
 #pragma once
