@@ -23,7 +23,8 @@
 # CASE single:  every real trace of ../shared/traces/kineto-more and
 #               ../shared/traces/kineto (skipped, 77, when absent) alone in a
 #               folder under its published name: rc 0, no warning about ranks,
-#               GPUs or topology (a rankless one is rank 0, with a note), np 1 =
+#               GPUs or topology and no Paddle word (trainer, --gpus-per-trainer;
+#               a rankless one is rank 0, with a note), np 1 =
 #               np 3 bytes (traces, CSVs, report.html); prints ranks.csv's
 #               distance from HTA's temporal breakdown, in percentage points.
 set -euo pipefail
