@@ -2,7 +2,7 @@
 # The PyTorch family's words (docs/FORMAT.md section 2, "Words"): on a 2-node job of
 # PyTorch traces (xstack synth --format kineto, 4 GPUs per node, rank 5 slow), the stderr
 # straggler line, findings.json's evidence and report.html name the rank "rank 5 (node 1,
-# local rank 1)"; a slow node is "node 1 (ranks 4, 5, 6, 7, ...)"; ranks.csv, steps.csv and
+# local rank 1)"; a slow node is "node 1 (ranks 2, 3, ...)"; ranks.csv, steps.csv and
 # waits.csv carry node and local_rank; no message says trainer or --gpus-per-trainer. The
 # same traces named by tensorboard_trace_handler's default worker (<host>_<pid>.<time>) name
 # the node by that host. A job of Paddle's JSON traces keeps Paddle's words ("rank 5
@@ -64,14 +64,16 @@ report named "$work/named"
 words named "rank 5 (node gpu-n1, local rank 1)" gpu-n1
 
 # A slow node: the whole node, named by its node.
-"$xstack" synth --out "$work/kn" --format kineto "${job[@]}" --slow-trainer 1:1.3 2>/dev/null ||
-  fail "synth kineto node"
+"$xstack" synth --out "$work/kn" --format kineto --trainers 4 --gpus-per-trainer 2 --steps 4 \
+  --ops-per-step 200 --seed 3 --stall-trainer 1:4 2>/dev/null || fail "synth kineto node"
 report node "$work/kn"
+grep -qF "xstack: straggler: node 1 (ranks 2, 3, all its 2 GPUs) reach " "$work/node.np1.log" ||
+  { cat "$work/node.np1.log"; fail "slow node: no straggler line naming node 1"; }
 python3 - "$work/node.np1/findings.json" <<'PY' || fail "slow node: $(cat "$work/node.np1/findings.json")"
 import json, sys
 f = json.load(open(sys.argv[1]))["findings"]
-assert len(f) == 1 and f[0]["ranks"] == [4, 5, 6, 7], f
-assert f[0]["evidence"].startswith("node 1 (ranks 4, 5, 6, 7, all its 4 GPUs) "), f[0]["evidence"]
+assert len(f) == 1 and f[0]["ranks"] == [2, 3], f
+assert f[0]["evidence"].startswith("node 1 (ranks 2, 3, all its 2 GPUs) "), f[0]["evidence"]
 assert f[0]["node"] == "1" and f[0]["trainer"] == 1, f[0]
 PY
 
