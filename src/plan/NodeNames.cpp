@@ -44,10 +44,11 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Rule 1: the reader's host of every profile, when the files are node-local.
+// Rule 1: the reader's host of every profile, when the files are node-local and on two
+// hosts or more (a job's files copied to one host say nothing of the nodes that wrote them).
 std::map<int64_t, std::string> readerHosts(const Plan& plan) {
   std::map<int64_t, std::string> out;
-  if (std::set<std::string>(plan.hosts.begin(), plan.hosts.end()).size() < 2) return out;
+  std::set<std::string> readers;
   for (const PlannedFile& f : plan.files) {
     if (f.file.kind != InputKind::Profile) continue;
     for (int seer : f.seers)
@@ -55,8 +56,9 @@ std::map<int64_t, std::string> readerHosts(const Plan& plan) {
           plan.hosts[static_cast<size_t>(seer)] != f.readerHost || !hostLike(f.readerHost))
         return {};
     out[f.file.id] = f.readerHost;
+    readers.insert(f.readerHost);
   }
-  return out;
+  return readers.size() >= 2 ? out : std::map<int64_t, std::string>{};
 }
 
 // Rule 2: the host every profile's name says, or none.

@@ -1,8 +1,8 @@
 // The node (host) of each trace's rank, for the PyTorch family's words
 // (docs/FORMAT.md section 2, "Words"): "rank 5 (node gpu-b, local rank 1)".
-//   1. When each host reads its own files (the job's ranks on two or more
-//      hosts, and every profile seen only by ranks of the host that reads
-//      it: node-local folders), a rank's node is the host that read its file;
+//   1. When each host reads its own files (every profile seen only by ranks
+//      of the host that reads it, node-local folders, and the profiles on two
+//      hosts or more), a rank's node is the host that read its file;
 //   2. else, when every profile's name says its host (tensorboard_trace_handler's
 //      default worker name, <host>_<pid>.<time>.pt.trace.json[.gz]; not a name
 //      that begins rank<R>., as xstack synth's do), that host;

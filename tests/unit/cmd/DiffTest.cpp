@@ -2,6 +2,7 @@
 // errors, the comparisons and the command line.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -190,6 +191,33 @@ TEST_F(DiffFiles, SameFolderIsNoChangeAndMissingFilesAreNamed) {
   auto j = nlohmann::json::parse(diffJson(*d, "x/diff.html"));
   EXPECT_EQ(j["steps"]["delta_ns"], 10);
   EXPECT_TRUE(j["ranks"].is_null());
+}
+
+// PyTorch traces' ranks.csv carries node,local_rank (docs/FORMAT.md section 2, "Words"):
+// the text names a rank by them; Paddle's (no such columns) by trainer and gpu.
+TEST_F(DiffFiles, RanksInTheirFamilysWords) {
+  auto ranks = [](bool words, uint64_t compute3) {
+    std::string t = std::string(kRanksHeader, std::strlen(kRanksHeader) - 1) +
+                    (words ? ",node,local_rank\n" : "\n");
+    for (int r = 0; r < 4; ++r) {
+      const uint64_t c = r == 3 ? compute3 : 500;
+      t += std::to_string(r) + "," + std::to_string(r / 2) + "," + std::to_string(r % 2) +
+           ",2,1000," + std::to_string(1000 - c) + "," + std::to_string(c) + ",0,0,0,0,";
+      t += words ? ",gpu-" + std::string(r < 2 ? "a" : "b") + "," + std::to_string(r % 2) + "\n"
+                 : "\n";
+    }
+    return t;
+  };
+  for (bool words : {true, false}) {
+    const std::string a = ranks(words, 500), b = ranks(words, 900);
+    auto d = computeDiff(folder(words ? "wa" : "pa", nullptr, a.c_str(), nullptr, nullptr),
+                         folder(words ? "wb" : "pb", nullptr, b.c_str(), nullptr, nullptr));
+    ASSERT_TRUE(d) << d.error().message;
+    const std::string text = diffText(*d);
+    EXPECT_NE(text.find(words ? "  rank 3 (node gpu-b, local rank 1): " : "  rank 3 (trainer 1, gpu 1): "),
+              std::string::npos)
+        << text;
+  }
 }
 
 TEST_F(DiffFiles, UnreadableFoldersAreErrors) {

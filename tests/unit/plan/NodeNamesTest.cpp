@@ -51,6 +51,10 @@ TEST(NodeNames, SharedFilesOrOneHostTellNoHost) {
   // node that wrote the file.
   EXPECT_TRUE(nodeNamesOf(makePlan({listing(0, "ha", {{0, "/s/rank0.json"}, {1, "/s/rank1.json"}})}))
                   .empty());
+  // Two hosts, every trace on one of them (copied there): nothing says their nodes.
+  EXPECT_TRUE(nodeNamesOf(makePlan({listing(0, "ha", {{0, "/l/rank0.json"}, {1, "/l/rank1.json"}}),
+                                    listing(1, "hb", {})}))
+                  .empty());
   // A shared file system: both hosts see every file.
   const std::vector<std::pair<int64_t, std::string>> both = {{0, "/s/rank0.json"},
                                                              {1, "/s/rank1.json"}};
