@@ -2,9 +2,9 @@
 # The PyTorch family's words (docs/FORMAT.md section 2, "Words"): on a 2-node job of
 # PyTorch traces (xstack synth --format kineto, 4 GPUs per node, rank 5 slow), the stderr
 # straggler line, findings.json's evidence and report.html name the rank "rank 5 (node 1,
-# local rank 1)"; a slow node is "node 1 (ranks 2, 3, ...)"; ranks.csv, steps.csv and
-# waits.csv carry node and local_rank; no message says trainer or --gpus-per-trainer. The
-# same traces named by tensorboard_trace_handler's default worker (<host>_<pid>.<time>) name
+# local rank 1)"; a slow node is "node 1 (ranks 2, 3, ...)"; ranks.csv, steps.csv,
+# waits.csv and report.html's ranks table carry node and local rank; no message says
+# trainer or --gpus-per-trainer. The same traces named by tensorboard_trace_handler's default worker (<host>_<pid>.<time>) name
 # the node by that host. A job of Paddle's JSON traces keeps Paddle's words ("rank 5
 # (trainer 1, gpu 1)", no extra columns). np 1 and np 3 give byte-identical outputs.
 #   usage: pytorch_words.sh XSTACK WORKDIR
@@ -29,6 +29,11 @@ words() {
   local name=$1 who=$2 node=$3 out=$work/$1.np1 log=$work/$1.np1.log
   grep -qF "xstack: straggler: $who " "$log" || { cat "$log"; fail "$name: no straggler line naming $who"; }
   grep -qF "$who " "$out/report.html" || fail "$name: report.html does not name $who"
+  if [ -n "$node" ]; then
+    grep -qF "<th>node</th><th>local rank</th>" "$out/report.html" || fail "$name: no node columns in report.html"
+  elif grep -qF "<th>local rank</th>" "$out/report.html"; then
+    fail "$name: PyTorch's columns in report.html"
+  fi
   python3 - "$out" "$who" "$node" <<'PY' || fail "$name: analysis files"
 import csv, json, sys
 out, who, node = sys.argv[1:]
