@@ -109,8 +109,8 @@ TEST_F(DiffFiles, StepTimesAreCrossRankMedians) {
 TEST(DiffCompare, RanksOffTheMedianAreNamed) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 8; ++r) {
-    a.push_back({r, r / 2, r % 2, 10, 1000, 100, 700, 200, 50});
-    b.push_back({r, r / 2, r % 2, 10, 1000, 100, 650, 250, 50});  // everyone waits more
+    a.push_back({r, r / 2, r % 2, 10, 1000, 100, 700, 200, 50, {}, -1});
+    b.push_back({r, r / 2, r % 2, 10, 1000, 100, 650, 250, 50, {}, -1});  // everyone waits more
   }
   b[5].computeNs = 800;  // the slow rank computes more
   b[5].nonComputeNs = 100;
@@ -254,7 +254,7 @@ TEST(DiffHtmlPage, SelfContainedWithAxes) {
   d.b = "b<";
   StepTimes a{{0, 1}, {100, 100}, 100, 2, 4}, b{{0, 1}, {120, 130}, 125, 2, 4};
   d.steps = diffSteps(a, b);
-  std::vector<RankCategories> r = {{0, 0, 0, 2, 1000, 100, 700, 200, -1}};
+  std::vector<RankCategories> r = {{0, 0, 0, 2, 1000, 100, 700, 200, -1, {}, -1}};
   d.ranks = diffRanks(r, r);
   const std::string h = diffHtml(d, "xstack diff a b");
   EXPECT_NE(h.find("class=\"axis\""), std::string::npos);
@@ -273,9 +273,9 @@ namespace {
 TEST(DiffHtmlPage, ManyRanksAreBinned) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 1000; ++r) {
-    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50});
+    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50, {}, -1});
     b.push_back(
-        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50});
+        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50, {}, -1});
   }
   DiffResult d;
   d.ranks = diffRanks(a, b);

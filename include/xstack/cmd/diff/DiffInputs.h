@@ -29,10 +29,10 @@ struct StepTimes {
 // One row of ranks.csv (HTA's temporal breakdown of the rank's GPU span).
 struct RankCategories {
   int64_t rank = 0, trainer = 0, gpu = 0, steps = 0;
-  std::string node;        // PyTorch traces' node (ranks.csv's node column; empty: none)
-  int64_t localRank = -1;  // and local rank (local_rank; -1: none)
   uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
   double overlapPct = -1;  // comm_comp_overlap_pct; -1: empty (the rank has no communication)
+  std::string node;        // PyTorch traces' node (ranks.csv's node column; empty: none)
+  int64_t localRank = -1;  // and local rank (local_rank; -1: none)
 };
 
 // One finding of findings.json; `kind` + `ranks` identify it across runs.
