@@ -18,8 +18,9 @@ bool allDigits(std::string_view s) {
 bool endsWithRank(std::string_view s) {
   if (s.size() < 4) return false;
   std::string tail(s.substr(s.size() - 4));
-  std::transform(tail.begin(), tail.end(), tail.begin(),
-                 [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+  std::transform(tail.begin(), tail.end(), tail.begin(), [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  });
   return tail == "rank";
 }
 
@@ -90,7 +91,8 @@ std::optional<std::string> hostFromTraceName(std::string_view name) {
   if (pidAt == std::string_view::npos || pidAt == 0 || !allDigits(worker.substr(pidAt + 1)))
     return std::nullopt;
   const std::string_view host = worker.substr(0, pidAt);
-  if (endsWithRank(host) || !hostLike(host)) return std::nullopt;  // "..._rank_3": a rank, not a pid
+  if (endsWithRank(host) || !hostLike(host))
+    return std::nullopt;  // "..._rank_3": a rank, not a pid
   return std::string(host);
 }
 

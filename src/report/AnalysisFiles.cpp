@@ -154,8 +154,7 @@ void appendFinding(std::string& out, const Finding& f) {
   appendJsonString(out, f.cause);
   out += ",\"score\":" + fixed(f.score, 4) + ",\"evidence\":";
   appendJsonString(out, f.evidence);
-  if (f.trainer >= 0)
-  {
+  if (f.trainer >= 0) {
     out += ",\"trainer\":" + std::to_string(f.trainer) + ",\"node\":";
     appendJsonString(out, f.node.empty() ? std::to_string(f.trainer) : f.node);
   }

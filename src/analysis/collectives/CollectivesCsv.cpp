@@ -82,8 +82,8 @@ std::string collectivesCsv(const CollectivesSummary& s) {
 }
 
 std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& ranks) {
-  const bool local = std::any_of(ranks.begin(), ranks.end(),
-                                 [](const RankInfo& r) { return r.localRank >= 0; });
+  const bool local =
+      std::any_of(ranks.begin(), ranks.end(), [](const RankInfo& r) { return r.localRank >= 0; });
   std::string out = "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause";
   out += local ? ",local_rank\n" : "\n";
   if (s.groups == 0) return out;

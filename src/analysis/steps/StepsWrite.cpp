@@ -28,8 +28,8 @@ void keepFirstByName(std::vector<KernelSpread>& kept, KernelSpread k, size_t roo
 std::string reproducingCommand(const Topology& topo, uint64_t originNs) {
   return "xstack report --data-dir DIR " +
          std::string(topo.nodeWords ? "--gpus-per-node " : "--gpus-per-trainer ") +
-         std::to_string(topo.gpusPerTrainer) + " --group-size " + std::to_string(topo.groupSize) + " --time-origin-ns " +
-         std::to_string(originNs);
+         std::to_string(topo.gpusPerTrainer) + " --group-size " + std::to_string(topo.groupSize) +
+         " --time-origin-ns " + std::to_string(originNs);
 }
 
 }  // namespace

@@ -319,8 +319,9 @@ Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path) {
       "rank",       "trainer",        "gpu",
       "steps",      "span_ns",        "idle_ns",
       "compute_ns", "non_compute_ns", "comm_comp_overlap_pct"};
-  Status st =
-      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+  Status st = readCsv(
+      path, kNeed,
+      [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
         RankCategories r;
         static const char* const kInts[] = {"rank", "trainer", "gpu", "steps"};
         static const char* const kUints[] = {"span_ns", "idle_ns", "compute_ns", "non_compute_ns"};

@@ -214,7 +214,8 @@ TEST_F(DiffFiles, RanksInTheirFamilysWords) {
                          folder(words ? "wb" : "pb", nullptr, b.c_str(), nullptr, nullptr));
     ASSERT_TRUE(d) << d.error().message;
     const std::string text = diffText(*d);
-    EXPECT_NE(text.find(words ? "  rank 3 (node gpu-b, local rank 1): " : "  rank 3 (trainer 1, gpu 1): "),
+    EXPECT_NE(text.find(words ? "  rank 3 (node gpu-b, local rank 1): "
+                              : "  rank 3 (trainer 1, gpu 1): "),
               std::string::npos)
         << text;
   }
@@ -274,8 +275,17 @@ TEST(DiffHtmlPage, ManyRanksAreBinned) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 1000; ++r) {
     a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50, {}, -1});
-    b.push_back(
-        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50, {}, -1});
+    b.push_back({r,
+                 r / 8,
+                 r % 8,
+                 10,
+                 1000,
+                 100,
+                 r == 777 ? uint64_t{900} : uint64_t{700},
+                 200,
+                 50,
+                 {},
+                 -1});
   }
   DiffResult d;
   d.ranks = diffRanks(a, b);

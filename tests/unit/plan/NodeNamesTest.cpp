@@ -9,7 +9,8 @@
 namespace xstack {
 namespace {
 
-RankListing listing(int rank, const std::string& host, std::vector<std::pair<int64_t, std::string>> profiles) {
+RankListing listing(int rank, const std::string& host,
+                    std::vector<std::pair<int64_t, std::string>> profiles) {
   RankListing l;
   l.rank = rank;
   l.host = host;
@@ -49,8 +50,9 @@ TEST(NodeNames, ReadersHostsWhenEachNodeReadsItsOwnFiles) {
 TEST(NodeNames, SharedFilesOrOneHostTellNoHost) {
   // One host (np 1, or every MPI rank on one machine): the reader says nothing of the
   // node that wrote the file.
-  EXPECT_TRUE(nodeNamesOf(makePlan({listing(0, "ha", {{0, "/s/rank0.json"}, {1, "/s/rank1.json"}})}))
-                  .empty());
+  EXPECT_TRUE(
+      nodeNamesOf(makePlan({listing(0, "ha", {{0, "/s/rank0.json"}, {1, "/s/rank1.json"}})}))
+          .empty());
   // Two hosts, every trace on one of them (copied there): nothing says their nodes.
   EXPECT_TRUE(nodeNamesOf(makePlan({listing(0, "ha", {{0, "/l/rank0.json"}, {1, "/l/rank1.json"}}),
                                     listing(1, "hb", {})}))
@@ -60,8 +62,8 @@ TEST(NodeNames, SharedFilesOrOneHostTellNoHost) {
                                                              {1, "/s/rank1.json"}};
   EXPECT_TRUE(nodeNamesOf(makePlan({listing(0, "ha", both), listing(1, "hb", both)})).empty());
   // Then the names' hosts, when every name has one.
-  const std::vector<std::pair<int64_t, std::string>> named = {
-      {0, "/s/g1_10.17.pt.trace.json"}, {1, "/s/g2_11.17.pt.trace.json"}};
+  const std::vector<std::pair<int64_t, std::string>> named = {{0, "/s/g1_10.17.pt.trace.json"},
+                                                              {1, "/s/g2_11.17.pt.trace.json"}};
   EXPECT_EQ(nodeNamesOf(makePlan({listing(0, "ha", named), listing(1, "hb", named)})),
             (std::map<int64_t, std::string>{{0, "g1"}, {1, "g2"}}));
   const std::vector<std::pair<int64_t, std::string>> partly = {{0, "/s/g1_10.17.pt.trace.json"},

@@ -49,8 +49,7 @@ Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
   }
   const TraceTopologyCheck check = gpusPerTrainerAgainstTraces(
       traceEvidence(gathered), topology.gpusPerTrainer, source, worldSize);
-  if (!check.contradiction.empty())
-    return Failure::usage("error: " + words(check.contradiction));
+  if (!check.contradiction.empty()) return Failure::usage("error: " + words(check.contradiction));
   for (const auto& line : check.warnings) run.log(words(line));
   for (const auto& line : check.notes) run.log(words(line));
   return topology;
