@@ -120,6 +120,8 @@ cols = ("rank", "span", "idle", "compute", "non_compute", "overlap", "host_wait_
 rows = {}
 for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
     values = re.findall(r'data-v="([^"]*)"', tr)
+    if len(values) == len(cols) + 1:  # PyTorch's words: rank, node (text), local rank, ...
+        values = values[:1] + values[2:]
     if len(values) == len(cols):
         r = dict(zip(cols, values))
         rows[int(float(r["rank"]))] = r
