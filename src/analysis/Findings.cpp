@@ -472,11 +472,9 @@ std::string listOf(const std::vector<std::string>& v) {
 
 std::string whoOf(const Finding& f, const Topology& topo) {
   if (f.trainer >= 0)
-    return "trainer " + std::to_string(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
+    return topo.trainerWho(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
            std::to_string(f.ranks.size()) + " GPUs)";
-  const int64_t r0 = f.ranks[0];
-  return "rank " + std::to_string(r0) + " (trainer " + std::to_string(topo.trainerOf(r0)) +
-         ", gpu " + std::to_string(topo.gpuOf(r0)) + ")";
+  return topo.rankWho(f.ranks[0]);
 }
 
 // "x ms per step against y ms on the median rank".
@@ -539,6 +537,7 @@ Finding describe(const Group& g, const std::vector<StepView>& views,
   f.steps = g.steps;
   f.allSteps = g.persistent;
   f.trainer = g.trainer;
+  if (f.trainer >= 0) f.node = topo.nodeOf(topo.rankOf(f.trainer, 0));
   f.stepsOfRank = static_cast<int64_t>(tables[g.tables[0]].steps.size());
   Evidence e;
   bool arrival = true;

@@ -189,11 +189,9 @@ void setRoleCause(Finding& f, const RoleEvidence& e) {
 
 std::string whoOf(const Finding& f, const Topology& topo) {
   if (f.trainer >= 0)
-    return "node " + std::to_string(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
+    return topo.trainerWho(f.trainer) + " (ranks " + rankList(f.ranks) + ", all its " +
            std::to_string(f.ranks.size()) + " GPUs)";
-  const int64_t r = f.ranks[0];
-  return "rank " + std::to_string(r) + " (node " + std::to_string(topo.trainerOf(r)) + ", gpu " +
-         std::to_string(topo.gpuOf(r)) + ")";
+  return topo.rankWho(f.ranks[0]);
 }
 
 std::string againstRole(uint64_t mine, uint64_t median) {
@@ -241,6 +239,7 @@ Finding describeRole(const Group& g, const std::vector<RoleCell>& cells, size_t 
   f.steps = g.steps;
   f.allSteps = g.persistent;
   f.trainer = g.trainer;
+  if (f.trainer >= 0) f.node = topo.nodeOf(topo.rankOf(f.trainer, 0));
   f.stepsOfRank = static_cast<int64_t>(tables[g.tables[0]].steps.size());
   const RoleEvidence e = evidenceOf(g, cells, tables);
   f.saturatedSum = e.held;
@@ -340,6 +339,7 @@ std::vector<Finding> networkFindings(const std::vector<RankTable>& tables, const
   f.kind = "straggler";
   f.cause = "network";
   f.trainer = node;
+  f.node = topo.nodeOf(topo.rankOf(node, 0));
   for (const RankTable& t : tables)
     if (topo.trainerOf(t.rank) == node) f.ranks.push_back(t.rank);
   if (f.ranks.empty()) return out;

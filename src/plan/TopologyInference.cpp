@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "xstack/core/Topology.h"
 
@@ -297,12 +299,10 @@ TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEv
   const TraceTopologyEvidence* bad = firstMisfit(P, traces);
   if (!bad) return c;
   const std::optional<int64_t> fit = smallestFit(traces);
-  if (!fit) {
-    c.warnings.push_back(
-        "warning: the traces' GPUs follow rank = trainer x P + GPU for no P "
-        "up to " +
-        std::to_string(kLargestSearchedP) + ": " + misfitText(P, *bad) +
-        "; the trace files are named by rank mod " + std::to_string(P));
+  if (!fit) {  // device ids that do not follow the ranks: nothing wrong with the job
+    c.notes.push_back("note: the traces' GPUs follow rank = trainer x P + GPU for no P up to " +
+                      std::to_string(kLargestSearchedP) + ": " + misfitText(P, *bad) +
+                      "; the trace files are named by rank mod " + std::to_string(P));
     return c;
   }
   c.contradiction = howSettled(P, source) + " contradicts the traces: " + misfitText(P, *bad) +
@@ -344,6 +344,18 @@ GpusPerTrainer gpusPerTrainerFromTraceDevices(const std::vector<TraceTopologyEvi
             std::to_string(*larger) + ", ...): give --gpus-per-trainer if the nodes have more GPUs";
   r.notes.push_back(note);
   return r;
+}
+
+std::string inNodeWords(std::string line) {
+  static const std::pair<std::string_view, std::string_view> kWords[] = {
+      {"--gpus-per-trainer", "--gpus-per-node"},
+      {"rank = trainer x P + GPU", "rank = node x P + local rank"},
+      {" is local GPU ", " is local rank "},
+      {" of trainer ", " of node "}};
+  for (const auto& [from, to] : kWords)
+    for (size_t at = line.find(from); at != std::string::npos; at = line.find(from, at + to.size()))
+      line.replace(at, from.size(), to);
+  return line;
 }
 
 std::optional<int64_t> gpusPerTrainerFromTimeFiles(const std::vector<InputFile>& files) {

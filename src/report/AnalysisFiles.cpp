@@ -26,13 +26,26 @@ void appendInts(std::string& out, const std::vector<int64_t>& v) {
 
 double seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
+// The PyTorch family's words (Topology::nodeWords): the columns appended to
+// steps.csv and ranks.csv, and a rank's cells of them.
+const char* nodeColumns(const Topology& topo) { return topo.nodeWords ? ",node,local_rank" : ""; }
+
+void appendNodeCells(std::string& out, const Topology& topo, int64_t rank) {
+  if (!topo.nodeWords) return;
+  out += ',';
+  appendCsvField(out, topo.nodeOf(rank));
+  out += ',';
+  appendInt(out, topo.gpuOf(rank));
+}
+
 }  // namespace
 
 std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
                      uint64_t originNs) {
   std::string out =
       "rank,trainer,gpu,step,start_ns,step_ns,forward_ns,backward_ns,compute_ns,comm_ns,memcpy_ns,"
-      "idle_ns,overlap_ns,arrival_ns,last_comm_ns,host_idle_ns\n";
+      "idle_ns,overlap_ns,arrival_ns,last_comm_ns,host_idle_ns" +
+      std::string(nodeColumns(topo)) + "\n";
   for (const RankTable& t : tables)
     for (const StepRow& r : t.steps) {
       for (int64_t v : {t.rank, topo.trainerOf(t.rank), topo.gpuOf(t.rank), r.step}) {
@@ -49,6 +62,7 @@ std::string stepsCsv(const std::vector<RankTable>& tables, const Topology& topo,
         out += ',';
         appendInt(out, v);
       }
+      appendNodeCells(out, topo, t.rank);
       out += '\n';
     }
   return out;
@@ -62,7 +76,8 @@ namespace {
 std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topo) {
   std::string out =
       "rank,trainer,gpu,steps,span_ns,idle_ns,compute_ns,non_compute_ns,idle_pct,compute_pct,"
-      "non_compute_pct,comm_comp_overlap_pct\n";
+      "non_compute_pct,comm_comp_overlap_pct" +
+      std::string(nodeColumns(topo)) + "\n";
   for (const RankTable& t : tables) {
     const RankBreakdown& b = t.gpuBreakdown;
     for (int64_t v : {t.rank, topo.trainerOf(t.rank), topo.gpuOf(t.rank)}) {
@@ -77,6 +92,7 @@ std::string ranksCsv(const std::vector<RankTable>& tables, const Topology& topo)
     for (uint64_t v : {b.idleNs, b.computeNs, b.nonComputeNs})
       out += percentText(v, b.spanNs) + ',';
     if (b.hasComm) out += percentText(b.overlapNs, b.commNs);
+    appendNodeCells(out, topo, t.rank);
     out += '\n';
   }
   return out;
@@ -138,8 +154,10 @@ void appendFinding(std::string& out, const Finding& f) {
   appendJsonString(out, f.cause);
   out += ",\"score\":" + fixed(f.score, 4) + ",\"evidence\":";
   appendJsonString(out, f.evidence);
-  if (f.trainer >= 0)
-    out += ",\"trainer\":" + std::to_string(f.trainer) + ",\"node\":\"" + std::to_string(f.trainer) + "\"";
+  if (f.trainer >= 0) {
+    out += ",\"trainer\":" + std::to_string(f.trainer) + ",\"node\":";
+    appendJsonString(out, f.node.empty() ? std::to_string(f.trainer) : f.node);
+  }
   out += ",\"slow_steps\":";
   appendInts(out, f.steps);
   out += ",\"cost_ms\":" + fixed(ms(f.costNs), 3) + ",\"cost_pct\":" + fixed(100 * f.score, 2) +

@@ -375,7 +375,19 @@ std::string idleSplitCells(const RankBreakdown& b) {
 
 // HTA's per-rank numbers (ranks.csv), every rank up to kMaxRows, else the
 // kMaxRows with the largest compute share.
-std::string ranksTable(const std::vector<RankTable>& tables) {
+// PyTorch's words (Topology::nodeWords): a rank's node and local rank columns.
+std::vector<std::string> withNodeColumns(std::vector<std::string> cols, const Topology& topo) {
+  if (topo.nodeWords) cols.insert(cols.begin() + 1, {"node", "local rank"});
+  return cols;
+}
+
+std::string nodeCells(int64_t rank, const Topology& topo) {
+  if (!topo.nodeWords) return "";
+  return "<td>" + htmlEscape(topo.nodeOf(rank)) + "</td>" +
+         tdNum(static_cast<double>(topo.gpuOf(rank)), 0);
+}
+
+std::string ranksTable(const std::vector<RankTable>& tables, const Topology& topo) {
   std::vector<const RankTable*> shown;
   for (const RankTable& t : tables) shown.push_back(&t);
   auto share = [](const RankTable* t) {
@@ -388,13 +400,15 @@ std::string ranksTable(const std::vector<RankTable>& tables) {
     shown.resize(kMaxRows);
   }
   std::string h = "<table class=\"sortable\" id=\"ranks\">" +
-                  head({"rank", "GPU span (ms)", "idle (%)", "compute (%)", "non-compute (%)",
-                        "comm/compute overlap (% of comm)", "idle: host wait (% of stream idle)",
-                        "idle: kernel wait (%)", "idle: other (%)", "GPU memory peak (MiB)"});
+                  head(withNodeColumns(
+                      {"rank", "GPU span (ms)", "idle (%)", "compute (%)", "non-compute (%)",
+                       "comm/compute overlap (% of comm)", "idle: host wait (% of stream idle)",
+                       "idle: kernel wait (%)", "idle: other (%)", "GPU memory peak (MiB)"},
+                      topo));
   for (const RankTable* t : shown) {
     const RankBreakdown& b = t->gpuBreakdown;
     const double span = static_cast<double>(b.spanNs ? b.spanNs : 1);
-    h += "<tr>" + tdNum(static_cast<double>(t->rank), 0) +
+    h += "<tr>" + tdNum(static_cast<double>(t->rank), 0) + nodeCells(t->rank, topo) +
          tdNum(static_cast<double>(b.spanNs) / 1e6, 3) +
          tdNum(100 * static_cast<double>(b.idleNs) / span, 2) +
          tdNum(100 * static_cast<double>(b.computeNs) / span, 2) +
@@ -642,7 +656,7 @@ std::string reportHtml(const std::vector<RankTable>& tables, const JobAnalysis& 
        "</div></div></div><div id=\"legendbox\"></div>"
        "<h2>GPU time per rank (mean per step)</h2><div id=\"breakdownbox\"></div>"
        "<h2>Per-rank GPU breakdown (HTA, ranks.csv)</h2>" +
-       ranksTable(tables) +
+       ranksTable(tables, topo) +
        "<h2>Latest ranks (mean lateness at each step's last collective)</h2>"
        "<p class=\"note\">the 20 ranks that reach the steps' last collective latest (the median "
        "rank's last-collective time minus their own: the others wait for them), latest first, "

@@ -23,7 +23,8 @@
 # CASE single:  every real trace of ../shared/traces/kineto-more and
 #               ../shared/traces/kineto (skipped, 77, when absent) alone in a
 #               folder under its published name: rc 0, no warning about ranks,
-#               GPUs or topology (a rankless one is rank 0, with a note), np 1 =
+#               GPUs or topology and no Paddle word (trainer, --gpus-per-trainer;
+#               a rankless one is rank 0, with a note), np 1 =
 #               np 3 bytes (traces, CSVs, report.html); prints ranks.csv's
 #               distance from HTA's temporal breakdown, in percentage points.
 set -euo pipefail
@@ -119,6 +120,8 @@ cols = ("rank", "span", "idle", "compute", "non_compute", "overlap", "host_wait_
 rows = {}
 for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
     values = re.findall(r'data-v="([^"]*)"', tr)
+    if len(values) == len(cols) + 1:  # PyTorch's words: rank, node (text), local rank, ...
+        values = values[:1] + values[2:]
     if len(values) == len(cols):
         r = dict(zip(cols, values))
         rows[int(float(r["rank"]))] = r
@@ -262,6 +265,10 @@ single_trace() {
     if grep -iE "(warning|error):.*(rank|gpu|topolog|trainer|device)" "$log"; then
       fail "$name: a warning about ranks, GPUs or topology ($log)"
     fi
+    # PyTorch's words (FORMAT.md section 2, "Words"): node and local rank, --gpus-per-node.
+    if grep -E "trainers?\b|--gpus-per-trainer" "$log"; then
+      fail "$name: Paddle's words on a PyTorch trace ($log)"
+    fi
   done
   [ -z "$hta" ] || hta_distance "$W/$name.np1/ranks.csv" "$hta"
 }
@@ -279,7 +286,7 @@ case_single() {
     "$more/hta-expected/vllm_graph_capture.exact-ns.json"
   single_trace xdit_sd35_profile_trace_rank_0.json.gz "$more/xdit_sd35_profile_trace_rank_0.json.gz" \
     "$more/hta-expected/xdit_sd35.exact-ns.json"
-  grep -q "gpus-per-trainer 1: the job has one rank" "$W/xdit_sd35_profile_trace_rank_0.json.gz.np1.log" ||
+  grep -q "gpus-per-node 1: the job has one rank" "$W/xdit_sd35_profile_trace_rank_0.json.gz.np1.log" ||
     { cat "$W/xdit_sd35_profile_trace_rank_0.json.gz.np1.log"; fail "xdit: no one-rank note"; }
   single_trace nccl_data.json.gz "$k/nccl_data/nccl_data.json.gz"
   single_trace sampled_rank-0.json.gz "$k/trace_filter/sampled_rank-0.json.gz"
@@ -445,7 +452,7 @@ case_topology() {
   "$X" synth --format kineto --out "$W/k2" --trainers 3 --gpus-per-trainer 2 --steps 2 \
     --ops-per-step 4 >/dev/null
   report_twice "$W/k2" k2
-  grep -q "gpus-per-trainer 2, from the traces' deviceProperties" "$W/k2.np1.log" ||
+  grep -q "gpus-per-node 2, from the traces' deviceProperties" "$W/k2.np1.log" ||
     { cat "$W/k2.np1.log"; fail "no deviceProperties note"; }
   python3 - "$W/k2.np1" <<'PY' || fail "otherData does not say 2 GPUs per trainer"
 import json, sys
@@ -458,8 +465,8 @@ PY
       2>"$W/k2.given4.$np.log"
     rc=$?
     set -e
-    expect_rc2 "$rc" "$W/k2.given4.$np.log" "--gpus-per-trainer 4 contradicts the traces" \
-      "(rank 2) runs its GPU work on GPU 0" "fit --gpus-per-trainer 2"
+    expect_rc2 "$rc" "$W/k2.given4.$np.log" "--gpus-per-node 4 contradicts the traces" \
+      "(rank 2) runs its GPU work on GPU 0" "fit --gpus-per-node 2"
   done
   # Old Kineto traces (no deviceProperties) of 2-GPU nodes: P from the devices of the ranks'
   # GPU work (rank 1 and 3 on GPU 1; ranks on GPU 0 tell nothing: a process that sees one GPU
@@ -470,7 +477,7 @@ PY
       >"$W/old/rank$r.json"
   done
   report_twice "$W/old" old
-  grep -qF "note: --gpus-per-trainer 2, from the GPUs the traces' GPU work runs on (no deviceProperties; largest GPU 1, of rank1.json (rank 1))" \
+  grep -qF "note: --gpus-per-node 2, from the GPUs the traces' GPU work runs on (no deviceProperties; largest GPU 1, of rank1.json (rank 1))" \
     "$W/old.np1.log" || { cat "$W/old.np1.log"; fail "no device-id note"; }
   ! grep -q "assumed" "$W/old.np1.log" || { cat "$W/old.np1.log"; fail "P still assumed"; }
   report_twice "$W/old" old.p2 --gpus-per-trainer 2
@@ -481,8 +488,8 @@ PY
     2>"$W/old.given4.log"
   rc=$?
   set -e
-  expect_rc2 "$rc" "$W/old.given4.log" "--gpus-per-trainer 4 contradicts the traces" \
-    "rank3.json (rank 3) runs its GPU work on GPU 1" "fit --gpus-per-trainer 2"
+  expect_rc2 "$rc" "$W/old.given4.log" "--gpus-per-node 4 contradicts the traces" \
+    "rank3.json (rank 3) runs its GPU work on GPU 1" "fit --gpus-per-node 2"
   # A bigger job of 2-GPU nodes without deviceProperties: the display that P = 2 gives
   # (trainers 0, 1, 8, 9 of 10: ranks 0-3 and 16-19) differs from the 8 the read began
   # with (ranks 0-15); those ranks are read again: the same bytes as the option given.
@@ -498,7 +505,7 @@ for p in glob.glob(sys.argv[1] + "/**/*.json.gz", recursive=True):
 PY
   report_twice "$W/k10" k10
   report_twice "$W/k10" k10.p2 --gpus-per-trainer 2
-  grep -q "note: --gpus-per-trainer 2, from the GPUs" "$W/k10.np3.log" ||
+  grep -q "note: --gpus-per-node 2, from the GPUs" "$W/k10.np3.log" ||
     { cat "$W/k10.np3.log"; fail "k10: no device-id note"; }
   same_dir "$W/k10.np1" "$W/k10.p2.np1"
   ls "$W/k10.np1"/traceFile_1_* >/dev/null || fail "k10: no trace of group 1"

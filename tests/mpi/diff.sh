@@ -31,7 +31,8 @@ xmpirun 2 "$xstack" report --data-dir "$work/slow_data" --out "$work/slow" "${re
 
 if [ "$case" = kineto ]; then
   "$xstack" diff "$work/healthy" "$work/slow" >"$work/diff.txt" || fail "diff rc $?"
-  grep -q '^  rank 5 (trainer 2, gpu 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
+  # PyTorch's words (docs/FORMAT.md section 2, "Words"), from ranks.csv's node and local_rank.
+  grep -q '^  rank 5 (node 2, local rank 1): compute moved' "$work/diff.txt" || fail "rank 5 not named"
   grep -q '^  new: straggler rank 5 (steps all' "$work/diff.txt" || fail "new finding missing"
   grep -q '^  ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm\*, unsigned long, ncclWork\*) \[COMMUNICATION\]: total' \
     "$work/diff.txt" || fail "quoted kernel name: $(cat "$work/diff.txt")"

@@ -41,6 +41,7 @@ struct Finding {
   std::vector<int64_t> steps;  // the slow steps (all of them when allSteps)
   bool allSteps = false;
   int64_t trainer = -1;  // >= 0 when the finding is one whole trainer
+  std::string node;      // that trainer's node (Topology::nodeOf), for findings.json
   double score = 0;      // cost / job step time
   uint64_t costNs = 0;
   // A sum of its ns (cost, evidence) passed 2^63 - 1 and was held there (sum_saturated).

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace xstack {
@@ -39,6 +41,30 @@ struct Topology {
            std::binary_search(shownRanks.begin(), shownRanks.end(), rank);
   }
   int64_t rankOf(int64_t trainer, int64_t gpu) const { return trainer * gpusPerTrainer + gpu; }
+
+  // The words that name a rank in messages and analysis files (docs/FORMAT.md
+  // section 2): Paddle's, "rank R (trainer t, gpu g)", or, for the PyTorch
+  // family's traces (JSON but Paddle's), "rank R (node N, local rank g)", N
+  // the rank's host when the inputs tell it (nodeNames), else its trainer t.
+  bool nodeWords = false;
+  std::map<int64_t, std::string> nodeNames;  // rank -> its node's host (nodeWords only)
+
+  // The rank's node: its host when known, else its trainer number.
+  std::string nodeOf(int64_t rank) const {
+    auto it = nodeNames.find(rank);
+    return it != nodeNames.end() ? it->second : std::to_string(trainerOf(rank));
+  }
+  // "rank 5 (trainer 2, gpu 1)" or "rank 5 (node h2, local rank 1)".
+  std::string rankWho(int64_t rank) const {
+    const std::string g = std::to_string(gpuOf(rank));
+    return "rank " + std::to_string(rank) +
+           (nodeWords ? " (node " + nodeOf(rank) + ", local rank " + g + ")"
+                      : " (trainer " + std::to_string(trainerOf(rank)) + ", gpu " + g + ")");
+  }
+  // The node of every rank of `trainer`: "trainer 2" or "node h2".
+  std::string trainerWho(int64_t trainer) const {
+    return nodeWords ? "node " + nodeOf(rankOf(trainer, 0)) : "trainer " + std::to_string(trainer);
+  }
 };
 
 }  // namespace xstack

@@ -80,7 +80,8 @@ struct TraceTopologyEvidence {
 // only its own GPU calls it 0 whatever its place: no evidence). P fits when
 // every showing rank has d < P and rank mod P == d. A misfit is a
 // contradiction (exit 2) naming the file and the P that fits; when no P up
-// to kMaxGpusPerTrainer fits, a warning instead (rank mod P names the trace
+// to kMaxGpusPerTrainer fits, a note instead (device ids that do not follow
+// the ranks: a launcher's choice, nothing wrong; rank mod P names the trace
 // files). A trace whose GPU work runs on a device above kMaxGpuId is no
 // evidence, and a warning names it. A job of one rank (one trace, of rank 0,
 // and `worldSize`, the ranks the files declare, at most 1; 0: none says) may
@@ -88,6 +89,7 @@ struct TraceTopologyEvidence {
 struct TraceTopologyCheck {
   std::string contradiction;
   std::vector<std::string> warnings;
+  std::vector<std::string> notes;
 };
 TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEvidence>& traces,
                                                int64_t P, GpusPerTrainerSource source,
@@ -107,5 +109,9 @@ TraceTopologyCheck gpusPerTrainerAgainstTraces(const std::vector<TraceTopologyEv
 // the trace and its GPU. Pure.
 GpusPerTrainer gpusPerTrainerFromTraceDevices(const std::vector<TraceTopologyEvidence>& traces,
                                               int64_t worldSize);
+
+// A message of this file in the PyTorch family's words (Topology::nodeWords):
+// --gpus-per-node for --gpus-per-trainer, node and local rank for trainer and GPU.
+std::string inNodeWords(std::string line);
 
 }  // namespace xstack

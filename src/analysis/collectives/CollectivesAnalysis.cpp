@@ -270,9 +270,9 @@ class CollectivesJob final : public AnalysisJob {
   Status status_;
 };
 
-// collective: every profile's (rank, steps), for waits.csv. Its node is its
-// trainer (the topology's), never a host name: the host that read a file
-// depends on the placement (docs/FORMAT.md section 6).
+// collective: every profile's (rank, steps), for waits.csv. Its node is the
+// topology's (Topology::nodeOf: a host only where the plan tells it for any
+// placement, plan/NodeNames.h; else the trainer number).
 bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine) {
   auto all = allgatherTyped(comm, mine, "the collective ranks", writeRankSteps, readRankSteps);
   if (!all) {
@@ -281,7 +281,8 @@ bool CollectivesJob::gatherRankInfo(Comm& comm, const std::vector<RankInfo>& min
   }
   for (size_t r = 0; r < all->size(); ++r)
     for (RankInfo& one : (*all)[r]) {
-      one.node = std::to_string(topology_.trainerOf(one.rank));
+      one.node = topology_.nodeOf(one.rank);
+      if (topology_.nodeWords) one.localRank = topology_.gpuOf(one.rank);
       readers_.emplace(one.rank, static_cast<int>(r));
       ranks_.push_back(std::move(one));
     }

@@ -93,8 +93,11 @@ std::string collectivesCsv(const CollectivesSummary& s) {
 }
 
 std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& ranks) {
+  const bool local =
+      std::any_of(ranks.begin(), ranks.end(), [](const RankInfo& r) { return r.localRank >= 0; });
   std::string out =
-      "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n";
+      "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us";
+  out += local ? ",local_rank\n" : "\n";
   if (s.groups == 0) return out;
   for (const RankInfo& r : ranks) {
     const RankBlame none{r.rank};
@@ -109,7 +112,7 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
           signedUsText(r.clockOffsetNs) + ',' + signedUsText(static_cast<int64_t>(r.clockSpreadNs));
     else
       out += ',';
-    out += '\n';
+    out += local ? ',' + std::to_string(r.localRank) + '\n' : "\n";
   }
   return out;
 }

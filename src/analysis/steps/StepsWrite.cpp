@@ -21,13 +21,15 @@ void keepFirstByName(std::vector<KernelSpread>& kept, KernelSpread k, size_t roo
 
 // The `xstack report` command that gives these analysis files again: the
 // job-wide values that decide them (P as used, given or inferred; S; the time
-// origin), the input folder as DIR (each node has its own, agree.sh). The
+// origin), the input folder as DIR (each node has its own, agree.sh), in the
+// words of the inputs (--gpus-per-node for PyTorch's traces). The
 // options that change only the traces or the log are left out, so report.html
 // is the same for any np, placement, --display-size and --format.
 std::string reproducingCommand(const Topology& topo, uint64_t originNs) {
-  return "xstack report --data-dir DIR --gpus-per-trainer " + std::to_string(topo.gpusPerTrainer) +
-         " --group-size " + std::to_string(topo.groupSize) + " --time-origin-ns " +
-         std::to_string(originNs);
+  return "xstack report --data-dir DIR " +
+         std::string(topo.nodeWords ? "--gpus-per-node " : "--gpus-per-trainer ") +
+         std::to_string(topo.gpusPerTrainer) + " --group-size " + std::to_string(topo.groupSize) +
+         " --time-origin-ns " + std::to_string(originNs);
 }
 
 }  // namespace

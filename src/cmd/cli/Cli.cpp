@@ -104,10 +104,11 @@ po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
       "GPUs (ranks) per trainer node, P (default: from the time file names, else the DCGM GPU "
       "ids; JSON traces: deviceProperties, else the GPUs their GPU work runs on; else 8)")(
       "gpus-per-node", po::value(&a.gpusPerNode),
-      "the same as --gpus-per-trainer, in PyTorch's words (ranks per node; local rank = rank % P)")(
-      "group-size", po::value(&a.S)->default_value(8), "trainers per group, S")(
+      "the same as --gpus-per-trainer, in PyTorch's words (ranks per node; local rank = rank % P; "
+      "PyTorch traces name a rank 'rank R (node N, local rank L)')")(
+      "group-size", po::value(&a.S)->default_value(8), "trainers (nodes) per group, S")(
       "display-size", po::value(&a.D)->default_value(2),
-      "trainers per group shown in detail, D <= S")(
+      "trainers (nodes) per group shown in detail, D <= S")(
       "time-origin-ns", po::value(&a.origin),
       "time origin in Unix ns (default: earliest input timestamp)")(
       "plan", po::bool_switch(&o.showPlan), "print which rank on which host reads each file")(

@@ -52,6 +52,7 @@ struct CsvPass {
   std::vector<size_t> column;
   std::vector<std::string> fields;
   std::string error;  // "line N: ..." once something failed
+  const std::vector<std::string>* optional = nullptr;
 
   void record(uint64_t line) {
     if (!splitCsvRecord(pending, fields)) {
@@ -63,10 +64,14 @@ struct CsvPass {
       std::string absent;
       column = columnsOf(fields, need, absent);
       if (!absent.empty()) error = "line 1: not the expected header (no column " + absent + ")";
+      for (const std::string& name : *optional) {
+        auto it = std::find(fields.begin(), fields.end(), name);
+        column.push_back(it == fields.end() ? kNoColumn : static_cast<size_t>(it - fields.begin()));
+      }
       return;
     }
     for (size_t c : column)
-      if (c >= fields.size()) {
+      if (c != kNoColumn && c >= fields.size()) {
         error = "line " + std::to_string(line) + ": " + std::to_string(fields.size()) +
                 " fields, fewer than the header's";
         return;
@@ -261,8 +266,9 @@ bool splitCsvRecord(std::string_view record, std::vector<std::string>& fields) {
 
 Status readCsv(const std::string& path, const std::vector<std::string>& needColumns,
                const std::function<std::string(const std::vector<std::string>&,
-                                               const std::vector<size_t>&)>& onRecord) {
-  CsvPass pass{needColumns, onRecord, {}, 0, true, {}, {}, {}};
+                                               const std::vector<size_t>&)>& onRecord,
+               const std::vector<std::string>& optionalColumns) {
+  CsvPass pass{needColumns, onRecord, {}, 0, true, {}, {}, {}, &optionalColumns};
   std::string overlong;
   Status st = readLines(
       path, [&](std::string_view text, const LineInfo& info) { pass.line(text, info.number); },
@@ -313,8 +319,9 @@ Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path) {
       "rank",       "trainer",        "gpu",
       "steps",      "span_ns",        "idle_ns",
       "compute_ns", "non_compute_ns", "comm_comp_overlap_pct"};
-  Status st =
-      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+  Status st = readCsv(
+      path, kNeed,
+      [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
         RankCategories r;
         static const char* const kInts[] = {"rank", "trainer", "gpu", "steps"};
         static const char* const kUints[] = {"span_ns", "idle_ns", "compute_ns", "non_compute_ns"};
@@ -324,11 +331,16 @@ Expected<std::vector<RankCategories>> readRanksCsv(const std::string& path) {
           bad = parseColumns<uint64_t, 4>(f, c, 4, kUints,
                                           {&r.spanNs, &r.idleNs, &r.computeNs, &r.nonComputeNs});
         if (bad.empty()) bad = parsePct(f[c[8]], r.overlapPct);
+        if (bad.empty() && c[9] != kNoColumn && c[10] != kNoColumn) {  // PyTorch's words
+          r.node = f[c[9]];
+          bad = parseInt(f[c[10]], "local_rank", r.localRank);
+        }
         if (bad.empty() && !rows.empty() && r.rank <= rows.back().rank)
           bad = "rank " + std::to_string(r.rank) + " out of order (ranks ascend)";
         if (bad.empty()) rows.push_back(r);
         return bad;
-      });
+      },
+      {"node", "local_rank"});
   if (!st) return st.error();
   return rows;
 }

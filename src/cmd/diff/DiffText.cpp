@@ -71,10 +71,13 @@ std::string pt(double v) { return fmt("%+.2f pt", v); }
 std::string pc(double v) { return v < 0 ? std::string("-") : fmt("%.2f %%", v); }
 
 void rankLine(const RankDelta& r, const CategoryPct& m, std::string& out) {
-  out += "  rank " + std::to_string(r.rank) + " (trainer " + std::to_string(r.trainer) + ", gpu " +
-         std::to_string(r.gpu) + "): " + r.why + " moved " + fmt("%.2f", r.scorePt) +
-         " pt off the median rank; compute " + pc(r.aPct.compute) + " -> " + pc(r.bPct.compute) +
-         " (" + pt(r.bPct.compute - r.aPct.compute) + ", median " + pt(m.compute) + "), idle " +
+  const bool node = !r.b.node.empty() && r.b.localRank >= 0;  // PyTorch's words
+  out += "  rank " + std::to_string(r.rank) +
+         (node ? " (node " + r.b.node + ", local rank " + std::to_string(r.b.localRank)
+               : " (trainer " + std::to_string(r.trainer) + ", gpu " + std::to_string(r.gpu)) +
+         "): " + r.why + " moved " + fmt("%.2f", r.scorePt) + " pt off the median rank; compute " +
+         pc(r.aPct.compute) + " -> " + pc(r.bPct.compute) + " (" +
+         pt(r.bPct.compute - r.aPct.compute) + ", median " + pt(m.compute) + "), idle " +
          pc(r.aPct.idle) + " -> " + pc(r.bPct.idle) + " (" + pt(r.bPct.idle - r.aPct.idle) +
          ", median " + pt(m.idle) + "), non-compute " + pc(r.aPct.nonCompute) + " -> " +
          pc(r.bPct.nonCompute) + "; compute " + ms(r.a.computeNs) + " -> " + ms(r.b.computeNs) +

@@ -2,6 +2,7 @@
 // errors, the comparisons and the command line.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -108,8 +109,8 @@ TEST_F(DiffFiles, StepTimesAreCrossRankMedians) {
 TEST(DiffCompare, RanksOffTheMedianAreNamed) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 8; ++r) {
-    a.push_back({r, r / 2, r % 2, 10, 1000, 100, 700, 200, 50});
-    b.push_back({r, r / 2, r % 2, 10, 1000, 100, 650, 250, 50});  // everyone waits more
+    a.push_back({r, r / 2, r % 2, 10, 1000, 100, 700, 200, 50, {}, -1});
+    b.push_back({r, r / 2, r % 2, 10, 1000, 100, 650, 250, 50, {}, -1});  // everyone waits more
   }
   b[5].computeNs = 800;  // the slow rank computes more
   b[5].nonComputeNs = 100;
@@ -192,6 +193,34 @@ TEST_F(DiffFiles, SameFolderIsNoChangeAndMissingFilesAreNamed) {
   EXPECT_TRUE(j["ranks"].is_null());
 }
 
+// PyTorch traces' ranks.csv carries node,local_rank (docs/FORMAT.md section 2, "Words"):
+// the text names a rank by them; Paddle's (no such columns) by trainer and gpu.
+TEST_F(DiffFiles, RanksInTheirFamilysWords) {
+  auto ranks = [](bool words, uint64_t compute3) {
+    std::string t = std::string(kRanksHeader, std::strlen(kRanksHeader) - 1) +
+                    (words ? ",node,local_rank\n" : "\n");
+    for (int r = 0; r < 4; ++r) {
+      const uint64_t c = r == 3 ? compute3 : 500;
+      t += std::to_string(r) + "," + std::to_string(r / 2) + "," + std::to_string(r % 2) +
+           ",2,1000," + std::to_string(1000 - c) + "," + std::to_string(c) + ",0,0,0,0,";
+      t += words ? ",gpu-" + std::string(r < 2 ? "a" : "b") + "," + std::to_string(r % 2) + "\n"
+                 : "\n";
+    }
+    return t;
+  };
+  for (bool words : {true, false}) {
+    const std::string a = ranks(words, 500), b = ranks(words, 900);
+    auto d = computeDiff(folder(words ? "wa" : "pa", nullptr, a.c_str(), nullptr, nullptr),
+                         folder(words ? "wb" : "pb", nullptr, b.c_str(), nullptr, nullptr));
+    ASSERT_TRUE(d) << d.error().message;
+    const std::string text = diffText(*d);
+    EXPECT_NE(text.find(words ? "  rank 3 (node gpu-b, local rank 1): "
+                              : "  rank 3 (trainer 1, gpu 1): "),
+              std::string::npos)
+        << text;
+  }
+}
+
 TEST_F(DiffFiles, UnreadableFoldersAreErrors) {
   EXPECT_FALSE(computeDiff((dir_ / "nope").string(), (dir_ / "nope").string()));
   fs::create_directories(dir_ / "empty");
@@ -226,7 +255,7 @@ TEST(DiffHtmlPage, SelfContainedWithAxes) {
   d.b = "b<";
   StepTimes a{{0, 1}, {100, 100}, 100, 2, 4}, b{{0, 1}, {120, 130}, 125, 2, 4};
   d.steps = diffSteps(a, b);
-  std::vector<RankCategories> r = {{0, 0, 0, 2, 1000, 100, 700, 200, -1}};
+  std::vector<RankCategories> r = {{0, 0, 0, 2, 1000, 100, 700, 200, -1, {}, -1}};
   d.ranks = diffRanks(r, r);
   const std::string h = diffHtml(d, "xstack diff a b");
   EXPECT_NE(h.find("class=\"axis\""), std::string::npos);
@@ -245,9 +274,18 @@ namespace {
 TEST(DiffHtmlPage, ManyRanksAreBinned) {
   std::vector<RankCategories> a, b;
   for (int64_t r = 0; r < 1000; ++r) {
-    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50});
-    b.push_back(
-        {r, r / 8, r % 8, 10, 1000, 100, r == 777 ? uint64_t{900} : uint64_t{700}, 200, 50});
+    a.push_back({r, r / 8, r % 8, 10, 1000, 100, 700, 200, 50, {}, -1});
+    b.push_back({r,
+                 r / 8,
+                 r % 8,
+                 10,
+                 1000,
+                 100,
+                 r == 777 ? uint64_t{900} : uint64_t{700},
+                 200,
+                 50,
+                 {},
+                 -1});
   }
   DiffResult d;
   d.ranks = diffRanks(a, b);

@@ -184,14 +184,29 @@ TEST(TraceTopology, RanksOnSeveralDevicesOrNoneAreNoEvidence) {
   EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
 }
 
-TEST(TraceTopology, NoFittingPIsAWarningNotAnError) {
+// Device ids that do not follow the ranks (a launcher's choice) are nothing wrong: a note,
+// neither an error nor a warning.
+TEST(TraceTopology, NoFittingPIsANoteNotAWarning) {
   // Ranks 0 and 1 both on GPU 1: rank 0 mod P is 0 for every P.
   std::vector<TraceTopologyEvidence> t = {{0, "a", {1}, 2}, {1, "b", {1}, 2}};
   TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 2, GpusPerTrainerSource::TraceDevices);
   EXPECT_TRUE(c.contradiction.empty()) << c.contradiction;
-  ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_TRUE(contains(c.warnings[0], "for no P up to 1024")) << c.warnings[0];
-  EXPECT_TRUE(contains(c.warnings[0], "a (rank 0)")) << c.warnings[0];
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings.at(0);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_TRUE(contains(c.notes[0], "note: ")) << c.notes[0];
+  EXPECT_TRUE(contains(c.notes[0], "for no P up to 1024")) << c.notes[0];
+  EXPECT_TRUE(contains(c.notes[0], "a (rank 0)")) << c.notes[0];
+}
+
+// The PyTorch family's words for these messages.
+TEST(TraceTopology, InNodeWords) {
+  EXPECT_EQ(inNodeWords("--gpus-per-trainer 8 contradicts the traces: a (rank 5) runs its GPU "
+                        "work on GPU 1, but with --gpus-per-trainer 8 rank 5 is local GPU 5 of "
+                        "trainer 0; rank = trainer x P + GPU"),
+            "--gpus-per-node 8 contradicts the traces: a (rank 5) runs its GPU work on GPU 1, "
+            "but with --gpus-per-node 8 rank 5 is local rank 5 of node 0; rank = node x P + "
+            "local rank");
+  EXPECT_EQ(inNodeWords("nothing to change"), "nothing to change");
 }
 
 // A job of one rank (one trace, rank 0, no file declaring more ranks) may run on any GPU
@@ -229,18 +244,19 @@ TEST(TraceTopology, AJobOfOneRankMayRunOnAnyGpu) {
 }
 
 // Rank 0 of a bigger job (its files say so), or one of several traces, on another GPU
-// than rank mod P: the rules of every job, the warning kept.
-TEST(TraceTopology, RankZeroOfABiggerJobOnAnotherGpuIsStillWarnedAbout) {
+// than rank mod P: the rules of every job, a note (no warning: nothing is wrong).
+TEST(TraceTopology, RankZeroOfABiggerJobOnAnotherGpuIsANote) {
   const std::vector<TraceTopologyEvidence> t = {{0, "a", {2}, 8}};
   TraceTopologyCheck c = gpusPerTrainerAgainstTraces(t, 8, GpusPerTrainerSource::TraceDevices, 4);
-  ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_TRUE(contains(c.warnings[0], "for no P up to 1024")) << c.warnings[0];
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings.at(0);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_TRUE(contains(c.notes[0], "for no P up to 1024")) << c.notes[0];
   GpusPerTrainer r = gpusPerTrainerFromTraceDevices(t, 4);
   EXPECT_EQ(r.value, 8);
   EXPECT_TRUE(contains(r.notes.at(0), "no value up to 1024 fits")) << r.notes[0];
   const std::vector<TraceTopologyEvidence> five = {{5, "b", {7}, 8}};  // not rank 0
-  EXPECT_EQ(
-      gpusPerTrainerAgainstTraces(five, 8, GpusPerTrainerSource::TraceDevices).warnings.size(), 1u);
+  EXPECT_EQ(gpusPerTrainerAgainstTraces(five, 8, GpusPerTrainerSource::TraceDevices).notes.size(),
+            1u);
 }
 
 }  // namespace

@@ -165,8 +165,9 @@ int collectiveGroupOwner(std::string_view group, int size);
 struct RankInfo {
   int64_t rank = 0;
   uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
-  std::string node;    // its training node: the topology's trainer
+  std::string node;    // its node: Topology::nodeOf (a host, or the trainer number)
   uint64_t role = 0;   // roleOf its arrivals: ranks with one role do the same work
+  int64_t localRank = -1;  // PyTorch's words (Topology::nodeWords): rank mod P; else -1
   // Its node's clock against the reference (analysis/collectives/ClockOffsets.h
   // NodeClock), when its node was compared with another through collectives.
   bool clockKnown = false;

@@ -44,7 +44,7 @@ struct CategoryPct {
 };
 struct RankDelta {
   int64_t rank = 0, trainer = 0, gpu = 0;
-  RankCategories a, b;
+  RankCategories a, b;  // b's node and local rank name the rank in PyTorch's words
   CategoryPct aPct, bPct;
   // Largest |change - the median rank's change| over idle, compute and
   // non-compute, percentage points; `why` names that category.

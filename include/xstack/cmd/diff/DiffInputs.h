@@ -31,6 +31,8 @@ struct RankCategories {
   int64_t rank = 0, trainer = 0, gpu = 0, steps = 0;
   uint64_t spanNs = 0, idleNs = 0, computeNs = 0, nonComputeNs = 0;
   double overlapPct = -1;  // comm_comp_overlap_pct; -1: empty (the rank has no communication)
+  std::string node;        // PyTorch traces' node (ranks.csv's node column; empty: none)
+  int64_t localRank = -1;  // and local rank (local_rank; -1: none)
 };
 
 // One finding of findings.json; `kind` + `ranks` identify it across runs.
@@ -96,10 +98,13 @@ struct FolderAnalysis {
 // fields may hold ',', '"' doubled and line breaks). The first record is the
 // header; `onRecord` gets each later record's fields and its first line
 // number, and returns an Error message (empty: ok) which stops the read.
-// Errors name the file and line.
+// Errors name the file and line. `column` holds the index of each of
+// `needColumns`, then of each of `optionalColumns` (kNoColumn: not in the header).
+inline constexpr size_t kNoColumn = static_cast<size_t>(-1);
 Status readCsv(const std::string& path, const std::vector<std::string>& needColumns,
                const std::function<std::string(const std::vector<std::string>& fields,
-                                               const std::vector<size_t>& column)>& onRecord);
+                                               const std::vector<size_t>& column)>& onRecord,
+               const std::vector<std::string>& optionalColumns = {});
 
 // Splits one CSV record (without its final line break) into fields; false
 // when a quote is not closed.

@@ -9,6 +9,7 @@
 #include "xstack/core/FaultInjection.h"
 #include "xstack/core/FileIdentity.h"
 #include "xstack/source/SourceRegistry.h"
+#include "xstack/source/chrome/ChromeSource.h"
 #include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
@@ -267,6 +268,14 @@ void checkWriters(const std::vector<RankChoice>& all, std::string_view source,
                   "); give one job's traces, of one profiler, per --data-dir");
 }
 
+// Whether a rank's listing found traces of Paddle's profiler (JSON).
+bool writtenByPaddle(const RankChoice& c) {
+  const std::string paddle = chrome::traceWriterName(chrome::TraceWriter::Paddle);
+  for (size_t i = 0; i < c.writers.size(); i += 2)
+    if (c.writers[i] == paddle) return true;
+  return false;
+}
+
 // Ranks of one host see the same folders: each host's ignored and hidden
 // files count once (its rank that saw the most).
 void countIgnored(const std::vector<RankChoice>& all, std::string_view source, ListedInputs& out) {
@@ -325,6 +334,7 @@ Expected<const Source*> agreeOnSource(ReportRun& run, const Source* mine, Listed
   for (const RankChoice& c : all) {
     out.declaredWorldSize = std::max(out.declaredWorldSize, c.world);
     out.declaredVisibleGpus = std::max(out.declaredVisibleGpus, c.visibleGpus);
+    out.paddleTraces = out.paddleTraces || writtenByPaddle(c);
   }
   countIgnored(all, chosen->name(), out);
   if (anyFound) noteIgnored(run, out);

@@ -5,6 +5,7 @@
 #include "xstack/cmd/report/PlanExchange.h"
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/core/TerminalText.h"
+#include "xstack/plan/NodeNames.h"
 #include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
@@ -31,14 +32,21 @@ Expected<PlannedTopology> settleGpusPerTrainer(ReportRun& run, const Plan& plan,
   evidence.traceVisibleGpus = listed.declaredVisibleGpus;
   evidence.tracesTellDevices = run.source && run.source->topologyFromTraces();
   const GpusPerTrainer gpt = inferGpusPerTrainer(evidence);
-  if (!gpt.contradiction.empty()) return Failure::usage("error: " + gpt.contradiction);
+  // The PyTorch family's words for its JSON traces (plan/NodeNames.h).
+  const bool nodeWords = evidence.tracesTellDevices && !listed.paddleTraces;
+  auto words = [nodeWords](const std::string& line) {
+    return nodeWords ? inNodeWords(line) : line;
+  };
+  if (!gpt.contradiction.empty()) return Failure::usage("error: " + words(gpt.contradiction));
   PlannedTopology planned;
   planned.topology = opt.topology;
   planned.topology.gpusPerTrainer = gpt.value;
   planned.source = gpt.source;
   planned.settledAfterRead = gpt.settledAfterRead;
-  for (const auto& line : gpt.notes) run.log(line);
-  for (const auto& line : gpt.warnings) run.log(line);
+  planned.topology.nodeWords = nodeWords;
+  if (nodeWords) planned.topology.nodeNames = nodeNamesOf(plan);
+  for (const auto& line : gpt.notes) run.log(words(line));
+  for (const auto& line : gpt.warnings) run.log(words(line));
   return planned;
 }
 

@@ -61,10 +61,12 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
-  if (ctx.job.shape.trainers % topology.groupSize != 0)
+  // A job on one node of the PyTorch family (a single-GPU trace): nothing to say.
+  const bool oneNode = topology.nodeWords && ctx.job.shape.trainers == 1;
+  if (ctx.job.shape.trainers % topology.groupSize != 0 && !oneNode)
     run.log("note: " + std::to_string(ctx.job.shape.trainers) +
-            " trainers is not a multiple of --group-size " + std::to_string(topology.groupSize) +
-            "; the last group is partial (see otherData)");
+            (topology.nodeWords ? " nodes" : " trainers") + " is not a multiple of --group-size " +
+            std::to_string(topology.groupSize) + "; the last group is partial (see otherData)");
   return out;
 }
 

@@ -37,17 +37,21 @@ Expected<Topology> topologyStage(ReportRun& run, const PlannedTopology& planned,
                                  const GatheredSummaries& gathered, int64_t worldSize) {
   Topology topology = planned.topology;
   if (!run.source || !run.source->topologyFromTraces()) return topology;
+  auto words = [&topology](const std::string& line) {
+    return topology.nodeWords ? inNodeWords(line) : line;
+  };
   GpusPerTrainerSource source = planned.source;
   if (planned.settledAfterRead) {
     const GpusPerTrainer gpt = gpusPerTrainerFromTraceDevices(traceEvidence(gathered), worldSize);
-    for (const auto& line : gpt.notes) run.log(line);
+    for (const auto& line : gpt.notes) run.log(words(line));
     source = gpt.source;
     topology.gpusPerTrainer = gpt.value;
   }
   const TraceTopologyCheck check = gpusPerTrainerAgainstTraces(
       traceEvidence(gathered), topology.gpusPerTrainer, source, worldSize);
-  if (!check.contradiction.empty()) return Failure::usage("error: " + check.contradiction);
-  for (const auto& line : check.warnings) run.log(line);
+  if (!check.contradiction.empty()) return Failure::usage("error: " + words(check.contradiction));
+  for (const auto& line : check.warnings) run.log(words(line));
+  for (const auto& line : check.notes) run.log(words(line));
   return topology;
 }
 

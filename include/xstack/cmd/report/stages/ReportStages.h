@@ -105,6 +105,7 @@ struct ListedInputs {
   bool listingFailed = false;       // this rank's listing threw: it contributes no files
   int64_t declaredWorldSize = 0;    // the largest world size any rank's files declare (0: none)
   int64_t declaredVisibleGpus = 0;  // the most GPUs any rank's traces saw (0: none say)
+  bool paddleTraces = false;        // JSON traces of Paddle's profiler (its words stay)
   // Files in the input folders that are no input (each host's counted once),
   // hidden ones apart, and the first few of them.
   uint64_t ignoredFiles = 0, hiddenFiles = 0;
