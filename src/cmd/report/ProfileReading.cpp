@@ -287,6 +287,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       rows->adoptRows(s.rows);
       settle.used = rows->opCount();
       in.keptRows = std::move(rows);
+      s.rowsKept = true;
     }
     return;
   }

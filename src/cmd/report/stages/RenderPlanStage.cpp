@@ -4,6 +4,7 @@
 #include "xstack/core/TerminalText.h"
 #include "xstack/plan/RenderAssignment.h"
 #include "xstack/render/OutputFormats.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 namespace {
@@ -28,6 +29,15 @@ void setOrigin(const ReportOptions& opt, const std::vector<InputSummary>& all, W
   MinTimestamp m;
   for (const auto& s : all) m.add(s.minTs);
   ctx.origin.ns = m.value;
+}
+
+// The render plan's costs: a source whose rows are kept from the read (gzip
+// JSON) decodes for most of a render; its kept rows, and rank 0's writing of
+// any chunk, cost a walk, against a full render.
+RenderWeights renderWeightsOf(const ReportOptions& opt, const Source* source) {
+  const bool keeps = (source ? *source : defaultSource()).keepRowsForRendering();
+  const double walk = keeps ? kKeptRowsRenderCost : 1.0;
+  return {rank0WriteWeightOf(opt.formats) * walk, walk};
 }
 
 }  // namespace
@@ -56,7 +66,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   out.outputs = planOutputs(gathered.all, topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
   assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
-                  rank0WriteWeightOf(opt.formats));
+                  renderWeightsOf(opt, run.source));
   if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
