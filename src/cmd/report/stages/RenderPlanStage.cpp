@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "xstack/cmd/report/stages/ReportStages.h"
@@ -40,6 +41,12 @@ RenderWeights renderWeightsOf(const ReportOptions& opt, const Source* source) {
   return {rank0WriteWeightOf(opt.formats) * walk, walk};
 }
 
+// Each render thread's share of the rank's budget (--memory-mb): at least
+// 1 MiB, or the whole budget when it is smaller.
+uint64_t renderShare(uint64_t budget, unsigned threads) {
+  return std::max(std::min<uint64_t>(budget, uint64_t{1} << 20), budget / threads);
+}
+
 }  // namespace
 
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
@@ -57,6 +64,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.files.outDir = run.outCommit.folder();
   ctx.files.compress = opt.compress;
   ctx.render.spill = opt.spill;
+  ctx.render.threads = std::max(1U, opt.threads);
+  ctx.render.spill.memoryBytes = renderShare(opt.spill.memoryBytes, ctx.render.threads);
   ctx.files.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);
   Progress& progress = run.progress;
