@@ -130,8 +130,8 @@ po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
       "memory a rank gives one input's rows and analysis tables, MiB; past it they spill to "
       "--spill-dir (the outputs are the same bytes)")(
       "threads", po::value(&a.threads),
-      "threads of each rank, 1..1024: its input files are read this many at once, within "
-      "--memory-mb (default: the CPUs this rank may run on)")(
+      "threads of each rank, 1..1024: it reads its files and renders its traces this many at "
+      "once, within --memory-mb (default: the CPUs this rank may run on)")(
       "spill-dir", po::value(&o.spill.dir),
       "node-local folder for what spills (default: $TMPDIR, else /tmp)");
   return d;
