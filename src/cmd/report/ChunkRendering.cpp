@@ -172,9 +172,16 @@ OrderedRenderer::OrderedRenderer(const std::vector<OutputFile>& outputs, WriteCo
     : outputs_(outputs), ctx_(ctx), pool_(pool), rank_(rank) {
   const unsigned n = std::max(1U, threads);
   decodes_.assign(n, 0);
+  unsigned rows = 0, thread = 0;  // RankRows chunks dealt, the thread of the last one
+  for (const FileSet& set : fileSets(outputs))
+    for (const Chunk& c : outputs[set.first].chunks) {
+      if (c.owner != rank) continue;
+      if (c.kind == ChunkKind::RankRows) thread = rows++ % n;
+      threadOf_.push_back(thread);
+    }
   for (unsigned t = 0; t < n; ++t)
     queues_.push_back(std::make_unique<BoundedQueue<RenderedItem>>(ctx.pieces.ahead));
-  for (unsigned t = 0; t < n; ++t) threads_.emplace_back([this, t, n] { run(t, n); });
+  for (unsigned t = 0; t < n; ++t) threads_.emplace_back([this, t] { run(t); });
 }
 
 void OrderedRenderer::stop() {
@@ -190,7 +197,8 @@ uint64_t OrderedRenderer::decodes() const {
 }
 
 bool OrderedRenderer::take(size_t formats, const std::function<void(RenderedItem&)>& onItem) {
-  BoundedQueue<RenderedItem>& q = *queues_[taken_++ % queues_.size()];
+  if (taken_ >= threadOf_.size()) return false;
+  BoundedQueue<RenderedItem>& q = *queues_[threadOf_[taken_++]];
   for (size_t ends = 0; ends < formats;) {
     std::optional<RenderedItem> item = q.pop();
     if (!item) return false;
@@ -200,7 +208,7 @@ bool OrderedRenderer::take(size_t formats, const std::function<void(RenderedItem
   return true;
 }
 
-void OrderedRenderer::run(unsigned thread, unsigned threads) {
+void OrderedRenderer::run(unsigned thread) {
   BoundedQueue<RenderedItem>& q = *queues_[thread];
   auto pushPiece = [&](size_t f, std::string& text) {
     std::string piece = pool_.take();
@@ -211,7 +219,7 @@ void OrderedRenderer::run(unsigned thread, unsigned threads) {
   size_t own = 0;  // own chunks seen, in output order
   for (const FileSet& set : fileSets(outputs_))
     for (size_t i = 0; i < outputs_[set.first].chunks.size(); ++i) {
-      if (outputs_[set.first].chunks[i].owner != rank_ || own++ % threads != thread) continue;
+      if (outputs_[set.first].chunks[i].owner != rank_ || threadOf_[own++] != thread) continue;
       std::string problem;
       std::vector<Warnings> w =
           renderChunkSet(outputs_, set, i, ctx_, rank_, scratch, pushPiece, problem);

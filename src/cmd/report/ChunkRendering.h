@@ -65,10 +65,11 @@ struct RenderedItem {
 };
 
 // This rank's chunks (owner == rank) rendered on `threads` threads and handed
-// out in output order. The k-th own chunk is rendered by thread k % threads,
-// each thread's in order, into a queue of its own of at most pieces.ahead
-// pieces: a thread decodes its next chunk while the chunks before it are
-// taken, and holds at most one chunk's rows (within ctx.render.spill, which
+// out in output order. The k-th displayed rank's rows (RankRows, nearly all
+// the work) go to thread k % threads, every other own chunk to the thread of
+// the rows before it (threadOf_); each thread renders its chunks in order,
+// into a queue of its own of at most pieces.ahead pieces: a thread decodes
+// its next chunk while the chunks before it are taken, and holds at most one chunk's rows (within ctx.render.spill, which
 // the caller splits between the threads) and pieces.ahead pieces of text.
 // The consumer (one thread: rank 0's writer, or the thread that posts to
 // rank 0) takes the chunks in order with take(). The output is the same bytes
@@ -89,7 +90,7 @@ class OrderedRenderer {
   uint64_t decodes() const;  // profiles decoded for rendering, after stop()
 
  private:
-  void run(unsigned thread, unsigned threads);
+  void run(unsigned thread);
 
   const std::vector<OutputFile>& outputs_;
   WriteContext& ctx_;
@@ -97,6 +98,7 @@ class OrderedRenderer {
   const int rank_;
   std::vector<std::unique_ptr<BoundedQueue<RenderedItem>>> queues_;  // one per thread
   std::vector<uint64_t> decodes_;                                     // per thread
+  std::vector<unsigned> threadOf_;  // the thread of each own chunk, in output order
   std::vector<std::thread> threads_;
   size_t taken_ = 0;  // own chunks taken
 };
