@@ -179,8 +179,12 @@ OrderedRenderer::OrderedRenderer(const std::vector<OutputFile>& outputs, WriteCo
       if (c.kind == ChunkKind::RankRows) thread = rows++ % n;
       threadOf_.push_back(thread);
     }
+  // The threads share pieces.ahead pieces of text (at least one each): a
+  // thread's rows are decoded before its first piece, so a short queue does
+  // not stop the decodes from running side by side.
+  const size_t ahead = std::max<size_t>(1, ctx.pieces.ahead / n);
   for (unsigned t = 0; t < n; ++t)
-    queues_.push_back(std::make_unique<BoundedQueue<RenderedItem>>(ctx.pieces.ahead));
+    queues_.push_back(std::make_unique<BoundedQueue<RenderedItem>>(ahead));
   for (unsigned t = 0; t < n; ++t) threads_.emplace_back([this, t] { run(t); });
 }
 

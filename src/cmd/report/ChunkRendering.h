@@ -68,9 +68,10 @@ struct RenderedItem {
 // out in output order. The k-th displayed rank's rows (RankRows, nearly all
 // the work) go to thread k % threads, every other own chunk to the thread of
 // the rows before it (threadOf_); each thread renders its chunks in order,
-// into a queue of its own of at most pieces.ahead pieces: a thread decodes
-// its next chunk while the chunks before it are taken, and holds at most one chunk's rows (within ctx.render.spill, which
-// the caller splits between the threads) and pieces.ahead pieces of text.
+// into a queue of its own of pieces.ahead / threads pieces (at least 1): a
+// thread decodes its next chunk while the chunks before it are taken, and
+// holds at most one chunk's rows (within ctx.render.spill, which the caller
+// splits between the threads) and its queue's pieces of text.
 // The consumer (one thread: rank 0's writer, or the thread that posts to
 // rank 0) takes the chunks in order with take(). The output is the same bytes
 // for any `threads`.
