@@ -5,8 +5,8 @@
 // profile file read again (decoded once, whatever the number of formats).
 #include "ChunkRendering.h"
 
-#include <csignal>
 #include <algorithm>
+#include <csignal>
 #include <optional>
 #include <stdexcept>
 

@@ -98,7 +98,7 @@ class OrderedRenderer {
   BufferPool& pool_;
   const int rank_;
   std::vector<std::unique_ptr<BoundedQueue<RenderedItem>>> queues_;  // one per thread
-  std::vector<uint64_t> decodes_;                                     // per thread
+  std::vector<uint64_t> decodes_;                                    // per thread
   std::vector<unsigned> threadOf_;  // the thread of each own chunk, in output order
   std::vector<std::thread> threads_;
   size_t taken_ = 0;  // own chunks taken
