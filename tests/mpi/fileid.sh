@@ -41,7 +41,9 @@ assert not extra, f"{sum(extra.values())} events not in the first version, e.g. 
 print("events:", sum(a.values()), "all of the first version")
 PY
 }
-opts=(--gpus-per-trainer 2 --no-progress)
+# --threads 1: the hook (render-read-cmd) changes the file before the first read for rendering;
+# with several render threads another chunk's read may already be under way.
+opts=(--gpus-per-trainer 2 --no-progress --threads 1)
 
 case $case in
   replaced|rewritten|rewritten_json)
