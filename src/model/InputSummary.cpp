@@ -77,6 +77,7 @@ void writeSummary(wire::Writer& w, const InputSummary& s) {
     x.i64(k.device);
   });
   w.u64(s.spanCount);
+  w.boolean(s.rowsKept);
   w.list(s.counterEvents, [](wire::Writer& x, const auto& c) {
     x.enumeration(c.first.first);
     x.i64(c.first.second);
@@ -105,6 +106,7 @@ InputSummary readSummary(wire::Reader& r, std::string& unknownKind) {
     return RowKey{kind, x.i64()};
   });
   s.spanCount = r.u64();
+  s.rowsKept = r.boolean();
   for (uint64_t n = r.count(3), i = 0; i < n && r.ok(); ++i) {
     const CounterGroup group = r.enumeration(CounterGroup::NetRx);
     const int64_t gpu = r.i64();

@@ -38,6 +38,9 @@ struct InputSummary {
   // profiles
   std::vector<RowKey> rows;  // displayed ranks only
   uint64_t spanCount = 0;
+  // The reader kept this displayed profile's rows from its read for the
+  // rendering (LocalInput::keptRows): rendering them there needs no decode.
+  bool rowsKept = false;
   // Topology evidence of a profile (every rank, displayed or not): the
   // device ids of its GPU activities, ascending, distinct, at most
   // kMaxGpuDevicesKept; and the GPUs its process saw (0 = not said).

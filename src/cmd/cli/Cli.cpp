@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "xstack/cmd/common/VersionInfo.h"
+#include "xstack/core/ParallelWork.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/TerminalText.h"
 #include "xstack/core/Topology.h"
@@ -85,6 +86,7 @@ struct ReportArgs {
   // Signed on purpose: Boost reads "-1" into an unsigned as 2^64-1.
   int64_t pieceKb = 4096, chunkBytes = int64_t{1} << 30;
   int64_t memoryMb = 64;
+  int64_t threads = 0;  // --threads; 0: not given (cpusOfProcess)
 };
 
 po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
@@ -128,6 +130,9 @@ po::options_description reportOptions(ReportOptions& o, ReportArgs& a) {
       "memory-mb", po::value(&a.memoryMb)->default_value(a.memoryMb),
       "memory a rank gives one input's rows and analysis tables, MiB; past it they spill to "
       "--spill-dir (the outputs are the same bytes)")(
+      "threads", po::value(&a.threads),
+      "threads of each rank, 1..1024: it reads its files and renders its traces this many at "
+      "once, within --memory-mb (default: the CPUs this rank may run on)")(
       "spill-dir", po::value(&o.spill.dir),
       "node-local folder for what spills (default: $TMPDIR, else /tmp)");
   return d;
@@ -154,6 +159,8 @@ std::optional<Failure> checkReportNumbers(const ReportArgs& a) {
                           std::to_string(a.chunkBytes));
   if (a.memoryMb < 1 || a.memoryMb > (int64_t{1} << 20))
     return Failure::usage("--memory-mb must be in 1..1048576, got " + std::to_string(a.memoryMb));
+  if (a.threads < 0 || a.threads > 1024)
+    return Failure::usage("--threads must be in 1..1024, got " + std::to_string(a.threads));
   return std::nullopt;
 }
 
@@ -177,6 +184,9 @@ Command parseReport(const std::vector<std::string>& args) {
   }
   if (std::optional<Failure> bad = checkReportNumbers(a)) return *bad;
   o.spill.memoryBytes = static_cast<uint64_t>(a.memoryMb) << 20;
+  if (vm.count("threads") && a.threads == 0)
+    return Failure::usage("--threads must be in 1..1024, got 0");
+  o.threads = a.threads ? static_cast<unsigned>(a.threads) : cpusOfProcess();
   if (o.spill.dir.empty()) o.spill.dir = defaultSpillDir();
   if (!a.origin.empty()) {
     Expected<uint64_t> ns = parseTimeOriginNs(a.origin);

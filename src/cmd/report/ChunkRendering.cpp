@@ -5,6 +5,7 @@
 // profile file read again (decoded once, whatever the number of formats).
 #include "ChunkRendering.h"
 
+#include <algorithm>
 #include <csignal>
 #include <optional>
 #include <stdexcept>
@@ -166,8 +167,101 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
   }
 }
 
+OrderedRenderer::OrderedRenderer(const std::vector<OutputFile>& outputs, WriteContext& ctx,
+                                 BufferPool& pool, int rank, unsigned threads)
+    : outputs_(outputs), ctx_(ctx), pool_(pool), rank_(rank) {
+  const unsigned n = std::max(1U, threads);
+  decodes_.assign(n, 0);
+  unsigned rows = 0, thread = 0;  // RankRows chunks dealt, the thread of the last one
+  for (const FileSet& set : fileSets(outputs))
+    for (const Chunk& c : outputs[set.first].chunks) {
+      if (c.owner != rank) continue;
+      if (c.kind == ChunkKind::RankRows) thread = rows++ % n;
+      threadOf_.push_back(thread);
+    }
+  // The threads share pieces.ahead pieces of text (at least one each): a
+  // thread's rows are decoded before its first piece, so a short queue does
+  // not stop the decodes from running side by side.
+  const size_t ahead = std::max<size_t>(1, ctx.pieces.ahead / n);
+  for (unsigned t = 0; t < n; ++t)
+    queues_.push_back(std::make_unique<BoundedQueue<RenderedItem>>(ahead));
+  for (unsigned t = 0; t < n; ++t) threads_.emplace_back([this, t] { run(t); });
+}
+
+void OrderedRenderer::stop() {
+  for (auto& q : queues_) q->close();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+uint64_t OrderedRenderer::decodes() const {
+  uint64_t n = 0;
+  for (uint64_t d : decodes_) n += d;
+  return n;
+}
+
+bool OrderedRenderer::take(size_t formats, const std::function<void(RenderedItem&)>& onItem) {
+  if (taken_ >= threadOf_.size()) return false;
+  BoundedQueue<RenderedItem>& q = *queues_[threadOf_[taken_++]];
+  for (size_t ends = 0; ends < formats;) {
+    std::optional<RenderedItem> item = q.pop();
+    if (!item) return false;
+    ends += item->end;
+    onItem(*item);
+  }
+  return true;
+}
+
+void OrderedRenderer::run(unsigned thread) {
+  BoundedQueue<RenderedItem>& q = *queues_[thread];
+  auto pushPiece = [&](size_t f, std::string& text) {
+    std::string piece = pool_.take();
+    piece.swap(text);
+    q.push(RenderedItem{f, false, std::move(piece), {}, {}});
+  };
+  RenderScratch scratch;
+  size_t own = 0;  // own chunks seen, in output order
+  for (const FileSet& set : fileSets(outputs_))
+    for (size_t i = 0; i < outputs_[set.first].chunks.size(); ++i) {
+      if (outputs_[set.first].chunks[i].owner != rank_ || threadOf_[own++] != thread) continue;
+      std::string problem;
+      std::vector<Warnings> w =
+          renderChunkSet(outputs_, set, i, ctx_, rank_, scratch, pushPiece, problem);
+      for (size_t f = 0; f < set.count; ++f)
+        if (!q.push(RenderedItem{f, true, {}, std::move(w[f]), problem})) {
+          decodes_[thread] = scratch.decodes;
+          return;
+        }
+    }
+  decodes_[thread] = scratch.decodes;
+}
+
+namespace {
+
+// sendOwnChunks with the rendering on ctx.render.threads threads.
+uint64_t sendOwnChunksThreaded(Comm& comm, const std::vector<OutputFile>& outputs,
+                               WriteContext& ctx, BufferPool& pool) {
+  ChunkSender sender(comm, pool, ctx.pieces.ahead);
+  OrderedRenderer renderer(outputs, ctx, pool, comm.rank(), ctx.render.threads);
+  auto post = [&](RenderedItem& item) {
+    if (item.end) return sender.endChunk(item.format, item.warnings, item.problem);
+    sender.postPiece(item.format, item.text);
+    pool.give(std::move(item.text));
+  };
+  for (const FileSet& set : fileSets(outputs))
+    for (const Chunk& c : outputs[set.first].chunks)
+      if (c.owner == comm.rank() && !renderer.take(set.count, post))
+        throw std::logic_error("rendering stopped before its last chunk");
+  renderer.stop();
+  sender.drain();
+  return renderer.decodes();
+}
+
+}  // namespace
+
 uint64_t sendOwnChunks(Comm& comm, const std::vector<OutputFile>& outputs, WriteContext& ctx,
                        BufferPool& pool) {
+  if (ctx.render.threads > 1) return sendOwnChunksThreaded(comm, outputs, ctx, pool);
   const int me = comm.rank();
   ChunkSender sender(comm, pool, ctx.pieces.ahead);
   auto postPiece = [&sender](size_t f, std::string& text) { sender.postPiece(f, text); };

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
 #include "xstack/analysis/AnalysisRegistry.h"
 #include "xstack/core/FaultInjection.h"
+#include "xstack/core/ParallelWork.h"
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/model/TraceLayout.h"
@@ -199,16 +201,26 @@ void countCounterEvents(LocalInput& in) {
       if (uint64_t n = netCounterCount(counterPid(g), in.net)) s.counterEvents[{g, 0}] = n;
 }
 
-// Rows to keep for rendering, when the source wants them and the budget allows.
-std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, const ReadOptions& opt,
-                                       uint64_t keptOps) {
-  // Half the budget: the analysis' sorters hold at most another eighth meanwhile
-  // (kAnalysisBudgetDivisor); the rest is the walk's and the output pieces'.
-  const uint64_t budgetOps = heldOpsWithin({opt.spill.dir, opt.spill.memoryBytes / 2});
-  if (!displayed || !source.keepRowsForRendering() || keptOps >= budgetOps) return nullptr;
+// The ops a rank keeps in LocalInput::keptRows over all its files, shared by
+// its reading threads: half the budget (the analysis' sorters hold at most
+// another eighth meanwhile, kAnalysisBudgetDivisor; the rest is the walk's
+// and the output pieces'). A file claims all that is left when it starts and
+// gives back what it does not keep, so one thread reads like the loop it was.
+SharedBudget keptRowsBudget(const ReadOptions& opt) {
+  return SharedBudget(heldOpsWithin({opt.spill.dir, opt.spill.memoryBytes / 2}));
+}
+
+// Rows to keep for rendering, when the source wants them and the budget allows;
+// `claimed` is what was claimed of `kept` for them (0: none, nothing to settle).
+std::unique_ptr<RowBuckets> rowsToKeep(const Source& source, bool displayed, SharedBudget& kept,
+                                       uint64_t& claimed) {
+  claimed = 0;
+  if (!displayed || !source.keepRowsForRendering()) return nullptr;
+  claimed = kept.claim(0);
+  if (claimed == 0) return nullptr;
   auto rows = std::make_unique<RowBuckets>();
   rows->resetLearning();
-  rows->limitOps(budgetOps - keptOps);
+  rows->limitOps(claimed);
   return rows;
 }
 
@@ -237,10 +249,20 @@ Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& 
   return {};
 }
 
-// `spare`: the file buffer of the last profile read, reused for the next.
-// `keptOps`: the ops kept in LocalInput::keptRows so far (this rank).
+// Settles a claim on `budget` when it goes out of scope (also when a read throws).
+struct ClaimSettler {
+  SharedBudget& budget;
+  uint64_t claimed = 0;
+  uint64_t used = 0;
+  ~ClaimSettler() {
+    if (claimed) budget.settle(claimed, used);
+  }
+};
+
+// `spare`: the file buffer of the last profile this thread read, reused for
+// the next. `kept`: the ops this rank may keep in LocalInput::keptRows.
 void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
-             std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
+             std::unique_ptr<FileBuffer>& spare, SharedBudget& kept) {
   const Source& source = opt.source ? *opt.source : defaultSource();
   InputSummary& s = in.summary;
   s.file = pf.file;
@@ -251,8 +273,10 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     // Streaming: the summary is computed as the file is decoded; only the
     // file's bytes are held, in memory reused from one profile to the next.
     std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(opt);
-    std::unique_ptr<RowBuckets> kept = rowsToKeep(source, displayed, opt, keptOps);
-    ProfileSummaryTargets targets{kept.get(), {}};
+    uint64_t claimed = 0;
+    std::unique_ptr<RowBuckets> rows = rowsToKeep(source, displayed, kept, claimed);
+    ClaimSettler settle{kept, claimed};
+    ProfileSummaryTargets targets{rows.get(), {}};
     for (auto& part : parts) targets.analyses.push_back(part.get());
     auto info = summarizeProfile(source, displayed, s, in.spans, spare, std::move(targets));
     if (!info) return fail(s, info.error());
@@ -260,10 +284,11 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
       in.spans.clear();  // the file fails: never a wrong table
       return fail(s, st.error());
     }
-    if (kept && !kept->abandoned()) {
-      kept->adoptRows(s.rows);
-      keptOps += kept->opCount();
-      in.keptRows = std::move(kept);
+    if (rows && !rows->abandoned()) {
+      rows->adoptRows(s.rows);
+      settle.used = rows->opCount();
+      in.keptRows = std::move(rows);
+      s.rowsKept = true;
     }
     return;
   }
@@ -318,10 +343,10 @@ SecondReadRule secondReadRule(int64_t rank, const LocalInput& first, const Topol
 
 // Reads `pf` again into `in` (its first reading) under `rule`.
 void readAgain(const PlannedFile& pf, const ReadOptions& options, SecondReadRule rule,
-               LocalInput& in, std::unique_ptr<FileBuffer>& spare, uint64_t& keptOps) {
+               LocalInput& in, std::unique_ptr<FileBuffer>& spare, SharedBudget& kept) {
   LocalInput again;
   try {
-    readOne(pf, options, again, spare, keptOps);
+    readOne(pf, options, again, spare, kept);
   } catch (const std::exception& e) {  // e.g. bad_alloc
     if (rule == SecondReadRule::DisplayChanged)
       in = failedInput(pf, std::string("second read failed: ") + e.what());
@@ -336,40 +361,70 @@ void readAgain(const PlannedFile& pf, const ReadOptions& options, SecondReadRule
     in = std::move(again);
 }
 
+// The files of `plan` that `rank` reads, in plan order.
+std::vector<const PlannedFile*> filesOf(const Plan& plan, int rank) {
+  std::vector<const PlannedFile*> mine;
+  for (const PlannedFile& pf : plan.files)
+    if (pf.reader == rank) mine.push_back(&pf);
+  return mine;
+}
+
+// The options of one file read while `workers` files are read at once: the
+// rank's budget (--memory-mb) split between them, so that the files in flight
+// hold no more than one file did (at least 1 MiB each, or the whole budget when
+// it is smaller: spilling below that only costs time).
+ReadOptions perFileOptions(const ReadOptions& options, unsigned workers) {
+  ReadOptions one = options;
+  const uint64_t floor = std::min<uint64_t>(options.spill.memoryBytes, uint64_t{1} << 20);
+  one.spill.memoryBytes = std::max(floor, options.spill.memoryBytes / std::max(1U, workers));
+  return one;
+}
+
 }  // namespace
 
 void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& options,
                              const Topology& before, std::vector<LocalInput>& local) {
-  std::unique_ptr<FileBuffer> spare;
-  uint64_t keptOps = 0;
-  size_t k = 0;
-  for (const PlannedFile& pf : plan.files) {
-    if (pf.reader != myRank) continue;
-    LocalInput& in = local.at(k++);
+  const std::vector<const PlannedFile*> mine = filesOf(plan, myRank);
+  SharedBudget kept = keptRowsBudget(options);
+  for (const LocalInput& in : local)
+    if (in.keptRows) kept.settle(in.keptRows->opCount(), in.keptRows->opCount());
+  std::vector<std::pair<size_t, SecondReadRule>> again;  // (index in local, rule)
+  for (size_t k = 0; k < mine.size() && k < local.size(); ++k) {
+    const PlannedFile& pf = *mine[k];
     if (pf.file.kind != InputKind::Profile) continue;
-    const SecondReadRule rule = secondReadRule(pf.file.id, in, before, options.topology);
-    if (rule != SecondReadRule::NotAgain) readAgain(pf, options, rule, in, spare, keptOps);
+    const SecondReadRule rule = secondReadRule(pf.file.id, local[k], before, options.topology);
+    if (rule != SecondReadRule::NotAgain) again.emplace_back(k, rule);
   }
+  const unsigned workers = workersFor(options.threads, again.size());
+  const ReadOptions shared = perFileOptions(options, workers);
+  std::vector<std::unique_ptr<FileBuffer>> spares(workers);
+  forEachItem(again.size(), workers, [&](size_t i, unsigned worker) {
+    const auto [k, rule] = again[i];
+    readAgain(*mine[k], shared, rule, local[k], spares[worker], kept);
+  });
 }
 
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile) {
-  std::vector<LocalInput> out;
-  std::unique_ptr<FileBuffer> spare;
-  uint64_t keptOps = 0;
+  const std::vector<const PlannedFile*> mine = filesOf(plan, myRank);
+  std::vector<LocalInput> out(mine.size());
+  SharedBudget kept = keptRowsBudget(options);
+  const unsigned workers = workersFor(options.threads, mine.size());
+  const ReadOptions shared = perFileOptions(options, workers);
+  std::vector<std::unique_ptr<FileBuffer>> spares(workers);
+  std::mutex progress;
   runInjectedCommand("read-cmd", myRank);  // test hook: change files after their listing
-  for (const PlannedFile& pf : plan.files) {
-    if (pf.reader != myRank) continue;
-    LocalInput in;
+  forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {
+    LocalInput& in = out[k];
     try {
       if (faultInjected("read", myRank)) throw std::runtime_error("injected read fault");
-      readOne(pf, options, in, spare, keptOps);
+      readOne(*mine[k], shared, in, spares[worker], kept);
     } catch (const std::exception& e) {  // e.g. bad_alloc: this file fails, the job goes on
-      in = failedInput(pf, std::string("read failed: ") + e.what());
+      in = failedInput(*mine[k], std::string("read failed: ") + e.what());
     }
+    std::lock_guard<std::mutex> lock(progress);
     if (onFile) onFile(in);
-    out.push_back(std::move(in));
-  }
+  });
   return out;
 }
 

@@ -1,6 +1,6 @@
-// Rank 0's thread and files (Rank0Writer.h): OwnRenderer renders rank 0's own
-// chunks on a thread of its own, at most pieces.ahead pieces ahead of the
-// writer; FileWrite writes one output file (opened, its chunks appended in
+// Rank 0's threads and files (Rank0Writer.h): an OrderedRenderer renders rank
+// 0's own chunks on threads of their own, at most pieces.ahead pieces ahead of
+// the writer per thread; FileWrite writes one output file (opened, its chunks appended in
 // order, then its tail: the findings rows and otherData). The writer holds at
 // most one piece (pieces.bytes) of another rank's rendered text at a time.
 #include "Rank0Writer.h"
@@ -21,15 +21,6 @@
 namespace xstack {
 namespace {
 
-// One piece of rank 0's own rendering, or the end of a chunk, of format f of its set.
-struct OwnItem {
-  size_t format = 0;
-  bool end = false;  // end of a chunk: warnings and problem follow
-  std::string text;
-  Warnings warnings;
-  std::string problem;
-};
-
 // Where rank 0 puts the pieces of one chunk of a file set: format f's text to
 // write(f, text); each format's end (warnings, problem) is kept.
 struct ChunkIntake {
@@ -38,69 +29,23 @@ struct ChunkIntake {
   std::string problem;
 };
 
-// Rank 0's own chunks, rendered on a thread of their own, in output order, at
-// most pieces.ahead pieces ahead of the writer: rank 0 renders while it waits
-// for other ranks' pieces or for write() to return. Without a thread (MPI
-// without thread support) the writer renders them inline, in turn.
-class OwnRenderer {
- public:
-  OwnRenderer(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool,
-              bool threaded)
-      : queue_(std::max<size_t>(ctx.pieces.ahead, 1)) {
-    if (threaded)
-      thread_ = std::thread([this, o = &outputs, c = &ctx, p = &pool] { run(*o, *c, *p); });
-  }
-  ~OwnRenderer() { stop(); }
-  // Ends the render thread (it has ended every chunk, or the writer gave up).
-  void stop() {
-    queue_.close();
-    if (thread_.joinable()) thread_.join();
-  }
-  // The next chunk's pieces, every format's, go to `in` (their buffers back to `pool`).
-  void takeChunk(ChunkIntake& in, BufferPool& pool) {
-    size_t ends = 0;
-    while (ends < in.warnings.size()) {
-      std::optional<OwnItem> item = queue_.pop();
-      if (!item) {  // cannot happen: the renderer ends every chunk
-        in.problem = "rendering stopped";
-        return;
-      }
-      if (item->end) {
-        in.warnings[item->format] = std::move(item->warnings);
-        in.problem = std::move(item->problem);
-        ++ends;
-        continue;
-      }
-      in.write(item->format, item->text);
-      pool.give(std::move(item->text));
+// Rank 0's own chunks, rendered on threads of their own (OrderedRenderer:
+// ctx.render.threads of them), in output order, at most pieces.ahead pieces
+// ahead of the writer per thread: rank 0 renders while it waits for other
+// ranks' pieces or for write() to return. The next chunk's pieces, every
+// format's, go to `in` (their buffers back to `pool`).
+void takeOwnChunk(OrderedRenderer& own, ChunkIntake& in, BufferPool& pool) {
+  const bool ended = own.take(in.warnings.size(), [&](RenderedItem& item) {
+    if (item.end) {
+      in.warnings[item.format] = std::move(item.warnings);
+      in.problem = std::move(item.problem);
+      return;
     }
-  }
-  uint64_t decodes() const { return decodes_; }  // after stop()
-
- private:
-  void run(const std::vector<OutputFile>& outputs, WriteContext& ctx, BufferPool& pool) {
-    auto pushPiece = [&](size_t f, std::string& text) {
-      std::string piece = pool.take();
-      piece.swap(text);
-      queue_.push(OwnItem{f, false, std::move(piece), {}, {}});
-    };
-    RenderScratch scratch;
-    for (const FileSet& set : fileSets(outputs))
-      for (size_t i = 0; i < outputs[set.first].chunks.size(); ++i) {
-        if (outputs[set.first].chunks[i].owner != 0) continue;
-        std::string problem;
-        std::vector<Warnings> w =
-            renderChunkSet(outputs, set, i, ctx, 0, scratch, pushPiece, problem);
-        for (size_t f = 0; f < set.count; ++f)
-          if (!queue_.push(OwnItem{f, true, {}, std::move(w[f]), problem})) return;
-      }
-    decodes_ = scratch.decodes;
-  }
-
-  BoundedQueue<OwnItem> queue_;
-  std::thread thread_;
-  uint64_t decodes_ = 0;
-};
+    in.write(item.format, item.text);
+    pool.give(std::move(item.text));
+  });
+  if (!ended) in.problem = "rendering stopped";  // cannot happen: the renderer ends every chunk
+}
 
 // Receives one chunk of a file set from rank `owner`: pieces to `in`, then
 // every format's end.
@@ -197,8 +142,9 @@ Status writeAllFiles(Comm& comm, const std::vector<OutputFile>& outputs, WriteCo
   for (const OutputFile& o : outputs) total += o.chunks.size();
   const bool renderThread = comm.threadsAllowed();
   RenderScratch inlineScratch;  // rank 0's own chunks without a render thread
-  {  // the render thread ends (and its memory goes) before the write stage returns
-    OwnRenderer own(outputs, ctx, pool, renderThread);
+  {  // the render threads end (and their memory goes) before the write stage returns
+    std::optional<OrderedRenderer> own;  // without threads (MPI without thread support): inline
+    if (renderThread) own.emplace(outputs, ctx, pool, 0, ctx.render.threads);
     Message m;  // received pieces, in reused memory
     writers.clear();
     writers.resize(outputs.size());
@@ -220,7 +166,7 @@ Status writeAllFiles(Comm& comm, const std::vector<OutputFile>& outputs, WriteCo
           in.warnings =
               renderChunkSet(outputs, set, i, ctx, 0, inlineScratch, inlinePieces, in.problem);
         } else if (chunks[i].owner == 0) {
-          own.takeChunk(in, pool);
+          takeOwnChunk(*own, in, pool);
         } else {
           receiveChunkInto(comm, chunks[i].owner, m, in);
         }
@@ -231,8 +177,8 @@ Status writeAllFiles(Comm& comm, const std::vector<OutputFile>& outputs, WriteCo
       }
       for (FileWrite& fw : files) fw.finish(ctx);
     }
-    own.stop();
-    res.renderDecodes = inlineScratch.decodes + own.decodes();
+    if (own) own->stop();
+    res.renderDecodes = inlineScratch.decodes + (own ? own->decodes() : 0);
   }
   return written;
 }

@@ -2,6 +2,7 @@
 // sees the file, rank 0 less (it writes everything), spread over the run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "xstack/plan/RenderAssignment.h"
@@ -69,7 +70,7 @@ TEST(RenderAssignment, TwoRanksOnANodeRankZeroOnlyWrites) {
 // A lower weight gives rank 0 a share, spread over the run, not bunched.
 TEST(RenderAssignment, LowerWeightGivesRankZeroAShareSpreadOverTheRun) {
   Job j = job(8, 2, {0, 1});
-  assignRenderers(j.outputs, j.all, j.seers, 2, 0.5);
+  assignRenderers(j.outputs, j.all, j.seers, 2, {0.5, 1.0});
   auto owners = rowOwners(j);
   ASSERT_EQ(owners.size(), 16u);
   int zero = 0, zeroFirstHalf = 0;
@@ -81,6 +82,28 @@ TEST(RenderAssignment, LowerWeightGivesRankZeroAShareSpreadOverTheRun) {
   EXPECT_LE(zero, 5);
   EXPECT_GE(zeroFirstHalf, 1);
   EXPECT_LT(zeroFirstHalf, zero);
+}
+
+// Rows kept by their reader (Kineto JSON) cost a walk there and a decode
+// elsewhere; rank 0's writing costs a walk: both ranks render about half, each
+// its kept rows (the 8-rank Kineto job of issue 32 went 8 to 0).
+TEST(RenderAssignment, KeptRowsStayWithTheirReaderAndRankZeroTakesItsShare) {
+  Job j = job(4, 2, {0, 1});
+  for (size_t i = 0; i < j.all.size(); ++i) j.all[i].rowsKept = i < 2;  // one kept per rank
+  assignRenderers(j.outputs, j.all, j.seers, 2, {kKeptRowsRenderCost, kKeptRowsRenderCost});
+  std::vector<double> work(2, 0.0);
+  for (const auto& o : j.outputs)
+    for (const auto& c : o.chunks)
+      if (c.kind == ChunkKind::RankRows) {
+        const InputSummary& s = j.all[c.input];
+        if (s.rowsKept) {
+          EXPECT_EQ(c.owner, s.reader) << c.input;
+        }
+        work[static_cast<size_t>(c.owner)] += s.rowsKept && c.owner == s.reader ? 0.05 : 1.0;
+      }
+  EXPECT_GE(work[0], 2.0);  // of 6.1 units of decoding and walking
+  EXPECT_GE(work[1], 2.0);
+  EXPECT_LE(std::abs(work[0] - work[1]), 1.1);
 }
 
 TEST(RenderAssignment, ManyRanksRankZeroOnlyWritesTheOthersShareEvenly) {

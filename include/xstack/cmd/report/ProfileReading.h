@@ -49,10 +49,14 @@ struct ReadOptions {
   // LocalInput::keptRows over all of this rank's files stay within it (a file
   // whose rows pass what is left is decoded again when it is rendered).
   SpillOptions spill;
+  // Files read at once (--threads), each on one thread; the budget above is
+  // the rank's, split between the files in flight. The results do not depend on it.
+  unsigned threads = 1;
 };
 
-// Reads every file of `plan` whose reader is `myRank`, in plan order.
-// `onFile` is called after each file (for progress).
+// Reads every file of `plan` whose reader is `myRank`; the result is in plan
+// order, whatever options.threads. `onFile` is called after each file, in the
+// order they end, never by two threads at once (for progress).
 std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOptions& options,
                                      const std::function<void(const LocalInput&)>& onFile = {});
 

@@ -40,6 +40,10 @@ struct ReportOptions {
   // before they spill to a scratch file in spill.dir (--memory-mb,
   // --spill-dir); the outputs do not depend on it.
   SpillOptions spill{{}, uint64_t{64} << 20};
+  // Threads of each rank (--threads; default: the CPUs the rank may run on,
+  // cpusOfProcess): its files are read, each on one thread, this many at once.
+  // Per rank, not agreed between ranks: the outputs are the same bytes for any value.
+  unsigned threads = 1;
 };
 
 // collective: every rank calls it with the same options; returns the exit

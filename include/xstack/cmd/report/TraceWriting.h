@@ -41,6 +41,9 @@ struct WriteContext {
     // A displayed rank whose rows pass spill.memoryBytes is rendered from
     // SpilledRows (sorted on disk in spill.dir), not held (RowBuckets).
     SpillOptions spill;
+    // Threads that render this rank's chunks (--threads; ChunkRendering.h,
+    // OrderedRenderer): spill is each one's share of the rank's budget.
+    unsigned threads = 1;
   } render;
   // The rendered text on its way to rank 0 (transport/ChunkPieces.h).
   struct Pieces {

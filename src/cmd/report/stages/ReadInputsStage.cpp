@@ -13,6 +13,7 @@ ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
   ro.analysis = run.options.analysis;
   ro.source = run.source;
   ro.spill = run.options.spill;
+  ro.threads = run.options.threads;
   return ro;
 }
 

@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/core/TerminalText.h"
 #include "xstack/plan/RenderAssignment.h"
 #include "xstack/render/OutputFormats.h"
+#include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
 namespace {
@@ -30,6 +32,21 @@ void setOrigin(const ReportOptions& opt, const std::vector<InputSummary>& all, W
   ctx.origin.ns = m.value;
 }
 
+// The render plan's costs: a source whose rows are kept from the read (gzip
+// JSON) decodes for most of a render; its kept rows, and rank 0's writing of
+// any chunk, cost a walk, against a full render.
+RenderWeights renderWeightsOf(const ReportOptions& opt, const Source* source) {
+  const bool keeps = (source ? *source : defaultSource()).keepRowsForRendering();
+  const double walk = keeps ? kKeptRowsRenderCost : 1.0;
+  return {rank0WriteWeightOf(opt.formats) * walk, walk};
+}
+
+// Each render thread's share of the rank's budget (--memory-mb): at least
+// 1 MiB, or the whole budget when it is smaller.
+uint64_t renderShare(uint64_t budget, unsigned threads) {
+  return std::max(std::min<uint64_t>(budget, uint64_t{1} << 20), budget / threads);
+}
+
 }  // namespace
 
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
@@ -47,6 +64,8 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.files.outDir = run.outCommit.folder();
   ctx.files.compress = opt.compress;
   ctx.render.spill = opt.spill;
+  ctx.render.threads = std::max(1U, opt.threads);
+  ctx.render.spill.memoryBytes = renderShare(opt.spill.memoryBytes, ctx.render.threads);
   ctx.files.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);
   Progress& progress = run.progress;
@@ -56,7 +75,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   out.outputs = planOutputs(gathered.all, topology);
   // Who may render each displayed profile's rows: every rank that sees its file.
   assignRenderers(out.outputs, gathered.all, seersOfSummaries(plan, gathered.all), run.comm.size(),
-                  rank0WriteWeightOf(opt.formats));
+                  renderWeightsOf(opt, run.source));
   if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
     out.outputs = withFormats(out.outputs, opt.formats);
   ctx.hosts = plan.hosts;
