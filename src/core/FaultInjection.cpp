@@ -17,6 +17,17 @@ bool faultInjected(const char* stage, int rank) {
   return false;
 }
 
+bool faultArmed(const char* stage) {
+  const char* spec = std::getenv("XSTACK_INJECT_FAULT");
+  if (!spec) return false;
+  std::stringstream ss(spec);
+  std::string item;
+  const std::string want = std::string(stage) + ":";
+  while (std::getline(ss, item, ','))
+    if (item.rfind(want, 0) == 0) return true;
+  return false;
+}
+
 void runInjectedCommand(const char* stage, int rank) {
   if (!faultInjected(stage, rank)) return;
   if (const char* cmd = std::getenv("XSTACK_INJECT_COMMAND"))

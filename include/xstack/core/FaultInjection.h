@@ -15,5 +15,8 @@ bool faultInjected(const char* stage, int rank);
 // XSTACK_INJECT_COMMAND and waits for it (e.g. "render-read-cmd": replace a
 // profile between its first read and its rendering's second read).
 void runInjectedCommand(const char* stage, int rank);
+// Whether XSTACK_INJECT_FAULT names `stage` for any rank (the same answer on
+// every rank of a job that shares one environment).
+bool faultArmed(const char* stage);
 
 }  // namespace xstack

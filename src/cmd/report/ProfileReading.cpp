@@ -413,7 +413,6 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const ReadOptions shared = perFileOptions(options, workers);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;
-  runInjectedCommand("read-cmd", myRank);  // test hook: change files after their listing
   forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {
     LocalInput& in = out[k];
     try {

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "xstack/cmd/report/stages/ReportStages.h"
+#include "xstack/core/FaultInjection.h"
 #include "xstack/core/TerminalText.h"
 
 namespace xstack {
@@ -20,6 +21,10 @@ ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan,
                                                   const Topology& topology) {
   const ReadOptions ro = readOptionsOf(run, topology);
+  // Test hook: change files after their listing. collective (when armed, on
+  // every rank alike): every rank's change is made before any rank reads.
+  runInjectedCommand("read-cmd", run.comm.rank());
+  if (faultArmed("read-cmd")) run.comm.barrier();
   std::vector<LocalInput> local;
   std::optional<Failure> mine;  // this rank's failure
   try {
