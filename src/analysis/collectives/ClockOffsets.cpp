@@ -179,19 +179,14 @@ std::vector<NodeClock> readNodeClocks(wire::Reader& r) {
   return out;
 }
 
-namespace {
-
-// ns as µs with 3 decimals, signed, exact ("+248.000", "-1.500").
-std::string signedUs(int64_t ns) {
+std::string usText(int64_t ns) {
   const uint64_t mag = ns < 0 ? uint64_t{0} - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "+",
+  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "",
                 static_cast<unsigned long long>(mag / 1000),
                 static_cast<unsigned long long>(mag % 1000));
   return buf;
 }
-
-}  // namespace
 
 std::string clockSummaryLine(const std::vector<NodeClock>& clocks) {
   auto magnitude = [](int64_t v) {
@@ -210,8 +205,9 @@ std::string clockSummaryLine(const std::vector<NodeClock>& clocks) {
   if (!largest) return {};
   std::string line = "clocks: " + std::to_string(clocks.size()) +
                      " nodes compared by their collectives' ends; largest offset " +
-                     signedUs(largest->offsetNs) + " us (node " + std::to_string(largest->node) +
-                     "), spread up to " + signedUs(static_cast<int64_t>(spread)).substr(1) +
+                     (largest->offsetNs < 0 ? "" : "+") + usText(largest->offsetNs) + " us (node " +
+                     std::to_string(largest->node) + "), spread up to " +
+                     usText(static_cast<int64_t>(spread)) +
                      " us; the collectives' times moved to node " +
                      std::to_string(clocks.front().node) + "'s clock";
   if (references > 1)

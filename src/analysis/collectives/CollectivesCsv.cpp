@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/core/CheckedMath.h"
 #include "xstack/report/AnalysisFiles.h"
@@ -34,16 +35,6 @@ std::string withCommas(uint64_t v) {
     out += digits[i];
   }
   return out;
-}
-
-// ns as µs with 3 decimals, exact ("-1234.567").
-std::string signedUsText(int64_t ns) {
-  const uint64_t mag = ns < 0 ? uint64_t{0} - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s%llu.%03llu", ns < 0 ? "-" : "",
-                static_cast<unsigned long long>(mag / 1000),
-                static_cast<unsigned long long>(mag % 1000));
-  return buf;
 }
 
 uint64_t causedTotal(const RankBlame& b) {
@@ -108,8 +99,7 @@ std::string waitsCsv(const CollectivesSummary& s, const std::vector<RankInfo>& r
     out += ',' + msPerStepText(b->waitedNs, r.steps) + ',' +
            msPerStepText(causedTotal(*b), r.steps) + ',' + topCause(*b) + ',';
     if (r.clockKnown)
-      out +=
-          signedUsText(r.clockOffsetNs) + ',' + signedUsText(static_cast<int64_t>(r.clockSpreadNs));
+      out += usText(r.clockOffsetNs) + ',' + usText(static_cast<int64_t>(r.clockSpreadNs));
     else
       out += ',';
     out += local ? ',' + std::to_string(r.localRank) + '\n' : "\n";

@@ -69,6 +69,10 @@ std::vector<NodeClock> solveClockOffsets(const ClockPairs& pairs);
 void writeNodeClocks(wire::Writer& w, const std::vector<NodeClock>& clocks);
 std::vector<NodeClock> readNodeClocks(wire::Reader& r);
 
+// ns as µs with 3 decimals, exact: "-1.500", "248.000" (waits.csv's clock
+// columns and the terminal line).
+std::string usText(int64_t ns);
+
 // The terminal line: "clocks: N nodes compared by their collectives' ends;
 // largest offset X us (node K), spread up to Y us; ..."; ""
 // without a node other than its reference.
