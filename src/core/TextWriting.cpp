@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace xstack {
@@ -249,6 +250,12 @@ void appendInt(std::string& out, int64_t v) {
 void appendUint(std::string& out, uint64_t v) {
   char buf[24];
   out.append(buf, writeUint(buf, v));
+}
+
+std::string threeDecimalsText(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f", std::isfinite(v) ? v : 0.0);
+  return text;
 }
 
 void appendDouble(std::string& out, double v) {

@@ -195,4 +195,46 @@ std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const 
   return out;
 }
 
+int64_t lastPidOf(const OutputFile& o, const std::vector<InputSummary>& all) {
+  int64_t lastPid = kPipelinePid;
+  for (const Chunk& c : o.chunks) {
+    const size_t rows = c.kind == ChunkKind::RankRows ? all[c.input].rows.size() : 1;
+    lastPid = std::max(lastPid, lastPidOfChunk(c.pid, rows));
+  }
+  return lastPid;
+}
+
+namespace {
+
+// Whether sorted `a` and sorted `b` share an element.
+bool intersects(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] == b[j]) return true;
+    a[i] < b[j] ? ++i : ++j;
+  }
+  return false;
+}
+
+}  // namespace
+
+void addTrackChunks(std::vector<OutputFile>& outputs, const std::vector<TrackSet>& sets,
+                    const std::vector<InputSummary>& all) {
+  for (OutputFile& o : outputs) {
+    std::vector<int64_t> ranks = o.ranks;
+    std::sort(ranks.begin(), ranks.end());
+    for (size_t set = 0; set < sets.size(); ++set) {
+      const int64_t pid = lastPidOf(o, all) + 1;
+      bool processDone = false;
+      for (size_t g = 0; g < sets[set].groups.size(); ++g) {
+        const TraceTrackGroup& group = sets[set].groups[g];
+        if (!intersects(ranks, group.ranks)) continue;
+        if (!processDone) o.chunks.push_back({ChunkKind::AnalysisProcess, 0, pid, 0, 0, 0, set});
+        processDone = true;
+        o.chunks.push_back(
+            {ChunkKind::AnalysisTrack, group.owner, pid, static_cast<int64_t>(g), 0, 0, set});
+      }
+    }
+  }
+}
+
 }  // namespace xstack

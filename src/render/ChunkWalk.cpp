@@ -326,6 +326,22 @@ void ChunkWalk::extraRows(const TraceExtraRows& rows) {
   }
 }
 
+void ChunkWalk::analysisTracks(int64_t pid, const TrackGroupRows& rows) {
+  for (const TraceTrack& t : rows.tracks) sink_.thread(pid, t.tid, t.name, t.sortIndex);
+  TraceSlice out;
+  for (const TraceSlice& s : rows.slices) {
+    out.tid = s.tid;
+    out.tsNs = tsOf(s.tsNs);
+    bool clamped = false;
+    const uint64_t end = origin_.since(s.tsNs + s.durNs, &clamped);  // ends before the origin: 0
+    out.durNs = end > out.tsNs ? end - out.tsNs : 0;
+    out.name = s.name;
+    out.category = s.category;
+    out.args = s.args;
+    sink_.slice(pid, out);
+  }
+}
+
 void TeeSink::process(int64_t pid, std::string_view name) {
   for (TraceSink* s : sinks_) s->process(pid, name);
 }
@@ -364,6 +380,9 @@ void TeeSink::instantThread(int64_t pid, int64_t tid) {
 }
 void TeeSink::instant(int64_t pid, const TraceInstant& e) {
   for (TraceSink* s : sinks_) s->instant(pid, e);
+}
+void TeeSink::slice(int64_t pid, const TraceSlice& e) {
+  for (TraceSink* s : sinks_) s->slice(pid, e);
 }
 void TeeSink::flush() {
   for (TraceSink* s : sinks_) s->flush();

@@ -14,6 +14,8 @@
 //                on rank 0 every job's publish, then every job's conclude (JobBoard.h);
 //   show         AnalysisJob::ranksToShow (rank 0): ranks displayed in detail;
 //   traces       AnalysisJob::annotations (rank 0): instants in a trace file;
+//                AnalysisJob::trackGroups / trackRows (the groups' owners):
+//                a process of tracks in the trace files of the groups' ranks;
 //   write        AnalysisJob::write (collective): rank 0's files and summary lines.
 #pragma once
 
@@ -31,6 +33,7 @@
 #include "xstack/io/AtomicFile.h"
 #include "xstack/io/SpillFile.h"
 #include "xstack/model/MarkerPairer.h"
+#include "xstack/model/TrackGroup.h"
 #include "xstack/render/TraceEvents.h"
 
 namespace xstack {
@@ -100,6 +103,18 @@ class AnalysisJob {
   // `originNs`: the traces' time origin.
   virtual TraceExtraRows annotations(int64_t /*group*/, int64_t /*gpu*/, int64_t /*pid*/,
                                      uint64_t /*originNs*/) const {
+    return {};
+  }
+  // Every rank after merge: the track groups this analysis draws in the
+  // traces, the same list on every MPI rank (sorted by name), in one
+  // process named `trackProcess()` (e.g. "collectives").
+  virtual std::vector<TraceTrackGroup> trackGroups() const { return {}; }
+  virtual std::string trackProcess() const { return {}; }
+  // On the owner of group `index` of trackGroups(): its rows on process
+  // `pid`; `dropped` counts its slices not drawn. Called from render threads
+  // at once (no state changes).
+  virtual TrackGroupRows trackRows(size_t /*index*/, int64_t /*pid*/,
+                                   uint64_t& /*dropped*/) const {
     return {};
   }
   // collective (every rank, after merge): rank 0 writes the analysis' files

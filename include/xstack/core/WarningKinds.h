@@ -28,6 +28,11 @@ enum class Severity {
 // enumerator in snake_case).
 // clang-format off
 #define XSTACK_WARNING_KINDS(X)                                                                   \
+  X(CollectiveSliceDropped, "collective_slice_dropped", Note,                                     \
+    "a matched collective instance was not drawn in the traces' collectives process: its group's " \
+    "track already had 32 overlapping instances at its start (collectives.csv and waits.csv "     \
+    "count it)",                                                                                   \
+    "nothing: the analysis files hold every instance")                                            \
   X(DcgmBadRatio, "dcgm_bad_ratio", Warning,                                                      \
     "a DCGM FBUSD/FBTTL ratio that is not a finite number (e.g. 1e308 over 1e-300) was left out", \
     "check the FBUSD and FBTTL fields; the other fields of the row are kept")                     \

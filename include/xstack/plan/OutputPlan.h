@@ -8,6 +8,10 @@
 //          ascending its counters (owner of the DCGM / net file)
 //   pids 8..: per displayed rank ascending, all its rows (owner of R's
 //          profile), numbered consecutively from kFirstRankPid
+//   after the rows: per analysis track set with a group that has a rank of
+//          the file, its process metadata (rank 0), then per such group its
+//          tracks (the group's owner; AnalysisTrack, subject: the group's
+//          index in its set)
 // Processes 1..7 and rows exist only when they have events.
 #pragma once
 
@@ -18,10 +22,20 @@
 #include "xstack/core/Topology.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/model/TraceFormat.h"
+#include "xstack/model/TrackGroup.h"
 
 namespace xstack {
 
-enum class ChunkKind : int { ProcessMeta, ThreadMeta, Spans, Dcgm, Net, RankRows };
+enum class ChunkKind : int {
+  ProcessMeta,
+  ThreadMeta,
+  Spans,
+  Dcgm,
+  Net,
+  RankRows,
+  AnalysisProcess,  // an analysis' track process (its name: the set's)
+  AnalysisTrack,    // one group of an analysis' tracks
+};
 
 struct Chunk {
   ChunkKind kind = ChunkKind::ProcessMeta;
@@ -30,6 +44,7 @@ struct Chunk {
   int64_t subject = 0;  // rank (ThreadMeta, Spans, RankRows) or trainer T (Dcgm, Net)
   int64_t gpu = 0;      // Dcgm: which GPU's rows
   size_t input = 0;     // index into the gathered summaries (Spans, Dcgm, Net, RankRows)
+  size_t trackSet = 0;  // AnalysisProcess, AnalysisTrack: the set (TrackSet)
 };
 
 // The format of one output file (render/OutputFormats.h): Chrome JSON
@@ -70,5 +85,20 @@ struct JobShape {
 
 JobShape jobShape(const std::vector<InputSummary>& all, const Topology& topo);
 std::vector<OutputFile> planOutputs(const std::vector<InputSummary>& all, const Topology& topo);
+
+// The last process of file `o` (TracePids.h): a rows chunk spans its rank's rows.
+int64_t lastPidOf(const OutputFile& o, const std::vector<InputSummary>& all);
+
+// The track groups of one analysis (AnalysisJob::trackGroups), in one process
+// named `process` in each file that has a rank of one of them.
+struct TrackSet {
+  std::string process;
+  std::vector<TraceTrackGroup> groups;
+};
+
+// Appends every set's chunks to each output (the same to each format's copy),
+// set after set, each on the next free pid.
+void addTrackChunks(std::vector<OutputFile>& outputs, const std::vector<TrackSet>& sets,
+                    const std::vector<InputSummary>& all);
 
 }  // namespace xstack

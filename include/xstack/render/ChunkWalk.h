@@ -57,7 +57,13 @@ class ChunkWalk {
   // The findings: a process, per tid a thread "rank <tid>", the instants
   // (ordered by tid, then ts).
   void extraRows(const TraceExtraRows& rows);
+  // An analysis' track group on process `pid`: its threads, then its slices
+  // (ts clamped to the origin as every event's; a slice keeps its end).
+  void analysisTracks(int64_t pid, const TrackGroupRows& rows);
 
+  // Counts `n` of `kind` among the walk's warnings (what a chunk's source
+  // found while making its rows).
+  void count(Warn kind, uint64_t n) { warnings_.add(kind, n); }
   // What the walk counted (not the sinks' own warnings).
   Warnings takeWarnings();
 

@@ -1,10 +1,12 @@
-// Format-neutral events that come from outside the renderers (the analysis'
-// findings) and that every trace format writes: JsonRenderer as JSON "M"
-// and "i" events, PerfettoRenderer as track descriptors and TYPE_INSTANT.
+// Format-neutral events that come from outside the renderers (the analyses'
+// findings and tracks) and that every trace format writes: JsonRenderer as
+// JSON "M", "i" and "X" events, PerfettoRenderer as track descriptors,
+// TYPE_INSTANT and SLICE_BEGIN/END.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xstack {
@@ -28,6 +30,55 @@ struct TraceExtraRows {
   std::string processName;
   std::vector<TraceInstant> instants;
   bool empty() const { return instants.empty(); }
+};
+
+// One argument of a TraceSlice (JSON args entry, Perfetto debug annotation).
+// A Double is written with 3 decimals (both formats: the same value).
+struct TraceArg {
+  enum class Type : uint8_t { Int, Uint, Double, String };
+  std::string key;
+  Type type = Type::Int;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  std::string s;
+
+  static TraceArg ofInt(std::string k, int64_t v) { return {std::move(k), Type::Int, v, 0, 0, {}}; }
+  static TraceArg ofUint(std::string k, uint64_t v) {
+    return {std::move(k), Type::Uint, 0, v, 0, {}};
+  }
+  static TraceArg ofDouble(std::string k, double v) {
+    return {std::move(k), Type::Double, 0, 0, v, {}};
+  }
+  static TraceArg ofString(std::string k, std::string v) {
+    return {std::move(k), Type::String, 0, 0, 0, std::move(v)};
+  }
+};
+
+// A complete slice on thread `tid` of an analysis' process: [tsNs, tsNs +
+// durNs), ns since the time origin (ChunkWalk::analysisTracks clamps).
+struct TraceSlice {
+  int64_t tid = 0;
+  uint64_t tsNs = 0;
+  uint64_t durNs = 0;
+  std::string name;
+  std::string category;
+  std::vector<TraceArg> args;
+};
+
+// A thread of an analysis' process (JSON thread_name and thread_sort_index).
+struct TraceTrack {
+  int64_t tid = 0;
+  std::string name;
+  int64_t sortIndex = 0;
+};
+
+// The threads and slices an analysis draws for one of its track groups in
+// one trace file: every track, then its slices (per track in ts order, those
+// of one track never overlapping). Times are Unix ns here, before the walk.
+struct TrackGroupRows {
+  std::vector<TraceTrack> tracks;
+  std::vector<TraceSlice> slices;  // tsNs: Unix ns; by (tid, ts)
 };
 
 }  // namespace xstack

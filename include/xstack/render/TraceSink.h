@@ -77,6 +77,10 @@ class TraceSink {
   // index), then instants on it (ts already since the origin).
   virtual void instantThread(int64_t pid, int64_t tid) = 0;
   virtual void instant(int64_t pid, const TraceInstant& e) = 0;
+  // A complete slice of an analysis' track (process `pid`, thread s.tid; ts
+  // since the origin): the threads come first (thread()), the slices of one
+  // thread in ts order, never overlapping.
+  virtual void slice(int64_t pid, const TraceSlice& s) = 0;
   // Hands everything buffered to the format's piece sink (the chunk ends).
   virtual void flush() = 0;
   // What encoding fixed (text repairs); the walk counts the rest.
@@ -104,6 +108,7 @@ class TeeSink final : public TraceSink {
                  const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
+  void slice(int64_t pid, const TraceSlice& s) override;
   void flush() override;
   // Every sink's warnings, merged (a file's own come from its own sink).
   Warnings takeWarnings() override;

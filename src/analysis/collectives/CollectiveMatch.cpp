@@ -130,25 +130,48 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
   }
 }
 
+// What one matched instance's numbers come from. `members` sorted by rank.
+struct InstanceFacts {
+  const Arrival* late = nullptr;  // the last arriver (ties: the lower rank)
+  uint64_t firstNs = 0;           // the first arrival
+  uint64_t endNs = 0;             // the last member's end
+  uint64_t transferNs = 0;        // endNs - the last arrival (0 when it ends before)
+  const std::string* name = nullptr;  // a matched send/recv pair is one "send" instance
+  bool hasBusbw = false;              // bytes and a transfer known
+  double busbwGbps = 0;               // bytes / transfer ns x nccl-tests' factor (GB/s)
+};
+
+InstanceFacts factsOf(const std::vector<const Arrival*>& members) {
+  InstanceFacts f;
+  f.late = members[0];
+  f.firstNs = members[0]->startNs;
+  for (const Arrival* m : members) {
+    if (m->startNs > f.late->startNs) f.late = m;
+    f.firstNs = std::min(f.firstNs, m->startNs);
+    f.endNs = std::max(f.endNs, m->endNs);
+  }
+  const uint64_t last = f.late->startNs;
+  f.transferNs = f.endNs > last ? f.endNs - last : 0;
+  f.name = isRecv(members[0]->collective) && members.size() > 1 ? &members[1]->collective
+                                                                  : &members[0]->collective;
+  const uint64_t bytes = members[0]->bytes;
+  f.hasBusbw = f.transferNs > 0 && bytes > 0;
+  if (f.hasBusbw)
+    f.busbwGbps = static_cast<double>(bytes) / static_cast<double>(f.transferNs) *
+                  busBandwidthFactor(*f.name, members.size());
+  return f;
+}
+
 // One matched instance's statistics into `g`. `members` sorted by rank.
 void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
-  const Arrival* late = members[0];
-  uint64_t maxEnd = 0;
-  for (const Arrival* m : members) {
-    if (m->startNs > late->startNs) late = m;  // ties: the lower rank
-    maxEnd = std::max(maxEnd, m->endNs);
-  }
+  const InstanceFacts f = factsOf(members);
+  const Arrival* late = f.late;
   const uint64_t last = late->startNs;
-  const uint64_t transfer = maxEnd > last ? maxEnd - last : 0;
-  // A matched send/recv pair is one "send" instance.
-  const std::string& name = isRecv(members[0]->collective) && members.size() > 1
-                                ? members[1]->collective
-                                : members[0]->collective;
+  const uint64_t transfer = f.transferNs;
+  const std::string& name = *f.name;
   RowBuild& row = g.rows[{name, members[0]->bytes}];
   row.transfers.push_back(transfer);
-  if (transfer > 0 && members[0]->bytes > 0)
-    row.busbw.push_back(static_cast<double>(members[0]->bytes) / static_cast<double>(transfer) *
-                        busBandwidthFactor(name, members.size()));
+  if (f.hasBusbw) row.busbw.push_back(f.busbwGbps);
   ++row.lateCount[late->rank];
   // A point-to-point transfer is timed only when its sender arrives last: a
   // send may start moving data before its recv is posted (an eager send).
@@ -346,6 +369,39 @@ std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
       if (a->startNs > late->startNs) late = a;  // ties: the lower rank
     for (size_t i : members) out[i] = {true, late->rank, late->startNs};
   }
+  return out;
+}
+
+std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
+                                          const std::vector<int64_t>& groupRanks) {
+  std::vector<InstanceSlice> out;
+  if (arrivals.empty()) return out;
+  const GroupInstances found = groupInstances(arrivals, groupRanks);
+  std::vector<const Arrival*> members;
+  for (const auto& [key, indexes] : found.instances) {
+    members.clear();
+    for (size_t i : indexes) members.push_back(&arrivals[i]);
+    if (!problemOf(members, expectedMembers(key, found.ranks)).empty()) continue;
+    const InstanceFacts f = factsOf(members);
+    InstanceSlice& s = out.emplace_back();
+    s.firstArrivalNs = f.firstNs;
+    s.endNs = std::max(f.endNs, f.firstNs);
+    s.collective = *f.name;
+    s.bytes = members[0]->bytes;
+    s.members = members.size();
+    s.lastRank = f.late->rank;
+    s.transferNs = f.transferNs;
+    for (const Arrival* m : members) (void)addSaturating(s.waitNs, f.late->startNs - m->startNs);
+    s.hasBusbw = f.hasBusbw;
+    s.busbwGbps = f.busbwGbps;
+    s.instance = std::get<2>(key);
+    s.src = std::get<0>(key);
+    s.dst = std::get<1>(key);
+  }
+  std::sort(out.begin(), out.end(), [](const InstanceSlice& a, const InstanceSlice& b) {
+    return std::tie(a.firstArrivalNs, a.endNs, a.src, a.dst, a.instance) <
+           std::tie(b.firstArrivalNs, b.endNs, b.src, b.dst, b.instance);
+  });
   return out;
 }
 

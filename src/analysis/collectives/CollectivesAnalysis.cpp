@@ -11,6 +11,7 @@
 #include "xstack/analysis/collectives/ArrivalRecorder.h"
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/analysis/collectives/CollectiveTracks.h"
 #include "xstack/core/CheckedMath.h"
 #include "xstack/transport/TypedMessages.h"
 
@@ -224,14 +225,17 @@ void toReferenceClocks(OwnedGroups& owned, const std::vector<NodeClock>& clocks,
 // An owner: its groups' summary, and each sender's arrivals' outcomes
 // (`outcomes[r]`: MPI rank r's, in its order), each last arrival on its own
 // rank's clock (the critical path's walk goes on on that rank).
+// `tracks`: each group's instances as the traces draw them (CollectiveTracks.h).
 Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
-                     std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+                     std::vector<std::vector<ArrivalOutcome>>& outcomes,
+                     std::vector<GroupTrack>& tracks) {
   Owned out;
   out.error = owned.error;
   if (!out.error.empty()) return out;
   for (auto& [group, arrivals] : owned.arrivals) {
     const std::vector<int64_t>& r = owned.ranks.at(group);
     addOutcomes(arrivals, r, owned.origins[group], outcomes);
+    tracks.push_back({group, r, instanceSlices(arrivals, r)});
     summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
   }
   if (clocks.empty() || ranksPerNode <= 0) return out;
@@ -250,8 +254,12 @@ class CollectivesJob final : public AnalysisJob {
   Status status() const override { return status_; }
   void publish(JobBoard& board) const override;
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
+  std::vector<TraceTrackGroup> trackGroups() const override { return trackGroups_; }
+  std::string trackProcess() const override { return "collectives"; }
+  TrackGroupRows trackRows(size_t index, int64_t pid, uint64_t& dropped) const override;
 
  private:
+  void agreeTracks(Comm& comm, std::vector<GroupTrack> mine, bool failed);
   bool gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine);
   std::vector<NodeClock> agreeClocks(Comm& comm, const std::vector<ClockPair>& mine);
   void noteClocks(const std::vector<NodeClock>& clocks);
@@ -267,6 +275,10 @@ class CollectivesJob final : public AnalysisJob {
   std::vector<StepPath> paths_;        // rank 0: the critical path of every step
   std::vector<CriticalShare> shares_;  // rank 0: paths_' ns per (rank, kind)
   uint64_t criticalNs_ = 0;            // rank 0: paths_' ns
+  // The traces' collectives process: every group with a matched instance
+  // (every rank), and the slices of the groups this MPI rank owns, by name.
+  std::vector<TraceTrackGroup> trackGroups_;
+  std::map<std::string, GroupTrack> ownTracks_;
   Status status_;
 };
 
@@ -400,18 +412,37 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   const std::vector<NodeClock> clocks = agreeClocks(comm, samples);
   Owned owned;
   owned.error = groups.error;
+  std::vector<GroupTrack> tracks;
   try {
     toReferenceClocks(groups, clocks, perNode);
-    owned = summarizeOwned(groups, perNode, clocks, outcomes);
+    owned = summarizeOwned(groups, perNode, clocks, outcomes, tracks);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
+  agreeTracks(comm, std::move(tracks), !owned.error.empty());
   // The parts again for the walk (decoded alike: their error already travels with `owned`).
   std::string again;
   LocalWalk walk =
       returnOutcomes(comm, decodeLocal(local, again), std::move(outcomes), owned.error);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
+}
+
+// collective: the job's track groups, none when any owner failed (every
+// rank learns it in the same allgather).
+void CollectivesJob::agreeTracks(Comm& comm, std::vector<GroupTrack> mine, bool failed) {
+  Expected<std::vector<TraceTrackGroup>> all = agreeTrackGroups(comm, mine, failed);
+  if (!all) return;  // alike on every rank: no collectives process in the traces
+  trackGroups_ = std::move(*all);
+  for (GroupTrack& t : mine)
+    if (!t.slices.empty()) ownTracks_[t.group] = std::move(t);
+}
+
+TrackGroupRows CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped) const {
+  if (index >= trackGroups_.size()) return {};
+  auto it = ownTracks_.find(trackGroups_[index].name);
+  if (it == ownTracks_.end()) return {};
+  return collectiveTrackRows(it->second, index, pid, dropped);
 }
 
 void CollectivesJob::publish(JobBoard& board) const {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -85,6 +86,23 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     problem = "rows cut short: " + spilled->readStatus().error().message;
 }
 
+// An analysis' process: "NN_<its name>" (NN: its place in the file).
+std::string analysisProcessName(const Chunk& c, const WriteContext& ctx) {
+  char nn[32];
+  std::snprintf(nn, sizeof nn, "%02lld_", static_cast<long long>(processOrder(c.pid)));
+  return nn + ctx.render.trackProcesses.at(c.trackSet);
+}
+
+// One group of an analysis' tracks, from the analysis on its owner.
+void walkAnalysisTrack(ChunkWalk& walk, const Chunk& c, const WriteContext& ctx) {
+  if (!ctx.render.trackRows) throw std::logic_error("an analysis track without its analysis");
+  uint64_t dropped = 0;
+  const TrackGroupRows rows =
+      ctx.render.trackRows(c.trackSet, static_cast<size_t>(c.subject), c.pid, dropped);
+  walk.analysisTracks(c.pid, rows);
+  walk.count(Warn::CollectiveSliceDropped, dropped);
+}
+
 void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch& scratch,
                std::string& problem) {
   switch (c.kind) {
@@ -106,6 +124,12 @@ void walkChunk(ChunkWalk& walk, const Chunk& c, WriteContext& ctx, RenderScratch
       break;
     case ChunkKind::Net:
       walk.netCounters(c.pid, c.subject, (*ctx.render.local)[c.input - ctx.render.firstLocal].net);
+      break;
+    case ChunkKind::AnalysisProcess:
+      walk.processMeta(c.pid, analysisProcessName(c, ctx));
+      break;
+    case ChunkKind::AnalysisTrack:
+      walkAnalysisTrack(walk, c, ctx);
       break;
   }
 }
@@ -156,7 +180,8 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
                                      std::string& problem) {
   const Chunk& c = outputs[set.first].chunks[index];
   try {
-    if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta) {
+    if (c.kind != ChunkKind::ProcessMeta && c.kind != ChunkKind::ThreadMeta &&
+        c.kind != ChunkKind::AnalysisProcess) {
       if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
       if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
     }

@@ -59,14 +59,16 @@ void receiveChunkInto(Comm& comm, int owner, Message& m, ChunkIntake& in) {
 
 // Rank 0's writing of one output file, chunk after chunk.
 
-// The first pid after every row of `o` (a RankRows chunk spans one pid per row).
+// The first pid after every process of `o`.
 int64_t firstFreePid(const OutputFile& o, const WriteContext& ctx) {
-  int64_t lastPid = kPipelinePid;
-  for (const Chunk& c : o.chunks) {
-    const size_t rows = c.kind == ChunkKind::RankRows ? (*ctx.all)[c.input].rows.size() : 1;
-    lastPid = std::max(lastPid, lastPidOfChunk(c.pid, rows));
-  }
-  return findingsPid(lastPid);
+  return findingsPid(lastPidOf(o, *ctx.all));
+}
+
+// What a chunk that failed shows: its input's path, or an analysis' track process.
+std::string chunkSubject(const Chunk& c, const WriteContext& ctx) {
+  if (c.kind == ChunkKind::AnalysisTrack || c.kind == ChunkKind::AnalysisProcess)
+    return "the " + ctx.render.trackProcesses.at(c.trackSet) + " tracks";
+  return (*ctx.all)[c.input].file.path;
 }
 
 struct FileWrite {
@@ -105,8 +107,8 @@ struct FileWrite {
     problems.emplace_back(c.input, problem);
     const auto owner = static_cast<size_t>(c.owner);
     const std::string& host = owner < ctx.hosts.size() ? ctx.hosts[owner] : s.readerHost;
-    res.renderProblems.push_back(s.file.path + " (rank " + std::to_string(c.owner) + " on " + host +
-                                 "): " + problem);
+    res.renderProblems.push_back(chunkSubject(c, ctx) + " (rank " + std::to_string(c.owner) +
+                                 " on " + host + "): " + problem);
   }
   // The file's end: the extra rows (findings) and otherData; for Perfetto
   // one last packet sequence (id: chunk count + 1) with both.

@@ -70,6 +70,7 @@ int renderAndWrite(ReportRun& run, const ListedInputs& listed, const PlannedInpu
                    std::vector<LocalInput>& local, GatheredSummaries& gathered,
                    JobAnalyses* analysed, const Topology& topology) {
   RenderPlan render = renderPlanStage(run, planned.plan, gathered, local, topology);
+  attachAnalysisTracks(analysed, render);
   attachFindingEvents(analysed, render);
   std::vector<AtomicFile> analysisFiles;  // rank 0: committed with the traces
   AnalysisResult analysis = writeAnalysisStage(run, analysed, local, render, analysisFiles);

@@ -1,6 +1,7 @@
 #include "xstack/render/json/JsonRenderer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -184,6 +185,44 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
   std::snprintf(score, sizeof score, "%.4f", e.score);
   buf_ += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
   appendJsonString(buf_, e.evidence, text_);
+  buf_ += "}";
+  endEvent();
+}
+
+void JsonTraceSink::slice(int64_t pid, const TraceSlice& e) {
+  buf_ += ",\n{\"ph\":\"X\",\"cat\":";
+  appendJsonString(buf_, e.category, text_);
+  buf_ += ",\"name\":";
+  appendJsonString(buf_, e.name, text_);
+  buf_ += ",\"pid\":";
+  appendInt(buf_, pid);
+  buf_ += ",\"tid\":";
+  appendInt(buf_, e.tid);
+  buf_ += ",\"ts\":";
+  appendMicros(buf_, e.tsNs);
+  buf_ += ",\"dur\":";
+  appendMicros(buf_, e.durNs);
+  buf_ += ",\"args\":{";
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const TraceArg& a = e.args[i];
+    if (i) buf_ += ',';
+    appendJsonString(buf_, a.key, text_);
+    buf_ += ':';
+    switch (a.type) {
+      case TraceArg::Type::Int:
+        appendInt(buf_, a.i);
+        break;
+      case TraceArg::Type::Uint:
+        appendUint(buf_, a.u);
+        break;
+      case TraceArg::Type::Double:
+        buf_ += threeDecimalsText(a.d);
+        break;
+      case TraceArg::Type::String:
+        appendJsonString(buf_, a.s, text_);
+        break;
+    }
+  }
   buf_ += "}";
   endEvent();
 }

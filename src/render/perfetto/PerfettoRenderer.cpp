@@ -103,6 +103,28 @@ void PerfettoTraceSink::instant(int64_t pid, const TraceInstant& e) {
   enc_.instant(pid, rankThreadTid(e.tid), e.name, e.category, e.tsNs, args);
 }
 
+void PerfettoTraceSink::slice(int64_t pid, const TraceSlice& e) {
+  std::vector<DebugArg> args;
+  args.reserve(e.args.size());
+  for (const TraceArg& a : e.args) {
+    switch (a.type) {
+      case TraceArg::Type::Int:
+        args.push_back(DebugArg::ofInt(a.key, a.i));
+        break;
+      case TraceArg::Type::Uint:
+        args.push_back(DebugArg::ofUint(a.key, a.u));
+        break;
+      case TraceArg::Type::Double:  // the JSON's 3 decimals
+        args.push_back(DebugArg::ofDouble(a.key, std::strtod(threeDecimalsText(a.d).c_str(), nullptr)));
+        break;
+      case TraceArg::Type::String:
+        args.push_back(DebugArg::ofString(a.key, a.s));
+        break;
+    }
+  }
+  enc_.slice(pid, e.tid, e.name, e.category, e.tsNs, e.durNs, args);
+}
+
 void PerfettoTraceSink::metadata(std::string_view otherDataJson, uint64_t originNs) {
   const DebugArg entries[] = {DebugArg::ofString("tool", "xstack"),
                               DebugArg::ofUint("time_origin_ns", originNs),

@@ -151,6 +151,26 @@ CollectivesSummary readSummary(wire::Reader& r);
 void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
                     const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
                     int64_t ranksPerNode = 0);
+// One matched instance as the traces draw it (a slice of its group's track):
+// from its first arrival to its last member's end, Unix ns on the clock the
+// arrivals are on (the reference clock after the owners' conversion).
+struct InstanceSlice {
+  uint64_t firstArrivalNs = 0, endNs = 0;  // endNs >= firstArrivalNs
+  std::string collective;  // a matched send/recv pair: "send"
+  uint64_t bytes = 0;      // 0 = unknown
+  uint64_t members = 0;
+  int64_t lastRank = -1;    // the last arriver (ties: the lower rank)
+  uint64_t transferNs = 0;  // end - the last arrival
+  uint64_t waitNs = 0;      // the members' waits, summed (held at 2^63 - 1)
+  bool hasBusbw = false;
+  double busbwGbps = 0;     // nccl-tests' bus bandwidth, GB/s
+  int64_t instance = 0;     // Arrival::instance
+  int64_t src = -1, dst = -1;  // point to point: the pair (p2pEnds); -1 = the whole group
+};
+// The matched instances of one group (as summarizeGroup matches them), by
+// (first arrival, end, pair, instance).
+std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
+                                          const std::vector<int64_t>& groupRanks);
 // Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
 void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
 // Sorts rows, ranks and groupBlame, joins ranks (and (group, rank) pairs) that

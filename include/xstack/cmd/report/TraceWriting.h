@@ -44,6 +44,12 @@ struct WriteContext {
     // Threads that render this rank's chunks (--threads; ChunkRendering.h,
     // OrderedRenderer): spill is each one's share of the rank's budget.
     unsigned threads = 1;
+    // The analyses' track sets (AnalysisProcess, AnalysisTrack chunks): each
+    // set's process name, and on a group's owner the rows of group `index` of
+    // set `set` on process `pid` (`dropped`: its slices not drawn).
+    std::vector<std::string> trackProcesses;
+    std::function<TrackGroupRows(size_t set, size_t index, int64_t pid, uint64_t& dropped)>
+        trackRows;
   } render;
   // The rendered text on its way to rank 0 (transport/ChunkPieces.h).
   struct Pieces {

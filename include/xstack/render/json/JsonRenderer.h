@@ -56,6 +56,7 @@ class JsonTraceSink final : public TraceSink {
                  const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
+  void slice(int64_t pid, const TraceSlice& e) override;
   // Hands any buffered text to the piece sink.
   void flush() override;
   // Text repairs (string_invalid_utf8, string_control_char), per event.

@@ -66,6 +66,7 @@ class PerfettoTraceSink final : public TraceSink {
                  const NetCounterSample& s) override;
   void instantThread(int64_t pid, int64_t tid) override;
   void instant(int64_t pid, const TraceInstant& e) override;
+  void slice(int64_t pid, const TraceSlice& e) override;
   // The run's metadata packet: tool, time_origin_ns and `otherDataJson`
   // (the JSON's otherData: version, options, warnings, problems) as debug
   // annotations.

@@ -86,6 +86,25 @@ void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render) {
   };
 }
 
+void attachAnalysisTracks(const JobAnalyses* analysed, RenderPlan& render) {
+  if (!analysed) return;
+  std::vector<TrackSet> sets;
+  std::vector<const AnalysisJob*> jobs;  // of each set
+  for (const auto& job : analysed->jobs) {
+    std::vector<TraceTrackGroup> groups = job->trackGroups();
+    if (groups.empty()) continue;
+    sets.push_back({job->trackProcess(), std::move(groups)});
+    jobs.push_back(job.get());
+  }
+  if (sets.empty()) return;
+  addTrackChunks(render.outputs, sets, *render.context.all);
+  for (const TrackSet& s : sets) render.context.render.trackProcesses.push_back(s.process);
+  render.context.render.trackRows = [jobs](size_t set, size_t index, int64_t pid,
+                                           uint64_t& dropped) {
+    return jobs.at(set)->trackRows(index, pid, dropped);
+  };
+}
+
 AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
                                   const std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files) {

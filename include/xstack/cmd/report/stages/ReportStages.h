@@ -27,6 +27,9 @@
 //                                                   again, once; the topology is final
 //   renderPlanStage       RenderPlanStage.cpp       the model of the outputs: files, chunks,
 //                                                   who renders what, time origin (pure)
+//   attachAnalysisTracks  AnalyseStage.cpp          the analyses' track processes (the
+//                                                   collectives' groups) into the plan, each
+//                                                   group rendered by its owner (pure)
 //   attachFindingEvents   AnalyseStage.cpp          the analyses' annotations (the findings'
 //                                                   instants) into the traces
 //   writeAnalysisStage    AnalyseStage.cpp          collective: rank 0 writes every analysis'
@@ -199,6 +202,9 @@ Status settleDisplayStage(ReportRun& run, const Plan& plan, const Topology& read
 // Sets render.context.extraEvents so each affected trace carries the
 // analyses' annotations (the findings' instants). `analysed` outlives render.
 void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render);
+// Adds the analyses' track processes (AnalysisJob::trackGroups) to the plan's
+// files, and sets render.context so each group's owner renders its rows.
+void attachAnalysisTracks(const JobAnalyses* analysed, RenderPlan& render);
 // collective (e.g. kernels.csv's tables go to rank 0): rank 0's analysis
 // files' temporaries (appended to `files`) and the terminal summary (no-op
 // without analysis).

@@ -1,0 +1,51 @@
+// The traces' `collectives` process (docs/FORMAT.md section 3): one track
+// group per process group, a thread per overlap lane, one slice per matched
+// instance from its first arrival to its last member's end (the reference
+// clock: ClockOffsets.h), with its collective, bytes, last arriver, waits and
+// bus bandwidth as args. Owners keep their groups' slices after the match;
+// every MPI rank learns the list of groups (one allgather) for the plan.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/comm/Comm.h"
+#include "xstack/core/Status.h"
+#include "xstack/model/TrackGroup.h"
+#include "xstack/render/TraceEvents.h"
+
+namespace xstack {
+
+// The most lanes (threads) one group's track takes in a file: an instance
+// that would need one more is not drawn (counted: collective_slice_dropped).
+inline constexpr int64_t kCollectiveTrackLanes = 32;
+
+// One owned group's slices, kept for the traces.
+struct GroupTrack {
+  std::string group;
+  std::vector<int64_t> ranks;  // sorted
+  std::vector<InstanceSlice> slices;
+};
+
+// A group's name in the traces: `group "NAME" (ranks 0-3,8)`, the default
+// group `default group (ranks ...)`; at most 8 runs of ranks, then "...".
+std::string collectiveTrackName(const std::string& group, const std::vector<int64_t>& ranks);
+
+// The rows of group `index` (its place in the job's list) on process `pid`:
+// tids pid + 1 + index x kCollectiveTrackLanes + lane (lane 0 named by
+// collectiveTrackName, lane k "... (overlap k)"); each instance on the
+// lowest lane whose last slice ended by its start. `dropped`: instances past
+// the last lane.
+TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
+                                   uint64_t& dropped);
+
+// collective: every MPI rank's owned tracks (those with a slice) into one
+// list sorted by name, each with its owner; the same on every rank. Empty
+// when any rank says it `failed` (its groups could not be matched).
+Expected<std::vector<TraceTrackGroup>> agreeTrackGroups(Comm& comm,
+                                                        const std::vector<GroupTrack>& mine,
+                                                        bool failed);
+
+}  // namespace xstack

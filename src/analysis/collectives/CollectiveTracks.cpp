@@ -1,0 +1,153 @@
+#include "xstack/analysis/collectives/CollectiveTracks.h"
+
+#include <algorithm>
+
+#include "xstack/transport/TypedMessages.h"
+#include "xstack/wire/Wire.h"
+
+namespace xstack {
+namespace {
+
+// "0-3,8,10-11": runs of consecutive ranks, at most `maxRuns`, then ",...".
+std::string rankRuns(const std::vector<int64_t>& ranks, size_t maxRuns) {
+  std::string out;
+  size_t runs = 0;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (runs++ == maxRuns) return out + ",...";
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// An instance's slice name: its collective; a point-to-point op "send 3 -> 5".
+std::string sliceName(const InstanceSlice& s) {
+  if (s.src < 0) return s.collective;
+  return s.collective + " " + std::to_string(s.src) + " -> " + std::to_string(s.dst);
+}
+
+double msOf(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+TraceSlice sliceOf(const InstanceSlice& s, int64_t tid) {
+  TraceSlice out;
+  out.tid = tid;
+  out.tsNs = s.firstArrivalNs;
+  out.durNs = s.endNs - s.firstArrivalNs;
+  out.name = sliceName(s);
+  out.category = "collective";
+  out.args.push_back(TraceArg::ofString("collective", s.collective));
+  out.args.push_back(TraceArg::ofUint("bytes", s.bytes));
+  out.args.push_back(TraceArg::ofUint("members", s.members));
+  out.args.push_back(TraceArg::ofInt("last_arriver", s.lastRank));
+  out.args.push_back(TraceArg::ofDouble("wait_ms", msOf(s.waitNs)));
+  out.args.push_back(TraceArg::ofDouble("transfer_ms", msOf(s.transferNs)));
+  if (s.hasBusbw) out.args.push_back(TraceArg::ofDouble("busbw_gbps", s.busbwGbps));
+  out.args.push_back(TraceArg::ofInt("instance", s.instance));
+  return out;
+}
+
+// Each slice's lane (the lowest whose last slice ended by its start), or
+// kCollectiveTrackLanes when every lane is still busy.
+std::vector<int64_t> lanesOf(const std::vector<InstanceSlice>& slices) {
+  std::vector<uint64_t> laneEnd;
+  std::vector<int64_t> out;
+  out.reserve(slices.size());
+  for (const InstanceSlice& s : slices) {
+    size_t lane = 0;
+    while (lane < laneEnd.size() && laneEnd[lane] > s.firstArrivalNs) ++lane;
+    if (lane == static_cast<size_t>(kCollectiveTrackLanes)) {
+      out.push_back(kCollectiveTrackLanes);
+      continue;
+    }
+    if (lane == laneEnd.size()) laneEnd.push_back(0);
+    laneEnd[lane] = s.endNs;
+    out.push_back(static_cast<int64_t>(lane));
+  }
+  return out;
+}
+
+void writeTrackGroup(wire::Writer& w, const TraceTrackGroup& g) {
+  w.str(g.name);
+  w.list(g.ranks, [](wire::Writer& x, int64_t r) { x.i64(r); });
+}
+
+TraceTrackGroup readTrackGroup(wire::Reader& r) {
+  TraceTrackGroup g;
+  g.name = r.str();
+  r.list(g.ranks, [](wire::Reader& x) { return x.i64(); });
+  return g;
+}
+
+// One MPI rank's part of the list: its groups, or that it failed.
+struct OwnTrackGroups {
+  bool failed = false;
+  std::vector<TraceTrackGroup> groups;
+};
+
+void writeOwnTrackGroups(wire::Writer& w, const OwnTrackGroups& m) {
+  w.boolean(m.failed);
+  w.list(m.groups, writeTrackGroup);
+}
+
+OwnTrackGroups readOwnTrackGroups(wire::Reader& r) {
+  OwnTrackGroups m;
+  m.failed = r.boolean();
+  r.list(m.groups, readTrackGroup);
+  return m;
+}
+
+}  // namespace
+
+std::string collectiveTrackName(const std::string& group, const std::vector<int64_t>& ranks) {
+  const std::string head = group.empty() ? "default group" : "group \"" + group + "\"";
+  return head + " (ranks " + rankRuns(ranks, 8) + ")";
+}
+
+TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
+                                   uint64_t& dropped) {
+  TrackGroupRows rows;
+  const std::vector<int64_t> lanes = lanesOf(track.slices);
+  const int64_t base = pid + 1 + static_cast<int64_t>(index) * kCollectiveTrackLanes;
+  const std::string name = collectiveTrackName(track.group, track.ranks);
+  int64_t used = 0;
+  for (int64_t lane : lanes) used = std::max(used, lane < kCollectiveTrackLanes ? lane + 1 : 0);
+  for (int64_t lane = 0; lane < used; ++lane)
+    rows.tracks.push_back({base + lane,
+                           lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")",
+                           base + lane});
+  for (int64_t lane = 0; lane < used; ++lane)
+    for (size_t i = 0; i < track.slices.size(); ++i)
+      if (lanes[i] == lane) rows.slices.push_back(sliceOf(track.slices[i], base + lane));
+  for (int64_t lane : lanes) dropped += lane == kCollectiveTrackLanes;
+  return rows;
+}
+
+Expected<std::vector<TraceTrackGroup>> agreeTrackGroups(Comm& comm,
+                                                        const std::vector<GroupTrack>& mine,
+                                                        bool failed) {
+  OwnTrackGroups own{failed, {}};
+  if (!failed)
+    for (const GroupTrack& t : mine)
+      if (!t.slices.empty()) own.groups.push_back({t.group, t.ranks, comm.rank()});
+  // collective: every rank learns every owner's groups.
+  auto all = allgatherTyped(comm, own, "the collectives' track groups", writeOwnTrackGroups,
+                            readOwnTrackGroups);
+  if (!all) return all.error();
+  std::vector<TraceTrackGroup> out;
+  for (size_t r = 0; r < all->size(); ++r) {
+    if ((*all)[r].failed) return std::vector<TraceTrackGroup>{};
+    for (TraceTrackGroup& g : (*all)[r].groups) {
+      g.owner = static_cast<int>(r);
+      out.push_back(std::move(g));
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TraceTrackGroup& a, const TraceTrackGroup& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace xstack
