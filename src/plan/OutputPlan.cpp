@@ -218,9 +218,11 @@ bool intersects(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
 }  // namespace
 
 void addTrackChunks(std::vector<OutputFile>& outputs, const std::vector<TrackSet>& sets,
-                    const std::vector<InputSummary>& all) {
+                    const std::vector<InputSummary>& all, const Topology& topo) {
   for (OutputFile& o : outputs) {
-    std::vector<int64_t> ranks = o.ranks;
+    std::vector<int64_t> ranks;  // displayed, sorted
+    for (int64_t r : o.ranks)
+      if (topo.rankDisplayed(r)) ranks.push_back(r);
     std::sort(ranks.begin(), ranks.end());
     for (size_t set = 0; set < sets.size(); ++set) {
       const int64_t pid = lastPidOf(o, all) + 1;

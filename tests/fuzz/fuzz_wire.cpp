@@ -9,6 +9,7 @@
 
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/analysis/collectives/CollectiveTracks.h"
 #include "xstack/cmd/report/OptionAgreement.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/Plan.h"
@@ -65,5 +66,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)decodeMessage<CollectivesSummary>(bytes, "fuzz", readSummary);
   (void)decodeMessage<std::vector<ClockPair>>(bytes, "fuzz", readClockPairs);
   (void)decodeMessage<std::vector<NodeClock>>(bytes, "fuzz", readNodeClocks);
+  (void)decodeMessage<OwnTrackGroups>(bytes, "fuzz", readOwnTrackGroups);
   return 0;
 }

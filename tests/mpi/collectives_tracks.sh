@@ -7,7 +7,8 @@
 # slices of a lane never overlap; args name a last arriver of the group; the instances are on one
 # clock: the same job with no skew draws the same slices; Perfetto's importer reads the JSON and the
 # .pftrace of a file to the same slices and threads, without an import error (when
-# ../shared/tools/trace_processor_shell exists).
+# ../shared/tools/trace_processor_shell exists); with --display-size 1 only the groups with a
+# displayed rank are drawn.
 #   usage: collectives_tracks.sh XSTACK WORKDIR
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2
@@ -76,6 +77,24 @@ for path in sorted(glob.glob(os.path.join(out, "traceFile_*.json"))):
 assert seen == set(counts), (sorted(set(counts) - seen), sorted(seen - set(counts)))
 print("collectives process: %d groups, %d instances, in %d files" %
       (len(seen), sum(counts.values()), len(glob.glob(os.path.join(out, "traceFile_*.json")))))
+PY
+# --display-size 1: only node 0's ranks are displayed; a group of node 1's ranks alone is not drawn.
+"$xstack" report --data-dir "$work/data" --out "$work/d1" --display-size 1 --no-progress \
+  2>"$work/d1.log" || fail "report --display-size 1: $(cat "$work/d1.log")"
+python3 - "$work/d1" <<'PY' || fail "the collectives process with --display-size 1"
+import glob, json, os, re, sys
+names = set()
+for path in glob.glob(os.path.join(sys.argv[1], "traceFile_*.json")):
+    events = json.load(open(path))["traceEvents"]
+    pids = [e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"
+            and e["args"]["name"].endswith("_collectives")]
+    names.update(e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
+                 and e["pid"] in pids)
+assert names, "no collectives tracks"
+for n in names:
+    first = int(re.search(r"\(ranks (\d+)", n).group(1))
+    assert first < 8, ("a group without a displayed rank", n)
+print("--display-size 1: %d tracks, each of a group with a rank of node 0" % len(names))
 PY
 tp=${XSTACK_SHARED_DIR:-$(dirname "$0")/../../../shared}/tools/trace_processor_shell
 if [[ -x $tp ]]; then

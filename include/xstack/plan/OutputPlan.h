@@ -8,8 +8,8 @@
 //          ascending its counters (owner of the DCGM / net file)
 //   pids 8..: per displayed rank ascending, all its rows (owner of R's
 //          profile), numbered consecutively from kFirstRankPid
-//   after the rows: per analysis track set with a group that has a rank of
-//          the file, its process metadata (rank 0), then per such group its
+//   after the rows: per analysis track set with a group that has a displayed
+//          rank of the file, its process metadata (rank 0), then per such group its
 //          tracks (the group's owner; AnalysisTrack, subject: the group's
 //          index in its set)
 // Processes 1..7 and rows exist only when they have events.
@@ -97,8 +97,9 @@ struct TrackSet {
 };
 
 // Appends every set's chunks to each output (the same to each format's copy),
-// set after set, each on the next free pid.
+// set after set, each on the next free pid: the groups with a displayed rank
+// of the file (the tracks are the displayed ranks' detail, as their rows).
 void addTrackChunks(std::vector<OutputFile>& outputs, const std::vector<TrackSet>& sets,
-                    const std::vector<InputSummary>& all);
+                    const std::vector<InputSummary>& all, const Topology& topo);
 
 }  // namespace xstack

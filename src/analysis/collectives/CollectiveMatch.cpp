@@ -241,6 +241,20 @@ struct GroupInstances {
   std::map<InstanceKey, std::vector<size_t>> instances;
 };
 
+}  // namespace
+
+std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
+                                  const std::vector<int64_t>& groupRanks) {
+  std::vector<int64_t> ranks = groupRanks;
+  if (ranks.empty())
+    for (const Arrival& a : arrivals) ranks.push_back(a.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+namespace {
+
 GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
                               const std::vector<int64_t>& groupRanks) {
   std::vector<size_t> order(arrivals.size());
@@ -251,11 +265,7 @@ GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
     return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
   });
   GroupInstances g;
-  g.ranks = groupRanks;
-  if (g.ranks.empty())
-    for (const Arrival& a : arrivals) g.ranks.push_back(a.rank);
-  std::sort(g.ranks.begin(), g.ranks.end());
-  g.ranks.erase(std::unique(g.ranks.begin(), g.ranks.end()), g.ranks.end());
+  g.ranks = groupMembers(arrivals, groupRanks);
   for (size_t i : order) g.instances[keyOf(arrivals[i])].push_back(i);
   return g;
 }

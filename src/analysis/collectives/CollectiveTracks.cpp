@@ -82,11 +82,7 @@ TraceTrackGroup readTrackGroup(wire::Reader& r) {
   return g;
 }
 
-// One MPI rank's part of the list: its groups, or that it failed.
-struct OwnTrackGroups {
-  bool failed = false;
-  std::vector<TraceTrackGroup> groups;
-};
+}  // namespace
 
 void writeOwnTrackGroups(wire::Writer& w, const OwnTrackGroups& m) {
   w.boolean(m.failed);
@@ -99,8 +95,6 @@ OwnTrackGroups readOwnTrackGroups(wire::Reader& r) {
   r.list(m.groups, readTrackGroup);
   return m;
 }
-
-}  // namespace
 
 std::string collectiveTrackName(const std::string& group, const std::vector<int64_t>& ranks) {
   const std::string head = group.empty() ? "default group" : "group \"" + group + "\"";

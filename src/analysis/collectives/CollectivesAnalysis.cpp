@@ -235,7 +235,7 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
   for (auto& [group, arrivals] : owned.arrivals) {
     const std::vector<int64_t>& r = owned.ranks.at(group);
     addOutcomes(arrivals, r, owned.origins[group], outcomes);
-    tracks.push_back({group, r, instanceSlices(arrivals, r)});
+    tracks.push_back({group, groupMembers(arrivals, r), instanceSlices(arrivals, r)});
     summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
   }
   if (clocks.empty() || ranksPerNode <= 0) return out;

@@ -167,6 +167,10 @@ struct InstanceSlice {
   int64_t instance = 0;     // Arrival::instance
   int64_t src = -1, dst = -1;  // point to point: the pair (p2pEnds); -1 = the whole group
 };
+// A group's ranks, sorted: `groupRanks` (as the traces give them), or when
+// empty the ranks seen in `arrivals`.
+std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
+                                  const std::vector<int64_t>& groupRanks);
 // The matched instances of one group (as summarizeGroup matches them), by
 // (first arrival, end, pair, instance).
 std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,

@@ -15,6 +15,7 @@
 #include "xstack/core/Status.h"
 #include "xstack/model/TrackGroup.h"
 #include "xstack/render/TraceEvents.h"
+#include "xstack/wire/Wire.h"
 
 namespace xstack {
 
@@ -40,6 +41,15 @@ std::string collectiveTrackName(const std::string& group, const std::vector<int6
 // the last lane.
 TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
                                    uint64_t& dropped);
+
+// One MPI rank's part of the job's list of track groups: its groups with a
+// slice, or that it failed (agreeTrackGroups' message).
+struct OwnTrackGroups {
+  bool failed = false;
+  std::vector<TraceTrackGroup> groups;  // owner not encoded: the sender
+};
+void writeOwnTrackGroups(wire::Writer& w, const OwnTrackGroups& m);
+OwnTrackGroups readOwnTrackGroups(wire::Reader& r);
 
 // collective: every MPI rank's owned tracks (those with a slice) into one
 // list sorted by name, each with its owner; the same on every rank. Empty

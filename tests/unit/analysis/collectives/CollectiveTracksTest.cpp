@@ -120,5 +120,22 @@ TEST(CollectiveTracks, TrackNamesListRunsOfRanks) {
   EXPECT_EQ(collectiveTrackName("y", many), "group \"y\" (ranks 0,2,4,6,8,10,12,14,...)");
 }
 
+TEST(CollectiveTracks, TheListMessageRoundTripsAndACutOneFails) {
+  OwnTrackGroups m{false, {{"dp", {0, 8}, 0}, {"tp", {0, 1}, 0}}};
+  wire::Writer w;
+  writeOwnTrackGroups(w, m);
+  const std::string bytes = w.take();
+  wire::Reader r(bytes);
+  const OwnTrackGroups back = readOwnTrackGroups(r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(back.failed);
+  ASSERT_EQ(back.groups.size(), 2u);
+  EXPECT_EQ(back.groups[1].name, "tp");
+  EXPECT_EQ(back.groups[1].ranks, (std::vector<int64_t>{0, 1}));
+  wire::Reader cut(std::string_view(bytes).substr(0, bytes.size() - 1));
+  (void)readOwnTrackGroups(cut);
+  EXPECT_FALSE(cut.ok());
+}
+
 }  // namespace
 }  // namespace xstack
