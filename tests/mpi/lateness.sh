@@ -81,6 +81,19 @@ for f in doc["findings"]:
     assert mine > median, f
 print("findings:", got)
 PY
+# The waits a rank slow in compute or copies made the others wait carry that cause in waits.csv
+# (with several stragglers, one that is never the last to arrive caused no wait).
+python3 - "$work/np1" <<'PY' || fail "waits.csv's causes: $(cat "$work/np1/waits.csv")"
+import csv, json, os, sys
+out = sys.argv[1]
+waits = {int(r["rank"]): r for r in csv.DictReader(open(os.path.join(out, "waits.csv")))}
+for f in json.load(open(os.path.join(out, "findings.json")))["findings"]:
+    if f["cause"] in ("compute", "memcpy") and len(f["ranks"]) == 1:
+        row = waits[f["ranks"][0]]
+        if float(row["caused_ms_per_step"]) > 0:
+            assert row["top_cause"] == f["cause"], (f["ranks"], f["cause"], row)
+            print("waits.csv: rank %s top_cause %s" % (row["rank"], row["top_cause"]))
+PY
 # Every rank a finding names has detailed rows in the trace the finding
 # names, with --display-size 1 (none of the injected ranks is its group's
 # first trainer), and otherData says why.

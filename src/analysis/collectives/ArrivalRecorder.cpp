@@ -133,10 +133,11 @@ void ArrivalRecorder::assignInstances(std::vector<Arrival>& arrivals) const {
   }
 }
 
-// Each arrival's GPU compute and idle ns in its window [the end of the
+// Each arrival's GPU compute, copy and idle ns in its window [the end of the
 // previous arrivals (the profile's first GPU slice for the first), its start):
-// one pass over the GPU intervals sorted by start, two unions swept against
-// the windows (disjoint and sorted: arrivals are by start, ends >= starts).
+// one pass over the GPU intervals sorted by start, three unions (compute,
+// compute or copies, any kernel) swept against the windows (disjoint and
+// sorted: arrivals are by start, ends >= starts); copies = the second - the first.
 // In the same pass, the times of `walk`'s own-work windows: three more
 // unions (compute, compute or memcpy, any kernel) measured at their ends.
 Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk& walk) {
@@ -148,9 +149,13 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk&
   }
   if (Status st = gpu_.finish(); !st) return st;
   std::vector<uint64_t> compute(arrivals.size(), 0), busy(arrivals.size(), 0);
-  UnionStream computeUnion, busyUnion;
-  size_t computeAt = 0, busyAt = 0;
+  std::vector<uint64_t> computeOrCopy(arrivals.size(), 0);
+  UnionStream computeUnion, busyUnion, computeOrCopyUnion;
+  size_t computeAt = 0, busyAt = 0, computeOrCopyAt = 0;
   auto onCompute = [&](const Interval& iv) { addToWindows(iv, windows, computeAt, compute); };
+  auto onComputeOrCopy = [&](const Interval& iv) {
+    addToWindows(iv, windows, computeOrCopyAt, computeOrCopy);
+  };
   const std::vector<uint64_t> points = ownWorkPoints(arrivals, walk);
   PrefixMeasure pathCompute(points), pathComputeOrMemcpy(points), pathBusy(points);
   auto onBusy = [&](const Interval& iv) {
@@ -164,12 +169,14 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk&
   GpuSpan s;
   while (reader.next(s)) {
     if (s.compute) computeUnion.add({s.startNs, s.endNs}, onCompute);
+    if (s.compute || s.memcpy) computeOrCopyUnion.add({s.startNs, s.endNs}, onComputeOrCopy);
     busyUnion.add({s.startNs, s.endNs}, onBusy);
     if (!s.comm && !s.memcpy) pathComputeUnion.add({s.startNs, s.endNs}, onPathCompute);
     if (!s.comm) pathComputeOrMemcpyUnion.add({s.startNs, s.endNs}, onPathComputeOrMemcpy);
   }
   if (!reader.status().ok()) return reader.status();
   computeUnion.finish(onCompute);
+  computeOrCopyUnion.finish(onComputeOrCopy);
   busyUnion.finish(onBusy);
   pathComputeUnion.finish(onPathCompute);
   pathComputeOrMemcpyUnion.finish(onPathComputeOrMemcpy);
@@ -177,6 +184,7 @@ Status ArrivalRecorder::addWindowTimes(std::vector<Arrival>& arrivals, RankWalk&
   measureOwnWork(arrivals, walk, pathCompute, pathComputeOrMemcpy, pathBusy);
   for (size_t i = 0; i < arrivals.size(); ++i) {
     arrivals[i].computeNs = compute[i];
+    arrivals[i].memcpyNs = computeOrCopy[i] - std::min(computeOrCopy[i], compute[i]);
     arrivals[i].idleNs = windows[i].end - windows[i].start - busy[i];
     arrivals[i].freeNs = windows[i].start;
   }

@@ -77,17 +77,19 @@ uint64_t lowerMedian(std::vector<uint64_t>& v) {
 
 // The cause of `late`'s lateness among `members` (see LateCause).
 LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& late) {
-  std::vector<uint64_t> starts, free, compute, idle;
+  std::vector<uint64_t> starts, free, compute, copies, idle;
   for (const Arrival* m : members) {
     starts.push_back(m->startNs);
     free.push_back(m->freeNs);
     compute.push_back(m->computeNs);
+    copies.push_back(m->memcpyNs);
     idle.push_back(m->idleNs);
   }
   const uint64_t lateness = late.startNs - lowerMedian(starts);
   const uint64_t half = (lateness + 1) / 2;
   if (lateness > 0 && late.freeNs >= lowerMedian(free) + half) return LateCause::Waiting;
   if (lateness > 0 && late.computeNs >= lowerMedian(compute) + half) return LateCause::Compute;
+  if (lateness > 0 && late.memcpyNs >= lowerMedian(copies) + half) return LateCause::Memcpy;
   if (late.idleNs > lowerMedian(idle)) return LateCause::Host;
   return LateCause::Unknown;
 }
@@ -286,6 +288,8 @@ const char* lateCauseName(LateCause c) {
       return "host";
     case LateCause::Waiting:
       return "waiting";
+    case LateCause::Memcpy:
+      return "memcpy";
     case LateCause::Unknown:
       break;
   }

@@ -14,7 +14,8 @@ void writeArrival(wire::Writer& w, const Arrival& a) {
   w.u64(a.bytes);
   w.i64(a.instance);
   w.i64(a.peer);
-  for (uint64_t v : {a.startNs, a.endNs, a.launchNs, a.computeNs, a.idleNs, a.freeNs}) w.u64(v);
+  for (uint64_t v : {a.startNs, a.endNs, a.launchNs, a.computeNs, a.idleNs, a.freeNs, a.memcpyNs})
+    w.u64(v);
   w.i64(a.step);
 }
 
@@ -25,7 +26,8 @@ Arrival readArrival(wire::Reader& r) {
   a.bytes = r.u64();
   a.instance = r.i64();
   a.peer = r.i64();
-  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs})
+  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs,
+                      &a.memcpyNs})
     *v = r.u64();
   a.step = r.i64();
   if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");

@@ -31,9 +31,10 @@ struct Arrival {
   int64_t peer = -1;                // point to point: the other global rank; -1 = none
   uint64_t startNs = 0, endNs = 0;  // the kernel; startNs is the arrival, endNs >= startNs
   uint64_t launchNs = 0;            // its host launch (CudaApi slice, by correlation); 0 = unknown
-  // ns of GPU compute (non-communication kernels, union) and of GPU idle
+  // ns of GPU compute (non-communication kernels but copies, union), of GPU
+  // copies (memcpy/memset kernels not under a compute kernel) and of GPU idle
   // (no GPU-row slice at all) since the rank's previous collective ended.
-  uint64_t computeNs = 0, idleNs = 0;
+  uint64_t computeNs = 0, idleNs = 0, memcpyNs = 0;
   // When the rank became free for this call: the end of its previous
   // collective (of any group), or its profile's first GPU slice for its first.
   uint64_t freeNs = 0;
@@ -67,11 +68,13 @@ RankArrivals readRankArrivals(wire::Reader& r);  // sets each Arrival's rank
 // least half its lateness: its previous collective ended late, it was itself
 // waiting there (the chain goes on in critical_path.csv; checked first);
 // else "compute" when its GPU computed longer since it became free by at
+// least half its lateness; else "memcpy" when its GPU copied longer by at
 // least half its lateness; else "host" when its GPU idled longer; else
 // "unknown".
-enum class LateCause : uint8_t { Compute = 0, Host = 1, Waiting = 2, Unknown = 3 };
-constexpr int kLateCauses = 4;
-const char* lateCauseName(LateCause c);  // "compute", "host", "waiting", "unknown"
+enum class LateCause : uint8_t { Compute = 0, Host = 1, Waiting = 2, Unknown = 3, Memcpy = 4 };
+constexpr int kLateCauses = 5;
+// "compute", "host", "waiting", "unknown", "memcpy"
+const char* lateCauseName(LateCause c);
 
 // nccl-tests' bus bandwidth factor of a collective among `members` ranks:
 // allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; others 1.

@@ -208,6 +208,31 @@ TEST(CollectiveMatch, TheLateRanksCause) {
   EXPECT_EQ(s.ranks[2].causedNs[static_cast<int>(LateCause::Unknown)], 0u);
 }
 
+TEST(CollectiveMatch, ALateRankWhoseCopiesTookLongerIsMemcpy) {
+  // Rank 1 is 1000 ns late in both: in instance 0 its copies took 700 ns
+  // longer than the median's (>= half its lateness) and its GPU also idled a
+  // little longer: memcpy comes before host. In instance 1 its copies took
+  // only 400 ns longer: host.
+  std::vector<Arrival> a;
+  for (int64_t r = 0; r < 3; ++r) {
+    Arrival x = arrival(r, "", "allreduce", 4, 0, r == 1 ? 2000 : 1000, 2100);
+    x.computeNs = 500;
+    x.memcpyNs = r == 1 ? 900 : 200;
+    x.idleNs = r == 1 ? 300 : 0;
+    a.push_back(x);
+    Arrival y = arrival(r, "", "allreduce", 4, 1, r == 1 ? 5000 : 4000, 5100);
+    y.memcpyNs = r == 1 ? 600 : 200;
+    y.idleNs = r == 1 ? 600 : 0;
+    a.push_back(y);
+  }
+  CollectivesSummary s;
+  summarizeGroup("", a, {}, s);
+  ASSERT_EQ(s.ranks.size(), 3u);
+  EXPECT_EQ(s.ranks[1].causedNs[static_cast<int>(LateCause::Memcpy)], 2000u);
+  EXPECT_EQ(s.ranks[1].causedNs[static_cast<int>(LateCause::Host)], 2000u);
+  EXPECT_STREQ(lateCauseName(LateCause::Memcpy), "memcpy");
+}
+
 TEST(CollectiveMatch, ALateRankThatWasItselfWaitingPassesTheWaitOn) {
   // Instance 0: rank 2 is 1000 ns late and was free 800 ns after the median
   // member (its previous collective ended late): waiting, checked before
