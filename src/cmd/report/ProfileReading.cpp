@@ -165,6 +165,14 @@ Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed,
   return info;
 }
 
+SpillOptions decodeShare(const SpillOptions& spill, const Source& source, uint64_t fileBytes) {
+  SpillOptions share = spill;
+  const uint64_t held = std::min(spill.memoryBytes, source.decodeHeldBytes(fileBytes));
+  const uint64_t least = std::min<uint64_t>(spill.memoryBytes, uint64_t{1} << 20);
+  share.memoryBytes = std::max(least, spill.memoryBytes - held);
+  return share;
+}
+
 namespace {
 
 void fail(InputSummary& s, const Error& e) {
@@ -271,8 +279,11 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
   if (pf.file.kind == InputKind::Profile) {
     const bool displayed = opt.topology.rankDisplayed(pf.file.id);
     // Streaming: the summary is computed as the file is decoded; only the
-    // file's bytes are held, in memory reused from one profile to the next.
-    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(opt);
+    // file's bytes are held, in memory reused from one profile to the next,
+    // and charged to this file's share of the budget.
+    ReadOptions mine = opt;
+    mine.spill = decodeShare(opt.spill, source, pf.file.bytes);
+    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(mine);
     uint64_t claimed = 0;
     std::unique_ptr<RowBuckets> rows = rowsToKeep(source, displayed, kept, claimed);
     ClaimSettler settle{kept, claimed};
