@@ -173,6 +173,13 @@ SpillOptions decodeShare(const SpillOptions& spill, const Source& source, uint64
   return share;
 }
 
+unsigned decodersWithin(unsigned threads, uint64_t budget, const Source& source,
+                        uint64_t largestFile) {
+  const uint64_t held = source.decodeHeldBytes(largestFile);
+  if (held == 0) return threads;
+  return static_cast<unsigned>(std::clamp<uint64_t>(budget / held, 1, std::max(1U, threads)));
+}
+
 namespace {
 
 void fail(InputSummary& s, const Error& e) {
@@ -380,6 +387,18 @@ std::vector<const PlannedFile*> filesOf(const Plan& plan, int rank) {
   return mine;
 }
 
+// The threads that read `files` at once: --threads, fewer when the files
+// are decoded whole and that many of the largest would pass the budget.
+unsigned readWorkers(const ReadOptions& options, const std::vector<const PlannedFile*>& files) {
+  const Source& source = options.source ? *options.source : defaultSource();
+  uint64_t largest = 0;
+  for (const PlannedFile* pf : files)
+    if (pf->file.kind == InputKind::Profile) largest = std::max(largest, pf->file.bytes);
+  const unsigned decoders =
+      decodersWithin(options.threads, options.spill.memoryBytes, source, largest);
+  return workersFor(decoders, files.size());
+}
+
 // The options of one file read while `workers` files are read at once: the
 // rank's budget (--memory-mb) split between them, so that the files in flight
 // hold no more than one file did (at least 1 MiB each, or the whole budget when
@@ -406,7 +425,9 @@ void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& op
     const SecondReadRule rule = secondReadRule(pf.file.id, local[k], before, options.topology);
     if (rule != SecondReadRule::NotAgain) again.emplace_back(k, rule);
   }
-  const unsigned workers = workersFor(options.threads, again.size());
+  std::vector<const PlannedFile*> againFiles;
+  for (const auto& [k, rule] : again) againFiles.push_back(mine[k]);
+  const unsigned workers = readWorkers(options, againFiles);
   const ReadOptions shared = perFileOptions(options, workers);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   forEachItem(again.size(), workers, [&](size_t i, unsigned worker) {
@@ -420,7 +441,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const std::vector<const PlannedFile*> mine = filesOf(plan, myRank);
   std::vector<LocalInput> out(mine.size());
   SharedBudget kept = keptRowsBudget(options);
-  const unsigned workers = workersFor(options.threads, mine.size());
+  const unsigned workers = readWorkers(options, mine);
   const ReadOptions shared = perFileOptions(options, workers);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;

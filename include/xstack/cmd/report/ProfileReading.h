@@ -60,6 +60,13 @@ struct ReadOptions {
 // `spill` when it is smaller (spilling below that only costs time).
 SpillOptions decodeShare(const SpillOptions& spill, const Source& source, uint64_t fileBytes);
 
+// Of `threads` threads, how many may decode at once trace files of at most
+// `largestFile` bytes within `budget` bytes (--memory-mb): all of them for a
+// streaming source, else as many as the files' held bytes
+// (Source::decodeHeldBytes) fit in the budget, at least 1.
+unsigned decodersWithin(unsigned threads, uint64_t budget, const Source& source,
+                        uint64_t largestFile);
+
 // Reads every file of `plan` whose reader is `myRank`; the result is in plan
 // order, whatever options.threads. `onFile` is called after each file, in the
 // order they end, never by two threads at once (for progress).

@@ -70,6 +70,33 @@ uint64_t pieceShare(uint64_t bytes, unsigned threads) {
   return std::max(std::min<uint64_t>(bytes, uint64_t{64} << 10), bytes / threads);
 }
 
+// The largest profile file (bytes) whose rows rank `rank` renders from a
+// second decode (its RankRows chunks whose rows were not kept).
+uint64_t largestDecodedFile(const std::vector<OutputFile>& outputs,
+                            const std::vector<InputSummary>& all, int rank) {
+  uint64_t largest = 0;
+  for (const OutputFile& o : outputs)
+    for (const Chunk& c : o.chunks)
+      if (c.owner == rank && c.kind == ChunkKind::RankRows && !all[c.input].rowsKept)
+        largest = std::max(largest, all[c.input].file.bytes);
+  return largest;
+}
+
+// The render threads (--threads, fewer when the profiles are decoded whole and
+// that many would pass the budget: decodersWithin) and each one's share of
+// the budget and of a piece of text.
+void setRenderThreads(const ReportOptions& opt, const Source* source, int rank,
+                      const std::vector<OutputFile>& outputs, const std::vector<InputSummary>& all,
+                      const std::vector<LocalInput>& local, WriteContext& ctx) {
+  const uint64_t budget = opt.spill.memoryBytes;
+  ctx.render.threads =
+      decodersWithin(std::max(1U, opt.threads), budget, source ? *source : defaultSource(),
+                     largestDecodedFile(outputs, all, rank));
+  ctx.render.spill = opt.spill;
+  ctx.render.spill.memoryBytes = renderShare(budget, keptRowsBytes(local), ctx.render.threads);
+  ctx.pieces.bytes = pieceShare(opt.pieceBytes, ctx.render.threads);
+}
+
 }  // namespace
 
 RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSummaries& gathered,
@@ -85,11 +112,6 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
   ctx.job.shape = jobShape(gathered.all, topology);
   ctx.files.outDir = run.outCommit.folder();
   ctx.files.compress = opt.compress;
-  ctx.render.spill = opt.spill;
-  ctx.render.threads = std::max(1U, opt.threads);
-  ctx.render.spill.memoryBytes =
-      renderShare(opt.spill.memoryBytes, keptRowsBytes(local), ctx.render.threads);
-  ctx.pieces.bytes = pieceShare(opt.pieceBytes, ctx.render.threads);
   ctx.files.fsync = opt.fsync;
   setOrigin(opt, gathered.all, ctx);
   Progress& progress = run.progress;
@@ -102,6 +124,7 @@ RenderPlan renderPlanStage(ReportRun& run, const Plan& plan, const GatheredSumma
                   renderWeightsOf(opt, run.source));
   if (opt.formats.size() != 1 || opt.formats[0] != TraceFormat::Json)
     out.outputs = withFormats(out.outputs, opt.formats);
+  setRenderThreads(opt, run.source, run.comm.rank(), out.outputs, gathered.all, local, ctx);
   ctx.hosts = plan.hosts;
   if (opt.showPlan && run.root()) printRenderPlan(out.outputs, plan.hosts);
   // A job on one node of the PyTorch family (a single-GPU trace): nothing to say.
