@@ -84,7 +84,7 @@ TEST(ReadStage, DecodeShareChargesTheFileHeld) {
   const uint64_t mib = uint64_t{1} << 20;
   EXPECT_EQ(decodeShare({"", 16 * mib}, paddle, 6 * mib).memoryBytes, 10 * mib);
   EXPECT_EQ(decodeShare({"", 16 * mib}, paddle, 60 * mib).memoryBytes, mib);  // at least 1 MiB
-  EXPECT_EQ(decodeShare({"", 1000}, paddle, 60 * mib).memoryBytes, 1000U);   // or all of it
+  EXPECT_EQ(decodeShare({"", 1000}, paddle, 60 * mib).memoryBytes, 1000U);    // or all of it
   EXPECT_EQ(decodeShare({"", 16 * mib}, *chrome, 60 * mib).memoryBytes, 16 * mib);
 }
 

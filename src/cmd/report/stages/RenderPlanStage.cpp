@@ -4,8 +4,8 @@
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/core/TerminalText.h"
 #include "xstack/plan/RenderAssignment.h"
-#include "xstack/render/SpilledRows.h"
 #include "xstack/render/OutputFormats.h"
+#include "xstack/render/SpilledRows.h"
 #include "xstack/source/SourceRegistry.h"
 
 namespace xstack {
