@@ -16,8 +16,7 @@
 # with the default outputs; every run's bytes are compared (cmp) with the first run's of its
 # job. --memory-mb 1 shows the floor (what does not depend on the budget). The "binary" line
 # is the RSS of `xstack report --help` (the binary and its libraries, nothing read).
-# Environment: XSTACK_BUILD_DIR (default <repo>/build), BENCH_WORK (default /var/tmp); any
-# other (e.g. MALLOC_ARENA_MAX) reaches the runs.
+# Environment: XSTACK_BUILD_DIR (default <repo>/build), BENCH_WORK (default /var/tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 big=0 keep=0
