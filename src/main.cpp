@@ -59,6 +59,11 @@ int main(int argc, char** argv) {
   // costs a fault each time (see docs/PERFORMANCE.md).
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the largest value glibc accepts
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  // One arena for every thread (--threads): memory one thread frees is reused
+  // by the next, whichever thread allocates; with an arena per thread each
+  // kept its own high-water mark of freed memory, and the rank's peak grew
+  // with the threads past --memory-mb (docs/DESIGN.md, "Threads inside a rank").
+  mallopt(M_ARENA_MAX, 1);
   // A full disk or a file size limit must be a write error we report, not a signal.
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);

@@ -24,6 +24,8 @@ uint64_t heldOpsWithin(const SpillOptions& options) {
   return options.memoryBytes / kHeldBytesPerOp;
 }
 
+uint64_t heldBytesOf(uint64_t ops) { return ops * kHeldBytesPerOp; }
+
 bool rowsFitInMemory(uint64_t events, const SpillOptions& options) {
   return events <= heldOpsWithin(options);
 }

@@ -39,6 +39,8 @@ namespace xstack {
 bool rowsFitInMemory(uint64_t events, const SpillOptions& options);
 // The ops RowBuckets may hold within options.memoryBytes.
 uint64_t heldOpsWithin(const SpillOptions& options);
+// The bytes RowBuckets holding `ops` ops is counted as (the inverse of heldOpsWithin).
+uint64_t heldBytesOf(uint64_t ops);
 
 class SpilledRows final : public EventSink, public OpStore {
  public:

@@ -77,6 +77,11 @@ class Source {
   // again: true when a decode costs much more than the rows' memory (gzip,
   // JSON tokenizing); docs/PERFORMANCE.md.
   virtual bool keepRowsForRendering() const = 0;
+  // The bytes a decode of a trace file of `fileBytes` bytes holds besides its
+  // sink's (the file in `buffer` when the decoder needs it whole): charged to
+  // the budget of the thread that decodes it. A streaming decoder's few
+  // buffers of fixed size are not counted (they are the process' floor).
+  virtual uint64_t decodeHeldBytes(uint64_t fileBytes) const { return fileBytes; }
   // Whether GPUs per node are told by the traces themselves (the devices of
   // their GPU activities, deviceProperties), known only once they are read,
   // rather than by file names and counter files before the read.

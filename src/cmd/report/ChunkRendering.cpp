@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "xstack/cmd/report/ProfileReading.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/model/TraceLayout.h"
 #include "xstack/render/ChunkWalk.h"
@@ -57,14 +58,14 @@ void walkRankRows(const Chunk& c, WriteContext& ctx, RenderScratch& scratch, Chu
     walk.rankRows(c.subject, c.pid, s.rows, *kept);
     return;
   }
+  const Source& source = ctx.render.source ? *ctx.render.source : defaultSource();
+  const SpillOptions share = decodeShare(ctx.render.spill, source, s.file.bytes);
   std::optional<SpilledRows> spilled;
-  if (!rowsFitInMemory(s.events, ctx.render.spill))
-    spilled.emplace(s.rows, ctx.origin, ctx.render.spill);
+  if (!rowsFitInMemory(s.events, share)) spilled.emplace(s.rows, ctx.origin, share);
   EventSink& rows = spilled ? static_cast<EventSink&>(*spilled) : scratch.buckets;
   if (!spilled) scratch.buckets.reset(s.rows);
   runInjectedCommand("render-read-cmd", c.owner);
-  auto info = (ctx.render.source ? *ctx.render.source : defaultSource())
-                  .decodeTrace(s.file.path, scratch.bytes, rows, {});
+  auto info = source.decodeTrace(s.file.path, scratch.bytes, rows, {});
   ++scratch.decodes;
   if (!info) {
     problem = "read again for rendering: " + withoutPath(info.error().message, s.file.path);

@@ -165,6 +165,21 @@ Expected<TraceDecodeInfo> summarizeProfile(const Source& source, bool displayed,
   return info;
 }
 
+SpillOptions decodeShare(const SpillOptions& spill, const Source& source, uint64_t fileBytes) {
+  SpillOptions share = spill;
+  const uint64_t held = std::min(spill.memoryBytes, source.decodeHeldBytes(fileBytes));
+  const uint64_t least = std::min<uint64_t>(spill.memoryBytes, uint64_t{1} << 20);
+  share.memoryBytes = std::max(least, spill.memoryBytes - held);
+  return share;
+}
+
+unsigned decodersWithin(unsigned threads, uint64_t budget, const Source& source,
+                        uint64_t largestFile) {
+  const uint64_t held = source.decodeHeldBytes(largestFile);
+  if (held == 0) return threads;
+  return static_cast<unsigned>(std::clamp<uint64_t>(budget / held, 1, std::max(1U, threads)));
+}
+
 namespace {
 
 void fail(InputSummary& s, const Error& e) {
@@ -271,8 +286,11 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
   if (pf.file.kind == InputKind::Profile) {
     const bool displayed = opt.topology.rankDisplayed(pf.file.id);
     // Streaming: the summary is computed as the file is decoded; only the
-    // file's bytes are held, in memory reused from one profile to the next.
-    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(opt);
+    // file's bytes are held, in memory reused from one profile to the next,
+    // and charged to this file's share of the budget.
+    ReadOptions mine = opt;
+    mine.spill = decodeShare(opt.spill, source, pf.file.bytes);
+    std::vector<std::unique_ptr<RankAnalysis>> parts = analysisParts(mine);
     uint64_t claimed = 0;
     std::unique_ptr<RowBuckets> rows = rowsToKeep(source, displayed, kept, claimed);
     ClaimSettler settle{kept, claimed};
@@ -369,6 +387,18 @@ std::vector<const PlannedFile*> filesOf(const Plan& plan, int rank) {
   return mine;
 }
 
+// The threads that read `files` at once: --threads, fewer when the files
+// are decoded whole and that many of the largest would pass the budget.
+unsigned readWorkers(const ReadOptions& options, const std::vector<const PlannedFile*>& files) {
+  const Source& source = options.source ? *options.source : defaultSource();
+  uint64_t largest = 0;
+  for (const PlannedFile* pf : files)
+    if (pf->file.kind == InputKind::Profile) largest = std::max(largest, pf->file.bytes);
+  const unsigned decoders =
+      decodersWithin(options.threads, options.spill.memoryBytes, source, largest);
+  return workersFor(decoders, files.size());
+}
+
 // The options of one file read while `workers` files are read at once: the
 // rank's budget (--memory-mb) split between them, so that the files in flight
 // hold no more than one file did (at least 1 MiB each, or the whole budget when
@@ -395,7 +425,9 @@ void readWhereDisplayChanged(const Plan& plan, int myRank, const ReadOptions& op
     const SecondReadRule rule = secondReadRule(pf.file.id, local[k], before, options.topology);
     if (rule != SecondReadRule::NotAgain) again.emplace_back(k, rule);
   }
-  const unsigned workers = workersFor(options.threads, again.size());
+  std::vector<const PlannedFile*> againFiles;
+  for (const auto& [k, rule] : again) againFiles.push_back(mine[k]);
+  const unsigned workers = readWorkers(options, againFiles);
   const ReadOptions shared = perFileOptions(options, workers);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   forEachItem(again.size(), workers, [&](size_t i, unsigned worker) {
@@ -409,7 +441,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const std::vector<const PlannedFile*> mine = filesOf(plan, myRank);
   std::vector<LocalInput> out(mine.size());
   SharedBudget kept = keptRowsBudget(options);
-  const unsigned workers = workersFor(options.threads, mine.size());
+  const unsigned workers = readWorkers(options, mine);
   const ReadOptions shared = perFileOptions(options, workers);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;

@@ -399,6 +399,8 @@ class ChromeSource final : public Source {
 
   // A second gunzip + tokenize costs ~5 ns per JSON byte; the rows ~30 bytes an event.
   bool keepRowsForRendering() const override { return true; }
+  // Streamed (ByteStream, JsonStream): buffers of fixed size, not the file.
+  uint64_t decodeHeldBytes(uint64_t /*fileBytes*/) const override { return 0; }
 
   // JSON traces carry no time files: the devices of their GPU activities and
   // deviceProperties tell (plan/TopologyInference.h, gpusPerTrainerFromTraces).

@@ -75,6 +75,32 @@ TEST(ReadStage, WithoutPath) {
   EXPECT_EQ(withoutPath("/a/b.1x: y", "/a/b.1"), "/a/b.1x: y");
 }
 
+// A decoder that holds its whole file (Paddle) is charged the file's bytes;
+// a streamed one (Chrome JSON) is not. Bytes throughout.
+TEST(ReadStage, DecodeShareChargesTheFileHeld) {
+  const Source& paddle = defaultSource();
+  const Source* chrome = findSource("chrome");
+  ASSERT_NE(chrome, nullptr);
+  const uint64_t mib = uint64_t{1} << 20;
+  EXPECT_EQ(decodeShare({"", 16 * mib}, paddle, 6 * mib).memoryBytes, 10 * mib);
+  EXPECT_EQ(decodeShare({"", 16 * mib}, paddle, 60 * mib).memoryBytes, mib);  // at least 1 MiB
+  EXPECT_EQ(decodeShare({"", 1000}, paddle, 60 * mib).memoryBytes, 1000U);    // or all of it
+  EXPECT_EQ(decodeShare({"", 16 * mib}, *chrome, 60 * mib).memoryBytes, 16 * mib);
+}
+
+// As many whole-file decodes at once as fit the budget, at least 1, at most the threads.
+TEST(ReadStage, DecodersWithinTheBudget) {
+  const Source& paddle = defaultSource();
+  const Source* chrome = findSource("chrome");
+  ASSERT_NE(chrome, nullptr);
+  const uint64_t mib = uint64_t{1} << 20;
+  EXPECT_EQ(decodersWithin(4, 64 * mib, paddle, 8 * mib), 4U);
+  EXPECT_EQ(decodersWithin(4, 16 * mib, paddle, 8 * mib), 2U);
+  EXPECT_EQ(decodersWithin(4, 1 * mib, paddle, 8 * mib), 1U);
+  EXPECT_EQ(decodersWithin(4, 1 * mib, *chrome, 800 * mib), 4U);
+  EXPECT_EQ(decodersWithin(4, 64 * mib, paddle, 0), 4U);  // no profile to decode
+}
+
 TEST_F(ReadStageTest, SummaryOfADisplayedProfile) {
   InputSummary s;
   s.file.path = write("p.0", sampleProfile());

@@ -54,6 +54,19 @@ struct ReadOptions {
   unsigned threads = 1;
 };
 
+// What a thread decoding a trace file of `fileBytes` bytes may hold for its
+// sorters and rows: `spill` (the thread's share of --memory-mb) less what the
+// decode itself holds (Source::decodeHeldBytes); at least 1 MiB, or all of
+// `spill` when it is smaller (spilling below that only costs time).
+SpillOptions decodeShare(const SpillOptions& spill, const Source& source, uint64_t fileBytes);
+
+// Of `threads` threads, how many may decode at once trace files of at most
+// `largestFile` bytes within `budget` bytes (--memory-mb): all of them for a
+// streaming source, else as many as the files' held bytes
+// (Source::decodeHeldBytes) fit in the budget, at least 1.
+unsigned decodersWithin(unsigned threads, uint64_t budget, const Source& source,
+                        uint64_t largestFile);
+
 // Reads every file of `plan` whose reader is `myRank`; the result is in plan
 // order, whatever options.threads. `onFile` is called after each file, in the
 // order they end, never by two threads at once (for progress).
