@@ -440,15 +440,20 @@ void fnvAdd(uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
-uint64_t roleOf(const RankArrivals& a) {
-  if (a.arrivals.empty()) return 0;
+void RoleCounter::add(const Arrival& a) {
+  const int direction = a.peer < 0 ? 0 : a.peer > rank_ ? 1 : -1;
+  ++counts_[{a.group, a.collective, a.bytes, direction}];
+}
+
+uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
+  if (counts_.empty()) return 0;
   std::map<std::string, uint64_t> sizes;  // group -> members
-  for (const GroupRanks& g : a.groups) sizes[g.group] = g.ranks.size();
+  for (const GroupRanks& g : groups) sizes[g.group] = g.ranks.size();
   std::map<std::tuple<std::string, uint64_t, uint64_t, int>, uint64_t> counts;
-  for (const Arrival& x : a.arrivals) {
-    const int direction = x.peer < 0 ? 0 : x.peer > a.rank ? 1 : -1;
-    const auto it = sizes.find(x.group);
-    ++counts[{x.collective, x.bytes, it == sizes.end() ? 0 : it->second, direction}];
+  for (const auto& [key, n] : counts_) {
+    const auto& [group, collective, bytes, direction] = key;
+    const auto it = sizes.find(group);
+    counts[{collective, bytes, it == sizes.end() ? 0 : it->second, direction}] += n;
   }
   uint64_t h = 14695981039346656037ull;
   for (const auto& [key, n] : counts) {
@@ -457,6 +462,12 @@ uint64_t roleOf(const RankArrivals& a) {
                   std::to_string(direction) + ";" + std::to_string(n) + "\n");
   }
   return h == 0 ? 1 : h;
+}
+
+uint64_t roleOf(const RankArrivals& a) {
+  RoleCounter c(a.rank);
+  for (const Arrival& x : a.arrivals) c.add(x);
+  return c.role(a.groups);
 }
 
 int collectiveGroupOwner(std::string_view group, int size) {
