@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "xstack/analysis/collectives/ClockOffsets.h"
@@ -210,30 +211,50 @@ std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<i
   return {a, b};
 }
 
-// A group's arrivals as instances: each instance's members (indexes into
-// the arrivals) by (rank, start, end), input order breaking ties; and the
-// ranks the group must have (`groupRanks`, or the ranks seen), sorted.
+// A group's arrivals as instances, by key: each instance's members (indexes
+// into the arrivals) by (rank, start, end), input order breaking ties; and
+// the ranks the group must have (`groupRanks`, or the ranks seen), sorted.
+// `instances` views into `members`: a GroupInstances is moved, never copied.
 struct GroupInstances {
   std::vector<int64_t> ranks;
-  std::map<InstanceKey, std::vector<size_t>> instances;
+  std::vector<size_t> members;  // instance after instance
+  std::vector<std::pair<InstanceKey, std::span<const size_t>>> instances;
+  GroupInstances() = default;
+  GroupInstances(GroupInstances&&) = default;
+  GroupInstances(const GroupInstances&) = delete;
 };
+
+// The arrivals' indexes by (instance key, rank, start, end), input order
+// breaking ties, with their keys.
+std::vector<std::pair<InstanceKey, size_t>> byInstance(const std::vector<Arrival>& arrivals) {
+  std::vector<std::pair<InstanceKey, size_t>> keyed;
+  keyed.reserve(arrivals.size());
+  for (size_t i = 0; i < arrivals.size(); ++i) keyed.emplace_back(keyOf(arrivals[i]), i);
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    const Arrival& a = arrivals[x.second];
+    const Arrival& b = arrivals[y.second];
+    return std::tie(x.first, a.rank, a.startNs, a.endNs) <
+           std::tie(y.first, b.rank, b.startNs, b.endNs);
+  });
+  return keyed;
+}
 
 GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
                               const std::vector<int64_t>& groupRanks) {
-  std::vector<size_t> order(arrivals.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    const Arrival& a = arrivals[x];
-    const Arrival& b = arrivals[y];
-    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
-  });
   GroupInstances g;
   g.ranks = groupRanks;
   if (g.ranks.empty())
     for (const Arrival& a : arrivals) g.ranks.push_back(a.rank);
   std::sort(g.ranks.begin(), g.ranks.end());
   g.ranks.erase(std::unique(g.ranks.begin(), g.ranks.end()), g.ranks.end());
-  for (size_t i : order) g.instances[keyOf(arrivals[i])].push_back(i);
+  const std::vector<std::pair<InstanceKey, size_t>> keyed = byInstance(arrivals);
+  g.members.reserve(keyed.size());
+  for (const auto& k : keyed) g.members.push_back(k.second);
+  for (size_t i = 0, j = 0; i < keyed.size(); i = j) {
+    for (j = i + 1; j < keyed.size() && keyed[j].first == keyed[i].first; ++j) {
+    }
+    g.instances.emplace_back(keyed[i].first, std::span<const size_t>(g.members).subspan(i, j - i));
+  }
   return g;
 }
 
