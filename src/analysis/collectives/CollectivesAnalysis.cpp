@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "CriticalPathJob.h"
@@ -190,10 +191,27 @@ struct OwnedGroups {
   Origins origins;
 };
 
+// Where one group's arrivals and their origins go in an OwnedGroups.
+struct GroupSlot {
+  std::vector<Arrival>* arrivals = nullptr;
+  std::vector<std::pair<size_t, size_t>>* origins = nullptr;
+};
+using GroupSlots = std::unordered_map<std::string, GroupSlot>;
+
+// `group`'s slot in `owned` (made when new), found through `slots` (one hash
+// lookup instead of two ordered ones per arrival).
+GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, const std::string& group) {
+  auto it = slots.find(group);
+  if (it == slots.end())
+    it = slots.emplace(group, GroupSlot{&owned.arrivals[group], &owned.origins[group]}).first;
+  return it->second;
+}
+
 // The owner's groups; `outcomes[r]` sized for MPI rank r's arrivals.
 OwnedGroups collectOwned(const std::vector<std::string>& received,
                          std::vector<std::vector<ArrivalOutcome>>& outcomes) {
   OwnedGroups out;
+  GroupSlots slots;
   outcomes.assign(received.size(), {});
   for (size_t r = 0; r < received.size(); ++r) {
     auto m = decodeMessage<Routed>(
@@ -205,8 +223,9 @@ OwnedGroups collectOwned(const std::vector<std::string>& received,
     size_t place = 0;
     for (RankArrivals& part : m->parts) {
       for (Arrival& a : part.arrivals) {
-        out.origins[a.group].emplace_back(r, place++);
-        out.arrivals[a.group].push_back(std::move(a));
+        GroupSlot& to = slotOf(out, slots, a.group);
+        to.origins->emplace_back(r, place++);
+        to.arrivals->push_back(std::move(a));
       }
       for (GroupRanks& g : part.groups) {
         out.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
