@@ -101,6 +101,7 @@ class Reader {
   // Where the next value starts: a byte offset into the message (the version
   // byte is offset 0).
   size_t offset() const { return at_; }
+  size_t left() const { return in_.size() - at_; }  // bytes not yet read
   // Marks the message bad (e.g. a value out of range), keeping the first error.
   void fail(const std::string& why);
   // The first error, or an error when bytes are left over.

@@ -79,7 +79,6 @@ size_t LaunchTable::slotOf(int64_t correlation) const {
 
 void LaunchTable::buildIndex() {
   increasing_ = false;
-  index_.reserve(capacity_);
   for (size_t i = 0; i < ring_.size(); ++i) index_.emplace(ring_[i].first, i);
 }
 

@@ -1,5 +1,6 @@
 // The "collectives" analysis' wire forms (wire/Wire.h): a rank's arrivals and
 // an owner's summary.
+#include <algorithm>
 #include <utility>
 
 #include "xstack/analysis/collectives/CollectiveMatch.h"
@@ -142,11 +143,11 @@ RankArrivals readRankArrivals(wire::Reader& r) {
   RankArrivals a;
   a.rank = r.i64();
   a.steps = r.u64();
-  r.list(a.arrivals, [](wire::Reader& x) {
-    Arrival one;
-    readArrivalInto(x, one);
-    return one;
-  });
+  // Room for as many arrivals as the bytes left can hold (each takes at
+  // least 13: two strings and eleven numbers of one byte), read in place.
+  const uint64_t n = r.count();
+  a.arrivals.reserve(std::min<uint64_t>(n, r.left() / 13));
+  for (uint64_t i = 0; i < n && r.ok(); ++i) readArrivalInto(r, a.arrivals.emplace_back());
   r.list(a.groups, readGroupRanks);
   for (Arrival& x : a.arrivals) x.rank = a.rank;
   return a;

@@ -101,6 +101,10 @@ class PrefixMeasure {
   void add(const Interval& iv);
   void finish();
   uint64_t at(uint64_t t) const;  // t must be one of the points
+  // at() in two halves, for measures made from the same points: the place
+  // of point t (one search for them all), then a measure's value there.
+  size_t placeOf(uint64_t t) const;  // points' size when t is not a point
+  uint64_t atPlace(size_t place) const { return place < values_.size() ? values_[place] : 0; }
 
  private:
   std::vector<uint64_t> points_;  // sorted, unique
@@ -112,7 +116,7 @@ class PrefixMeasure {
 // The query points of every window of `walk` (from and to of each).
 std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const RankWalk& walk);
 // Sets every window's times from the three unions' measures: compute,
-// compute or memcpy, any GPU kernel.
+// compute or memcpy, any GPU kernel (all three made from ownWorkPoints).
 void measureOwnWork(const std::vector<Arrival>& arrivals, RankWalk& walk,
                     const PrefixMeasure& compute, const PrefixMeasure& computeOrMemcpy,
                     const PrefixMeasure& busy);
