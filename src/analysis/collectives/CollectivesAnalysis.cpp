@@ -84,8 +84,8 @@ RankSteps readRankSteps(wire::Reader& r) {
 struct RoutedBytes {
   int64_t rank = 0;
   uint64_t steps = 0;
-  uint64_t count = 0;     // arrivals in `arrivals`
-  std::string arrivals;   // their encodings, back to back
+  uint64_t count = 0;    // arrivals in `arrivals`
+  std::string arrivals;  // their encodings, back to back
   std::vector<GroupRanks> groups;
 };
 

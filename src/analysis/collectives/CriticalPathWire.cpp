@@ -113,7 +113,8 @@ PartIndex indexCollectivesPart(wire::Reader& r) {
     const size_t begin = r.offset();
     readArrivalInto(r, a);
     role.add(a);
-    p.arrivals.push_back({internGroup(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
+    p.arrivals.push_back(
+        {internGroup(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
   }
   r.list(p.groups, readGroupRanks);
   const RankWalk walk = readRankWalk(r);

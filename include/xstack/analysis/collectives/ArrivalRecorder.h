@@ -92,7 +92,7 @@ class ArrivalRecorder final : public RankAnalysis {
   std::vector<int64_t> seqs_;      // each arrival's seq (-1 = none)
   std::vector<GroupRanks> groups_;
   LaunchTable launches_{kLaunchesKept};
-  std::unordered_map<int64_t, size_t> waiting_;  // correlation -> arrival without its launch
+  std::unordered_map<int64_t, size_t> waiting_;        // correlation -> arrival without its launch
   std::unordered_map<std::string, KernelKind> kinds_;  // by kernel name: one per distinct name
   std::string kindKey_;                                // kindOf's lookup key, reused
 };

@@ -219,7 +219,8 @@ TEST(CriticalPathWire, IndexedArrivalsCopyAsTheyAre) {
   CollectivesPart part;
   part.arrivals.rank = 3;
   part.arrivals.steps = 1;
-  part.arrivals.arrivals = {arrival(3, "allreduce", 0, 200, 300), arrival(3, "allgather", 1, 400, 500),
+  part.arrivals.arrivals = {arrival(3, "allreduce", 0, 200, 300),
+                            arrival(3, "allgather", 1, 400, 500),
                             arrival(3, "allreduce", 1, 600, 700)};
   part.arrivals.arrivals[1].group = "dp";
   part.arrivals.groups = {{"dp", {1, 3}}};
