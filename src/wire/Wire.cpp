@@ -123,10 +123,12 @@ bool Reader::boolean() {
   return b == 1;
 }
 
-std::string Reader::str() {
+std::string Reader::str() { return std::string(view()); }
+
+std::string_view Reader::view() {
   const uint64_t n = u64();
   if (!need(n, "a string")) return {};
-  std::string s(in_.substr(at_, n));
+  const std::string_view s = in_.substr(at_, n);
   at_ += n;
   return s;
 }

@@ -10,6 +10,7 @@
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CollectiveTracks.h"
+#include "xstack/analysis/collectives/CriticalPath.h"
 #include "xstack/cmd/report/OptionAgreement.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/Plan.h"
@@ -63,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)decodeMessage<AgreedOptions>(bytes, "fuzz", readAgreedOptions);
   (void)decodeMessage<StageTimes>(bytes, "fuzz", readStageTimes);
   (void)decodeMessage<RankArrivals>(bytes, "fuzz", readRankArrivals);
+  (void)decodeMessage<CollectivesPart>(bytes, "fuzz", readCollectivesPart);
+  (void)decodeMessage<PartIndex>(bytes, "fuzz", indexCollectivesPart);
   (void)decodeMessage<CollectivesSummary>(bytes, "fuzz", readSummary);
   (void)decodeMessage<std::vector<ClockPair>>(bytes, "fuzz", readClockPairs);
   (void)decodeMessage<std::vector<NodeClock>>(bytes, "fuzz", readNodeClocks);

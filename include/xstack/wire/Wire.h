@@ -47,6 +47,10 @@ class Writer {
     for (const auto& item : items) each(*this, item);
   }
   void strings(const std::vector<std::string>& items);
+  // Bytes as they are, no length: a piece of another message's encoding
+  // (e.g. a list's elements between two Reader::offset()s), which the reader
+  // then reads as the values it holds.
+  void raw(std::string_view s) { out_.append(s.data(), s.size()); }
   // An enum of non-negative values, as its value (u64); read back with
   // Reader::enumeration.
   template <class E>
@@ -71,6 +75,8 @@ class Reader {
   bool boolean();
   std::string str();
   std::string bytes() { return str(); }
+  // str() without a copy: a view into the message, valid while it lives.
+  std::string_view view();
   // A count written by Writer::list; refuses counts that cannot fit in the
   // bytes left (each element takes at least `minElementBytes`).
   uint64_t count(uint64_t minElementBytes = 1);
@@ -92,6 +98,10 @@ class Reader {
   }
   bool ok() const { return ok_; }
   bool atEnd() const { return at_ == in_.size(); }
+  // Where the next value starts: a byte offset into the message (the version
+  // byte is offset 0).
+  size_t offset() const { return at_; }
+  size_t left() const { return in_.size() - at_; }  // bytes not yet read
   // Marks the message bad (e.g. a value out of range), keeping the first error.
   void fail(const std::string& why);
   // The first error, or an error when bytes are left over.

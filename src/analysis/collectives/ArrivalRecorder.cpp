@@ -62,6 +62,49 @@ void addToWindows(const Interval& iv, const std::vector<Interval>& windows, size
 
 }  // namespace
 
+size_t LaunchTable::slotOf(int64_t correlation) const {
+  if (!increasing_) {
+    auto it = index_.find(correlation);
+    return it == index_.end() ? ring_.size() : it->second;
+  }
+  // The ring in order is ring_[oldest_..] then ring_[..oldest_), both sorted.
+  const auto byId = [](const std::pair<int64_t, uint64_t>& e, int64_t c) { return e.first < c; };
+  const bool inFirst = oldest_ == 0 || correlation <= ring_.back().first;
+  const auto from = ring_.begin() + (inFirst ? static_cast<std::ptrdiff_t>(oldest_) : 0);
+  const auto to = inFirst ? ring_.end() : ring_.begin() + static_cast<std::ptrdiff_t>(oldest_);
+  const auto it = std::lower_bound(from, to, correlation, byId);
+  return it != to && it->first == correlation ? static_cast<size_t>(it - ring_.begin())
+                                              : ring_.size();
+}
+
+void LaunchTable::buildIndex() {
+  increasing_ = false;
+  for (size_t i = 0; i < ring_.size(); ++i) index_.emplace(ring_[i].first, i);
+}
+
+const uint64_t* LaunchTable::find(int64_t correlation) const {
+  const size_t slot = slotOf(correlation);
+  return slot < ring_.size() ? &ring_[slot].second : nullptr;
+}
+
+void LaunchTable::add(int64_t correlation, uint64_t startNs) {
+  if (capacity_ == 0 || slotOf(correlation) < ring_.size()) return;
+  if (increasing_ && !ring_.empty()) {
+    const size_t newest = (oldest_ == 0 ? ring_.size() : oldest_) - 1;
+    if (correlation < ring_[newest].first) buildIndex();
+  }
+  size_t slot = ring_.size();
+  if (ring_.size() < capacity_) {
+    ring_.emplace_back(correlation, startNs);
+  } else {
+    slot = oldest_;
+    oldest_ = (oldest_ + 1) % capacity_;
+    if (!increasing_) index_.erase(ring_[slot].first);
+    ring_[slot] = {correlation, startNs};
+  }
+  if (!increasing_) index_.emplace(correlation, slot);
+}
+
 ArrivalRecorder::ArrivalRecorder(SpillOptions spill) : gpu_(std::move(spill)) {}
 
 void ArrivalRecorder::noteLaunch(int64_t correlation, uint64_t startNs) {
@@ -70,12 +113,7 @@ void ArrivalRecorder::noteLaunch(int64_t correlation, uint64_t startNs) {
     waiting_.erase(it);
     return;
   }
-  if (!launches_.emplace(correlation, startNs).second) return;
-  launchOrder_.push_back(correlation);
-  if (launchOrder_.size() > kLaunchesKept) {
-    launches_.erase(launchOrder_.front());
-    launchOrder_.pop_front();
-  }
+  launches_.add(correlation, startNs);
 }
 
 void ArrivalRecorder::addArrival(const SliceEvent& e) {
@@ -88,8 +126,8 @@ void ArrivalRecorder::addArrival(const SliceEvent& e) {
   a.startNs = e.startNs;
   a.endNs = std::max(e.startNs, e.endNs);
   if (e.correlation >= 0) {
-    if (auto it = launches_.find(e.correlation); it != launches_.end())
-      a.launchNs = it->second;
+    if (const uint64_t* launch = launches_.find(e.correlation))
+      a.launchNs = *launch;
     else
       waiting_[e.correlation] = arrivals_.size();
   }
@@ -112,11 +150,23 @@ void ArrivalRecorder::onSlice(const SliceEvent& e) {
   if (e.row.kind != RowKind::Gpu) return;
   const bool comm = e.collective && !e.collective->collective.empty();
   if (comm) addArrival(e);
-  const bool compute = !comm && htaKernelTypeOf(e.name) == HtaKernelType::Computation;
-  const KernelCategory c = comm ? KernelCategory::Comm : kernelCategoryOf(e.name, e.bytes);
-  gpu_.push({e.startNs, std::max(e.startNs, e.endNs), compute, c == KernelCategory::Memcpy,
-             c == KernelCategory::Comm});
+  KernelKind k{false, KernelCategory::Comm};
+  if (!comm) {
+    k = kindOf(e.name);
+    if (k.category == KernelCategory::Compute && e.bytes > 0) k.category = KernelCategory::Memcpy;
+  }
+  gpu_.push({e.startNs, std::max(e.startNs, e.endNs), k.compute,
+             k.category == KernelCategory::Memcpy, k.category == KernelCategory::Comm});
   firstGpuNs_ = std::min(firstGpuNs_, e.startNs);
+}
+
+ArrivalRecorder::KernelKind ArrivalRecorder::kindOf(std::string_view name) {
+  kindKey_.assign(name);
+  if (auto it = kinds_.find(kindKey_); it != kinds_.end()) return it->second;
+  const KernelKind k{htaKernelTypeOf(name) == HtaKernelType::Computation,
+                     kernelCategoryOf(name, 0)};
+  if (kinds_.size() < kKindsKept) kinds_.emplace(kindKey_, k);
+  return k;
 }
 
 // Instances by start order: seq when given, else the order of the group's

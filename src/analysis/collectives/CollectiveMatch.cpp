@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "xstack/analysis/collectives/ClockOffsets.h"
@@ -235,12 +236,17 @@ std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<i
   return {a, b};
 }
 
-// A group's arrivals as instances: each instance's members (indexes into
-// the arrivals) by (rank, start, end), input order breaking ties; and the
-// ranks the group must have (`groupRanks`, or the ranks seen), sorted.
+// A group's arrivals as instances, by key: each instance's members (indexes
+// into the arrivals) by (rank, start, end), input order breaking ties; and
+// the ranks the group must have (`groupRanks`, or the ranks seen), sorted.
+// `instances` views into `members`: a GroupInstances is moved, never copied.
 struct GroupInstances {
   std::vector<int64_t> ranks;
-  std::map<InstanceKey, std::vector<size_t>> instances;
+  std::vector<size_t> members;  // instance after instance
+  std::vector<std::pair<InstanceKey, std::span<const size_t>>> instances;
+  GroupInstances() = default;
+  GroupInstances(GroupInstances&&) = default;
+  GroupInstances(const GroupInstances&) = delete;
 };
 
 }  // namespace
@@ -257,18 +263,33 @@ std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
 
 namespace {
 
+// The arrivals' indexes by (instance key, rank, start, end), input order
+// breaking ties, with their keys.
+std::vector<std::pair<InstanceKey, size_t>> byInstance(const std::vector<Arrival>& arrivals) {
+  std::vector<std::pair<InstanceKey, size_t>> keyed;
+  keyed.reserve(arrivals.size());
+  for (size_t i = 0; i < arrivals.size(); ++i) keyed.emplace_back(keyOf(arrivals[i]), i);
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+    const Arrival& a = arrivals[x.second];
+    const Arrival& b = arrivals[y.second];
+    return std::tie(x.first, a.rank, a.startNs, a.endNs) <
+           std::tie(y.first, b.rank, b.startNs, b.endNs);
+  });
+  return keyed;
+}
+
 GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
                               const std::vector<int64_t>& groupRanks) {
-  std::vector<size_t> order(arrivals.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    const Arrival& a = arrivals[x];
-    const Arrival& b = arrivals[y];
-    return std::tie(a.rank, a.startNs, a.endNs) < std::tie(b.rank, b.startNs, b.endNs);
-  });
   GroupInstances g;
   g.ranks = groupMembers(arrivals, groupRanks);
-  for (size_t i : order) g.instances[keyOf(arrivals[i])].push_back(i);
+  const std::vector<std::pair<InstanceKey, size_t>> keyed = byInstance(arrivals);
+  g.members.reserve(keyed.size());
+  for (const auto& k : keyed) g.members.push_back(k.second);
+  for (size_t i = 0, j = 0; i < keyed.size(); i = j) {
+    for (j = i + 1; j < keyed.size() && keyed[j].first == keyed[i].first; ++j) {
+    }
+    g.instances.emplace_back(keyed[i].first, std::span<const size_t>(g.members).subspan(i, j - i));
+  }
   return g;
 }
 
@@ -510,15 +531,20 @@ void fnvAdd(uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
-uint64_t roleOf(const RankArrivals& a) {
-  if (a.arrivals.empty()) return 0;
+void RoleCounter::add(const Arrival& a) {
+  const int direction = a.peer < 0 ? 0 : a.peer > rank_ ? 1 : -1;
+  ++counts_[{a.group, a.collective, a.bytes, direction}];
+}
+
+uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
+  if (counts_.empty()) return 0;
   std::map<std::string, uint64_t> sizes;  // group -> members
-  for (const GroupRanks& g : a.groups) sizes[g.group] = g.ranks.size();
+  for (const GroupRanks& g : groups) sizes[g.group] = g.ranks.size();
   std::map<std::tuple<std::string, uint64_t, uint64_t, int>, uint64_t> counts;
-  for (const Arrival& x : a.arrivals) {
-    const int direction = x.peer < 0 ? 0 : x.peer > a.rank ? 1 : -1;
-    const auto it = sizes.find(x.group);
-    ++counts[{x.collective, x.bytes, it == sizes.end() ? 0 : it->second, direction}];
+  for (const auto& [key, n] : counts_) {
+    const auto& [group, collective, bytes, direction] = key;
+    const auto it = sizes.find(group);
+    counts[{collective, bytes, it == sizes.end() ? 0 : it->second, direction}] += n;
   }
   uint64_t h = 14695981039346656037ull;
   for (const auto& [key, n] : counts) {
@@ -527,6 +553,12 @@ uint64_t roleOf(const RankArrivals& a) {
                   std::to_string(direction) + ";" + std::to_string(n) + "\n");
   }
   return h == 0 ? 1 : h;
+}
+
+uint64_t roleOf(const RankArrivals& a) {
+  RoleCounter c(a.rank);
+  for (const Arrival& x : a.arrivals) c.add(x);
+  return c.role(a.groups);
 }
 
 int collectiveGroupOwner(std::string_view group, int size) {

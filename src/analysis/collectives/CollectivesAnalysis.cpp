@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "CriticalPathJob.h"
@@ -29,11 +30,6 @@ struct Routed {
   std::string error;
   std::vector<RankArrivals> parts;
 };
-
-void writeRouted(wire::Writer& w, const Routed& m) {
-  w.str(m.error);
-  w.list(m.parts, writeRankArrivals);
-}
 
 Routed readRouted(wire::Reader& r) {
   Routed m;
@@ -83,49 +79,80 @@ RankSteps readRankSteps(wire::Reader& r) {
   return m;
 }
 
-// One profile's arrivals split by their group's owner into `routed`,
-// freed as they go.
-void splitToOwners(RankArrivals& part, std::vector<Routed>& routed) {
+// One part's share for one owner, its arrivals still encoded: what
+// writeRankArrivals writes, the arrivals list's elements copied as they are
+// from the part's message.
+struct RoutedBytes {
+  int64_t rank = 0;
+  uint64_t steps = 0;
+  uint64_t count = 0;    // arrivals in `arrivals`
+  std::string arrivals;  // their encodings, back to back
+  std::vector<GroupRanks> groups;
+};
+
+// A Routed message (readRouted reads it) of `error` and `parts`.
+std::string encodeRouted(const std::string& error, const std::vector<RoutedBytes>& parts) {
+  wire::Writer w;
+  w.str(error);
+  w.list(parts, [](wire::Writer& x, const RoutedBytes& p) {
+    x.i64(p.rank);
+    x.u64(p.steps);
+    x.u64(p.count);
+    x.raw(p.arrivals);
+    x.list(p.groups, writeGroupRanks);
+  });
+  return w.take();
+}
+
+// One profile's arrivals (indexed in `bytes`, its message) split by their
+// group's owner into `routed` (indexed by MPI rank); a run of arrivals of one
+// owner is copied at once.
+void splitToOwners(const PartIndex& part, std::string_view bytes,
+                   std::vector<std::vector<RoutedBytes>>& routed) {
   const int size = static_cast<int>(routed.size());
-  std::vector<RankArrivals> split(routed.size());
-  for (RankArrivals& s : split) {
+  std::vector<int> owner;
+  for (const std::string& g : part.groupNames) owner.push_back(collectiveGroupOwner(g, size));
+  std::vector<RoutedBytes> split(routed.size());
+  for (RoutedBytes& s : split) {
     s.rank = part.rank;
     s.steps = part.steps;
   }
-  for (Arrival& a : part.arrivals)
-    split[collectiveGroupOwner(a.group, size)].arrivals.push_back(std::move(a));
-  std::vector<Arrival>().swap(part.arrivals);
-  for (GroupRanks& g : part.groups)
-    split[collectiveGroupOwner(g.group, size)].groups.push_back(std::move(g));
+  const std::vector<ArrivalBytes>& a = part.arrivals;
+  for (size_t i = 0, j = 0; i < a.size(); i = j) {
+    const int o = owner[a[i].group];
+    for (j = i + 1; j < a.size() && owner[a[j].group] == o; ++j) {
+    }
+    split[o].arrivals.append(bytes.substr(a[i].begin, a[j - 1].end - a[i].begin));
+    split[o].count += j - i;
+  }
+  for (const GroupRanks& g : part.groups)
+    split[collectiveGroupOwner(g.group, size)].groups.push_back(g);
   for (int o = 0; o < size; ++o)
-    if (!split[o].arrivals.empty() || !split[o].groups.empty())
-      routed[o].parts.push_back(std::move(split[o]));
+    if (split[o].count > 0 || !split[o].groups.empty()) routed[o].push_back(std::move(split[o]));
 }
 
 // The messages for each owner (indexed by MPI rank): each of this MPI
-// rank's parts decoded one at a time, its (rank, steps, role) into `info`
+// rank's parts indexed one at a time, its (rank, steps, role) into `info`
 // and its arrivals split by their group's owner. Every owner gets one
 // message, maybe empty; one that does not decode sets `error` (sent to
 // every owner).
 std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, std::string& error,
                                        std::vector<RankInfo>& info, int size) {
-  std::vector<Routed> routed(static_cast<size_t>(size));
+  std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
   for (const RankPart& p : local) {
-    auto part = decodeMessage<CollectivesPart>(
-        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readCollectivesPart);
+    auto part = decodeMessage<PartIndex>(
+        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), indexCollectivesPart);
     if (!part) {
       if (error.empty()) error = part.error().message;
       continue;
     }
-    RankArrivals& a = part->arrivals;
-    info.push_back({a.rank, a.steps, {}, roleOf(a)});
-    splitToOwners(a, routed);
+    info.push_back({part->rank, part->steps, {}, part->role});
+    splitToOwners(*part, p.bytes, routed);
   }
   std::vector<std::string> out;
-  for (Routed& m : routed) {
-    m.error = error;
-    out.push_back(encodeMessage(m, writeRouted));
-    m = Routed{};
+  for (std::vector<RoutedBytes>& m : routed) {
+    out.push_back(encodeRouted(error, m));
+    std::vector<RoutedBytes>().swap(m);
   }
   return out;
 }
@@ -165,10 +192,27 @@ struct OwnedGroups {
   Origins origins;
 };
 
+// Where one group's arrivals and their origins go in an OwnedGroups.
+struct GroupSlot {
+  std::vector<Arrival>* arrivals = nullptr;
+  std::vector<std::pair<size_t, size_t>>* origins = nullptr;
+};
+using GroupSlots = std::unordered_map<std::string, GroupSlot>;
+
+// `group`'s slot in `owned` (made when new), found through `slots` (one hash
+// lookup instead of two ordered ones per arrival).
+GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, const std::string& group) {
+  auto it = slots.find(group);
+  if (it == slots.end())
+    it = slots.emplace(group, GroupSlot{&owned.arrivals[group], &owned.origins[group]}).first;
+  return it->second;
+}
+
 // The owner's groups; `outcomes[r]` sized for MPI rank r's arrivals.
 OwnedGroups collectOwned(const std::vector<std::string>& received,
                          std::vector<std::vector<ArrivalOutcome>>& outcomes) {
   OwnedGroups out;
+  GroupSlots slots;
   outcomes.assign(received.size(), {});
   for (size_t r = 0; r < received.size(); ++r) {
     auto m = decodeMessage<Routed>(
@@ -180,8 +224,9 @@ OwnedGroups collectOwned(const std::vector<std::string>& received,
     size_t place = 0;
     for (RankArrivals& part : m->parts) {
       for (Arrival& a : part.arrivals) {
-        out.origins[a.group].emplace_back(r, place++);
-        out.arrivals[a.group].push_back(std::move(a));
+        GroupSlot& to = slotOf(out, slots, a.group);
+        to.origins->emplace_back(r, place++);
+        to.arrivals->push_back(std::move(a));
       }
       for (GroupRanks& g : part.groups) {
         out.arrivals[g.group];  // a group with ranks is a group, even without arrivals here

@@ -1,5 +1,6 @@
 // The "collectives" analysis' wire forms (wire/Wire.h): a rank's arrivals and
 // an owner's summary.
+#include <algorithm>
 #include <utility>
 
 #include "xstack/analysis/collectives/CollectiveMatch.h"
@@ -19,35 +20,8 @@ void writeArrival(wire::Writer& w, const Arrival& a) {
   w.i64(a.step);
 }
 
-Arrival readArrival(wire::Reader& r) {
-  Arrival a;
-  a.group = r.str();
-  a.collective = r.str();
-  a.bytes = r.u64();
-  a.instance = r.i64();
-  a.peer = r.i64();
-  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs,
-                      &a.memcpyNs})
-    *v = r.u64();
-  a.step = r.i64();
-  if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");
-  return a;
-}
-
 void writeRank(wire::Writer& w, int64_t v) { w.i64(v); }
 int64_t readRank(wire::Reader& r) { return r.i64(); }
-
-void writeGroupRanks(wire::Writer& w, const GroupRanks& g) {
-  w.str(g.group);
-  w.list(g.ranks, writeRank);
-}
-
-GroupRanks readGroupRanks(wire::Reader& r) {
-  GroupRanks g;
-  g.group = r.str();
-  r.list(g.ranks, readRank);
-  return g;
-}
 
 void writeRow(wire::Writer& w, const CollectiveRow& row) {
   w.str(row.group);
@@ -135,6 +109,31 @@ GroupBlame readGroupBlame(wire::Reader& r) {
 
 }  // namespace
 
+void readArrivalInto(wire::Reader& r, Arrival& a) {
+  a.group.assign(r.view());
+  a.collective.assign(r.view());
+  a.bytes = r.u64();
+  a.instance = r.i64();
+  a.peer = r.i64();
+  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs,
+                      &a.memcpyNs})
+    *v = r.u64();
+  a.step = r.i64();
+  if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");
+}
+
+void writeGroupRanks(wire::Writer& w, const GroupRanks& g) {
+  w.str(g.group);
+  w.list(g.ranks, writeRank);
+}
+
+GroupRanks readGroupRanks(wire::Reader& r) {
+  GroupRanks g;
+  g.group = r.str();
+  r.list(g.ranks, readRank);
+  return g;
+}
+
 void writeRankArrivals(wire::Writer& w, const RankArrivals& a) {
   w.i64(a.rank);
   w.u64(a.steps);
@@ -146,7 +145,11 @@ RankArrivals readRankArrivals(wire::Reader& r) {
   RankArrivals a;
   a.rank = r.i64();
   a.steps = r.u64();
-  r.list(a.arrivals, readArrival);
+  // Room for as many arrivals as the bytes left can hold (each takes at
+  // least 14: two strings and twelve numbers of one byte), read in place.
+  const uint64_t n = r.count();
+  a.arrivals.reserve(std::min<uint64_t>(n, r.left() / 14));
+  for (uint64_t i = 0; i < n && r.ok(); ++i) readArrivalInto(r, a.arrivals.emplace_back());
   r.list(a.groups, readGroupRanks);
   for (Arrival& x : a.arrivals) x.rank = a.rank;
   return a;

@@ -60,11 +60,13 @@ std::vector<size_t> arrivalsIn(const std::vector<Arrival>& arrivals, const StepW
   return out;
 }
 
+// The three measures were made from the same points (ownWorkPoints).
 GapTimes timesOf(uint64_t from, uint64_t to, const PrefixMeasure& compute,
                  const PrefixMeasure& computeOrMemcpy, const PrefixMeasure& busy) {
-  const uint64_t c = compute.at(to) - compute.at(from);
-  const uint64_t cm = computeOrMemcpy.at(to) - computeOrMemcpy.at(from);
-  const uint64_t b = busy.at(to) - busy.at(from);
+  const size_t f = busy.placeOf(from), t = busy.placeOf(to);
+  const uint64_t c = compute.atPlace(t) - compute.atPlace(f);
+  const uint64_t cm = computeOrMemcpy.atPlace(t) - computeOrMemcpy.atPlace(f);
+  const uint64_t b = busy.atPlace(t) - busy.atPlace(f);
   return {c, cm - c, b - cm, (to - from) - b};
 }
 
@@ -146,11 +148,13 @@ void PrefixMeasure::finish() {
   while (next_ < points_.size()) values_[next_++] = sum_;
 }
 
-uint64_t PrefixMeasure::at(uint64_t t) const {
+size_t PrefixMeasure::placeOf(uint64_t t) const {
   auto it = std::lower_bound(points_.begin(), points_.end(), t);
-  if (it == points_.end() || *it != t) return 0;
-  return values_[static_cast<size_t>(it - points_.begin())];
+  if (it == points_.end() || *it != t) return points_.size();
+  return static_cast<size_t>(it - points_.begin());
 }
+
+uint64_t PrefixMeasure::at(uint64_t t) const { return atPlace(placeOf(t)); }
 
 std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const RankWalk& walk) {
   std::vector<uint64_t> p;

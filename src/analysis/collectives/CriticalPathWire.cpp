@@ -42,8 +42,10 @@ StepWork readStepWork(wire::Reader& r) {
 
 uint64_t windowNs(const GapTimes& t) { return t.computeNs + t.memcpyNs + t.commNs + t.hostNs; }
 
-// Whether `o`, the own work before `t`, is consistent with `arrivals`.
-bool ownWorkValid(const OwnWork& o, uint64_t t, const std::vector<Arrival>& arrivals) {
+// Whether `o`, the own work before `t`, is consistent with `arrivals`
+// (Arrival or ArrivalBytes: startNs, endNs).
+template <class A>
+bool ownWorkValid(const OwnWork& o, uint64_t t, const std::vector<A>& arrivals) {
   if (o.fromNs > t || windowNs(o.times) != t - o.fromNs) return false;
   if (o.prev < 0) return o.prev == -1;
   return static_cast<uint64_t>(o.prev) < arrivals.size() &&
@@ -51,7 +53,8 @@ bool ownWorkValid(const OwnWork& o, uint64_t t, const std::vector<Arrival>& arri
 }
 
 // Fails `r` unless `walk` fits `arrivals` (the walk indexes them unchecked).
-void checkWalk(wire::Reader& r, const RankWalk& walk, const std::vector<Arrival>& arrivals) {
+template <class A>
+void checkWalk(wire::Reader& r, const RankWalk& walk, const std::vector<A>& arrivals) {
   if (walk.before.size() != arrivals.size()) return r.fail("walk data for other arrivals");
   for (size_t i = 0; i < arrivals.size(); ++i)
     if (!ownWorkValid(walk.before[i], arrivals[i].startNs, arrivals))
@@ -84,6 +87,39 @@ CollectivesPart readCollectivesPart(wire::Reader& r) {
   p.arrivals = readRankArrivals(r);
   p.walk = readRankWalk(r);
   if (r.ok()) checkWalk(r, p.walk, p.arrivals.arrivals);
+  return p;
+}
+
+namespace {
+
+// The index of `name` in `names`, added when new (a part has few groups).
+uint32_t internGroup(std::vector<std::string>& names, const std::string& name) {
+  for (size_t i = names.size(); i-- > 0;)
+    if (names[i] == name) return static_cast<uint32_t>(i);
+  names.push_back(name);
+  return static_cast<uint32_t>(names.size() - 1);
+}
+
+}  // namespace
+
+PartIndex indexCollectivesPart(wire::Reader& r) {
+  PartIndex p;
+  p.rank = r.i64();
+  p.steps = r.u64();
+  RoleCounter role(p.rank);
+  Arrival a;
+  const uint64_t n = r.count();
+  for (uint64_t i = 0; i < n && r.ok(); ++i) {
+    const size_t begin = r.offset();
+    readArrivalInto(r, a);
+    role.add(a);
+    p.arrivals.push_back(
+        {internGroup(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
+  }
+  r.list(p.groups, readGroupRanks);
+  const RankWalk walk = readRankWalk(r);
+  if (r.ok()) checkWalk(r, walk, p.arrivals);
+  p.role = role.role(p.groups);
   return p;
 }
 

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,6 +63,12 @@ struct RankArrivals {
 
 void writeRankArrivals(wire::Writer& w, const RankArrivals& a);
 RankArrivals readRankArrivals(wire::Reader& r);  // sets each Arrival's rank
+// One element of writeRankArrivals' arrivals list, read into `a` (its
+// strings' storage reused; rank untouched), checked as readRankArrivals checks.
+void readArrivalInto(wire::Reader& r, Arrival& a);
+// One element of writeRankArrivals' groups list.
+void writeGroupRanks(wire::Writer& w, const GroupRanks& g);
+GroupRanks readGroupRanks(wire::Reader& r);
 
 // Why a last arriver was late (docs/FORMAT.md "waits.csv"), against the
 // instance's median member, with lateness = its arrival - the median arrival:
@@ -209,6 +217,20 @@ struct RankInfo {
 // data-parallel job) run the same collectives; the findings compare a rank
 // with its role's median. 0 = no collective.
 uint64_t roleOf(const RankArrivals& a);
+
+// roleOf one arrival at a time: add() each arrival of training rank `rank`,
+// then role() with the profile's groups gives roleOf of the whole.
+class RoleCounter {
+ public:
+  explicit RoleCounter(int64_t rank) : rank_(rank) {}
+  void add(const Arrival& a);
+  uint64_t role(const std::vector<GroupRanks>& groups) const;
+
+ private:
+  int64_t rank_;
+  // (group, collective, bytes, direction) -> arrivals
+  std::map<std::tuple<std::string, std::string, uint64_t, int>, uint64_t> counts_;
+};
 
 // The files' text: header only when the summary has no group.
 std::string collectivesCsv(const CollectivesSummary& s);

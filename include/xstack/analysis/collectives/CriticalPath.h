@@ -65,6 +65,28 @@ struct CollectivesPart {
 void writeCollectivesPart(wire::Writer& w, const CollectivesPart& p);
 CollectivesPart readCollectivesPart(wire::Reader& r);
 
+// A CollectivesPart message as routing needs it, without its arrivals
+// decoded: each arrival's group (an index into `groupNames`), its times and
+// where its encoding lies in the message (byte offsets, Reader::offset()),
+// so that it can be copied as it is (Writer::raw) into another
+// writeRankArrivals list.
+struct ArrivalBytes {
+  uint32_t group = 0;               // index into PartIndex::groupNames
+  size_t begin = 0, end = 0;        // [begin, end) in the message
+  uint64_t startNs = 0, endNs = 0;  // as the arrival has them
+};
+struct PartIndex {
+  int64_t rank = 0;
+  uint64_t steps = 0;
+  uint64_t role = 0;                    // roleOf the part's arrivals
+  std::vector<std::string> groupNames;  // distinct, in order of first arrival
+  std::vector<ArrivalBytes> arrivals;   // the part's order
+  std::vector<GroupRanks> groups;
+};
+// Reads what readCollectivesPart reads, with the same checks (so it fails
+// exactly where readCollectivesPart fails), into a PartIndex.
+PartIndex indexCollectivesPart(wire::Reader& r);
+
 // The windows to measure for one profile: `walk` with each OwnWork's prev and
 // fromNs set (times zero). `steps`: windows by start (duplicated step numbers
 // keep the first); `arrivals` by start, with their steps.
@@ -79,6 +101,10 @@ class PrefixMeasure {
   void add(const Interval& iv);
   void finish();
   uint64_t at(uint64_t t) const;  // t must be one of the points
+  // at() in two halves, for measures made from the same points: the place
+  // of point t (one search for them all), then a measure's value there.
+  size_t placeOf(uint64_t t) const;  // points' size when t is not a point
+  uint64_t atPlace(size_t place) const { return place < values_.size() ? values_[place] : 0; }
 
  private:
   std::vector<uint64_t> points_;  // sorted, unique
@@ -90,7 +116,7 @@ class PrefixMeasure {
 // The query points of every window of `walk` (from and to of each).
 std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const RankWalk& walk);
 // Sets every window's times from the three unions' measures: compute,
-// compute or memcpy, any GPU kernel.
+// compute or memcpy, any GPU kernel (all three made from ownWorkPoints).
 void measureOwnWork(const std::vector<Arrival>& arrivals, RankWalk& walk,
                     const PrefixMeasure& compute, const PrefixMeasure& computeOrMemcpy,
                     const PrefixMeasure& busy);

@@ -3,7 +3,9 @@
 // (SerialComm) and on 1 to 3 thread ranks (ThreadComm): the same CSV bytes.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -151,6 +153,35 @@ TEST(CollectivesRankPart, ArrivalsWithTheirInstancesStepsLaunchesAndWindows) {
   EXPECT_EQ(recv.idleNs, 120 * kU);
   ASSERT_EQ(got->groups.size(), 1u);
   EXPECT_EQ(got->groups[0].ranks, (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+// The launch table keeps the last `capacity` ids added (the first start of
+// an id added twice), whether ids come increasing or not: checked against a
+// map and a queue on a sequence that increases, repeats and then goes back.
+TEST(CollectivesRankPart, LaunchTableKeepsTheMostRecentLaunches) {
+  constexpr size_t kCap = 5;
+  LaunchTable table(kCap);
+  std::map<int64_t, uint64_t> held;
+  std::deque<int64_t> order;
+  const std::vector<int64_t> ids = {1, 2, 4, 4, 7, 9, 11, 12, 2, 13, 12, 3, 20, 1, 5, 6, 7, 8, 9};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    table.add(ids[i], 100 + i);
+    if (held.emplace(ids[i], 100 + i).second) {
+      order.push_back(ids[i]);
+      if (order.size() > kCap) {
+        held.erase(order.front());
+        order.pop_front();
+      }
+    }
+    for (int64_t id = 0; id <= 21; ++id) {
+      const uint64_t* got = table.find(id);
+      auto it = held.find(id);
+      ASSERT_EQ(got != nullptr, it != held.end()) << "id " << id << " after " << i;
+      if (got) {
+        EXPECT_EQ(*got, it->second) << "id " << id << " after " << i;
+      }
+    }
+  }
 }
 
 // Instances without seq: by start order per group (input order does not

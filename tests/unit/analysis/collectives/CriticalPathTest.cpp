@@ -212,6 +212,71 @@ TEST(CriticalPathWire, RoundTripAndInconsistentWindowsRejected) {
                    .ok());
 }
 
+// The index of a part names each arrival's group and bytes: copied as they
+// are after a list count, they read back as the arrivals; it refuses what
+// readCollectivesPart refuses.
+TEST(CriticalPathWire, IndexedArrivalsCopyAsTheyAre) {
+  CollectivesPart part;
+  part.arrivals.rank = 3;
+  part.arrivals.steps = 1;
+  part.arrivals.arrivals = {arrival(3, "allreduce", 0, 200, 300),
+                            arrival(3, "allgather", 1, 400, 500),
+                            arrival(3, "allreduce", 1, 600, 700)};
+  part.arrivals.arrivals[1].group = "dp";
+  part.arrivals.groups = {{"dp", {1, 3}}};
+  part.walk = planOwnWork(part.arrivals.arrivals, {{0, 0, 1000, {}}});
+  part.walk.before[0].times.hostNs = 200;
+  part.walk.before[1].times.hostNs = 100;
+  part.walk.before[2].times.hostNs = 100;
+  part.walk.steps[0].tail.times.computeNs = 300;
+  const std::string bytes = encodeMessage(part, writeCollectivesPart);
+  auto index = decodeMessage<PartIndex>(bytes, "a part", indexCollectivesPart);
+  ASSERT_TRUE(index.ok()) << index.error().message;
+  EXPECT_EQ(index->rank, 3);
+  EXPECT_EQ(index->steps, 1u);
+  EXPECT_EQ(index->role, roleOf(part.arrivals));
+  ASSERT_EQ(index->groupNames, (std::vector<std::string>{"g", "dp"}));
+  ASSERT_EQ(index->arrivals.size(), 3u);
+  EXPECT_EQ(index->arrivals[1].group, 1u);
+  EXPECT_EQ(index->arrivals[2].group, 0u);
+  EXPECT_EQ(index->arrivals[2].startNs, 600u);
+  ASSERT_EQ(index->groups.size(), 1u);
+  wire::Writer w;
+  w.i64(3);
+  w.u64(0);
+  w.u64(2);  // the first and the last arrival
+  w.raw(std::string_view(bytes).substr(index->arrivals[0].begin,
+                                       index->arrivals[0].end - index->arrivals[0].begin));
+  w.raw(std::string_view(bytes).substr(index->arrivals[2].begin,
+                                       index->arrivals[2].end - index->arrivals[2].begin));
+  w.u64(0);  // no groups
+  auto back = decodeMessage<RankArrivals>(w.take(), "copied", readRankArrivals);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->arrivals.size(), 2u);
+  EXPECT_EQ(back->arrivals[1].collective, "allreduce");
+  EXPECT_EQ(back->arrivals[1].instance, 1);
+  EXPECT_EQ(back->arrivals[1].endNs, 700u);
+  part.walk.steps[0].tail.times.computeNs = 301;  // no longer adds up
+  EXPECT_FALSE(decodeMessage<PartIndex>(encodeMessage(part, writeCollectivesPart), "a part",
+                                        indexCollectivesPart)
+                   .ok());
+  // Cut short or with a byte changed anywhere: refused (and with the same
+  // error) exactly when readCollectivesPart refuses it.
+  for (size_t n = 0; n < bytes.size() * 2; ++n) {
+    std::string bad = bytes;
+    if (n < bytes.size())
+      bad.resize(n);
+    else
+      bad[n - bytes.size()] = static_cast<char>(bad[n - bytes.size()] ^ 0x41);
+    auto full = decodeMessage<CollectivesPart>(bad, "a part", readCollectivesPart);
+    auto indexed = decodeMessage<PartIndex>(bad, "a part", indexCollectivesPart);
+    ASSERT_EQ(full.ok(), indexed.ok()) << "case " << n;
+    if (!full.ok()) {
+      EXPECT_EQ(full.error().message, indexed.error().message) << "case " << n;
+    }
+  }
+}
+
 TEST(CriticalPathCsv, HeaderRowsFromTheOriginAndQuotedDetails) {
   std::vector<StepPath> paths{
       {0,
