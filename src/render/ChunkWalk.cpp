@@ -326,19 +326,15 @@ void ChunkWalk::extraRows(const TraceExtraRows& rows) {
   }
 }
 
-void ChunkWalk::analysisTracks(int64_t pid, const TrackGroupRows& rows) {
+void ChunkWalk::analysisTracks(int64_t pid, TrackGroupRows& rows) {
   for (const TraceTrack& t : rows.tracks) sink_.thread(pid, t.tid, t.name, t.sortIndex);
-  TraceSlice out;
-  for (const TraceSlice& s : rows.slices) {
-    out.tid = s.tid;
-    out.tsNs = tsOf(s.tsNs);
+  for (TraceSlice& s : rows.slices) {
+    const uint64_t endNs = s.tsNs + s.durNs;
+    s.tsNs = tsOf(s.tsNs);
     bool clamped = false;
-    const uint64_t end = origin_.since(s.tsNs + s.durNs, &clamped);  // ends before the origin: 0
-    out.durNs = end > out.tsNs ? end - out.tsNs : 0;
-    out.name = s.name;
-    out.category = s.category;
-    out.args = s.args;
-    sink_.slice(pid, out);
+    const uint64_t end = origin_.since(endNs, &clamped);  // ends before the origin: 0
+    s.durNs = end > s.tsNs ? end - s.tsNs : 0;
+    sink_.slice(pid, s);
   }
 }
 

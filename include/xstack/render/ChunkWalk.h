@@ -59,7 +59,8 @@ class ChunkWalk {
   void extraRows(const TraceExtraRows& rows);
   // An analysis' track group on process `pid`: its threads, then its slices
   // (ts clamped to the origin as every event's; a slice keeps its end).
-  void analysisTracks(int64_t pid, const TrackGroupRows& rows);
+  // `rows`' times become ns since the origin.
+  void analysisTracks(int64_t pid, TrackGroupRows& rows);
 
   // Counts `n` of `kind` among the walk's warnings (what a chunk's source
   // found while making its rows).

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,25 +34,22 @@ struct TraceExtraRows {
 };
 
 // One argument of a TraceSlice (JSON args entry, Perfetto debug annotation).
-// A Double is written with 3 decimals (both formats: the same value).
+// A Double is written with 3 decimals (both formats: the same value). `key`
+// views a string that outlives the slice (a literal).
 struct TraceArg {
   enum class Type : uint8_t { Int, Uint, Double, String };
-  std::string key;
+  std::string_view key;
   Type type = Type::Int;
   int64_t i = 0;
   uint64_t u = 0;
   double d = 0;
   std::string s;
 
-  static TraceArg ofInt(std::string k, int64_t v) { return {std::move(k), Type::Int, v, 0, 0, {}}; }
-  static TraceArg ofUint(std::string k, uint64_t v) {
-    return {std::move(k), Type::Uint, 0, v, 0, {}};
-  }
-  static TraceArg ofDouble(std::string k, double v) {
-    return {std::move(k), Type::Double, 0, 0, v, {}};
-  }
-  static TraceArg ofString(std::string k, std::string v) {
-    return {std::move(k), Type::String, 0, 0, 0, std::move(v)};
+  static TraceArg ofInt(std::string_view k, int64_t v) { return {k, Type::Int, v, 0, 0, {}}; }
+  static TraceArg ofUint(std::string_view k, uint64_t v) { return {k, Type::Uint, 0, v, 0, {}}; }
+  static TraceArg ofDouble(std::string_view k, double v) { return {k, Type::Double, 0, 0, v, {}}; }
+  static TraceArg ofString(std::string_view k, std::string v) {
+    return {k, Type::String, 0, 0, 0, std::move(v)};
   }
 };
 

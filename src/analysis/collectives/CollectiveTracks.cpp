@@ -39,6 +39,7 @@ TraceSlice sliceOf(const InstanceSlice& s, int64_t tid) {
   out.durNs = s.endNs - s.firstArrivalNs;
   out.name = sliceName(s);
   out.category = "collective";
+  out.args.reserve(8);
   out.args.push_back(TraceArg::ofString("collective", s.collective));
   out.args.push_back(TraceArg::ofUint("bytes", s.bytes));
   out.args.push_back(TraceArg::ofUint("members", s.members));

@@ -98,7 +98,7 @@ std::string analysisProcessName(const Chunk& c, const WriteContext& ctx) {
 void walkAnalysisTrack(ChunkWalk& walk, const Chunk& c, const WriteContext& ctx) {
   if (!ctx.render.trackRows) throw std::logic_error("an analysis track without its analysis");
   uint64_t dropped = 0;
-  const TrackGroupRows rows =
+  TrackGroupRows rows =
       ctx.render.trackRows(c.trackSet, static_cast<size_t>(c.subject), c.pid, dropped);
   walk.analysisTracks(c.pid, rows);
   walk.count(Warn::CollectiveSliceDropped, dropped);
