@@ -331,8 +331,7 @@ void ChunkWalk::analysisTracks(int64_t pid, TrackGroupRows& rows) {
   for (TraceSlice& s : rows.slices) {
     const uint64_t endNs = s.tsNs + s.durNs;
     s.tsNs = tsOf(s.tsNs);
-    bool clamped = false;
-    const uint64_t end = origin_.since(endNs, &clamped);  // ends before the origin: 0
+    const uint64_t end = origin_.since(endNs);  // ends before the origin: 0
     s.durNs = end > s.tsNs ? end - s.tsNs : 0;
     sink_.slice(pid, s);
   }

@@ -113,8 +113,7 @@ class AnalysisJob {
   // On the owner of group `index` of trackGroups(): its rows on process
   // `pid`; `dropped` counts its slices not drawn. Called from render threads
   // at once (no state changes).
-  virtual TrackGroupRows trackRows(size_t /*index*/, int64_t /*pid*/,
-                                   uint64_t& /*dropped*/) const {
+  virtual TrackGroupRows trackRows(size_t /*index*/, int64_t /*pid*/, uint64_t& /*dropped*/) const {
     return {};
   }
   // collective (every rank, after merge): rank 0 writes the analysis' files

@@ -135,10 +135,10 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
 
 // What one matched instance's numbers come from. `members` sorted by rank.
 struct InstanceFacts {
-  const Arrival* late = nullptr;  // the last arriver (ties: the lower rank)
-  uint64_t firstNs = 0;           // the first arrival
-  uint64_t endNs = 0;             // the last member's end
-  uint64_t transferNs = 0;        // endNs - the last arrival (0 when it ends before)
+  const Arrival* late = nullptr;      // the last arriver (ties: the lower rank)
+  uint64_t firstNs = 0;               // the first arrival
+  uint64_t endNs = 0;                 // the last member's end
+  uint64_t transferNs = 0;            // endNs - the last arrival (0 when it ends before)
   const std::string* name = nullptr;  // a matched send/recv pair is one "send" instance
   bool hasBusbw = false;              // bytes and a transfer known
   double busbwGbps = 0;               // bytes / transfer ns x nccl-tests' factor (GB/s)
@@ -156,7 +156,7 @@ InstanceFacts factsOf(const std::vector<const Arrival*>& members) {
   const uint64_t last = f.late->startNs;
   f.transferNs = f.endNs > last ? f.endNs - last : 0;
   f.name = isRecv(members[0]->collective) && members.size() > 1 ? &members[1]->collective
-                                                                  : &members[0]->collective;
+                                                                : &members[0]->collective;
   const uint64_t bytes = members[0]->bytes;
   f.hasBusbw = f.transferNs > 0 && bytes > 0;
   if (f.hasBusbw)

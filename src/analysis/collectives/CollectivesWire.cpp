@@ -115,8 +115,8 @@ void readArrivalInto(wire::Reader& r, Arrival& a) {
   a.bytes = r.u64();
   a.instance = r.i64();
   a.peer = r.i64();
-  for (uint64_t* v : {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs,
-                      &a.memcpyNs})
+  for (uint64_t* v :
+       {&a.startNs, &a.endNs, &a.launchNs, &a.computeNs, &a.idleNs, &a.freeNs, &a.memcpyNs})
     *v = r.u64();
   a.step = r.i64();
   if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");

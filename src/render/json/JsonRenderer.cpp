@@ -170,17 +170,23 @@ void JsonTraceSink::instantThread(int64_t pid, int64_t tid) {
   buf_ += "\"}}";
 }
 
-void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
-  buf_ += ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":";
-  appendJsonString(buf_, e.category, text_);
+void JsonTraceSink::eventHead(std::string_view open, std::string_view category,
+                              std::string_view name, int64_t pid, int64_t tid, uint64_t tsNs) {
+  buf_ += open;
+  appendJsonString(buf_, category, text_);
   buf_ += ",\"name\":";
-  appendJsonString(buf_, e.name, text_);
+  appendJsonString(buf_, name, text_);
   buf_ += ",\"pid\":";
   appendInt(buf_, pid);
   buf_ += ",\"tid\":";
-  appendInt(buf_, rankThreadTid(e.tid));
+  appendInt(buf_, tid);
   buf_ += ",\"ts\":";
-  appendMicros(buf_, e.tsNs);
+  appendMicros(buf_, tsNs);
+}
+
+void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
+  eventHead(",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":", e.category, e.name, pid, rankThreadTid(e.tid),
+            e.tsNs);
   char score[32];
   std::snprintf(score, sizeof score, "%.4f", e.score);
   buf_ += std::string(",\"args\":{\"score\":") + score + ",\"evidence\":";
@@ -190,16 +196,7 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
 }
 
 void JsonTraceSink::slice(int64_t pid, const TraceSlice& e) {
-  buf_ += ",\n{\"ph\":\"X\",\"cat\":";
-  appendJsonString(buf_, e.category, text_);
-  buf_ += ",\"name\":";
-  appendJsonString(buf_, e.name, text_);
-  buf_ += ",\"pid\":";
-  appendInt(buf_, pid);
-  buf_ += ",\"tid\":";
-  appendInt(buf_, e.tid);
-  buf_ += ",\"ts\":";
-  appendMicros(buf_, e.tsNs);
+  eventHead(",\n{\"ph\":\"X\",\"cat\":", e.category, e.name, pid, e.tid, e.tsNs);
   buf_ += ",\"dur\":";
   appendMicros(buf_, e.durNs);
   buf_ += ",\"args\":{";

@@ -115,7 +115,8 @@ void PerfettoTraceSink::slice(int64_t pid, const TraceSlice& e) {
         args.push_back(DebugArg::ofUint(a.key, a.u));
         break;
       case TraceArg::Type::Double:  // the JSON's 3 decimals
-        args.push_back(DebugArg::ofDouble(a.key, std::strtod(threeDecimalsText(a.d).c_str(), nullptr)));
+        args.push_back(
+            DebugArg::ofDouble(a.key, std::strtod(threeDecimalsText(a.d).c_str(), nullptr)));
         break;
       case TraceArg::Type::String:
         args.push_back(DebugArg::ofString(a.key, a.s));

@@ -167,15 +167,15 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
 // arrivals are on (the reference clock after the owners' conversion).
 struct InstanceSlice {
   uint64_t firstArrivalNs = 0, endNs = 0;  // endNs >= firstArrivalNs
-  std::string collective;  // a matched send/recv pair: "send"
-  uint64_t bytes = 0;      // 0 = unknown
+  std::string collective;                  // a matched send/recv pair: "send"
+  uint64_t bytes = 0;                      // 0 = unknown
   uint64_t members = 0;
   int64_t lastRank = -1;    // the last arriver (ties: the lower rank)
   uint64_t transferNs = 0;  // end - the last arrival
   uint64_t waitNs = 0;      // the members' waits, summed (held at 2^63 - 1)
   bool hasBusbw = false;
-  double busbwGbps = 0;     // nccl-tests' bus bandwidth, GB/s
-  int64_t instance = 0;     // Arrival::instance
+  double busbwGbps = 0;        // nccl-tests' bus bandwidth, GB/s
+  int64_t instance = 0;        // Arrival::instance
   int64_t src = -1, dst = -1;  // point to point: the pair (p2pEnds); -1 = the whole group
 };
 // A group's ranks, sorted: `groupRanks` (as the traces give them), or when

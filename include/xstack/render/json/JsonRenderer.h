@@ -66,6 +66,9 @@ class JsonTraceSink final : public TraceSink {
 
  private:
   void endEvent();
+  // `open` (e.g. `,\n{"ph":"X","cat":`), then the category, name, pid, tid and ts (us).
+  void eventHead(std::string_view open, std::string_view category, std::string_view name,
+                 int64_t pid, int64_t tid, uint64_t tsNs);
   // `{"ph":"C","name":<counterName>,"pid":<pid>,"ts":<ts>` (the args follow).
   void counterHead(int64_t pid, std::string_view counterName, uint64_t tsNs);
   void opEvent(int64_t pid, int64_t tid, const OpView& op);

@@ -32,7 +32,8 @@ const TraceArg* argOf(const TraceSlice& s, const std::string& key) {
 TEST(CollectiveTracks, AnInstanceIsOneSliceFromItsFirstArrivalToItsLastEnd) {
   // Ranks 0..3 all-reduce 4000 bytes; rank 2 arrives last at 400, the last end is 1400.
   std::vector<Arrival> a;
-  for (int64_t r = 0; r < 4; ++r) a.push_back(arrival(r, "allreduce", 4000, 0, r == 2 ? 400 : 100 + r, 1400 - r));
+  for (int64_t r = 0; r < 4; ++r)
+    a.push_back(arrival(r, "allreduce", 4000, 0, r == 2 ? 400 : 100 + r, 1400 - r));
   const std::vector<InstanceSlice> slices = instanceSlices(a, {0, 1, 2, 3});
   ASSERT_EQ(slices.size(), 1u);
   const InstanceSlice& s = slices[0];
@@ -67,7 +68,7 @@ TEST(CollectiveTracks, AnInstanceIsOneSliceFromItsFirstArrivalToItsLastEnd) {
 TEST(CollectiveTracks, PairsAreNamedByDirectionAndProblemsAreLeftOut) {
   std::vector<Arrival> a{
       arrival(0, "send", 64, 0, 100, 200, 1), arrival(1, "recv", 64, 0, 150, 210, 0),
-      arrival(2, "send", 64, 0, 0, 10, 3),  // rank 3 never receives it: no slice
+      arrival(2, "send", 64, 0, 0, 10, 3),      // rank 3 never receives it: no slice
       arrival(0, "allreduce", 8, 0, 500, 600),  // rank 1's member missing: no slice
   };
   const std::vector<InstanceSlice> slices = instanceSlices(a, {0, 1, 2, 3});
