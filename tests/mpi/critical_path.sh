@@ -7,7 +7,8 @@
 #              longest step time of steps.csv: the first pipeline stage's)
 #   slow       with --slow 5:1.5, rank 5 holds most of the path and its compute
 #              is its largest kind
-#   identical  np 1, 2 and 3 give the same bytes
+#   identical  np 1, 2 and 3 give the same bytes, and np 3 with --memory-mb 1
+#              (routing in many rounds) the same analysis files
 #   usage: critical_path.sh XSTACK WORKDIR CASE
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
@@ -91,6 +92,14 @@ PY
       run slow "$np"
       cmp "$work/slow.np1/critical_path.csv" "$work/slow.np$np/critical_path.csv" ||
         fail "critical_path.csv differs between np 1 and np $np"
+    done
+    # --memory-mb 1: the arrivals are routed in rounds of 64 KiB (a few parts
+    # each), and the walk decodes its profiles again as it reaches them.
+    report+=(--memory-mb 1)
+    run slow 3
+    mv "$work/slow.np3" "$work/slow.np3.m1"
+    for f in critical_path.csv collectives.csv waits.csv findings.json; do
+      cmp "$work/slow.np1/$f" "$work/slow.np3.m1/$f" || fail "$f differs at np 3 with --memory-mb 1"
     done ;;
   *) fail "unknown case $case" ;;
 esac

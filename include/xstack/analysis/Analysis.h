@@ -68,6 +68,9 @@ struct AnalysisJobOptions {
   // Of the trace files findings name: the first --format's suffix, e.g.
   // ".json", ".pftrace", ".json.gz".
   std::string traceSuffix = ".json";
+  // --memory-mb in bytes: what a job part may hold of the parts it moves at
+  // once (the collectives route their arrivals in rounds of a sixteenth of it).
+  uint64_t memoryBytes = uint64_t{64} << 20;
 };
 
 // Where a job part's files go (rank 0) and what it says on the terminal.

@@ -131,15 +131,17 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
     if (split[o].count > 0 || !split[o].groups.empty()) routed[o].push_back(std::move(split[o]));
 }
 
-// The messages for each owner (indexed by MPI rank): each of this MPI
-// rank's parts indexed one at a time, its (rank, steps, role) into `info`
-// and its arrivals split by their group's owner. Every owner gets one
-// message, maybe empty; one that does not decode sets `error` (sent to
-// every owner).
-std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, std::string& error,
+// The messages for each owner (indexed by MPI rank) of one routing round:
+// the parts [first, end) of this MPI rank's, indexed one at a time, each
+// one's (rank, steps, role) into `info` and its arrivals split by their
+// group's owner. Every owner gets one message, maybe empty; a part that does
+// not decode sets `error` (sent to every owner).
+std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first,
+                                       size_t end, std::string& error,
                                        std::vector<RankInfo>& info, int size) {
   std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
-  for (const RankPart& p : local) {
+  for (size_t i = first; i < end; ++i) {
+    const RankPart& p = local[i];
     auto part = decodeMessage<PartIndex>(
         p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), indexCollectivesPart);
     if (!part) {
@@ -153,20 +155,6 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, std::
   for (std::vector<RoutedBytes>& m : routed) {
     out.push_back(encodeRouted(error, m));
     std::vector<RoutedBytes>().swap(m);
-  }
-  return out;
-}
-
-// This MPI rank's parts, decoded; `error` set when one does not decode.
-std::vector<CollectivesPart> decodeLocal(const std::vector<RankPart>& local, std::string& error) {
-  std::vector<CollectivesPart> out;
-  for (const RankPart& p : local) {
-    auto a = decodeMessage<CollectivesPart>(
-        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), readCollectivesPart);
-    if (a)
-      out.push_back(std::move(*a));
-    else if (error.empty())
-      error = a.error().message;
   }
   return out;
 }
@@ -208,40 +196,97 @@ GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, const std::string& grou
   return it->second;
 }
 
-// The owner's groups; `outcomes[r]` sized for MPI rank r's arrivals.
-OwnedGroups collectOwned(const std::vector<std::string>& received,
-                         std::vector<std::vector<ArrivalOutcome>>& outcomes) {
-  OwnedGroups out;
-  GroupSlots slots;
-  outcomes.assign(received.size(), {});
-  for (size_t r = 0; r < received.size(); ++r) {
-    auto m = decodeMessage<Routed>(
-        received[r], "the collective arrivals from MPI rank " + std::to_string(r), readRouted);
-    if (!m || !m->error.empty()) {
-      if (out.error.empty()) out.error = m ? m->error : m.error().message;
-      continue;
-    }
-    size_t place = 0;
-    for (RankArrivals& part : m->parts) {
-      for (Arrival& a : part.arrivals) {
-        GroupSlot& to = slotOf(out, slots, a.group);
-        to.origins->emplace_back(r, place++);
-        to.arrivals->push_back(std::move(a));
+// An owner's groups, collected from the routed messages as they arrive
+// (any number per sender, each sender's in the order it sent them).
+class OwnedCollector {
+ public:
+  explicit OwnedCollector(size_t senders) : places_(senders, 0) {}
+
+  // One message of MPI rank `sender`'s (decoded here, then not kept). Never
+  // throws: a failure is the groups' error (the rounds go on on every rank).
+  void add(size_t sender, std::string_view message) {
+    if (!out_.error.empty()) return;  // the groups will not be used
+    try {
+      auto m = decodeMessage<Routed>(
+          message, "the collective arrivals from MPI rank " + std::to_string(sender), readRouted);
+      if (!m || !m->error.empty()) {
+        out_.error = m ? m->error : m.error().message;
+        return;
       }
-      for (GroupRanks& g : part.groups) {
-        out.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
-        std::vector<int64_t>& to = out.ranks[g.group];
-        to.insert(to.end(), g.ranks.begin(), g.ranks.end());
-      }
+      for (RankArrivals& part : m->parts) addPart(sender, part);
+    } catch (const std::exception& e) {
+      out_.error = std::string("collectives failed: ") + e.what();
     }
-    outcomes[r].resize(place);
   }
-  for (auto& [group, unused] : out.arrivals) {
-    std::vector<int64_t>& r = out.ranks[group];
-    std::sort(r.begin(), r.end());
-    r.erase(std::unique(r.begin(), r.end()), r.end());
+
+  // The groups (their ranks sorted, unique); `outcomes[r]` sized for MPI
+  // rank r's arrivals.
+  OwnedGroups finish(std::vector<std::vector<ArrivalOutcome>>& outcomes) {
+    outcomes.assign(places_.size(), {});
+    for (size_t r = 0; r < places_.size(); ++r) outcomes[r].resize(places_[r]);
+    for (auto& [group, unused] : out_.arrivals) {
+      std::vector<int64_t>& r = out_.ranks[group];
+      std::sort(r.begin(), r.end());
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+    }
+    slots_.clear();
+    return std::move(out_);
   }
-  return out;
+
+ private:
+  void addPart(size_t sender, RankArrivals& part) {
+    for (Arrival& a : part.arrivals) {
+      GroupSlot& to = slotOf(out_, slots_, a.group);
+      to.origins->emplace_back(sender, places_[sender]++);
+      to.arrivals->push_back(std::move(a));
+    }
+    for (GroupRanks& g : part.groups) {
+      out_.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
+      std::vector<int64_t>& to = out_.ranks[g.group];
+      to.insert(to.end(), g.ranks.begin(), g.ranks.end());
+    }
+  }
+
+  OwnedGroups out_;
+  GroupSlots slots_;
+  std::vector<size_t> places_;  // per sender: its arrivals so far
+};
+
+// The parts of one routing round: a sixteenth of --memory-mb (at least 64
+// KiB), so that a sender's routed copies are at most about this much at once.
+uint64_t routeRoundBytes(uint64_t memoryBytes) {
+  return std::max<uint64_t>(memoryBytes / 16, uint64_t{64} << 10);
+}
+
+// The end of the routing round that starts at part `first`: at least one
+// part, and more while their bytes stay within `limit`.
+size_t roundEnd(const std::vector<RankPart>& local, size_t first, uint64_t limit) {
+  size_t end = first;
+  uint64_t bytes = 0;
+  while (end < local.size() && (end == first || bytes + local[end].bytes.size() <= limit))
+    bytes += local[end++].bytes.size();
+  return end;
+}
+
+// collective: this MPI rank's parts to the owners of their groups, in rounds
+// of about `roundBytes` (every rank takes part in each round until all are
+// done), each message received handed to `owned` at once. `error`: a part
+// that did not index (also sent to every owner); `info`: each part's (rank,
+// steps, role).
+void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roundBytes,
+                   std::string& error, std::vector<RankInfo>& info, OwnedCollector& owned) {
+  size_t next = 0;
+  do {
+    const size_t end = roundEnd(local, next, roundBytes);
+    std::vector<std::string> in =
+        exchangeAll(comm, routeToOwners(local, next, end, error, info, comm.size()),
+                    MessageTag::CollectiveArrivals);
+    next = end;
+    for (size_t r = 0; r < in.size(); ++r) {
+      owned.add(r, in[r]);
+      std::string().swap(in[r]);
+    }
+  } while (!comm.allTrue(next == local.size()));
 }
 
 // The owner's clock samples (none after an error).
@@ -294,7 +339,8 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
 
 class CollectivesJob final : public AnalysisJob {
  public:
-  explicit CollectivesJob(const AnalysisJobOptions& options) : topology_(options.topology) {}
+  explicit CollectivesJob(const AnalysisJobOptions& options)
+      : topology_(options.topology), memoryBytes_(options.memoryBytes) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
   Status status() const override { return status_; }
   void publish(JobBoard& board) const override;
@@ -313,6 +359,7 @@ class CollectivesJob final : public AnalysisJob {
   void addShares();
 
   Topology topology_;
+  uint64_t memoryBytes_;               // --memory-mb (routing rounds)
   CollectivesSummary summary_;         // rank 0
   std::vector<RankInfo> ranks_;        // every profile's rank, sorted
   std::vector<NodeClock> clocks_;      // rank 0: the nodes' clock offsets, by node
@@ -440,20 +487,18 @@ void CollectivesJob::criticalPaths(Comm& comm, const LocalWalk& walk) {
 void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<RankInfo> info;
-  std::vector<std::string> received = exchangeAll(
-      comm, routeToOwners(local, error, info, comm.size()), MessageTag::CollectiveArrivals);
+  OwnedCollector collector(static_cast<size_t>(comm.size()));
+  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), error, info, collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
-  OwnedGroups groups;
+  OwnedGroups groups = collector.finish(outcomes);
   std::vector<ClockPair> samples;
   try {
-    groups = collectOwned(received, outcomes);
     samples = ownedClockSamples(groups, perNode);
   } catch (const std::exception& e) {
     groups.error = std::string("collectives failed: ") + e.what();
   }
-  std::vector<std::string>().swap(received);
   const std::vector<NodeClock> clocks = agreeClocks(comm, samples);
   Owned owned;
   owned.error = groups.error;
@@ -465,10 +510,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
   agreeTracks(comm, std::move(tracks), !owned.error.empty());
-  // The parts again for the walk (decoded alike: their error already travels with `owned`).
-  std::string again;
-  LocalWalk walk =
-      returnOutcomes(comm, decodeLocal(local, again), std::move(outcomes), owned.error);
+  // The parts again for the walk, kept encoded (their errors already travel with `owned`).
+  LocalWalk walk = returnOutcomes(comm, local, std::move(outcomes), owned.error);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
 }

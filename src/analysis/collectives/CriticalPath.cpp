@@ -229,14 +229,24 @@ WalkPoint walkRank(const WalkProfile& p, int64_t step, const WalkPoint& at,
   }
 }
 
-WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step, WalkPoint at,
+WalkPoint walkLocal(const WalkProfileLookup& find, int64_t step, WalkPoint at,
                     std::vector<PathSegment>& out) {
   while (!at.done) {
-    auto it = profiles.find(at.rank);
-    if (it == profiles.end()) return at;
-    at = walkRank(it->second, step, at, out);
+    const WalkProfile* p = find(at.rank);
+    if (p == nullptr) return at;
+    at = walkRank(*p, step, at, out);
   }
   return at;
+}
+
+WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step, WalkPoint at,
+                    std::vector<PathSegment>& out) {
+  return walkLocal(
+      [&profiles](int64_t rank) -> const WalkProfile* {
+        auto it = profiles.find(rank);
+        return it == profiles.end() ? nullptr : &it->second;
+      },
+      step, at, out);
 }
 
 std::string criticalPathCsv(const std::vector<StepPath>& paths, uint64_t originNs) {

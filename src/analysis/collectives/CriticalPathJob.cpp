@@ -3,6 +3,7 @@
 #include "CriticalPathJob.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 #include "xstack/transport/TypedMessages.h"
@@ -124,16 +125,20 @@ WalkReply readReply(wire::Reader& r) {
 
 // Pairs one part's arrivals with the outcomes of their owners (`used[o]`:
 // how many of owner o's outcomes earlier parts took). False when short.
-bool attachOutcomes(WalkProfile& p, const std::vector<std::vector<ArrivalOutcome>>& fromOwner,
+bool attachOutcomes(const std::vector<Arrival>& arrivals, HeldProfile& p,
+                    const std::vector<std::vector<ArrivalOutcome>>& fromOwner,
                     std::vector<size_t>& used) {
   const int size = static_cast<int>(fromOwner.size());
-  for (const Arrival& a : p.arrivals.arrivals) {
+  p.outcomes.reserve(arrivals.size());
+  for (const Arrival& a : arrivals) {
     const auto o = static_cast<size_t>(collectiveGroupOwner(a.group, size));
     if (used[o] >= fromOwner[o].size()) return false;
     p.outcomes.push_back(fromOwner[o][used[o]++]);
   }
   return true;
 }
+
+
 
 // The outcomes every owner sent this reader, decoded; `error` set on failure.
 std::vector<std::vector<ArrivalOutcome>> decodeOutcomes(const std::vector<std::string>& in,
@@ -154,10 +159,10 @@ std::vector<std::vector<ArrivalOutcome>> decodeOutcomes(const std::vector<std::s
 // This reader's latest step ends (ties: the lower rank).
 StepEnds localEnds(const LocalWalk& local) {
   std::map<int64_t, StepEnd> best;
-  for (const auto& [rank, p] : local.profiles)
-    for (const StepWork& s : p.walk.steps) {
-      auto [it, added] = best.emplace(s.step, StepEnd{s.step, s.endNs, rank});
-      if (!added && s.endNs > it->second.endNs) it->second = {s.step, s.endNs, rank};
+  for (const auto& [rank, p] : local.profiles.held())
+    for (const auto& [step, endNs] : p.stepEnds) {
+      auto [it, added] = best.emplace(step, StepEnd{step, endNs, rank});
+      if (!added && endNs > it->second.endNs) it->second = {step, endNs, rank};
     }
   StepEnds out{local.error, {}};
   for (auto& [step, e] : best) out.ends.push_back(e);
@@ -200,11 +205,16 @@ WalkReply answer(const LocalWalk& local, const WalkRequest& q) {
   WalkReply rep;
   if (!local.error.empty()) {
     rep.error = local.error;
-  } else if (local.profiles.count(q.at.rank) == 0) {
+  } else if (local.profiles.held().count(q.at.rank) == 0) {
     rep.error = "the critical path reached rank " + std::to_string(q.at.rank) +
                 ", which this MPI rank did not read";
   } else {
-    rep.next = walkLocal(local.profiles, q.step, q.at, rep.segments);
+    try {
+      rep.next = walkLocal([&local](int64_t rank) { return local.profiles.decoded(rank); }, q.step, q.at,
+                           rep.segments);
+    } catch (const std::exception& e) {
+      rep = WalkReply{e.what(), {}, {}};
+    }
   }
   return rep;
 }
@@ -298,7 +308,7 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
   return in;
 }
 
-LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
+LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError) {
   std::vector<std::string> out;
@@ -314,10 +324,17 @@ LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
       exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes), local.error);
   if (!local.error.empty()) return local;
   std::vector<size_t> used(fromOwner.size(), 0);
-  for (CollectivesPart& part : mine) {
-    WalkProfile p{std::move(part.arrivals), std::move(part.walk), {}};
-    if (!attachOutcomes(p, fromOwner, used)) local.error = "collective outcomes missing";
-    local.profiles.emplace(p.arrivals.rank, std::move(p));
+  for (const RankPart& mineOne : mine) {
+    Expected<CollectivesPart> part = decodeCollectivesPart(mineOne.rank, mineOne.bytes);
+    if (!part) {  // its error already travels with the owners' (it was routed)
+      if (local.error.empty()) local.error = part.error().message;
+      continue;
+    }
+    HeldProfile p{mineOne.bytes, {}, {}};
+    if (!attachOutcomes(part->arrivals.arrivals, p, fromOwner, used))
+      local.error = "collective outcomes missing";
+    for (const StepWork& s : part->walk.steps) p.stepEnds.emplace_back(s.step, s.endNs);
+    local.profiles.hold(part->arrivals.rank, std::move(p));
   }
   for (size_t o = 0; o < used.size(); ++o)
     if (used[o] != fromOwner[o].size()) local.error = "collective outcomes left over";

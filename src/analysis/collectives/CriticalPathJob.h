@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "xstack/analysis/Analysis.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
@@ -25,14 +26,15 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 // A reader's profiles as the walk sees them, or why it cannot walk them.
 struct LocalWalk {
   std::string error;
-  std::map<int64_t, WalkProfile> profiles;  // by training rank
+  HeldWalkProfiles profiles;
 };
 
 // collective: every owner sends each reader the outcomes of the arrivals
 // that reader routed to it (`bySender[r]`: MPI rank r's, in its routed order;
 // `ownerError` not empty: none, and why); each reader pairs them with its
-// parts (`mine`, in the order it routed them).
-LocalWalk returnOutcomes(Comm& comm, std::vector<CollectivesPart> mine,
+// parts (`mine`: their encodings, kept by the caller through the walk, in the
+// order it routed them), decoding one at a time.
+LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError);
 

@@ -1,8 +1,10 @@
 // The critical path's wire forms (wire/Wire.h): a profile's walk data, an
 // arrival's outcome, a path segment.
+#include <stdexcept>
 #include <utility>
 
 #include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
 
@@ -88,6 +90,31 @@ CollectivesPart readCollectivesPart(wire::Reader& r) {
   p.walk = readRankWalk(r);
   if (r.ok()) checkWalk(r, p.walk, p.arrivals.arrivals);
   return p;
+}
+
+Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view bytes) {
+  return decodeMessage<CollectivesPart>(
+      bytes, "the collective arrivals of rank " + std::to_string(rank), readCollectivesPart);
+}
+
+void HeldWalkProfiles::clear() {
+  held_.clear();
+  recent_.clear();
+}
+
+const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
+  for (const auto& [r, p] : recent_)
+    if (r == rank) return p.get();
+  auto held = held_.find(rank);
+  if (held == held_.end()) return nullptr;
+  Expected<CollectivesPart> part = decodeCollectivesPart(rank, held->second.part);
+  if (!part) throw std::runtime_error(part.error().message);
+  ++decodes_;
+  if (recent_.size() == kKeptDecoded) recent_.pop_front();
+  auto p = std::make_unique<WalkProfile>(
+      WalkProfile{std::move(part->arrivals), std::move(part->walk), held->second.outcomes});
+  recent_.emplace_back(rank, std::move(p));
+  return recent_.back().second.get();
 }
 
 namespace {

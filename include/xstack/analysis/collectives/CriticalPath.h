@@ -7,11 +7,17 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xstack/analysis/Intervals.h"
+#include "xstack/core/Status.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/wire/Wire.h"
 
@@ -64,6 +70,8 @@ struct CollectivesPart {
 };
 void writeCollectivesPart(wire::Writer& w, const CollectivesPart& p);
 CollectivesPart readCollectivesPart(wire::Reader& r);
+// A whole message of one CollectivesPart, decoded; the error names `rank`.
+Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view bytes);
 
 // A CollectivesPart message as routing needs it, without its arrivals
 // decoded: each arrival's group (an index into `groupNames`), its times and
@@ -172,10 +180,49 @@ struct WalkProfile {
 WalkPoint walkRank(const WalkProfile& p, int64_t step, const WalkPoint& at,
                    std::vector<PathSegment>& out);
 
-// Walks on from `at` while the path stays on `profiles` (by training rank):
-// the point where it leaves them, or done.
+// Walks on from `at` while the path stays on the profiles `find` knows (by
+// training rank; nullptr: not one of them): the point where it leaves them,
+// or done. A pointer `find` returns need only live until its next call.
+using WalkProfileLookup = std::function<const WalkProfile*(int64_t rank)>;
+WalkPoint walkLocal(const WalkProfileLookup& find, int64_t step, WalkPoint at,
+                    std::vector<PathSegment>& out);
+// The same over a map of profiles (by training rank).
 WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step, WalkPoint at,
                     std::vector<PathSegment>& out);
+
+// One profile a reader holds for the walk: its CollectivesPart's encoding (a
+// view of bytes the caller keeps while the profile is held), its arrivals'
+// outcomes (indexed like the part's arrivals) and its steps' window ends
+// (step, ns).
+struct HeldProfile {
+  std::string_view part;
+  std::vector<ArrivalOutcome> outcomes;
+  std::vector<std::pair<int64_t, uint64_t>> stepEnds;
+};
+
+// A reader's profiles for the walk, by training rank. They stay encoded (a
+// decoded arrival takes about three times its encoding); a profile is decoded
+// when the walk reaches it, and only the last kKeptDecoded decoded are kept,
+// so the walk's memory does not grow with the profiles read.
+class HeldWalkProfiles {
+ public:
+  static constexpr size_t kKeptDecoded = 8;
+
+  void hold(int64_t rank, HeldProfile p) { held_.insert_or_assign(rank, std::move(p)); }
+  const std::map<int64_t, HeldProfile>& held() const { return held_; }
+  void clear();
+  // The profile of training rank `rank` decoded, or nullptr when not held.
+  // The pointer lives until the next call. Throws std::runtime_error (naming
+  // the rank) when its part does not decode.
+  const WalkProfile* decoded(int64_t rank) const;
+  // How many times a part was decoded (tests).
+  uint64_t decodes() const { return decodes_; }
+
+ private:
+  std::map<int64_t, HeldProfile> held_;
+  mutable std::deque<std::pair<int64_t, std::unique_ptr<WalkProfile>>> recent_;  // newest last
+  mutable uint64_t decodes_ = 0;
+};
 
 // critical_path.csv: header, then each step's segments (steps ascending; each
 // step's segments in time order, `order` 0, 1, ...). Times from `originNs`.

@@ -15,6 +15,7 @@ std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<Loca
   if (!run.options.analysis) return nullptr;
   AnalysisJobOptions options;
   options.topology = topology;
+  options.memoryBytes = run.options.spill.memoryBytes;
   options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
                         (run.options.compress ? ".gz" : "");
   auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));

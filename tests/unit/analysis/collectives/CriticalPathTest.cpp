@@ -194,6 +194,54 @@ TEST(CriticalPathWalk, AcrossLocalProfilesAndOutOfThem) {
   EXPECT_TRUE(out.empty());
 }
 
+// Held profiles stay encoded: decoded on demand to the same walk as the
+// decoded map, a few kept decoded, a part that does not decode named.
+TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
+  std::map<int64_t, WalkProfile> decoded;
+  decoded.emplace(0, profile(0, {arrival(0, "allreduce", 0, 200, 700)}, {{true, 1, 600}}));
+  decoded.emplace(
+      1, profile(1, {arrival(1, "allreduce", 0, 600, 700), arrival(1, "recv", 0, 800, 900)},
+                 {{true, 1, 600}, {true, 0, 850}}));
+  std::vector<std::string> bytes;
+  for (const auto& [rank, p] : decoded)
+    bytes.push_back(encodeMessage(CollectivesPart{p.arrivals, p.walk}, writeCollectivesPart));
+  HeldWalkProfiles held;
+  for (const auto& [rank, p] : decoded)
+    held.hold(rank, {bytes[static_cast<size_t>(rank)], p.outcomes, {{0, 1000}}});
+  auto find = [&held](int64_t rank) { return held.decoded(rank); };
+  std::vector<PathSegment> fromMap, fromHeld;
+  const WalkPoint a = walkLocal(decoded, 0, {false, 1, 1000, true}, fromMap);
+  const WalkPoint b = walkLocal(find, 0, {false, 1, 1000, true}, fromHeld);
+  EXPECT_EQ(a.done, b.done);
+  EXPECT_EQ(rows(fromMap), rows(fromHeld));
+  EXPECT_FALSE(fromHeld.empty());
+  EXPECT_EQ(held.decodes(), 2u);        // rank 1, then rank 0 (its recv's last arriver)
+  ASSERT_NE(held.decoded(1), nullptr);  // both stay decoded
+  EXPECT_EQ(held.decodes(), 2u);
+  EXPECT_EQ(held.decoded(5), nullptr);  // not held
+
+  // More profiles than are kept decoded: the oldest is decoded again.
+  HeldWalkProfiles many;
+  for (int64_t r = 0; r <= static_cast<int64_t>(HeldWalkProfiles::kKeptDecoded); ++r)
+    many.hold(r, {bytes[0], decoded.at(0).outcomes, {}});
+  for (int64_t r = 0; r <= static_cast<int64_t>(HeldWalkProfiles::kKeptDecoded); ++r)
+    ASSERT_NE(many.decoded(r), nullptr);
+  EXPECT_EQ(many.decodes(), HeldWalkProfiles::kKeptDecoded + 1);
+  ASSERT_NE(many.decoded(0), nullptr);
+  EXPECT_EQ(many.decodes(), HeldWalkProfiles::kKeptDecoded + 2);
+  EXPECT_EQ(many.decoded(0)->outcomes.size(), 1u);
+
+  const std::string cut = bytes[1].substr(0, bytes[1].size() / 2);
+  HeldWalkProfiles bad;
+  bad.hold(4, {cut, {}, {}});
+  try {
+    bad.decoded(4);
+    FAIL() << "a cut part decoded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rank 4"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CriticalPathWire, RoundTripAndInconsistentWindowsRejected) {
   CollectivesPart part;
   part.arrivals.rank = 3;
