@@ -1,10 +1,12 @@
 #include "xstack/io/SpillFile.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -108,6 +110,40 @@ Status SpillFile::readAt(uint64_t offset, char* out, size_t n) const {
     done += static_cast<size_t>(got);
   }
   return {};
+}
+
+Expected<SpillMapping> SpillFile::map() {
+  if (Status st = flush(); !st) return st.error();
+  if (written_ == 0) return SpillMapping();
+  void* p = ::mmap(nullptr, written_, PROT_READ, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) return failure("cannot map", errno);
+  return SpillMapping(static_cast<const char*>(p), written_);
+}
+
+SpillMapping::SpillMapping(SpillMapping&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+SpillMapping& SpillMapping::operator=(SpillMapping&& other) noexcept {
+  if (this != &other) {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+SpillMapping::~SpillMapping() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+void SpillMapping::release(std::string_view part) const {
+  if (!data_ || part.data() < data_ || part.data() + part.size() > data_ + size_) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto from = reinterpret_cast<uintptr_t>(part.data());
+  const uintptr_t first = (from + page - 1) / page * page;
+  const uintptr_t end = (from + part.size()) / page * page;
+  if (end > first)
+    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);  // NOLINT
 }
 
 }  // namespace xstack

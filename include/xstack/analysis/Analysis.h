@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "xstack/analysis/PartRelease.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/Topology.h"
@@ -71,6 +72,8 @@ struct AnalysisJobOptions {
   // --memory-mb in bytes: what a job part may hold of the parts it moves at
   // once (the collectives route their arrivals in rounds of a sixteenth of it).
   uint64_t memoryBytes = uint64_t{64} << 20;
+  // Null: nothing to do (analysis/PartRelease.h).
+  PartRelease releasePart;
 };
 
 // Where a job part's files go (rank 0) and what it says on the terminal.

@@ -26,6 +26,30 @@ struct SpillOptions {
 // $TMPDIR when set (and not empty), else /tmp: on a cluster node, local disk.
 std::string defaultSpillDir();
 
+// A read-only mapping (mmap) of a SpillFile's bytes, unmapped when destroyed
+// (it outlives the SpillFile). Empty for an empty file.
+class SpillMapping {
+ public:
+  SpillMapping() = default;
+  SpillMapping(SpillMapping&& other) noexcept;
+  SpillMapping& operator=(SpillMapping&& other) noexcept;
+  SpillMapping(const SpillMapping&) = delete;
+  SpillMapping& operator=(const SpillMapping&) = delete;
+  ~SpillMapping();
+
+  std::string_view bytes() const { return {data_, size_}; }
+  // The whole pages within `part` (a view of bytes(); any other view is
+  // ignored) leave this process' memory: they are read again from the file
+  // when next touched (madvise MADV_DONTNEED).
+  void release(std::string_view part) const;
+
+ private:
+  friend class SpillFile;
+  SpillMapping(const char* data, size_t size) : data_(data), size_(size) {}
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class SpillFile {
  public:
   // An empty scratch file in `dir`. Error: the folder and why.
@@ -47,6 +71,8 @@ class SpillFile {
   // flushed. Error: a short or failed read.
   Status readAt(uint64_t offset, char* out, size_t n) const;
   const std::string& dir() const { return dir_; }
+  // Flushes, then maps everything appended. Error: the flush's, or mmap's.
+  Expected<SpillMapping> map();
 
  private:
   SpillFile(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {}

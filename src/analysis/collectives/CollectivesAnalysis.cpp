@@ -137,8 +137,9 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
 // group's owner. Every owner gets one message, maybe empty; a part that does
 // not decode sets `error` (sent to every owner).
 std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first,
-                                       size_t end, std::string& error,
-                                       std::vector<RankInfo>& info, int size) {
+                                       size_t end, const PartRelease& release,
+                                       std::string& error, std::vector<RankInfo>& info,
+                                       int size) {
   std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
   for (size_t i = first; i < end; ++i) {
     const RankPart& p = local[i];
@@ -150,6 +151,7 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
     }
     info.push_back({part->rank, part->steps, {}, part->role});
     splitToOwners(*part, p.bytes, routed);
+    if (release) release(p.bytes);
   }
   std::vector<std::string> out;
   for (std::vector<RoutedBytes>& m : routed) {
@@ -274,12 +276,13 @@ size_t roundEnd(const std::vector<RankPart>& local, size_t first, uint64_t limit
 // that did not index (also sent to every owner); `info`: each part's (rank,
 // steps, role).
 void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roundBytes,
-                   std::string& error, std::vector<RankInfo>& info, OwnedCollector& owned) {
+                   const PartRelease& release, std::string& error, std::vector<RankInfo>& info,
+                   OwnedCollector& owned) {
   size_t next = 0;
   do {
     const size_t end = roundEnd(local, next, roundBytes);
     std::vector<std::string> in =
-        exchangeAll(comm, routeToOwners(local, next, end, error, info, comm.size()),
+        exchangeAll(comm, routeToOwners(local, next, end, release, error, info, comm.size()),
                     MessageTag::CollectiveArrivals);
     next = end;
     for (size_t r = 0; r < in.size(); ++r) {
@@ -340,7 +343,9 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
 class CollectivesJob final : public AnalysisJob {
  public:
   explicit CollectivesJob(const AnalysisJobOptions& options)
-      : topology_(options.topology), memoryBytes_(options.memoryBytes) {}
+      : topology_(options.topology),
+        memoryBytes_(options.memoryBytes),
+        releasePart_(options.releasePart) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
   Status status() const override { return status_; }
   void publish(JobBoard& board) const override;
@@ -360,6 +365,7 @@ class CollectivesJob final : public AnalysisJob {
 
   Topology topology_;
   uint64_t memoryBytes_;               // --memory-mb (routing rounds)
+  PartRelease releasePart_;            // AnalysisJobOptions::releasePart
   CollectivesSummary summary_;         // rank 0
   std::vector<RankInfo> ranks_;        // every profile's rank, sorted
   std::vector<NodeClock> clocks_;      // rank 0: the nodes' clock offsets, by node
@@ -488,7 +494,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<RankInfo> info;
   OwnedCollector collector(static_cast<size_t>(comm.size()));
-  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), error, info, collector);
+  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info,
+                collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
@@ -511,7 +518,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   }
   agreeTracks(comm, std::move(tracks), !owned.error.empty());
   // The parts again for the walk, kept encoded (their errors already travel with `owned`).
-  LocalWalk walk = returnOutcomes(comm, local, std::move(outcomes), owned.error);
+  LocalWalk walk = returnOutcomes(comm, local, std::move(outcomes), owned.error, releasePart_);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
 }

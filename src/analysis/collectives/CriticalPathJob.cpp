@@ -123,38 +123,52 @@ WalkReply readReply(wire::Reader& r) {
   return m;
 }
 
-// Pairs one part's arrivals with the outcomes of their owners (`used[o]`:
-// how many of owner o's outcomes earlier parts took). False when short.
-bool attachOutcomes(const std::vector<Arrival>& arrivals, HeldProfile& p,
-                    const std::vector<std::vector<ArrivalOutcome>>& fromOwner,
-                    std::vector<size_t>& used) {
-  const int size = static_cast<int>(fromOwner.size());
-  p.outcomes.reserve(arrivals.size());
-  for (const Arrival& a : arrivals) {
-    const auto o = static_cast<size_t>(collectiveGroupOwner(a.group, size));
-    if (used[o] >= fromOwner[o].size()) return false;
-    p.outcomes.push_back(fromOwner[o][used[o]++]);
-  }
-  return true;
-}
-
-
-
-// The outcomes every owner sent this reader, decoded; `error` set on failure.
-std::vector<std::vector<ArrivalOutcome>> decodeOutcomes(const std::vector<std::string>& in,
-                                                        std::string& error) {
-  std::vector<std::vector<ArrivalOutcome>> out(in.size());
-  for (size_t o = 0; o < in.size(); ++o) {
-    auto m = decodeMessage<OutcomeReply>(
-        in[o], "the collective outcomes from MPI rank " + std::to_string(o), readOutcomeReply);
-    if (!m || !m->error.empty()) {
-      if (error.empty()) error = m ? m->error : m.error().message;
-      continue;
+// The owners' outcome messages to one reader, read in place: each owner's
+// list of outcomes in the order the reader routed its arrivals to it.
+class OwnerOutcomes {
+ public:
+  // `in[o]`: owner o's message, kept alive by the caller; `error` set when
+  // one does not decode or carries an owner's error.
+  OwnerOutcomes(const std::vector<std::string>& in, std::string& error) : in_(in) {
+    for (size_t o = 0; o < in.size(); ++o) {
+      readers_.emplace_back(in[o], "the collective outcomes from MPI rank " + std::to_string(o));
+      wire::Reader& r = readers_.back();
+      const std::string ownerError = r.str();
+      left_.push_back(r.count());
+      if (error.empty() && !r.ok()) error = r.status().error().message;
+      if (error.empty() && !ownerError.empty()) error = ownerError;
     }
-    out[o] = std::move(m->outcomes);
   }
-  return out;
-}
+
+  // Appends to `out` (as they are encoded) the next outcome from the owner
+  // of each of `arrivals`; false when an owner's list is short or bad.
+  bool take(const std::vector<Arrival>& arrivals, wire::Writer& out) {
+    const int size = static_cast<int>(readers_.size());
+    for (const Arrival& a : arrivals) {
+      const auto o = static_cast<size_t>(collectiveGroupOwner(a.group, size));
+      if (left_[o] == 0) return false;
+      --left_[o];
+      wire::Reader& r = readers_[o];
+      const size_t from = r.offset();
+      (void)readOutcome(r);
+      if (!r.ok()) return false;
+      out.raw(std::string_view(in_[o]).substr(from, r.offset() - from));
+    }
+    return true;
+  }
+
+  // Whether every owner's list was taken whole, to its message's end.
+  bool allTaken() {
+    for (size_t o = 0; o < readers_.size(); ++o)
+      if (left_[o] != 0 || !readers_[o].finish()) return false;
+    return true;
+  }
+
+ private:
+  const std::vector<std::string>& in_;
+  std::vector<wire::Reader> readers_;
+  std::vector<uint64_t> left_;
+};
 
 // This reader's latest step ends (ties: the lower rank).
 StepEnds localEnds(const LocalWalk& local) {
@@ -310,7 +324,7 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
-                         const std::string& ownerError) {
+                         const std::string& ownerError, const PartRelease& release) {
   std::vector<std::string> out;
   for (int r = 0; r < comm.size(); ++r) {
     OutcomeReply m{ownerError, {}};
@@ -320,25 +334,27 @@ LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
   }
   std::vector<std::vector<ArrivalOutcome>>().swap(bySender);
   LocalWalk local;
-  const std::vector<std::vector<ArrivalOutcome>> fromOwner = decodeOutcomes(
-      exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes), local.error);
+  const std::vector<std::string> in =
+      exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes);
+  OwnerOutcomes owners(in, local.error);
   if (!local.error.empty()) return local;
-  std::vector<size_t> used(fromOwner.size(), 0);
   for (const RankPart& mineOne : mine) {
     Expected<CollectivesPart> part = decodeCollectivesPart(mineOne.rank, mineOne.bytes);
     if (!part) {  // its error already travels with the owners' (it was routed)
       if (local.error.empty()) local.error = part.error().message;
       continue;
     }
-    HeldProfile p{mineOne.bytes, {}, {}};
-    if (!attachOutcomes(part->arrivals.arrivals, p, fromOwner, used))
+    wire::Writer outcomes;
+    if (!owners.take(part->arrivals.arrivals, outcomes))
       local.error = "collective outcomes missing";
+    HeldProfile p{mineOne.bytes, outcomes.take(), {}};
     for (const StepWork& s : part->walk.steps) p.stepEnds.emplace_back(s.step, s.endNs);
+    if (release) release(mineOne.bytes);
     local.profiles.hold(part->arrivals.rank, std::move(p));
   }
-  for (size_t o = 0; o < used.size(); ++o)
-    if (used[o] != fromOwner[o].size()) local.error = "collective outcomes left over";
+  if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
   if (!local.error.empty()) local.profiles.clear();
+  local.profiles.setRelease(release);
   return local;
 }
 

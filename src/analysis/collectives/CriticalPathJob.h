@@ -34,9 +34,10 @@ struct LocalWalk {
 // `ownerError` not empty: none, and why); each reader pairs them with its
 // parts (`mine`: their encodings, kept by the caller through the walk, in the
 // order it routed them), decoding one at a time.
+// `release`: called with each part once paired (AnalysisJobOptions::releasePart).
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
-                         const std::string& ownerError);
+                         const std::string& ownerError, const PartRelease& release);
 
 // collective: the critical path of every step. Rank 0 drives when `drive`
 // (else it only releases the others) and returns the paths by step, or an

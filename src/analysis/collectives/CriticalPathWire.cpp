@@ -97,6 +97,27 @@ Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view b
       bytes, "the collective arrivals of rank " + std::to_string(rank), readCollectivesPart);
 }
 
+std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes) {
+  wire::Writer w;
+  for (const ArrivalOutcome& o : outcomes) writeOutcome(w, o);
+  return w.take();
+}
+
+namespace {
+
+// HeldProfile::outcomes of rank `rank`, `n` of them. Throws (naming the rank)
+// when they are not exactly n outcomes.
+std::vector<ArrivalOutcome> decodeOutcomes(int64_t rank, std::string_view bytes, size_t n) {
+  wire::Reader r(bytes, "the collective outcomes of rank " + std::to_string(rank));
+  std::vector<ArrivalOutcome> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n && r.ok(); ++i) out.push_back(readOutcome(r));
+  if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
+  return out;
+}
+
+}  // namespace
+
 void HeldWalkProfiles::clear() {
   held_.clear();
   recent_.clear();
@@ -109,10 +130,13 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
   if (held == held_.end()) return nullptr;
   Expected<CollectivesPart> part = decodeCollectivesPart(rank, held->second.part);
   if (!part) throw std::runtime_error(part.error().message);
+  if (release_) release_(held->second.part);
+  std::vector<ArrivalOutcome> outcomes =
+      decodeOutcomes(rank, held->second.outcomes, part->arrivals.arrivals.size());
   ++decodes_;
   if (recent_.size() == kKeptDecoded) recent_.pop_front();
   auto p = std::make_unique<WalkProfile>(
-      WalkProfile{std::move(part->arrivals), std::move(part->walk), held->second.outcomes});
+      WalkProfile{std::move(part->arrivals), std::move(part->walk), std::move(outcomes)});
   recent_.emplace_back(rank, std::move(p));
   return recent_.back().second.get();
 }

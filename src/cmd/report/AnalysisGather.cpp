@@ -11,7 +11,7 @@ namespace xstack {
 std::vector<RankPart> rankParts(const std::vector<LocalInput>& local, size_t index) {
   std::vector<RankPart> parts;
   for (const LocalInput& in : local)
-    if (index < in.analyses.size()) parts.push_back({in.summary.file.id, in.analyses[index]});
+    if (index < in.analyses.size()) parts.push_back({in.summary.file.id, in.analysisPart(index)});
   return parts;
 }
 

@@ -248,11 +248,12 @@ std::vector<std::unique_ptr<RankAnalysis>> analysisParts(const ReadOptions& opt)
   return parts;
 }
 
-// Every analysis' finished part of the profile of training rank `rank`, into
+// Every analysis' finished part of the profile of training rank `rank`, onto
+// `shelf` (null: one of the input's own, in memory) with their handles in
 // in.analyses (all of them, or none and an Error, e.g. a sorter that could
 // not spill: it names the spill folder).
 Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& parts,
-                      LocalInput& in) {
+                      const std::shared_ptr<PartShelf>& shelf, LocalInput& in) {
   std::vector<std::string> results;
   for (auto& part : parts) {
     Expected<std::string> bytes = part->finish(rank, in.spans);
@@ -260,7 +261,10 @@ Status finishAnalyses(int64_t rank, std::vector<std::unique_ptr<RankAnalysis>>& 
     results.push_back(std::move(*bytes));
   }
   for (auto& part : parts) part->addWarnings(in.summary.warnings);
-  in.analyses = std::move(results);
+  if (results.empty()) return {};
+  in.parts = shelf ? shelf : std::make_shared<PartShelf>(std::string(), UINT64_MAX);
+  for (size_t i = 0; i < results.size(); ++i)
+    in.analyses.push_back(in.parts->put(i, std::move(results[i])));
   return {};
 }
 
@@ -298,7 +302,7 @@ void readOne(const PlannedFile& pf, const ReadOptions& opt, LocalInput& in,
     for (auto& part : parts) targets.analyses.push_back(part.get());
     auto info = summarizeProfile(source, displayed, s, in.spans, spare, std::move(targets));
     if (!info) return fail(s, info.error());
-    if (Status st = finishAnalyses(pf.file.id, parts, in); !st) {
+    if (Status st = finishAnalyses(pf.file.id, parts, opt.parts, in); !st) {
       in.spans.clear();  // the file fails: never a wrong table
       return fail(s, st.error());
     }
@@ -442,7 +446,10 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   std::vector<LocalInput> out(mine.size());
   SharedBudget kept = keptRowsBudget(options);
   const unsigned workers = readWorkers(options, mine);
-  const ReadOptions shared = perFileOptions(options, workers);
+  ReadOptions shared = perFileOptions(options, workers);
+  if (!shared.parts && shared.analysis)
+    shared.parts =
+        std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 16);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;
   forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {
@@ -456,6 +463,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
     std::lock_guard<std::mutex> lock(progress);
     if (onFile) onFile(in);
   });
+  if (shared.parts) shared.parts->seal();
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "xstack/analysis/Intervals.h"
+#include "xstack/analysis/PartRelease.h"
 #include "xstack/core/Status.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/wire/Wire.h"
@@ -192,13 +193,15 @@ WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step
 
 // One profile a reader holds for the walk: its CollectivesPart's encoding (a
 // view of bytes the caller keeps while the profile is held), its arrivals'
-// outcomes (indexed like the part's arrivals) and its steps' window ends
-// (step, ns).
+// outcomes (indexed like the part's arrivals) encoded (encodeOutcomes) and
+// its steps' window ends (step, ns).
 struct HeldProfile {
   std::string_view part;
-  std::vector<ArrivalOutcome> outcomes;
+  std::string outcomes;
   std::vector<std::pair<int64_t, uint64_t>> stepEnds;
 };
+// A message of `outcomes`, back to back (no count): as HeldProfile keeps them.
+std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes);
 
 // A reader's profiles for the walk, by training rank. They stay encoded (a
 // decoded arrival takes about three times its encoding); a profile is decoded
@@ -209,6 +212,8 @@ class HeldWalkProfiles {
   static constexpr size_t kKeptDecoded = 8;
 
   void hold(int64_t rank, HeldProfile p) { held_.insert_or_assign(rank, std::move(p)); }
+  // Called with a part once decoded (AnalysisJobOptions::releasePart).
+  void setRelease(PartRelease release) { release_ = std::move(release); }
   const std::map<int64_t, HeldProfile>& held() const { return held_; }
   void clear();
   // The profile of training rank `rank` decoded, or nullptr when not held.
@@ -220,6 +225,7 @@ class HeldWalkProfiles {
 
  private:
   std::map<int64_t, HeldProfile> held_;
+  PartRelease release_;
   mutable std::deque<std::pair<int64_t, std::unique_ptr<WalkProfile>>> recent_;  // newest last
   mutable uint64_t decodes_ = 0;
 };

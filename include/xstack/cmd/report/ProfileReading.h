@@ -7,11 +7,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "xstack/core/Topology.h"
 #include "xstack/event/CounterSamples.h"
 #include "xstack/event/Events.h"
+#include "xstack/io/PartShelf.h"
 #include "xstack/io/SpillFile.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/model/MarkerPairer.h"
@@ -27,9 +29,14 @@ struct LocalInput {
   std::vector<GpuTelemetrySample> dcgm;
   std::vector<NetCounterSample> net;
   // profile: every registered analysis' finished per-rank part (wire bytes),
-  // indexed like registeredAnalyses() (analysis/AnalysisRegistry.h); empty
-  // with --no-analysis and when the profile failed.
-  std::vector<std::string> analyses;
+  // indexed like registeredAnalyses() (analysis/AnalysisRegistry.h), as
+  // handles on `parts`; empty with --no-analysis and when the profile failed.
+  std::vector<size_t> analyses;
+  std::shared_ptr<PartShelf> parts;
+  // The part of analysis `index` (empty when there is none).
+  std::string_view analysisPart(size_t index) const {
+    return index < analyses.size() && parts ? parts->view(analyses[index]) : std::string_view();
+  }
   // A displayed profile's rows kept from the read for its rendering on this
   // rank (Source::keepRowsForRendering), else null: rendering decodes the
   // file again. Taken (and freed) by the rendering.
@@ -49,6 +56,10 @@ struct ReadOptions {
   // LocalInput::keptRows over all of this rank's files stay within it (a file
   // whose rows pass what is left is decoded again when it is rendered).
   SpillOptions spill;
+  // Where the analyses' parts go (readAssigned makes one when null: a
+  // sixteenth of --memory-mb in memory, the rest in --spill-dir); a profile
+  // read without one keeps its parts in memory.
+  std::shared_ptr<PartShelf> parts;
   // Files read at once (--threads), each on one thread; the budget above is
   // the rank's, split between the files in flight. The results do not depend on it.
   unsigned threads = 1;

@@ -3,6 +3,8 @@
 // the traces are planned (the ranks the analyses want shown are displayed, the
 // traces carry their annotations), and the analyses' files are written after
 // the traces are rendered, committed with them.
+#include <algorithm>
+
 #include "xstack/cmd/common/VersionInfo.h"
 #include "xstack/cmd/report/stages/ReportStages.h"
 #include "xstack/render/OutputFormats.h"
@@ -10,12 +12,29 @@
 
 namespace xstack {
 
+namespace {
+
+// Lets a part the analyses are done with leave memory, on whichever of the
+// inputs' shelves holds it.
+PartRelease partReleaser(const std::vector<LocalInput>& local) {
+  std::vector<std::shared_ptr<PartShelf>> shelves;
+  for (const LocalInput& in : local)
+    if (in.parts && std::find(shelves.begin(), shelves.end(), in.parts) == shelves.end())
+      shelves.push_back(in.parts);
+  return [shelves](std::string_view part) {
+    for (const auto& s : shelves) s->release(part);
+  };
+}
+
+}  // namespace
+
 std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<LocalInput>& local,
                                           const Topology& topology) {
   if (!run.options.analysis) return nullptr;
   AnalysisJobOptions options;
   options.topology = topology;
   options.memoryBytes = run.options.spill.memoryBytes;
+  options.releasePart = partReleaser(local);
   options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
                         (run.options.compress ? ".gz" : "");
   auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
