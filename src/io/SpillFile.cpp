@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -142,8 +142,7 @@ void SpillMapping::release(std::string_view part) const {
   const auto from = reinterpret_cast<uintptr_t>(part.data());
   const uintptr_t first = (from + page - 1) / page * page;
   const uintptr_t end = (from + part.size()) / page * page;
-  if (end > first)
-    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);  // NOLINT
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
 }
 
 }  // namespace xstack

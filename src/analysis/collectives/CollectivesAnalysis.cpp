@@ -136,10 +136,9 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
 // one's (rank, steps, role) into `info` and its arrivals split by their
 // group's owner. Every owner gets one message, maybe empty; a part that does
 // not decode sets `error` (sent to every owner).
-std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first,
-                                       size_t end, const PartRelease& release,
-                                       std::string& error, std::vector<RankInfo>& info,
-                                       int size) {
+std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first, size_t end,
+                                       const PartRelease& release, std::string& error,
+                                       std::vector<RankInfo>& info, int size) {
   std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
   for (size_t i = first; i < end; ++i) {
     const RankPart& p = local[i];
@@ -494,8 +493,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<RankInfo> info;
   OwnedCollector collector(static_cast<size_t>(comm.size()));
-  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info,
-                collector);
+  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info, collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<std::vector<ArrivalOutcome>> outcomes;

@@ -224,8 +224,8 @@ WalkReply answer(const LocalWalk& local, const WalkRequest& q) {
                 ", which this MPI rank did not read";
   } else {
     try {
-      rep.next = walkLocal([&local](int64_t rank) { return local.profiles.decoded(rank); }, q.step, q.at,
-                           rep.segments);
+      rep.next = walkLocal([&local](int64_t rank) { return local.profiles.decoded(rank); }, q.step,
+                           q.at, rep.segments);
     } catch (const std::exception& e) {
       rep = WalkReply{e.what(), {}, {}};
     }

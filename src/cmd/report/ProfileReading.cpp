@@ -448,8 +448,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const unsigned workers = readWorkers(options, mine);
   ReadOptions shared = perFileOptions(options, workers);
   if (!shared.parts && shared.analysis)
-    shared.parts =
-        std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 16);
+    shared.parts = std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 16);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;
   forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {

@@ -70,7 +70,8 @@ TEST_F(PartShelfTest, PutsFromSeveralThreads) {
   EXPECT_GT(shelf.spilledBytes(), 0u);
   for (uint32_t t = 0; t < 4; ++t)
     for (uint32_t i = 0; i < 50; ++i)
-      ASSERT_EQ(shelf.view(handles[t][i]), randomBytes(100 + i * 37, t * 1000 + i)) << t << " " << i;
+      ASSERT_EQ(shelf.view(handles[t][i]), randomBytes(100 + i * 37, t * 1000 + i))
+          << t << " " << i;
 }
 
 }  // namespace

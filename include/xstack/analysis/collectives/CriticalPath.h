@@ -18,8 +18,8 @@
 
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/PartRelease.h"
-#include "xstack/core/Status.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/core/Status.h"
 #include "xstack/wire/Wire.h"
 
 namespace xstack {
