@@ -1,5 +1,9 @@
 #include "xstack/source/chrome/EventParser.h"
 
+#include <array>
+#include <cstdint>
+#include <iterator>
+
 #include "xstack/source/chrome/ExactDecimal.h"
 
 namespace xstack::chrome {
@@ -45,10 +49,27 @@ constexpr KnownSpelling kKnownArgs[] = {
     {"Src Rank", ArgKey::SrcRank},
 };
 
+// A key's length with its first and last bytes: most keys differ from every
+// known spelling in these, so only a near match costs a comparison (an
+// args key is read for every arg of every event).
+constexpr uint32_t signatureOf(std::string_view key) {
+  if (key.empty()) return 0;
+  return static_cast<uint32_t>(key.size() & 0xffff) << 16 |
+         static_cast<uint32_t>(static_cast<unsigned char>(key.front())) << 8 |
+         static_cast<unsigned char>(key.back());
+}
+
+constexpr auto kKnownSignatures = [] {
+  std::array<uint32_t, std::size(kKnownArgs)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = signatureOf(kKnownArgs[i].key);
+  return out;
+}();
+
 int knownArgIndex(std::string_view key) {
-  for (const KnownSpelling& k : kKnownArgs) {
-    if (k.key.size() == key.size() && k.key == key) return static_cast<int>(k.arg);
-  }
+  const uint32_t sig = signatureOf(key);
+  for (size_t i = 0; i < kKnownSignatures.size(); ++i)
+    if (kKnownSignatures[i] == sig && kKnownArgs[i].key == key)
+      return static_cast<int>(kKnownArgs[i].arg);
   return -1;
 }
 
