@@ -141,11 +141,14 @@ class OwnerOutcomes {
   }
 
   // Appends to `out` (as they are encoded) the next outcome from the owner
-  // of each of `arrivals`; false when an owner's list is short or bad.
-  bool take(const std::vector<Arrival>& arrivals, wire::Writer& out) {
+  // of each of the part's arrivals; false when an owner's list is short or bad.
+  bool take(const PartIndex& part, wire::Writer& out) {
     const int size = static_cast<int>(readers_.size());
-    for (const Arrival& a : arrivals) {
-      const auto o = static_cast<size_t>(collectiveGroupOwner(a.group, size));
+    std::vector<size_t> owners;
+    for (const std::string& g : part.groupNames)
+      owners.push_back(static_cast<size_t>(collectiveGroupOwner(g, size)));
+    for (const ArrivalBytes& a : part.arrivals) {
+      const size_t o = owners[a.group];
       if (left_[o] == 0) return false;
       --left_[o];
       wire::Reader& r = readers_[o];
@@ -339,18 +342,18 @@ LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
   OwnerOutcomes owners(in, local.error);
   if (!local.error.empty()) return local;
   for (const RankPart& mineOne : mine) {
-    Expected<CollectivesPart> part = decodeCollectivesPart(mineOne.rank, mineOne.bytes);
+    auto part = decodeMessage<PartIndex>(
+        mineOne.bytes, "the collective arrivals of rank " + std::to_string(mineOne.rank),
+        indexCollectivesPart);
     if (!part) {  // its error already travels with the owners' (it was routed)
       if (local.error.empty()) local.error = part.error().message;
       continue;
     }
     wire::Writer outcomes;
-    if (!owners.take(part->arrivals.arrivals, outcomes))
-      local.error = "collective outcomes missing";
-    HeldProfile p{mineOne.bytes, outcomes.take(), {}};
-    for (const StepWork& s : part->walk.steps) p.stepEnds.emplace_back(s.step, s.endNs);
+    if (!owners.take(*part, outcomes)) local.error = "collective outcomes missing";
     if (release) release(mineOne.bytes);
-    local.profiles.hold(part->arrivals.rank, std::move(p));
+    local.profiles.hold(part->rank,
+                        HeldProfile{mineOne.bytes, outcomes.take(), std::move(part->stepEnds)});
   }
   if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
   if (!local.error.empty()) local.profiles.clear();

@@ -171,6 +171,7 @@ PartIndex indexCollectivesPart(wire::Reader& r) {
   const RankWalk walk = readRankWalk(r);
   if (r.ok()) checkWalk(r, walk, p.arrivals);
   p.role = role.role(p.groups);
+  for (const StepWork& s : walk.steps) p.stepEnds.emplace_back(s.step, s.endNs);
   return p;
 }
 

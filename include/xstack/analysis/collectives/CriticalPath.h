@@ -91,6 +91,7 @@ struct PartIndex {
   std::vector<std::string> groupNames;  // distinct, in order of first arrival
   std::vector<ArrivalBytes> arrivals;   // the part's order
   std::vector<GroupRanks> groups;
+  std::vector<std::pair<int64_t, uint64_t>> stepEnds;  // its walk's windows: (step, end ns)
 };
 // Reads what readCollectivesPart reads, with the same checks (so it fails
 // exactly where readCollectivesPart fails), into a PartIndex.
