@@ -1,6 +1,7 @@
 #include "xstack/plan/Plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -43,18 +44,24 @@ std::string conflictMessage(const std::string& what, const std::vector<Seen>& va
 }  // namespace
 
 Plan makePlan(const std::vector<RankListing>& listings) {
+  // A rank's listing: its own, or the lower rank's it is the same as.
+  auto listingOf = [&listings](const RankListing& l) -> const InputListing& {
+    const auto ref = static_cast<size_t>(l.sameAs);
+    return l.sameAs >= 0 && ref < listings.size() ? listings[ref].listing : l.listing;
+  };
   Plan plan;
   // subject -> distinct (path, bytes) variants
   std::map<std::tuple<int, int64_t, int64_t>, std::vector<Seen>> subjects;
   std::set<std::string> skipped;
   std::map<std::string, std::string> badPaths;  // "<what> on <host>" -> with the lowest rank
   for (const RankListing& l : listings) {
-    plan.anyProfileDir = plan.anyProfileDir || l.listing.profileDirFound;
-    for (const auto& s : l.listing.skipped) skipped.insert(s + " (on " + l.host + ")");
-    for (const auto& s : l.listing.badInputs)
+    const InputListing& listing = listingOf(l);
+    plan.anyProfileDir = plan.anyProfileDir || listing.profileDirFound;
+    for (const auto& s : listing.skipped) skipped.insert(s + " (on " + l.host + ")");
+    for (const auto& s : listing.badInputs)
       badPaths.emplace(s + " on " + l.host,
                        s + " (seen by rank " + std::to_string(l.rank) + " on " + l.host + ")");
-    for (const InputFile& f : l.listing.files) {
+    for (const InputFile& f : listing.files) {
       auto& variants = subjects[{static_cast<int>(f.kind), f.id, f.gpu}];
       auto it = std::find_if(variants.begin(), variants.end(), [&](const Seen& s) {
         return s.file.path == f.path && s.file.bytes == f.bytes && s.file.sample == f.sample;
@@ -131,15 +138,20 @@ InputFile readListedFile(wire::Reader& r) {
   return f;
 }
 
-}  // namespace
-
-std::string encodeListing(const std::string& host, const InputListing& mine) {
-  wire::Writer w;
-  w.str(host);
+void writeListingBody(wire::Writer& w, const InputListing& mine) {
   w.boolean(mine.profileDirFound);
   w.strings(mine.skipped);
   w.strings(mine.badInputs);
   w.list(mine.files, writeListedFile);
+}
+
+}  // namespace
+
+std::string encodeListing(const std::string& host, const InputListing& mine, int sameAs) {
+  wire::Writer w;
+  w.str(host);
+  w.i64(sameAs < 0 ? -1 : sameAs);
+  if (sameAs < 0) writeListingBody(w, mine);
   return w.take();
 }
 
@@ -148,12 +160,33 @@ Expected<RankListing> decodeListing(int rank, const std::string& bytes) {
   RankListing l;
   l.rank = rank;
   l.host = r.str();
-  l.listing.profileDirFound = r.boolean();
-  l.listing.skipped = r.strings();
-  l.listing.badInputs = r.strings();
-  r.list(l.listing.files, readListedFile);
+  const int64_t sameAs = r.i64();
+  if (r.ok() && (sameAs < -1 || sameAs >= rank))
+    r.fail("a listing the same as rank " + std::to_string(sameAs) + "'s, not a lower rank");
+  l.sameAs = static_cast<int>(sameAs < 0 ? -1 : sameAs);
+  if (r.ok() && l.sameAs < 0) {
+    l.listing.profileDirFound = r.boolean();
+    l.listing.skipped = r.strings();
+    l.listing.badInputs = r.strings();
+    r.list(l.listing.files, readListedFile);
+  }
   if (Status st = r.finish(); !st.ok()) return st.error();
   return l;
+}
+
+std::string listingDigest(const InputListing& mine) {
+  wire::Writer w;
+  writeListingBody(w, mine);
+  const std::string body = w.take();
+  uint64_t fnv = 14695981039346656037ull;
+  for (unsigned char c : body) fnv = (fnv ^ c) * 1099511628211ull;
+  const uint64_t other = std::hash<std::string>()(body) ^ (body.size() * 0x9e3779b97f4a7c15ull);
+  std::string out(16, '\0');
+  for (int i = 0; i < 8; ++i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(fnv >> (8 * i));
+    out[static_cast<size_t>(8 + i)] = static_cast<char>(other >> (8 * i));
+  }
+  return out;
 }
 
 }  // namespace xstack

@@ -21,6 +21,11 @@ struct RankListing {
   int rank = 0;
   std::string host;
   InputListing listing;
+  // >= 0: this rank's listing is the same as that lower rank's (a shared
+  // folder), which holds it; `listing` is then empty. Not copied, so that on a
+  // shared file system the gathered listings are one per distinct listing,
+  // not one per MPI rank.
+  int sameAs = -1;
 };
 
 struct PlannedFile {
@@ -42,10 +47,15 @@ struct Plan {
 // Pure: the plan from all ranks' listings (indexed by rank).
 Plan makePlan(const std::vector<RankListing>& listings);
 
-// Pure: this rank's listing and host as the gather's message (wire/Wire.h).
-std::string encodeListing(const std::string& host, const InputListing& mine);
+// Pure: this rank's listing and host as the gather's message (wire/Wire.h);
+// with `sameAs` >= 0 only the host and that rank (RankListing::sameAs).
+std::string encodeListing(const std::string& host, const InputListing& mine, int sameAs = -1);
 // Pure: the listing of rank `rank` from the bytes encodeListing gave there; an
-// Error naming the rank (never a throw) on bytes that are no such message.
+// Error naming the rank (never a throw) on bytes that are no such message or
+// that name as `sameAs` a rank not below `rank`.
 Expected<RankListing> decodeListing(int rank, const std::string& bytes);
+// Pure: 16 bytes that differ, but for a chance of 2^-128, between two
+// listings that differ (two 64-bit hashes of the encoded listing).
+std::string listingDigest(const InputListing& mine);
 
 }  // namespace xstack

@@ -8,8 +8,25 @@
 
 namespace xstack {
 
+namespace {
+
+// collective: the lowest MPI rank whose listing is the same as this rank's
+// (itself when none): on a shared folder every rank lists the same files, and
+// only the first sends them.
+int firstWithSameListing(Comm& comm, const InputListing& mine) {
+  const std::vector<std::string> digests = comm.allgather(listingDigest(mine));
+  const std::string& own = digests[static_cast<size_t>(comm.rank())];
+  for (int r = 0; r < comm.rank(); ++r)
+    if (digests[static_cast<size_t>(r)] == own) return r;
+  return comm.rank();
+}
+
+}  // namespace
+
 Expected<Plan> gatherPlan(Comm& comm, const InputListing& mine) {
-  const std::vector<std::string> all = comm.allgather(encodeListing(comm.host(), mine));
+  const int first = firstWithSameListing(comm, mine);
+  const std::vector<std::string> all =
+      comm.allgather(encodeListing(comm.host(), mine, first == comm.rank() ? -1 : first));
   std::vector<RankListing> listings;
   listings.reserve(all.size());
   for (size_t r = 0; r < all.size(); ++r) {

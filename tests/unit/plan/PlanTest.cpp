@@ -160,6 +160,50 @@ TEST(Plan, TheSampleDigestSurvivesTheGather) {
   EXPECT_EQ(back.listing.files[0].sample, 0x1234567890abcdefULL);
 }
 
+// A listing the same as a lower rank's travels as a reference and plans as
+// the copy would: readers, seers, hosts, skipped lines per host.
+TEST(Plan, AListingTheSameAsALowerRanksPlansAsItsCopy) {
+  std::vector<InputFile> all = {prof(0, "/s/p.0", 100), prof(1, "/s/p.1", 60),
+                                file(InputKind::Dcgm, 0, "/s/d.0", 30)};
+  std::vector<RankListing> copies = {listing(0, "a", all), listing(1, "b", {prof(2, "/l/p.2", 5)}),
+                                     listing(2, "c", all)};
+  copies[0].listing.skipped = {"x.json: no rank"};
+  copies[2].listing.skipped = copies[0].listing.skipped;
+  std::vector<RankListing> refs = copies;
+  refs[2].listing = InputListing{};
+  refs[2].sameAs = 0;
+  const Plan a = makePlan(copies);
+  const Plan b = makePlan(refs);
+  ASSERT_EQ(a.files.size(), b.files.size());
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    EXPECT_EQ(a.files[i].file.path, b.files[i].file.path);
+    EXPECT_EQ(a.files[i].reader, b.files[i].reader);
+    EXPECT_EQ(a.files[i].readerHost, b.files[i].readerHost);
+    EXPECT_EQ(a.files[i].seers, b.files[i].seers);
+  }
+  EXPECT_EQ(a.skipped, b.skipped);  // "(on a)" and "(on c)"
+  EXPECT_EQ(b.skipped.size(), 2u);
+
+  // On the wire: the host and the reference only; a reference to a rank not
+  // below is no listing.
+  const std::string ref = encodeListing("c", copies[2].listing, 0);
+  EXPECT_LT(ref.size(), encodeListing("c", copies[2].listing).size());
+  RankListing back = decodeListing(2, ref).value();
+  EXPECT_EQ(back.sameAs, 0);
+  EXPECT_EQ(back.host, "c");
+  EXPECT_TRUE(back.listing.files.empty());
+  EXPECT_FALSE(decodeListing(0, ref).ok());
+  EXPECT_FALSE(decodeListing(1, encodeListing("c", {}, 1)).ok());
+  EXPECT_EQ(decodeListing(3, encodeListing("c", copies[2].listing)).value().sameAs, -1);
+
+  // The digest: equal listings alike, any difference not.
+  EXPECT_EQ(listingDigest(copies[0].listing), listingDigest(copies[2].listing));
+  InputListing other = copies[2].listing;
+  other.files[1].bytes += 1;
+  EXPECT_NE(listingDigest(copies[0].listing), listingDigest(other));
+  EXPECT_EQ(listingDigest(copies[0].listing).size(), 16u);
+}
+
 TEST(Plan, TwoDifferentFilesClaimingOneRankAreAConflictNamingBoth) {
   std::vector<RankListing> ls = {
       listing(0, "h1", {prof(3, "/a/profile.3", 10), prof(4, "/a/profile.4", 1)}),
