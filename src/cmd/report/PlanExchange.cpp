@@ -12,9 +12,17 @@ namespace {
 
 // collective: the lowest MPI rank whose listing is the same as this rank's
 // (itself when none): on a shared folder every rank lists the same files, and
-// only the first sends them.
-int firstWithSameListing(Comm& comm, const InputListing& mine) {
-  const std::vector<std::string> digests = comm.allgather(listingDigest(mine));
+// only the first sends them. An Error (alike on every rank) when a gathered
+// digest is not one.
+Expected<int> firstWithSameListing(Comm& comm, const InputListing& mine) {
+  const std::string digest = listingDigest(mine);
+  const std::vector<std::string> digests = comm.allgather(digest);
+  for (size_t r = 0; r < digests.size(); ++r)
+    if (digests[r].size() != digest.size())
+      return Failure(Error("the listing digest of MPI rank " + std::to_string(r) + ": " +
+                           std::to_string(digests[r].size()) + " bytes, not " +
+                           std::to_string(digest.size())))
+          .onRank(static_cast<int>(r), {});
   const std::string& own = digests[static_cast<size_t>(comm.rank())];
   for (int r = 0; r < comm.rank(); ++r)
     if (digests[static_cast<size_t>(r)] == own) return r;
@@ -24,9 +32,10 @@ int firstWithSameListing(Comm& comm, const InputListing& mine) {
 }  // namespace
 
 Expected<Plan> gatherPlan(Comm& comm, const InputListing& mine) {
-  const int first = firstWithSameListing(comm, mine);
+  const Expected<int> first = firstWithSameListing(comm, mine);
+  if (!first) return first.error();
   const std::vector<std::string> all =
-      comm.allgather(encodeListing(comm.host(), mine, first == comm.rank() ? -1 : first));
+      comm.allgather(encodeListing(comm.host(), mine, *first == comm.rank() ? -1 : *first));
   std::vector<RankListing> listings;
   listings.reserve(all.size());
   for (size_t r = 0; r < all.size(); ++r) {

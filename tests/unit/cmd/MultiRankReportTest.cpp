@@ -167,8 +167,9 @@ class CutGatherComm final : public Comm {
   int gathers_ = 0;
 };
 
-// The gathers before the read (the options, the inputs' source, the listings,
-// the DCGM ids or the summaries): a message that does not decode fails the run
+// The gathers before the read (the options, the inputs' source, the listings'
+// digests, the listings, the DCGM ids or the summaries): a message that does
+// not decode fails the run
 // on every rank alike, with nothing written, never a throw or a hang.
 TEST_F(MultiRankReport, AGatheredMessageThatDoesNotDecodeFailsEveryRankAlike) {
   SynthOptions so;
@@ -178,7 +179,7 @@ TEST_F(MultiRankReport, AGatheredMessageThatDoesNotDecodeFailsEveryRankAlike) {
   so.steps = 1;
   so.opsPerStep = 2;
   ASSERT_EQ(runSynth(so), kExitOk);
-  for (int cut = 0; cut < 4; ++cut) {
+  for (int cut = 0; cut < 5; ++cut) {
     const std::string out = "out" + std::to_string(cut);
     ThreadWorld world(2);
     std::vector<int> codes(2, -1);
