@@ -68,17 +68,21 @@ StepTableBuilder::StepTableBuilder(SpillOptions spill)
 
 void StepTableBuilder::addSlice(const SliceEvent& e) {
   if (e.row.kind == RowKind::CpuBlock || e.row.kind == RowKind::CudaApi) {
-    key_.assign(e.name);
-    auto [id, fresh] = cpuNameIds_.emplace(key_, static_cast<uint32_t>(cpuNames_.size()));
-    if (fresh) cpuNames_.push_back(key_);
+    auto id = cpuNameIds_.find(e.name);
+    if (id == cpuNameIds_.end()) {
+      id = cpuNameIds_.emplace(std::string(e.name), static_cast<uint32_t>(cpuNames_.size())).first;
+      cpuNames_.emplace_back(e.name);
+    }
     cpu_.push({e.startNs, std::max(e.endNs, e.startNs), id->second});
     return;
   }
   if (e.row.kind != RowKind::Gpu) return;
-  key_.assign(e.name);
-  auto it = totals_.find(key_);
+  auto it = totals_.find(e.name);
   if (it == totals_.end())
-    it = totals_.emplace(key_, NameEntry{{key_, 0, 0}, kernelCategoryOf(e.name, 0)}).first;
+    it = totals_
+             .emplace(std::string(e.name),
+                      NameEntry{{std::string(e.name), 0, 0}, kernelCategoryOf(e.name, 0)})
+             .first;
   KernelCategory c = it->second.category;
   if (c == KernelCategory::Compute && e.bytes > 0) c = KernelCategory::Memcpy;
   uint64_t end = std::max(e.endNs, e.startNs);

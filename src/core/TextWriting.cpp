@@ -253,9 +253,12 @@ void appendUint(std::string& out, uint64_t v) {
 }
 
 std::string threeDecimalsText(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3f", std::isfinite(v) ? v : 0.0);
-  return text;
+  // to_chars with a precision prints what printf's "%.3f" prints (the C
+  // locale), without printf's cost; 400 bytes hold any finite double so.
+  char text[400];
+  const auto r = std::to_chars(text, text + sizeof text, std::isfinite(v) ? v : 0.0,
+                               std::chars_format::fixed, 3);
+  return std::string(text, r.ptr);
 }
 
 void appendDouble(std::string& out, double v) {

@@ -124,10 +124,11 @@ void CollectiveInfo::clear() {
   fromKernelName = false;
 }
 
-void CollectiveInfo::deriveBytes() {
+void CollectiveInfo::deriveBytes() { deriveBytes(dtypeBytes(dtype)); }
+
+void CollectiveInfo::deriveBytes(int64_t size) {
   bytes = 0;
   const int64_t n = std::max(inNelems, outNelems);
-  const int64_t size = dtypeBytes(dtype);
   int64_t product = 0;
   if (n > 0 && size > 0 && !__builtin_mul_overflow(n, size, &product))
     bytes = static_cast<uint64_t>(product);

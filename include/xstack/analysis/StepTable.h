@@ -41,6 +41,7 @@
 #include "xstack/analysis/Intervals.h"
 #include "xstack/analysis/RankBreakdown.h"
 #include "xstack/core/Status.h"
+#include "xstack/core/TextHash.h"
 #include "xstack/event/Events.h"
 #include "xstack/io/ExternalSorter.h"
 #include "xstack/io/SpillFile.h"
@@ -154,10 +155,9 @@ class StepTableBuilder {
     KernelTotal total;
     KernelCategory category;  // by name (classified once per name)
   };
-  std::unordered_map<std::string, NameEntry> totals_;
-  std::string key_;
+  TextMap<NameEntry> totals_;
   std::vector<std::string> cpuNames_;
-  std::unordered_map<std::string, uint32_t> cpuNameIds_;
+  TextMap<uint32_t> cpuNameIds_;
 };
 
 // A reader's tables as one wire message (wire/Wire.h; O(steps + kernels) per

@@ -39,8 +39,9 @@ struct CollectiveInfo {
 
   // Back to the default-constructed state, keeping the strings' memory.
   void clear();
-  // Sets bytes from the nelems and dtype.
+  // Sets bytes from the nelems and dtype (its size given: dtypeBytes(dtype)).
   void deriveBytes();
+  void deriveBytes(int64_t dtypeSize);
 };
 
 // Size in bytes of one element of a PyTorch dtype name ("Float" 4, "Half" 2,

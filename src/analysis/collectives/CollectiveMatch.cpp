@@ -15,10 +15,6 @@ namespace xstack {
 
 namespace {
 
-// An instance's key in its group: (lower rank, higher rank, instance) of a
-// point-to-point op; (-1, -1, instance) of a collective of the whole group.
-using InstanceKey = std::tuple<int64_t, int64_t, int64_t>;
-
 bool isSend(const std::string& c) { return c == "send"; }
 bool isRecv(const std::string& c) { return c == "recv"; }
 
@@ -236,19 +232,6 @@ std::vector<int64_t> expectedMembers(const InstanceKey& key, const std::vector<i
   return {a, b};
 }
 
-// A group's arrivals as instances, by key: each instance's members (indexes
-// into the arrivals) by (rank, start, end), input order breaking ties; and
-// the ranks the group must have (`groupRanks`, or the ranks seen), sorted.
-// `instances` views into `members`: a GroupInstances is moved, never copied.
-struct GroupInstances {
-  std::vector<int64_t> ranks;
-  std::vector<size_t> members;  // instance after instance
-  std::vector<std::pair<InstanceKey, std::span<const size_t>>> instances;
-  GroupInstances() = default;
-  GroupInstances(GroupInstances&&) = default;
-  GroupInstances(const GroupInstances&) = delete;
-};
-
 }  // namespace
 
 std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
@@ -278,22 +261,27 @@ std::vector<std::pair<InstanceKey, size_t>> byInstance(const std::vector<Arrival
   return keyed;
 }
 
-GroupInstances groupInstances(const std::vector<Arrival>& arrivals,
-                              const std::vector<int64_t>& groupRanks) {
-  GroupInstances g;
+}  // namespace
+
+GroupMatch matchGroup(const std::vector<Arrival>& arrivals,
+                      const std::vector<int64_t>& groupRanks) {
+  GroupMatch g;
   g.ranks = groupMembers(arrivals, groupRanks);
   const std::vector<std::pair<InstanceKey, size_t>> keyed = byInstance(arrivals);
   g.members.reserve(keyed.size());
   for (const auto& k : keyed) g.members.push_back(k.second);
+  std::vector<const Arrival*> members;
   for (size_t i = 0, j = 0; i < keyed.size(); i = j) {
     for (j = i + 1; j < keyed.size() && keyed[j].first == keyed[i].first; ++j) {
     }
-    g.instances.emplace_back(keyed[i].first, std::span<const size_t>(g.members).subspan(i, j - i));
+    const std::span<const size_t> indexes = std::span<const size_t>(g.members).subspan(i, j - i);
+    g.instances.emplace_back(keyed[i].first, indexes);
+    members.clear();
+    for (size_t k : indexes) members.push_back(&arrivals[k]);
+    g.problems.push_back(problemOf(members, expectedMembers(keyed[i].first, g.ranks)));
   }
   return g;
 }
-
-}  // namespace
 
 std::pair<int64_t, int64_t> p2pEnds(const Arrival& a) {
   if (isSend(a.collective)) return {a.rank, a.peer};
@@ -329,17 +317,21 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
                     const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
                     int64_t ranksPerNode) {
   if (arrivals.empty()) return;
-  const GroupInstances found = groupInstances(arrivals, groupRanks);
-  const std::vector<int64_t>& ranks = found.ranks;
+  summarizeMatched(group, arrivals, matchGroup(arrivals, groupRanks), out, ranksPerNode);
+}
+
+void summarizeMatched(const std::string& group, const std::vector<Arrival>& arrivals,
+                      const GroupMatch& match, CollectivesSummary& out, int64_t ranksPerNode) {
+  if (arrivals.empty()) return;
   GroupBuild g;
   g.ranksPerNode = ranksPerNode;
   uint64_t order = 0;
   size_t examples = 0;  // of this group: normalizeSummary keeps the first ones of all groups
   std::vector<const Arrival*> members;  // the instance's, by rank
-  for (const auto& [key, indexes] : found.instances) {
+  for (size_t n = 0; n < match.instances.size(); ++n) {
     members.clear();
-    for (size_t i : indexes) members.push_back(&arrivals[i]);
-    const std::string why = problemOf(members, expectedMembers(key, ranks));
+    for (size_t i : match.instances[n].second) members.push_back(&arrivals[i]);
+    const std::string& why = match.problems[n];
     if (why.empty()) {
       addInstance(members, g);
       ++out.matched;
@@ -391,17 +383,18 @@ void joinNetCells(std::vector<NetCell>& net) {
 
 std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks) {
-  const GroupInstances found = groupInstances(arrivals, groupRanks);
-  const std::vector<int64_t>& ranks = found.ranks;
-  const auto& instances = found.instances;
+  return matchedOutcomes(arrivals, matchGroup(arrivals, groupRanks));
+}
+
+std::vector<ArrivalOutcome> matchedOutcomes(const std::vector<Arrival>& arrivals,
+                                            const GroupMatch& match) {
   std::vector<ArrivalOutcome> out(arrivals.size());
-  for (const auto& [key, members] : instances) {
-    std::vector<const Arrival*> m;
-    for (size_t i : members) m.push_back(&arrivals[i]);
-    if (!problemOf(m, expectedMembers(key, ranks)).empty()) continue;
-    const Arrival* late = m[0];
-    for (const Arrival* a : m)
-      if (a->startNs > late->startNs) late = a;  // ties: the lower rank
+  for (size_t n = 0; n < match.instances.size(); ++n) {
+    if (!match.problems[n].empty()) continue;
+    const std::span<const size_t> members = match.instances[n].second;
+    const Arrival* late = &arrivals[members[0]];
+    for (size_t i : members)
+      if (arrivals[i].startNs > late->startNs) late = &arrivals[i];  // ties: the lower rank
     for (size_t i : members) out[i] = {true, late->rank, late->startNs};
   }
   return out;
@@ -409,14 +402,19 @@ std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
 
 std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks) {
+  if (arrivals.empty()) return {};
+  return matchedSlices(arrivals, matchGroup(arrivals, groupRanks));
+}
+
+std::vector<InstanceSlice> matchedSlices(const std::vector<Arrival>& arrivals,
+                                         const GroupMatch& match) {
   std::vector<InstanceSlice> out;
-  if (arrivals.empty()) return out;
-  const GroupInstances found = groupInstances(arrivals, groupRanks);
   std::vector<const Arrival*> members;
-  for (const auto& [key, indexes] : found.instances) {
+  for (size_t n = 0; n < match.instances.size(); ++n) {
+    if (!match.problems[n].empty()) continue;
+    const auto& [key, indexes] = match.instances[n];
     members.clear();
     for (size_t i : indexes) members.push_back(&arrivals[i]);
-    if (!problemOf(members, expectedMembers(key, found.ranks)).empty()) continue;
     const InstanceFacts f = factsOf(members);
     InstanceSlice& s = out.emplace_back();
     s.firstArrivalNs = f.firstNs;
@@ -443,14 +441,15 @@ std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
 void addClockSamples(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks,
                      int64_t ranksPerNode, ClockPairs& pairs) {
   if (ranksPerNode <= 0 || arrivals.empty()) return;
-  const GroupInstances found = groupInstances(arrivals, groupRanks);
+  const GroupMatch found = matchGroup(arrivals, groupRanks);
   std::vector<const Arrival*> members;
   std::map<int64_t, std::vector<uint64_t>> ends;  // node -> its members' ends
-  for (const auto& [key, indexes] : found.instances) {
+  for (size_t n = 0; n < found.instances.size(); ++n) {
+    const auto& [key, indexes] = found.instances[n];
     if (std::get<0>(key) >= 0) continue;  // point to point: a send may end before its recv
+    if (!found.problems[n].empty()) continue;
     members.clear();
     for (size_t i : indexes) members.push_back(&arrivals[i]);
-    if (!problemOf(members, expectedMembers(key, found.ranks)).empty()) continue;
     ends.clear();
     for (const Arrival* m : members) ends[m->rank / ranksPerNode].push_back(m->endNs);
     if (ends.size() < 2) continue;
@@ -531,9 +530,16 @@ void fnvAdd(uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
+uint32_t RoleCounter::textId(const std::string& text) {
+  for (size_t i = texts_.size(); i-- > 0;)
+    if (texts_[i] == text) return static_cast<uint32_t>(i);
+  texts_.push_back(text);
+  return static_cast<uint32_t>(texts_.size() - 1);
+}
+
 void RoleCounter::add(const Arrival& a) {
   const int direction = a.peer < 0 ? 0 : a.peer > rank_ ? 1 : -1;
-  ++counts_[{a.group, a.collective, a.bytes, direction}];
+  ++counts_[{textId(a.group), textId(a.collective), a.bytes, direction}];
 }
 
 uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
@@ -543,8 +549,8 @@ uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
   std::map<std::tuple<std::string, uint64_t, uint64_t, int>, uint64_t> counts;
   for (const auto& [key, n] : counts_) {
     const auto& [group, collective, bytes, direction] = key;
-    const auto it = sizes.find(group);
-    counts[{collective, bytes, it == sizes.end() ? 0 : it->second, direction}] += n;
+    const auto it = sizes.find(texts_[group]);
+    counts[{texts_[collective], bytes, it == sizes.end() ? 0 : it->second, direction}] += n;
   }
   uint64_t h = 14695981039346656037ull;
   for (const auto& [key, n] : counts) {

@@ -106,9 +106,9 @@ std::string encodeRouted(const std::string& error, const std::vector<RoutedBytes
 
 // One profile's arrivals (indexed in `bytes`, its message) split by their
 // group's owner into `routed` (indexed by MPI rank); a run of arrivals of one
-// owner is copied at once.
+// owner is copied at once, and noted in `runs` (RoutedPart::ownerRuns).
 void splitToOwners(const PartIndex& part, std::string_view bytes,
-                   std::vector<std::vector<RoutedBytes>>& routed) {
+                   std::vector<std::vector<RoutedBytes>>& routed, wire::Writer& runs) {
   const int size = static_cast<int>(routed.size());
   std::vector<int> owner;
   for (const std::string& g : part.groupNames) owner.push_back(collectiveGroupOwner(g, size));
@@ -124,6 +124,8 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
     }
     split[o].arrivals.append(bytes.substr(a[i].begin, a[j - 1].end - a[i].begin));
     split[o].count += j - i;
+    runs.u64(static_cast<uint64_t>(o));
+    runs.u64(j - i);
   }
   for (const GroupRanks& g : part.groups)
     split[collectiveGroupOwner(g.group, size)].groups.push_back(g);
@@ -134,22 +136,30 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
 // The messages for each owner (indexed by MPI rank) of one routing round:
 // the parts [first, end) of this MPI rank's, indexed one at a time, each
 // one's (rank, steps, role) into `info` and its arrivals split by their
-// group's owner. Every owner gets one message, maybe empty; a part that does
-// not decode sets `error` (sent to every owner).
+// group's owner, and what the outcomes' pairing needs of it into `parts`.
+// Every owner gets one message, maybe empty; a part that does not decode sets
+// `error` (sent to every owner).
 std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first, size_t end,
                                        const PartRelease& release, std::string& error,
-                                       std::vector<RankInfo>& info, int size) {
+                                       std::vector<RankInfo>& info, std::vector<RoutedPart>& parts,
+                                       int size) {
   std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
   for (size_t i = first; i < end; ++i) {
     const RankPart& p = local[i];
     auto part = decodeMessage<PartIndex>(
         p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), indexCollectivesPart);
+    RoutedPart& noted = parts.emplace_back();
     if (!part) {
+      noted.error = part.error().message;
       if (error.empty()) error = part.error().message;
       continue;
     }
     info.push_back({part->rank, part->steps, {}, part->role});
-    splitToOwners(*part, p.bytes, routed);
+    wire::Writer runs;
+    splitToOwners(*part, p.bytes, routed, runs);
+    noted.rank = part->rank;
+    noted.stepEnds = std::move(part->stepEnds);
+    noted.ownerRuns = runs.take();
     if (release) release(p.bytes);
   }
   std::vector<std::string> out;
@@ -165,10 +175,10 @@ using Origins = std::map<std::string, std::vector<std::pair<size_t, size_t>>>;
 
 // The outcomes of one group's arrivals into each sender's list (`from`:
 // their origins, indexed like `arrivals`).
-void addOutcomes(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& ranks,
+void addOutcomes(const std::vector<Arrival>& arrivals, const GroupMatch& match,
                  const std::vector<std::pair<size_t, size_t>>& from,
                  std::vector<std::vector<ArrivalOutcome>>& outcomes) {
-  const std::vector<ArrivalOutcome> o = groupOutcomes(arrivals, ranks);
+  const std::vector<ArrivalOutcome> o = matchedOutcomes(arrivals, match);
   for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
 }
 
@@ -273,15 +283,15 @@ size_t roundEnd(const std::vector<RankPart>& local, size_t first, uint64_t limit
 // of about `roundBytes` (every rank takes part in each round until all are
 // done), each message received handed to `owned` at once. `error`: a part
 // that did not index (also sent to every owner); `info`: each part's (rank,
-// steps, role).
+// steps, role); `parts`: what the outcomes' pairing needs of each, in order.
 void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roundBytes,
                    const PartRelease& release, std::string& error, std::vector<RankInfo>& info,
-                   OwnedCollector& owned) {
+                   std::vector<RoutedPart>& parts, OwnedCollector& owned) {
   size_t next = 0;
   do {
     const size_t end = roundEnd(local, next, roundBytes);
     std::vector<std::string> in =
-        exchangeAll(comm, routeToOwners(local, next, end, release, error, info, comm.size()),
+        exchangeAll(comm, routeToOwners(local, next, end, release, error, info, parts, comm.size()),
                     MessageTag::CollectiveArrivals);
     next = end;
     for (size_t r = 0; r < in.size(); ++r) {
@@ -325,10 +335,11 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
   out.error = owned.error;
   if (!out.error.empty()) return out;
   for (auto& [group, arrivals] : owned.arrivals) {
-    const std::vector<int64_t>& r = owned.ranks.at(group);
-    addOutcomes(arrivals, r, owned.origins[group], outcomes);
-    tracks.push_back({group, groupMembers(arrivals, r), instanceSlices(arrivals, r)});
-    summarizeGroup(group, std::move(arrivals), r, out.summary, ranksPerNode);
+    const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
+    addOutcomes(arrivals, match, owned.origins[group], outcomes);
+    tracks.push_back({group, match.ranks, matchedSlices(arrivals, match)});
+    summarizeMatched(group, arrivals, match, out.summary, ranksPerNode);
+    std::vector<Arrival>().swap(arrivals);
   }
   if (clocks.empty() || ranksPerNode <= 0) return out;
   for (std::vector<ArrivalOutcome>& list : outcomes)
@@ -492,8 +503,10 @@ void CollectivesJob::criticalPaths(Comm& comm, const LocalWalk& walk) {
 void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<RankInfo> info;
+  std::vector<RoutedPart> routed;
   OwnedCollector collector(static_cast<size_t>(comm.size()));
-  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info, collector);
+  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info, routed,
+                collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<std::vector<ArrivalOutcome>> outcomes;
@@ -516,7 +529,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   }
   agreeTracks(comm, std::move(tracks), !owned.error.empty());
   // The parts again for the walk, kept encoded (their errors already travel with `owned`).
-  LocalWalk walk = returnOutcomes(comm, local, std::move(outcomes), owned.error, releasePart_);
+  LocalWalk walk = returnOutcomes(comm, local, std::move(routed), std::move(outcomes), owned.error,
+                                  releasePart_);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
 }

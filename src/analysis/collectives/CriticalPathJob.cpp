@@ -18,16 +18,10 @@ struct OutcomeReply {
   std::vector<ArrivalOutcome> outcomes;
 };
 
+// Read where it lies, one outcome at a time, by OwnerOutcomes.
 void writeOutcomeReply(wire::Writer& w, const OutcomeReply& m) {
   w.str(m.error);
   w.list(m.outcomes, writeOutcome);
-}
-
-OutcomeReply readOutcomeReply(wire::Reader& r) {
-  OutcomeReply m;
-  m.error = r.str();
-  r.list(m.outcomes, readOutcome);
-  return m;
 }
 
 // Per step: the latest end of its window over some ranks and that rank
@@ -141,22 +135,29 @@ class OwnerOutcomes {
   }
 
   // Appends to `out` (as they are encoded) the next outcome from the owner
-  // of each of the part's arrivals; false when an owner's list is short or bad.
-  bool take(const PartIndex& part, wire::Writer& out) {
-    const int size = static_cast<int>(readers_.size());
-    std::vector<size_t> owners;
-    for (const std::string& g : part.groupNames)
-      owners.push_back(static_cast<size_t>(collectiveGroupOwner(g, size)));
-    for (const ArrivalBytes& a : part.arrivals) {
-      const size_t o = owners[a.group];
-      if (left_[o] == 0) return false;
-      --left_[o];
-      wire::Reader& r = readers_[o];
-      const size_t from = r.offset();
-      (void)readOutcome(r);
-      if (!r.ok()) return false;
-      out.raw(std::string_view(in_[o]).substr(from, r.offset() - from));
+  // of each of the part's arrivals (`ownerRuns`: RoutedPart's); false when
+  // an owner's list is short or bad.
+  bool take(std::string_view ownerRuns, wire::Writer& out) {
+    wire::Reader runs(ownerRuns, "the arrivals' owners");
+    while (runs.left() > 0) {
+      const uint64_t o = runs.u64();
+      const uint64_t n = runs.u64();
+      if (!runs.ok() || o >= readers_.size()) return false;
+      for (uint64_t i = 0; i < n; ++i)
+        if (!takeOne(static_cast<size_t>(o), out)) return false;
     }
+    return runs.ok();
+  }
+
+  // Appends owner o's next outcome to `out`; false when there is none.
+  bool takeOne(size_t o, wire::Writer& out) {
+    if (left_[o] == 0) return false;
+    --left_[o];
+    wire::Reader& r = readers_[o];
+    const size_t from = r.offset();
+    (void)readOutcome(r);
+    if (!r.ok()) return false;
+    out.raw(std::string_view(in_[o]).substr(from, r.offset() - from));
     return true;
   }
 
@@ -326,6 +327,7 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 }
 
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
+                         std::vector<RoutedPart> routed,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError, const PartRelease& release) {
   std::vector<std::string> out;
@@ -341,19 +343,19 @@ LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
       exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes);
   OwnerOutcomes owners(in, local.error);
   if (!local.error.empty()) return local;
-  for (const RankPart& mineOne : mine) {
-    auto part = decodeMessage<PartIndex>(
-        mineOne.bytes, "the collective arrivals of rank " + std::to_string(mineOne.rank),
-        indexCollectivesPart);
-    if (!part) {  // its error already travels with the owners' (it was routed)
-      if (local.error.empty()) local.error = part.error().message;
+  if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
+  for (size_t i = 0; i < mine.size() && local.error.empty(); ++i) {
+    RoutedPart& part = routed[i];
+    if (!part.error.empty()) {  // it also travels with the owners' (it was routed)
+      local.error = part.error;
       continue;
     }
     wire::Writer outcomes;
-    if (!owners.take(*part, outcomes)) local.error = "collective outcomes missing";
-    if (release) release(mineOne.bytes);
-    local.profiles.hold(part->rank,
-                        HeldProfile{mineOne.bytes, outcomes.take(), std::move(part->stepEnds)});
+    if (!owners.take(part.ownerRuns, outcomes)) local.error = "collective outcomes missing";
+    std::string().swap(part.ownerRuns);
+    if (release) release(mine[i].bytes);
+    local.profiles.hold(part.rank,
+                        HeldProfile{mine[i].bytes, outcomes.take(), std::move(part.stepEnds)});
   }
   if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
   if (!local.error.empty()) local.profiles.clear();

@@ -29,13 +29,25 @@ struct LocalWalk {
   HeldWalkProfiles profiles;
 };
 
+// What routing learnt of one of a reader's parts, to pair its outcomes
+// without indexing it again: its rank, its walk's step ends and the owner of
+// each of its arrivals, in the part's order, as runs: (MPI rank, arrivals)
+// pairs of wire u64s. `error` not empty: the part did not index (why).
+struct RoutedPart {
+  std::string error;
+  int64_t rank = 0;
+  std::vector<std::pair<int64_t, uint64_t>> stepEnds;
+  std::string ownerRuns;
+};
+
 // collective: every owner sends each reader the outcomes of the arrivals
 // that reader routed to it (`bySender[r]`: MPI rank r's, in its routed order;
 // `ownerError` not empty: none, and why); each reader pairs them with its
 // parts (`mine`: their encodings, kept by the caller through the walk, in the
-// order it routed them), decoding one at a time.
+// order it routed them; `routed[i]`: what routing learnt of mine[i]).
 // `release`: called with each part once paired (AnalysisJobOptions::releasePart).
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
+                         std::vector<RoutedPart> routed,
                          std::vector<std::vector<ArrivalOutcome>> bySender,
                          const std::string& ownerError, const PartRelease& release);
 

@@ -163,7 +163,8 @@ std::string_view ChromeEventMapper::detailOf(const TraceEvent& e) {
 // a host op with collective args; nullptr for every other event.
 const CollectiveInfo* ChromeEventMapper::collectiveOf(const TraceEvent& e, EventClass cls,
                                                       uint64_t startNs) {
-  if (e.arg(ArgKey::CollectiveName) && collectiveFromArgs(e, collective_, badArgs_)) {
+  if (e.arg(ArgKey::CollectiveName) &&
+      collectiveFromArgs(e, collective_, badArgs_, collectiveMemo_)) {
     if (!badArgs_.empty())
       warnings_.add(Warn::JsonBadCollectiveArg, 1,
                     where_ + "ts " + std::to_string(startNs) + " ns: " + badArgs_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "xstack/source/chrome/ChromeEvents.h"
 
@@ -40,28 +41,66 @@ int64_t peerOf(const TraceEvent& e, std::string_view collective, std::string& ba
   return peer < 0 ? -1 : peer;
 }
 
+// normalizeCollectiveName of `text`, through the memo.
+const std::string& collectiveNameOf(std::string_view text, CollectiveArgsMemo& memo) {
+  if (!memo.hasName || memo.nameText != text) {
+    memo.hasName = true;
+    memo.nameText.assign(text);
+    memo.name = normalizeCollectiveName(text);
+  }
+  return memo.name;
+}
+
+// parseRankList of `text` into `out`, through the memo.
+bool rankListOf(std::string_view text, std::vector<int64_t>& out, CollectiveArgsMemo& memo) {
+  if (!memo.hasRanks || memo.ranksText != text) {
+    memo.hasRanks = true;
+    memo.ranksText.assign(text);
+    memo.ranksParsed = parseRankList(text, memo.ranks);
+  }
+  out = memo.ranks;
+  return memo.ranksParsed;
+}
+
+// dtypeBytes of `dtype`, through the memo.
+int64_t dtypeSizeOf(std::string_view dtype, CollectiveArgsMemo& memo) {
+  if (!memo.hasDtype || memo.dtypeText != dtype) {
+    memo.hasDtype = true;
+    memo.dtypeText.assign(dtype);
+    memo.dtypeSize = dtypeBytes(dtype);
+  }
+  return memo.dtypeSize;
+}
+
 }  // namespace
 
 bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& bad) {
+  CollectiveArgsMemo memo;
+  return collectiveFromArgs(e, out, bad, memo);
+}
+
+bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& bad,
+                        CollectiveArgsMemo& memo) {
   out.clear();
   bad.clear();
   if (!e.arg(ArgKey::CollectiveName)) return false;
-  out.collective = normalizeCollectiveName(e.argText(ArgKey::CollectiveName));
+  out.collective = collectiveNameOf(e.argText(ArgKey::CollectiveName), memo);
   out.group.assign(e.argText(ArgKey::ProcessGroupName));
   out.groupDesc.assign(e.argText(ArgKey::ProcessGroupDesc));
   if (e.arg(ArgKey::ProcessGroupRanks) &&
-      !parseRankList(e.argText(ArgKey::ProcessGroupRanks), out.groupRanks))
+      !rankListOf(e.argText(ArgKey::ProcessGroupRanks), out.groupRanks, memo))
     noteBad(e, ArgKey::ProcessGroupRanks, bad);
   out.groupSize = intArg(e, ArgKey::GroupSize, 0, 0, bad);
   out.seq = intArg(e, ArgKey::Seq, 0, -1, bad);
   out.inNelems = intArg(e, ArgKey::InMsgNelems, 0, -1, bad);
   out.outNelems = intArg(e, ArgKey::OutMsgNelems, 0, -1, bad);
   out.dtype.assign(e.argText(ArgKey::Dtype));
-  if (!out.dtype.empty() && dtypeBytes(out.dtype) == 0) noteBad(e, ArgKey::Dtype, bad);
+  const int64_t dtypeSize = dtypeSizeOf(out.dtype, memo);
+  if (!out.dtype.empty() && dtypeSize == 0) noteBad(e, ArgKey::Dtype, bad);
   if (isPointToPoint(out.collective)) out.peer = peerOf(e, out.collective, bad);
-  out.deriveBytes();
+  out.deriveBytes(dtypeSize);
   // nelems x dtype size past 2^63 - 1 bytes: no size (0, no bandwidth), named like a bad arg.
-  const bool sized = std::max(out.inNelems, out.outNelems) > 0 && dtypeBytes(out.dtype) > 0;
+  const bool sized = std::max(out.inNelems, out.outNelems) > 0 && dtypeSize > 0;
   if (sized && out.bytes == 0)
     noteBad(e, out.inNelems >= out.outNelems ? ArgKey::InMsgNelems : ArgKey::OutMsgNelems, bad);
   return true;

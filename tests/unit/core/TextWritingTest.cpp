@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "xstack/core/TextWriting.h"
 
@@ -254,6 +255,35 @@ TEST(JsonText, DoublesAreShortestAndReadBackExactly) {
     std::string s = dbl(v);
     auto j = nlohmann::json::parse(s);
     EXPECT_EQ(j.get<double>(), v) << s;
+  }
+}
+
+// threeDecimalsText prints what printf's "%.3f" prints, for any finite
+// double: ties of the binary value, negatives, tiny and huge ones.
+TEST(JsonText, ThreeDecimalsAreWhatPrintfPrints) {
+  std::mt19937_64 rng(7);
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.0005,
+                                0.0015,
+                                1.0005,
+                                2.5e-4,
+                                -0.0004,
+                                123.4565,
+                                1e300,
+                                -1e300,
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::denorm_min()};
+  for (int i = 0; i < 20000; ++i) {
+    values.push_back(static_cast<double>(rng() % 100000000) / 1000.0 + 0.0005);
+    values.push_back(
+        std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 60));
+    values.push_back(-static_cast<double>(rng() % 1000000) / 7.0);
+  }
+  for (double v : values) {
+    char text[400];
+    std::snprintf(text, sizeof text, "%.3f", v);
+    ASSERT_EQ(threeDecimalsText(v), text) << v;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -154,6 +155,27 @@ struct CollectivesSummary {
 void writeSummary(wire::Writer& w, const CollectivesSummary& s);
 CollectivesSummary readSummary(wire::Reader& r);
 
+// An instance's key in its group: (lower rank, higher rank, instance) of a
+// point-to-point op; (-1, -1, instance) of a collective of the whole group.
+using InstanceKey = std::tuple<int64_t, int64_t, int64_t>;
+
+// One group's arrivals matched into instances, as every function below
+// matches them: each instance's members (indexes into the arrivals) by (rank,
+// start, end), input order breaking ties, instances by key; the ranks the
+// group must have (`groupRanks`, or the ranks seen), sorted; and per instance
+// why it is not matched ("" = matched: every expected member once, agreeing).
+// `instances` views into `members`: a GroupMatch is moved, never copied.
+struct GroupMatch {
+  std::vector<int64_t> ranks;
+  std::vector<size_t> members;  // instance after instance
+  std::vector<std::pair<InstanceKey, std::span<const size_t>>> instances;
+  std::vector<std::string> problems;  // by instance
+  GroupMatch() = default;
+  GroupMatch(GroupMatch&&) = default;
+  GroupMatch(const GroupMatch&) = delete;
+};
+GroupMatch matchGroup(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks);
+
 // Matches one group's arrivals (any order, every rank's) into instances and
 // adds their statistics to `out` (then normalizeSummary). `groupRanks`: the
 // group's ranks as the traces give them; empty = the ranks seen in `arrivals`.
@@ -162,6 +184,9 @@ CollectivesSummary readSummary(wire::Reader& r);
 void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
                     const std::vector<int64_t>& groupRanks, CollectivesSummary& out,
                     int64_t ranksPerNode = 0);
+// summarizeGroup of arrivals already matched (`match`: matchGroup's of them).
+void summarizeMatched(const std::string& group, const std::vector<Arrival>& arrivals,
+                      const GroupMatch& match, CollectivesSummary& out, int64_t ranksPerNode);
 // One matched instance as the traces draw it (a slice of its group's track):
 // from its first arrival to its last member's end, Unix ns on the clock the
 // arrivals are on (the reference clock after the owners' conversion).
@@ -186,6 +211,8 @@ std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
 // (first arrival, end, pair, instance).
 std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks);
+std::vector<InstanceSlice> matchedSlices(const std::vector<Arrival>& arrivals,
+                                         const GroupMatch& match);
 // Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
 void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
 // Sorts rows, ranks and groupBlame, joins ranks (and (group, rank) pairs) that
@@ -227,9 +254,14 @@ class RoleCounter {
   uint64_t role(const std::vector<GroupRanks>& groups) const;
 
  private:
+  // The index of `text` in `texts_`, added when new (a rank has few groups
+  // and collectives).
+  uint32_t textId(const std::string& text);
+
   int64_t rank_;
-  // (group, collective, bytes, direction) -> arrivals
-  std::map<std::tuple<std::string, std::string, uint64_t, int>, uint64_t> counts_;
+  std::vector<std::string> texts_;  // groups' and collectives' names, by id
+  // (group id, collective id, bytes, direction) -> arrivals
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, int>, uint64_t> counts_;
 };
 
 // The files' text: header only when the summary has no group.

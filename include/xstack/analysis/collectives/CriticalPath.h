@@ -144,6 +144,8 @@ ArrivalOutcome readOutcome(wire::Reader& r);
 // summarizeGroup matches them.
 std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks);
+std::vector<ArrivalOutcome> matchedOutcomes(const std::vector<Arrival>& arrivals,
+                                            const GroupMatch& match);
 
 enum class SegmentKind : uint8_t { Compute = 0, Host = 1, Memcpy = 2, Transfer = 3, Wait = 4 };
 constexpr int kSegmentKinds = 5;

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "xstack/core/TextHash.h"
 #include "xstack/core/TextWriting.h"
 #include "xstack/render/perfetto/ProtoWriter.h"
 
@@ -70,18 +71,14 @@ class InternTables {
   static void write(ProtoWriter& w, const NewInternedEntries& fresh, JsonTextStats& text);
 
  private:
-  struct TextHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   // Text -> iid, with the last hit remembered: categories and annotation
   // names repeat call after call ("Op", "name"), a compare beats a hash.
   struct Index {
-    std::unordered_map<std::string, uint64_t, TextHash, std::equal_to<>> iids;
+    TextMap<uint64_t> iids;
     std::string_view lastText;  // a key of `iids` (node keys are stable)
     uint64_t lastIid = 0;       // 0: no last hit yet
   };
-  using EventIndex = std::unordered_map<std::string, EventIids, TextHash, std::equal_to<>>;
+  using EventIndex = TextMap<EventIids>;
   // A slot of the direct-mapped cache in front of `events_`.
   struct EventSlot {
     const char* data = nullptr;

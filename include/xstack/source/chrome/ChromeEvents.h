@@ -47,6 +47,21 @@ bool memPlaceFromText(std::string_view text, MemPlace& place, uint64_t& device);
 // did not parse ("" when all did); their fields keep the unknown values.
 bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& bad);
 
+// What collectiveFromArgs parsed last, by the arg's text: a trace repeats the
+// same few names, rank lists and dtypes in every collective, so a reader that
+// keeps one memo parses each text once in a row (the results are the same).
+struct CollectiveArgsMemo {
+  bool hasName = false, hasRanks = false, hasDtype = false;  // false: nothing kept yet
+  std::string nameText, name;  // "Collective name" as written -> normalized
+  std::string ranksText;       // "Process Group Ranks" as written -> parsed
+  std::vector<int64_t> ranks;
+  bool ranksParsed = false;
+  std::string dtypeText;  // "dtype" as written -> its bytes (0 = unknown)
+  int64_t dtypeSize = 0;
+};
+bool collectiveFromArgs(const TraceEvent& e, CollectiveInfo& out, std::string& bad,
+                        CollectiveArgsMemo& memo);
+
 class ChromeEventMapper {
  public:
   // baseNs: added to every ts (baseTimeNanoseconds, 0 when absent).
@@ -96,6 +111,7 @@ class ChromeEventMapper {
   std::string where_;
   std::string detail_;
   CollectiveInfo collective_;  // the current slice's (SliceEvent::collective)
+  CollectiveArgsMemo collectiveMemo_;
   std::string badArgs_;
   struct Block {
     uint64_t startNs, bytes;

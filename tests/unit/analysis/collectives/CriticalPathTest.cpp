@@ -265,6 +265,38 @@ TEST(CriticalPathWire, RoundTripAndInconsistentWindowsRejected) {
                    .ok());
 }
 
+// An arrival's times travel as differences from its start: any values come
+// back exactly (a launch or a free after the start, unknown 0, the extremes).
+TEST(CriticalPathWire, ArrivalTimesComeBackExactly) {
+  CollectivesPart part;
+  part.arrivals.rank = 1;
+  for (uint64_t start :
+       {uint64_t{0}, uint64_t{5}, uint64_t{1700000000000000000}, ~uint64_t{0} - 1}) {
+    Arrival a = arrival(1, "allreduce", 0, start, start + 1);
+    for (uint64_t other : {uint64_t{0}, start + 7, start - 3, ~uint64_t{0}}) {
+      a.launchNs = other;
+      a.freeNs = ~other;
+      part.arrivals.arrivals.push_back(a);
+    }
+  }
+  const std::string bytes = encodeMessage(part.arrivals, writeRankArrivals);
+  auto back = decodeMessage<RankArrivals>(bytes, "arrivals", readRankArrivals);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_EQ(back->arrivals.size(), part.arrivals.arrivals.size());
+  for (size_t i = 0; i < back->arrivals.size(); ++i) {
+    const Arrival& x = part.arrivals.arrivals[i];
+    const Arrival& y = back->arrivals[i];
+    EXPECT_EQ(std::tie(x.startNs, x.endNs, x.launchNs, x.freeNs),
+              std::tie(y.startNs, y.endNs, y.launchNs, y.freeNs))
+        << i;
+  }
+  part.arrivals.arrivals = {arrival(1, "allreduce", 0, 100, 100)};
+  part.arrivals.arrivals[0].endNs = 99;  // ends before it starts: refused on reading
+  EXPECT_FALSE(decodeMessage<RankArrivals>(encodeMessage(part.arrivals, writeRankArrivals),
+                                           "arrivals", readRankArrivals)
+                   .ok());
+}
+
 // The index of a part names each arrival's group and bytes: copied as they
 // are after a list count, they read back as the arrivals; it refuses what
 // readCollectivesPart refuses.

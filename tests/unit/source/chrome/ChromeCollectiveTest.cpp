@@ -61,6 +61,45 @@ TEST(ChromeCollective, KernelArgsAreRead) {
   EXPECT_TRUE(w.empty());
 }
 
+// A reader keeps one CollectiveArgsMemo for all its events: the same
+// CollectiveInfo and bad-arg text as a fresh parse, whatever the texts before
+// (the same, changed, bad, empty, absent).
+TEST(ChromeCollective, TheArgsMemoGivesWhatAFreshParseGives) {
+  const std::vector<std::string> args = {
+      kAllReduceArgs,
+      kAllReduceArgs,
+      R"("Collective name":"_allgather_base","Process Group Ranks":"[0, 2]","dtype":"BFloat16","In msg nelems":8)",
+      R"("Collective name":"_allgather_base","Process Group Ranks":"[0, x]","dtype":"Bogus","In msg nelems":8)",
+      R"("Collective name":"_allgather_base","Process Group Ranks":"[0, x]","dtype":"Bogus","In msg nelems":8)",
+      R"("Collective name":"","Process Group Ranks":"","dtype":"")",
+      R"("Collective name":"","Process Group Ranks":"","dtype":"")",
+      R"("Collective name":"send","Dst Rank":3,"Process Group Ranks":"[]","dtype":"Float","In msg nelems":2)",
+      R"("Collective name":"recv","Src Rank":3,"dtype":"Float","In msg nelems":2)",
+      kAllReduceArgs};
+  std::string doc = "{\"traceEvents\":[";
+  for (size_t i = 0; i < args.size(); ++i)
+    doc += (i ? "," : "") + kernel("ncclDevKernel_Generic", args[i], static_cast<int>(10 * i));
+  doc += "]}";
+  CollectiveArgsMemo memo;
+  size_t events = 0;
+  ReadResult r = readTraceBytes(doc, "t.json", [&](const TraceEvent& e) {
+    CollectiveInfo fresh, kept;
+    std::string freshBad, keptBad;
+    const bool a = collectiveFromArgs(e, fresh, freshBad);
+    const bool b = collectiveFromArgs(e, kept, keptBad, memo);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(fresh.collective, kept.collective) << events;
+    EXPECT_EQ(fresh.groupRanks, kept.groupRanks) << events;
+    EXPECT_EQ(fresh.dtype, kept.dtype) << events;
+    EXPECT_EQ(fresh.bytes, kept.bytes) << events;
+    EXPECT_EQ(fresh.peer, kept.peer) << events;
+    EXPECT_EQ(freshBad, keptBad) << events;
+    ++events;
+  });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(events, args.size());
+}
+
 TEST(ChromeCollective, HostOpGetsTheArgsTooOtherHostWorkNothing) {
   Warnings w;
   EventList l = mapped(
