@@ -74,6 +74,9 @@ struct AnalysisJobOptions {
   uint64_t memoryBytes = uint64_t{64} << 20;
   // Null: nothing to do (analysis/PartRelease.h).
   PartRelease releasePart;
+  // --threads: a job part may run its rank-local work (never an MPI call) on
+  // this many threads (core/ParallelWork.h), with the same results as on one.
+  unsigned threads = 1;
 };
 
 // Where a job part's files go (rank 0) and what it says on the terminal.

@@ -14,6 +14,7 @@
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CollectiveTracks.h"
 #include "xstack/core/CheckedMath.h"
+#include "xstack/core/ParallelWork.h"
 #include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
@@ -104,15 +105,22 @@ std::string encodeRouted(const std::string& error, const std::vector<RoutedBytes
   return w.take();
 }
 
+// What routing needs besides the parts: the owners (MPI ranks), the threads
+// it may index on, and the parts' release (AnalysisJobOptions').
+struct RouteContext {
+  int size = 1;
+  unsigned threads = 1;
+  PartRelease release;
+};
+
 // One profile's arrivals (indexed in `bytes`, its message) split by their
-// group's owner into `routed` (indexed by MPI rank); a run of arrivals of one
-// owner is copied at once, and noted in `runs` (RoutedPart::ownerRuns).
-void splitToOwners(const PartIndex& part, std::string_view bytes,
-                   std::vector<std::vector<RoutedBytes>>& routed, wire::Writer& runs) {
-  const int size = static_cast<int>(routed.size());
+// group's owner (indexed by MPI rank, `size` of them); a run of arrivals of
+// one owner is copied at once, and noted in `runs` (RoutedPart::ownerRuns).
+std::vector<RoutedBytes> splitToOwners(const PartIndex& part, std::string_view bytes, int size,
+                                       wire::Writer& runs) {
   std::vector<int> owner;
   for (const std::string& g : part.groupNames) owner.push_back(collectiveGroupOwner(g, size));
-  std::vector<RoutedBytes> split(routed.size());
+  std::vector<RoutedBytes> split(static_cast<size_t>(size));
   for (RoutedBytes& s : split) {
     s.rank = part.rank;
     s.steps = part.steps;
@@ -129,38 +137,59 @@ void splitToOwners(const PartIndex& part, std::string_view bytes,
   }
   for (const GroupRanks& g : part.groups)
     split[collectiveGroupOwner(g.group, size)].groups.push_back(g);
-  for (int o = 0; o < size; ++o)
-    if (split[o].count > 0 || !split[o].groups.empty()) routed[o].push_back(std::move(split[o]));
+  return split;
+}
+
+// One part as routing makes it: indexed and split by owner, with what the
+// outcomes' pairing needs of it (`noted`), or why it did not index.
+struct SplitPart {
+  RankInfo info;
+  RoutedPart noted;                // noted.error: the part did not index
+  std::vector<RoutedBytes> split;  // by owner
+};
+
+SplitPart splitPart(const RankPart& p, int size) {
+  SplitPart out;
+  auto part = decodeMessage<PartIndex>(
+      p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), indexCollectivesPart);
+  if (!part) {
+    out.noted.error = part.error().message;
+    return out;
+  }
+  out.info = {part->rank, part->steps, {}, part->role};
+  wire::Writer runs;
+  out.split = splitToOwners(*part, p.bytes, size, runs);
+  out.noted.rank = part->rank;
+  out.noted.stepEnds = std::move(part->stepEnds);
+  out.noted.ownerRuns = runs.take();
+  return out;
 }
 
 // The messages for each owner (indexed by MPI rank) of one routing round:
-// the parts [first, end) of this MPI rank's, indexed one at a time, each
-// one's (rank, steps, role) into `info` and its arrivals split by their
-// group's owner, and what the outcomes' pairing needs of it into `parts`.
-// Every owner gets one message, maybe empty; a part that does not decode sets
-// `error` (sent to every owner).
+// the parts [first, end) of this MPI rank's, indexed and split on `threads`
+// threads, each one's (rank, steps, role) into `info`, its arrivals split by
+// their group's owner, and what the outcomes' pairing needs of it into
+// `parts`, in part order. Every owner gets one message, maybe empty; a part
+// that does not decode sets `error` (sent to every owner).
 std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_t first, size_t end,
-                                       const PartRelease& release, std::string& error,
-                                       std::vector<RankInfo>& info, std::vector<RoutedPart>& parts,
-                                       int size) {
-  std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(size));
-  for (size_t i = first; i < end; ++i) {
-    const RankPart& p = local[i];
-    auto part = decodeMessage<PartIndex>(
-        p.bytes, "the collective arrivals of rank " + std::to_string(p.rank), indexCollectivesPart);
-    RoutedPart& noted = parts.emplace_back();
-    if (!part) {
-      noted.error = part.error().message;
-      if (error.empty()) error = part.error().message;
-      continue;
-    }
-    info.push_back({part->rank, part->steps, {}, part->role});
-    wire::Writer runs;
-    splitToOwners(*part, p.bytes, routed, runs);
-    noted.rank = part->rank;
-    noted.stepEnds = std::move(part->stepEnds);
-    noted.ownerRuns = runs.take();
-    if (release) release(p.bytes);
+                                       const RouteContext& context, std::string& error,
+                                       std::vector<RankInfo>& info,
+                                       std::vector<RoutedPart>& parts) {
+  std::vector<SplitPart> made(end - first);
+  forEachItem(made.size(), context.threads, [&](size_t i, unsigned /*worker*/) {
+    made[i] = splitPart(local[first + i], context.size);
+  });
+  std::vector<std::vector<RoutedBytes>> routed(static_cast<size_t>(context.size));
+  for (size_t i = 0; i < made.size(); ++i) {
+    SplitPart& m = made[i];
+    const bool indexed = m.noted.error.empty();
+    if (!indexed && error.empty()) error = m.noted.error;
+    if (indexed) info.push_back(m.info);
+    for (size_t o = 0; o < m.split.size(); ++o)
+      if (m.split[o].count > 0 || !m.split[o].groups.empty())
+        routed[o].push_back(std::move(m.split[o]));
+    parts.push_back(std::move(m.noted));
+    if (indexed && context.release) context.release(local[first + i].bytes);
   }
   std::vector<std::string> out;
   for (std::vector<RoutedBytes>& m : routed) {
@@ -285,13 +314,13 @@ size_t roundEnd(const std::vector<RankPart>& local, size_t first, uint64_t limit
 // that did not index (also sent to every owner); `info`: each part's (rank,
 // steps, role); `parts`: what the outcomes' pairing needs of each, in order.
 void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roundBytes,
-                   const PartRelease& release, std::string& error, std::vector<RankInfo>& info,
+                   const RouteContext& context, std::string& error, std::vector<RankInfo>& info,
                    std::vector<RoutedPart>& parts, OwnedCollector& owned) {
   size_t next = 0;
   do {
     const size_t end = roundEnd(local, next, roundBytes);
     std::vector<std::string> in =
-        exchangeAll(comm, routeToOwners(local, next, end, release, error, info, parts, comm.size()),
+        exchangeAll(comm, routeToOwners(local, next, end, context, error, info, parts),
                     MessageTag::CollectiveArrivals);
     next = end;
     for (size_t r = 0; r < in.size(); ++r) {
@@ -301,12 +330,32 @@ void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roun
   } while (!comm.allTrue(next == local.size()));
 }
 
-// The owner's clock samples (none after an error).
-std::vector<ClockPair> ownedClockSamples(const OwnedGroups& owned, int64_t ranksPerNode) {
+// The owner's groups, in name order, for a loop over them on threads.
+using GroupList = std::vector<std::pair<const std::string*, std::vector<Arrival>*>>;
+GroupList groupList(OwnedGroups& owned) {
+  GroupList out;
+  for (auto& [group, arrivals] : owned.arrivals) out.emplace_back(&group, &arrivals);
+  return out;
+}
+
+// The owner's clock samples (none after an error), its groups on `threads`
+// threads (the sums are exact integers: the same for any split).
+std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNode,
+                                         unsigned threads) {
   ClockPairs pairs;
-  if (owned.error.empty())
-    for (const auto& [group, arrivals] : owned.arrivals)
-      addClockSamples(arrivals, owned.ranks.at(group), ranksPerNode, pairs);
+  if (owned.error.empty()) {
+    const GroupList groups = groupList(owned);
+    std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
+    forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
+      addClockSamples(*groups[i].second, owned.ranks.at(*groups[i].first), ranksPerNode,
+                      perWorker[worker]);
+    });
+    for (const ClockPairs& p : perWorker) {
+      std::vector<ClockPair> list;
+      for (const auto& [key, pair] : p) list.push_back(pair);
+      mergeClockPairs(pairs, list);
+    }
+  }
   std::vector<ClockPair> out;
   for (auto& [key, p] : pairs) out.push_back(p);
   return out;
@@ -328,19 +377,33 @@ void toReferenceClocks(OwnedGroups& owned, const std::vector<NodeClock>& clocks,
 // (`outcomes[r]`: MPI rank r's, in its order), each last arrival on its own
 // rank's clock (the critical path's walk goes on on that rank).
 // `tracks`: each group's instances as the traces draw them (CollectiveTracks.h).
+// Groups run on `threads` threads, each group whole on one: each worker sums
+// its groups into its own summary and the summaries are merged (as rank 0
+// merges the owners': the same bytes for any split); each arrival's outcome
+// has its own place; the tracks keep the groups' order.
 Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
                      std::vector<std::vector<ArrivalOutcome>>& outcomes,
-                     std::vector<GroupTrack>& tracks) {
+                     std::vector<GroupTrack>& tracks, unsigned threads) {
   Owned out;
   out.error = owned.error;
   if (!out.error.empty()) return out;
-  for (auto& [group, arrivals] : owned.arrivals) {
+  const GroupList groups = groupList(owned);
+  const std::vector<std::pair<size_t, size_t>> noOrigins;  // a group with ranks, no arrival here
+  std::vector<CollectivesSummary> perWorker(workersFor(threads, groups.size()));
+  std::vector<GroupTrack> made(groups.size());
+  forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
+    const std::string& group = *groups[i].first;
+    std::vector<Arrival>& arrivals = *groups[i].second;
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
-    addOutcomes(arrivals, match, owned.origins[group], outcomes);
-    tracks.push_back({group, match.ranks, matchedSlices(arrivals, match)});
-    summarizeMatched(group, arrivals, match, out.summary, ranksPerNode);
+    const auto origins = owned.origins.find(group);
+    addOutcomes(arrivals, match, origins == owned.origins.end() ? noOrigins : origins->second,
+                outcomes);
+    made[i] = {group, match.ranks, matchedSlices(arrivals, match)};
+    summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
     std::vector<Arrival>().swap(arrivals);
-  }
+  });
+  for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
+  for (GroupTrack& t : made) tracks.push_back(std::move(t));
   if (clocks.empty() || ranksPerNode <= 0) return out;
   for (std::vector<ArrivalOutcome>& list : outcomes)
     for (ArrivalOutcome& o : list)
@@ -355,7 +418,8 @@ class CollectivesJob final : public AnalysisJob {
   explicit CollectivesJob(const AnalysisJobOptions& options)
       : topology_(options.topology),
         memoryBytes_(options.memoryBytes),
-        releasePart_(options.releasePart) {}
+        releasePart_(options.releasePart),
+        threads_(options.threads) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
   Status status() const override { return status_; }
   void publish(JobBoard& board) const override;
@@ -376,6 +440,7 @@ class CollectivesJob final : public AnalysisJob {
   Topology topology_;
   uint64_t memoryBytes_;               // --memory-mb (routing rounds)
   PartRelease releasePart_;            // AnalysisJobOptions::releasePart
+  unsigned threads_;                   // AnalysisJobOptions::threads
   CollectivesSummary summary_;         // rank 0
   std::vector<RankInfo> ranks_;        // every profile's rank, sorted
   std::vector<NodeClock> clocks_;      // rank 0: the nodes' clock offsets, by node
@@ -505,7 +570,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::vector<RankInfo> info;
   std::vector<RoutedPart> routed;
   OwnedCollector collector(static_cast<size_t>(comm.size()));
-  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), releasePart_, error, info, routed,
+  const RouteContext context{comm.size(), threads_, releasePart_};
+  routeInRounds(comm, local, routeRoundBytes(memoryBytes_), context, error, info, routed,
                 collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
@@ -513,7 +579,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   OwnedGroups groups = collector.finish(outcomes);
   std::vector<ClockPair> samples;
   try {
-    samples = ownedClockSamples(groups, perNode);
+    samples = ownedClockSamples(groups, perNode, threads_);
   } catch (const std::exception& e) {
     groups.error = std::string("collectives failed: ") + e.what();
   }
@@ -523,7 +589,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::vector<GroupTrack> tracks;
   try {
     toReferenceClocks(groups, clocks, perNode);
-    owned = summarizeOwned(groups, perNode, clocks, outcomes, tracks);
+    owned = summarizeOwned(groups, perNode, clocks, outcomes, tracks, threads_);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }

@@ -35,6 +35,7 @@ std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<Loca
   options.topology = topology;
   options.memoryBytes = run.options.spill.memoryBytes;
   options.releasePart = partReleaser(local);
+  options.threads = run.options.threads;
   options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
                         (run.options.compress ? ".gz" : "");
   auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
