@@ -8,7 +8,8 @@
 #   slow       with --slow 5:1.5, rank 5 holds most of the path and its compute
 #              is its largest kind
 #   identical  np 1, 2 and 3 give the same bytes, and np 3 with --memory-mb 1
-#              (routing in many rounds) the same analysis files
+#              (routing in many rounds) and np 2 with --threads 1 and 3 the same
+#              analysis files
 #   usage: critical_path.sh XSTACK WORKDIR CASE
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
@@ -100,6 +101,16 @@ PY
     mv "$work/slow.np3" "$work/slow.np3.m1"
     for f in critical_path.csv collectives.csv waits.csv findings.json; do
       cmp "$work/slow.np1/$f" "$work/slow.np3.m1/$f" || fail "$f differs at np 3 with --memory-mb 1"
+    done
+    # --threads: the owners' groups and the routing's index run on threads;
+    # one thread and three (more than the groups of some owners) give the same bytes.
+    for t in 1 3; do
+      report=(--no-progress --threads "$t")
+      run slow 2
+      mv "$work/slow.np2" "$work/slow.np2.t$t"
+      for f in critical_path.csv collectives.csv waits.csv findings.json steps.csv; do
+        cmp "$work/slow.np1/$f" "$work/slow.np2.t$t/$f" || fail "$f differs at np 2 with --threads $t"
+      done
     done ;;
   *) fail "unknown case $case" ;;
 esac

@@ -225,13 +225,16 @@ class CollectivesJobTest : public TempDirTest {
  protected:
   // Runs the job on MPI rank `comm`'s share of `parts` (training rank r on
   // MPI rank r % size); rank 0 writes into `dir` and gives its lines.
+  // `threads`: AnalysisJobOptions::threads.
   void run(Comm& comm, const std::vector<std::string>& parts, const std::filesystem::path& dir,
-           std::vector<std::string>* lines) {
+           std::vector<std::string>* lines, unsigned threads = 1) {
     std::vector<RankPart> local;
     for (size_t r = 0; r < parts.size(); ++r)
       if (static_cast<int>(r) % comm.size() == comm.rank())
         local.push_back({static_cast<int64_t>(r), parts[r]});
-    std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(twoGpusPerTrainer());
+    AnalysisJobOptions options = twoGpusPerTrainer();
+    options.threads = threads;
+    std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
     job->merge(comm, local);
     std::vector<AtomicFile> files;
     std::vector<std::string> mine;
@@ -328,6 +331,23 @@ TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
     EXPECT_EQ(read(out / "waits.csv"), kWaitsCsv);
     EXPECT_EQ(read(out / "critical_path.csv"), kCriticalPathCsv);
     EXPECT_EQ(lines.size(), 2u);  // the collectives' and the clocks' (rank 0's only)
+  }
+}
+
+// The owner's groups and the routing's index on 1 to 4 threads: the same bytes.
+TEST_F(CollectivesJobTest, TheSameBytesOnAnyThreads) {
+  std::vector<std::string> parts;
+  for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
+  for (unsigned threads = 1; threads <= 4; ++threads) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    const std::filesystem::path out = dir_ / ("t" + std::to_string(threads));
+    std::filesystem::create_directories(out);
+    SerialComm comm;
+    std::vector<std::string> lines;
+    run(comm, parts, out, &lines, threads);
+    EXPECT_EQ(read(out / "collectives.csv"), kCollectivesCsv);
+    EXPECT_EQ(read(out / "waits.csv"), kWaitsCsv);
+    EXPECT_EQ(read(out / "critical_path.csv"), kCriticalPathCsv);
   }
 }
 
