@@ -6,7 +6,7 @@ namespace xstack::wire {
 
 Writer::Writer() { out_.push_back(static_cast<char>(kWireVersion)); }
 
-void Writer::u64(uint64_t v) {
+void Writer::u64Long(uint64_t v) {
   char bytes[10];  // a varint of 64 bits has at most 10
   size_t n = 0;
   while (v >= 0x80) {
@@ -15,11 +15,6 @@ void Writer::u64(uint64_t v) {
   }
   bytes[n++] = static_cast<char>(v);
   out_.append(bytes, n);
-}
-
-void Writer::i64(int64_t v) {
-  const uint64_t u = static_cast<uint64_t>(v);
-  u64((u << 1) ^ (v < 0 ? ~uint64_t{0} : 0));  // zigzag
 }
 
 void Writer::f64(double v) {
@@ -74,7 +69,7 @@ bool Reader::need(uint64_t n, const char* what) {
   return true;
 }
 
-uint64_t Reader::u64() {
+uint64_t Reader::u64Long() {
   // Fast path: 10 bytes left hold any varint, so no byte needs a bounds
   // check. A varint longer than 64 bits leaves it for the checked loop
   // below, which fails at the same offset.
@@ -101,11 +96,6 @@ uint64_t Reader::u64() {
   }
   fail("a number longer than 64 bits");
   return 0;
-}
-
-int64_t Reader::i64() {
-  const uint64_t u = u64();
-  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
 }
 
 double Reader::f64() {

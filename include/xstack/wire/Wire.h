@@ -34,8 +34,18 @@ inline constexpr uint8_t kWireVersion = 1;
 class Writer {
  public:
   Writer();
-  void u64(uint64_t v);
-  void i64(int64_t v);
+  // Varints (a value below 128 is one byte, written inline); i64 zigzagged.
+  void u64(uint64_t v) {
+    if (v < 0x80) {
+      out_.push_back(static_cast<char>(v));
+      return;
+    }
+    u64Long(v);
+  }
+  void i64(int64_t v) {
+    const uint64_t u = static_cast<uint64_t>(v);
+    u64((u << 1) ^ (v < 0 ? ~uint64_t{0} : 0));  // zigzag
+  }
   void f64(double v);
   void boolean(bool v);
   void str(std::string_view s);
@@ -62,6 +72,7 @@ class Writer {
   size_t size() const { return out_.size(); }
 
  private:
+  void u64Long(uint64_t v);
   std::string out_;
 };
 
@@ -69,8 +80,21 @@ class Reader {
  public:
   // `what` names the message in errors ("the plan", "rank 3's step tables").
   explicit Reader(std::string_view message, std::string what = "message");
-  uint64_t u64();
-  int64_t i64();
+  // A one-byte varint is read inline; longer ones (and errors) by u64Long.
+  uint64_t u64() {
+    if (ok_ && at_ < in_.size()) {
+      const auto byte = static_cast<uint8_t>(in_[at_]);
+      if (byte < 0x80) {
+        ++at_;
+        return byte;
+      }
+    }
+    return u64Long();
+  }
+  int64_t i64() {
+    const uint64_t u = u64();
+    return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+  }
   double f64();
   bool boolean();
   std::string str();
@@ -110,6 +134,7 @@ class Reader {
   Status status() const;
 
  private:
+  uint64_t u64Long();
   bool need(uint64_t n, const char* what);
   std::string_view in_;
   std::string what_;
