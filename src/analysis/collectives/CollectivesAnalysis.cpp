@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "xstack/analysis/collectives/CollectiveTracks.h"
 #include "xstack/core/CheckedMath.h"
 #include "xstack/core/ParallelWork.h"
+#include "xstack/core/TextHash.h"
 #include "xstack/transport/TypedMessages.h"
 
 namespace xstack {
@@ -24,20 +26,6 @@ namespace {
 constexpr const char* kCollectivesCsv = "collectives.csv";
 constexpr const char* kWaitsCsv = "waits.csv";
 constexpr const char* kCriticalPathCsv = "critical_path.csv";
-
-// What an MPI rank sends an owner: its profiles' arrivals of the owner's
-// groups (and those groups' ranks), or why it has none (`error` not empty).
-struct Routed {
-  std::string error;
-  std::vector<RankArrivals> parts;
-};
-
-Routed readRouted(wire::Reader& r) {
-  Routed m;
-  m.error = r.str();
-  r.list(m.parts, readRankArrivals);
-  return m;
-}
 
 // What an owner sends rank 0: its groups' summary, or why it has none.
 struct Owned {
@@ -91,7 +79,9 @@ struct RoutedBytes {
   std::vector<GroupRanks> groups;
 };
 
-// A Routed message (readRouted reads it) of `error` and `parts`.
+// What an MPI rank sends an owner: its profiles' arrivals of the owner's
+// groups (and those groups' ranks) as a list of writeRankArrivals' forms, or
+// why it has none (`error` not empty). OwnedCollector::add reads it.
 std::string encodeRouted(const std::string& error, const std::vector<RoutedBytes>& parts) {
   wire::Writer w;
   w.str(error);
@@ -211,28 +201,64 @@ void addOutcomes(const std::vector<Arrival>& arrivals, const GroupMatch& match,
   for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
 }
 
-// An owner's groups from every MPI rank's messages: their arrivals, their
-// ranks (sorted, unique) and each arrival's origin; or why not (`error`).
+// One group's arrivals as an owner keeps them until it matches them,
+// encoded: a message of the wire version byte and their encodings back to
+// back (each as writeRankArrivals writes it, about 30 bytes, not the ~160 of
+// a decoded Arrival), and their training ranks as runs of one rank.
+struct GroupBytes {
+  std::string bytes = std::string(1, static_cast<char>(wire::kWireVersion));
+  uint64_t count = 0;
+  std::vector<std::pair<int64_t, uint64_t>> rankRuns;  // (rank, arrivals), in order
+
+  void add(int64_t rank, std::string_view encoded) {
+    bytes.append(encoded);
+    ++count;
+    if (rankRuns.empty() || rankRuns.back().first != rank) rankRuns.emplace_back(rank, 0);
+    ++rankRuns.back().second;
+  }
+};
+
+// The arrivals of `g`, decoded, each with its rank. Throws when they do not
+// decode (they were checked when the owner took them in).
+std::vector<Arrival> decodeGroup(const GroupBytes& g) {
+  std::vector<Arrival> out(g.count);
+  wire::Reader r(g.bytes, "a group's arrivals");
+  size_t i = 0;
+  for (const auto& [rank, n] : g.rankRuns)
+    for (uint64_t k = 0; k < n && i < out.size(); ++k, ++i) {
+      readArrivalInto(r, out[i]);
+      out[i].rank = rank;
+    }
+  if (Status st = r.finish(); !st || i != out.size())
+    throw std::runtime_error(st ? "a group's arrivals cut short" : st.error().message);
+  return out;
+}
+
+// An owner's groups from every MPI rank's messages: their arrivals (encoded
+// until matched), their ranks (sorted, unique) and each arrival's origin; or
+// why not (`error`).
 struct OwnedGroups {
   std::string error;
-  std::map<std::string, std::vector<Arrival>> arrivals;
+  std::map<std::string, GroupBytes> arrivals;
   std::map<std::string, std::vector<int64_t>> ranks;
   Origins origins;
 };
 
 // Where one group's arrivals and their origins go in an OwnedGroups.
 struct GroupSlot {
-  std::vector<Arrival>* arrivals = nullptr;
+  GroupBytes* arrivals = nullptr;
   std::vector<std::pair<size_t, size_t>>* origins = nullptr;
 };
-using GroupSlots = std::unordered_map<std::string, GroupSlot>;
+using GroupSlots = TextMap<GroupSlot>;
 
 // `group`'s slot in `owned` (made when new), found through `slots` (one hash
 // lookup instead of two ordered ones per arrival).
-GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, const std::string& group) {
+GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, std::string_view group) {
   auto it = slots.find(group);
-  if (it == slots.end())
-    it = slots.emplace(group, GroupSlot{&owned.arrivals[group], &owned.origins[group]}).first;
+  if (it == slots.end()) {
+    const std::string name(group);
+    it = slots.emplace(name, GroupSlot{&owned.arrivals[name], &owned.origins[name]}).first;
+  }
   return it->second;
 }
 
@@ -242,18 +268,21 @@ class OwnedCollector {
  public:
   explicit OwnedCollector(size_t senders) : places_(senders, 0) {}
 
-  // One message of MPI rank `sender`'s (decoded here, then not kept). Never
-  // throws: a failure is the groups' error (the rounds go on on every rank).
+  // One message of MPI rank `sender`'s (encodeRouted's; every arrival read
+  // and checked as readRankArrivals checks it, its bytes copied to its
+  // group; the message not kept).
+  // Never throws: a failure is the groups' error (the rounds go on on every rank).
   void add(size_t sender, std::string_view message) {
     if (!out_.error.empty()) return;  // the groups will not be used
     try {
-      auto m = decodeMessage<Routed>(
-          message, "the collective arrivals from MPI rank " + std::to_string(sender), readRouted);
-      if (!m || !m->error.empty()) {
-        out_.error = m ? m->error : m.error().message;
-        return;
+      wire::Reader r(message, "the collective arrivals from MPI rank " + std::to_string(sender));
+      std::string error = r.str();  // the sender's: its parts are not read
+      if (error.empty()) {
+        const uint64_t parts = r.count();
+        for (uint64_t i = 0; i < parts && r.ok(); ++i) addPart(sender, message, r);
+        if (Status st = r.finish(); !st) error = st.error().message;
       }
-      for (RankArrivals& part : m->parts) addPart(sender, part);
+      if (!error.empty()) out_.error = error;
     } catch (const std::exception& e) {
       out_.error = std::string("collectives failed: ") + e.what();
     }
@@ -274,13 +303,24 @@ class OwnedCollector {
   }
 
  private:
-  void addPart(size_t sender, RankArrivals& part) {
-    for (Arrival& a : part.arrivals) {
-      GroupSlot& to = slotOf(out_, slots_, a.group);
+  // One RankArrivals of a routed message (as readRankArrivals reads it, `r`
+  // in `message`): each arrival checked by reading it, its bytes copied to
+  // its group.
+  void addPart(size_t sender, std::string_view message, wire::Reader& r) {
+    const int64_t rank = r.i64();
+    (void)r.u64();  // steps
+    const uint64_t n = r.count();
+    for (uint64_t i = 0; i < n && r.ok(); ++i) {
+      const size_t begin = r.offset();
+      readArrivalInto(r, scratch_);
+      if (!r.ok()) return;
+      GroupSlot& to = slotOf(out_, slots_, scratch_.group);
       to.origins->emplace_back(sender, places_[sender]++);
-      to.arrivals->push_back(std::move(a));
+      to.arrivals->add(rank, message.substr(begin, r.offset() - begin));
     }
-    for (GroupRanks& g : part.groups) {
+    std::vector<GroupRanks> groups;
+    r.list(groups, readGroupRanks);
+    for (GroupRanks& g : groups) {
       out_.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
       std::vector<int64_t>& to = out_.ranks[g.group];
       to.insert(to.end(), g.ranks.begin(), g.ranks.end());
@@ -289,6 +329,7 @@ class OwnedCollector {
 
   OwnedGroups out_;
   GroupSlots slots_;
+  Arrival scratch_;             // the arrival being read
   std::vector<size_t> places_;  // per sender: its arrivals so far
 };
 
@@ -331,7 +372,7 @@ void routeInRounds(Comm& comm, const std::vector<RankPart>& local, uint64_t roun
 }
 
 // The owner's groups, in name order, for a loop over them on threads.
-using GroupList = std::vector<std::pair<const std::string*, std::vector<Arrival>*>>;
+using GroupList = std::vector<std::pair<const std::string*, GroupBytes*>>;
 GroupList groupList(OwnedGroups& owned) {
   GroupList out;
   for (auto& [group, arrivals] : owned.arrivals) out.emplace_back(&group, &arrivals);
@@ -347,8 +388,8 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
     const GroupList groups = groupList(owned);
     std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
     forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
-      addClockSamples(*groups[i].second, owned.ranks.at(*groups[i].first), ranksPerNode,
-                      perWorker[worker]);
+      addClockSamples(decodeGroup(*groups[i].second), owned.ranks.at(*groups[i].first),
+                      ranksPerNode, perWorker[worker]);
     });
     for (const ClockPairs& p : perWorker) {
       std::vector<ClockPair> list;
@@ -362,15 +403,14 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
 }
 
 // Every arrival's times on the reference clock of its rank's node.
-void toReferenceClocks(OwnedGroups& owned, const std::vector<NodeClock>& clocks,
+void toReferenceClocks(std::vector<Arrival>& arrivals, const std::vector<NodeClock>& clocks,
                        int64_t ranksPerNode) {
   if (clocks.empty() || ranksPerNode <= 0) return;
-  for (auto& [group, arrivals] : owned.arrivals)
-    for (Arrival& a : arrivals) {
-      const int64_t off = clockOffsetOf(clocks, a.rank / ranksPerNode);
-      for (uint64_t* t : {&a.startNs, &a.endNs, &a.launchNs, &a.freeNs})
-        *t = toReferenceClock(*t, off);
-    }
+  for (Arrival& a : arrivals) {
+    const int64_t off = clockOffsetOf(clocks, a.rank / ranksPerNode);
+    for (uint64_t* t : {&a.startNs, &a.endNs, &a.launchNs, &a.freeNs})
+      *t = toReferenceClock(*t, off);
+  }
 }
 
 // An owner: its groups' summary, and each sender's arrivals' outcomes
@@ -393,14 +433,15 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
   std::vector<GroupTrack> made(groups.size());
   forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
     const std::string& group = *groups[i].first;
-    std::vector<Arrival>& arrivals = *groups[i].second;
+    std::vector<Arrival> arrivals = decodeGroup(*groups[i].second);
+    *groups[i].second = GroupBytes();  // its bytes are not needed again
+    toReferenceClocks(arrivals, clocks, ranksPerNode);
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
     const auto origins = owned.origins.find(group);
     addOutcomes(arrivals, match, origins == owned.origins.end() ? noOrigins : origins->second,
                 outcomes);
     made[i] = {group, match.ranks, matchedSlices(arrivals, match)};
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
-    std::vector<Arrival>().swap(arrivals);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
   for (GroupTrack& t : made) tracks.push_back(std::move(t));
@@ -588,7 +629,6 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   owned.error = groups.error;
   std::vector<GroupTrack> tracks;
   try {
-    toReferenceClocks(groups, clocks, perNode);
     owned = summarizeOwned(groups, perNode, clocks, outcomes, tracks, threads_);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
