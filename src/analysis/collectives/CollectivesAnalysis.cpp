@@ -209,10 +209,12 @@ struct GroupBytes {
   std::string bytes = std::string(1, static_cast<char>(wire::kWireVersion));
   uint64_t count = 0;
   std::vector<std::pair<int64_t, uint64_t>> rankRuns;  // (rank, arrivals), in order
+  bool wholeGroup = false;  // any arrival of a collective of the whole group (no peer)
 
-  void add(int64_t rank, std::string_view encoded) {
+  void add(int64_t rank, std::string_view encoded, bool ofWholeGroup) {
     bytes.append(encoded);
     ++count;
+    wholeGroup = wholeGroup || ofWholeGroup;
     if (rankRuns.empty() || rankRuns.back().first != rank) rankRuns.emplace_back(rank, 0);
     ++rankRuns.back().second;
   }
@@ -316,7 +318,7 @@ class OwnedCollector {
       if (!r.ok()) return;
       GroupSlot& to = slotOf(out_, slots_, scratch_.group);
       to.origins->emplace_back(sender, places_[sender]++);
-      to.arrivals->add(rank, message.substr(begin, r.offset() - begin));
+      to.arrivals->add(rank, message.substr(begin, r.offset() - begin), scratch_.peer < 0);
     }
     std::vector<GroupRanks> groups;
     r.list(groups, readGroupRanks);
@@ -387,7 +389,10 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
   if (owned.error.empty()) {
     const GroupList groups = groupList(owned);
     std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
+    // Only collectives of a whole group give samples: groups of sends and
+    // receives alone are not decoded for them.
     forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
+      if (ranksPerNode <= 0 || !groups[i].second->wholeGroup) return;
       addClockSamples(decodeGroup(*groups[i].second), owned.ranks.at(*groups[i].first),
                       ranksPerNode, perWorker[worker]);
     });
