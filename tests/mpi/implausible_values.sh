@@ -59,7 +59,7 @@ if [ "$case" = time_stray ]; then
 fi
 
 if [ "$case" = dcgm_stray ]; then
-  row=$(grep '^GPU 1 ' "$dcgm" | head -1)
+  row=$(grep -m 1 '^GPU 1 ' "$dcgm")
   echo "${row/GPU 1 /GPU 1000 }" >>"$dcgm"
   report "$work/out" "$work/log"
   [ "$rc" -eq 2 ] || fail "stray DCGM id: exit $rc, expected 2: $(cat "$work/log")"
@@ -80,7 +80,7 @@ fi
 
 case $case in
   gpu_id)
-    row=$(grep '^GPU 1 ' "$dcgm" | head -1)
+    row=$(grep -m 1 '^GPU 1 ' "$dcgm")
     { echo "${row/GPU 1 /GPU 9223372036854775807 }"; echo "${row/GPU 1 /GPU 4000000000 }"; } >>"$dcgm"
     ;;
   time_name)

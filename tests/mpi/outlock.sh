@@ -65,8 +65,10 @@ case $case in
       "$MPIRUN" --timeout 60 -np 2 --oversubscribe --bind-to none --mca btl self,tcp,vader \
       "$xstack" report "${opts[@]}" --out "$work/o" 2>"$work/first.log" ||
       fail "the run failed: $(head -c 2000 "$work/first.log")"
-    lock=$(grep -n 'flock(.*LOCK_EX' "$work/strace.txt" | head -1 | cut -d: -f1)
-    read=$(grep -n "open.*\"$work/data" "$work/strace.txt" | head -1 | cut -d: -f1)
+    # grep -m 1, not "| head -1": head leaving early would kill grep with
+    # SIGPIPE, and pipefail would end the script without a word.
+    lock=$(grep -n -m 1 'flock(.*LOCK_EX' "$work/strace.txt" | cut -d: -f1 || true)
+    read=$(grep -n -m 1 "open.*\"$work/data" "$work/strace.txt" | cut -d: -f1 || true)
     [ -n "$lock" ] || fail "no flock seen"
     [ -n "$read" ] || fail "no open of the data folder seen"
     [ "$lock" -lt "$read" ] ||
