@@ -145,10 +145,10 @@ struct NetCell {
 // problems), never per instance.
 struct CollectivesSummary {
   uint64_t groups = 0, matched = 0, problems = 0;
-  std::vector<CollectiveRow> rows;  // by (group, collective, bytes)
-  std::vector<RankBlame> ranks;     // by rank
-  std::vector<Problem> examples;    // by (group, order), at most kProblemExamples
-  std::vector<NetCell> net;         // by (collective, bytes, members, node); classes x nodes
+  std::vector<CollectiveRow> rows;     // by (group, collective, bytes)
+  std::vector<RankBlame> ranks;        // by rank
+  std::vector<Problem> examples;       // by (group, order), at most kProblemExamples
+  std::vector<NetCell> net;            // by (collective, bytes, members, node); classes x nodes
   std::vector<GroupBlame> groupBlame;  // by (group, rank), one per pair
 };
 
@@ -226,9 +226,9 @@ int collectiveGroupOwner(std::string_view group, int size);
 // A training rank of waits.csv.
 struct RankInfo {
   int64_t rank = 0;
-  uint64_t steps = 0;  // forward spans; per-step numbers divide by max(1, steps)
-  std::string node;    // its node: Topology::nodeOf (a host, or the trainer number)
-  uint64_t role = 0;   // roleOf its arrivals: ranks with one role do the same work
+  uint64_t steps = 0;      // forward spans; per-step numbers divide by max(1, steps)
+  std::string node;        // its node: Topology::nodeOf (a host, or the trainer number)
+  uint64_t role = 0;       // roleOf its arrivals: ranks with one role do the same work
   int64_t localRank = -1;  // PyTorch's words (Topology::nodeWords): rank mod P; else -1
   // Its node's clock against the reference (analysis/collectives/ClockOffsets.h
   // NodeClock), when its node was compared with another through collectives.

@@ -306,7 +306,8 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
             "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
             "top_late_rank,top_late_share\n");
   EXPECT_EQ(read(dir_ / "waits.csv"),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n");
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_"
+            "spread_us\n");
   EXPECT_EQ(read(dir_ / "critical_path.csv"), "step,order,rank,kind,start_ns,dur_ns,detail\n");
   EXPECT_TRUE(lines.empty());
 }
