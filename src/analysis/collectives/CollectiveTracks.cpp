@@ -1,6 +1,7 @@
 #include "xstack/analysis/collectives/CollectiveTracks.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "xstack/transport/TypedMessages.h"
 #include "xstack/wire/Wire.h"
@@ -83,7 +84,88 @@ TraceTrackGroup readTrackGroup(wire::Reader& r) {
   return g;
 }
 
+// One slice after `prevFirstNs` (the slice before's first arrival; 0 for the
+// first), its collective as its place in `names` (a new name: the next
+// number, then the name).
+void writeSlice(wire::Writer& w, const InstanceSlice& s, uint64_t prevFirstNs,
+                std::vector<std::string_view>& names) {
+  w.u64(s.firstArrivalNs - prevFirstNs);  // mod 2^64: any order comes back
+  w.u64(s.endNs - s.firstArrivalNs);
+  const size_t name = static_cast<size_t>(
+      std::find(names.begin(), names.end(), s.collective) - names.begin());
+  w.u64(name);
+  if (name == names.size()) {
+    names.push_back(s.collective);
+    w.str(s.collective);
+  }
+  w.u64(s.bytes);
+  w.u64(s.members);
+  w.i64(s.lastRank);
+  w.u64(s.transferNs);
+  w.u64(s.waitNs);
+  w.boolean(s.hasBusbw);
+  if (s.hasBusbw) w.f64(s.busbwGbps);
+  w.i64(s.instance);
+  w.i64(s.src);
+  w.i64(s.dst);
+}
+
+InstanceSlice readSlice(wire::Reader& r, uint64_t prevFirstNs, std::vector<std::string>& names) {
+  InstanceSlice s;
+  s.firstArrivalNs = prevFirstNs + r.u64();
+  s.endNs = s.firstArrivalNs + r.u64();
+  const uint64_t name = r.u64();
+  if (name == names.size()) names.push_back(r.str());
+  if (name >= names.size()) r.fail("a slice's collective out of range");
+  if (r.ok()) s.collective = names[name];
+  s.bytes = r.u64();
+  s.members = r.u64();
+  s.lastRank = r.i64();
+  s.transferNs = r.u64();
+  s.waitNs = r.u64();
+  s.hasBusbw = r.boolean();
+  if (s.hasBusbw) s.busbwGbps = r.f64();
+  s.instance = r.i64();
+  s.src = r.i64();
+  s.dst = r.i64();
+  return s;
+}
+
 }  // namespace
+
+std::string encodeSlices(const std::vector<InstanceSlice>& slices) {
+  if (slices.empty()) return {};
+  wire::Writer w;
+  w.u64(slices.size());
+  std::vector<std::string_view> names;
+  uint64_t prev = 0;
+  for (const InstanceSlice& s : slices) {
+    writeSlice(w, s, prev, names);
+    prev = s.firstArrivalNs;
+  }
+  return w.take();
+}
+
+std::vector<InstanceSlice> decodeSlices(std::string_view encoded) {
+  std::vector<InstanceSlice> out;
+  if (encoded.empty()) return out;
+  wire::Reader r(encoded, "a group's slices");
+  const uint64_t n = r.count();
+  out.reserve(n);
+  std::vector<std::string> names;
+  uint64_t prev = 0;
+  for (uint64_t i = 0; i < n && r.ok(); ++i) {
+    out.push_back(readSlice(r, prev, names));
+    prev = out.back().firstArrivalNs;
+  }
+  if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
+  return out;
+}
+
+GroupTrack groupTrack(std::string group, std::vector<int64_t> ranks,
+                      const std::vector<InstanceSlice>& slices) {
+  return {std::move(group), std::move(ranks), encodeSlices(slices)};
+}
 
 void writeOwnTrackGroups(wire::Writer& w, const OwnTrackGroups& m) {
   w.boolean(m.failed);
@@ -105,7 +187,8 @@ std::string collectiveTrackName(const std::string& group, const std::vector<int6
 TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
                                    uint64_t& dropped) {
   TrackGroupRows rows;
-  const std::vector<int64_t> lanes = lanesOf(track.slices);
+  const std::vector<InstanceSlice> slices = decodeSlices(track.slices);
+  const std::vector<int64_t> lanes = lanesOf(slices);
   const int64_t base = pid + 1 + static_cast<int64_t>(index) * kCollectiveTrackLanes;
   const std::string name = collectiveTrackName(track.group, track.ranks);
   int64_t used = 0;
@@ -115,8 +198,8 @@ TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_
                            lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")",
                            base + lane});
   for (int64_t lane = 0; lane < used; ++lane)
-    for (size_t i = 0; i < track.slices.size(); ++i)
-      if (lanes[i] == lane) rows.slices.push_back(sliceOf(track.slices[i], base + lane));
+    for (size_t i = 0; i < slices.size(); ++i)
+      if (lanes[i] == lane) rows.slices.push_back(sliceOf(slices[i], base + lane));
   for (int64_t lane : lanes) dropped += lane == kCollectiveTrackLanes;
   return rows;
 }

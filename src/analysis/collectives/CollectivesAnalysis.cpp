@@ -445,7 +445,7 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
     const auto origins = owned.origins.find(group);
     addOutcomes(arrivals, match, origins == owned.origins.end() ? noOrigins : origins->second,
                 outcomes);
-    made[i] = {group, match.ranks, matchedSlices(arrivals, match)};
+    made[i] = groupTrack(group, match.ranks, matchedSlices(arrivals, match));
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));

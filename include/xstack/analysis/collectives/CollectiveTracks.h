@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "xstack/analysis/collectives/CollectiveMatch.h"
@@ -23,12 +24,24 @@ namespace xstack {
 // that would need one more is not drawn (counted: collective_slice_dropped).
 inline constexpr int64_t kCollectiveTrackLanes = 32;
 
-// One owned group's slices, kept for the traces.
+// One owned group's slices, kept for the traces until the render: encoded
+// (encodeSlices: about 35 bytes a slice, against about 200 held as
+// InstanceSlices), decoded one group at a time when its rows are made.
 struct GroupTrack {
   std::string group;
   std::vector<int64_t> ranks;  // sorted
-  std::vector<InstanceSlice> slices;
+  std::string slices;          // encodeSlices'; empty: none
 };
+GroupTrack groupTrack(std::string group, std::vector<int64_t> ranks,
+                      const std::vector<InstanceSlice>& slices);
+
+// `slices` in a compact form (each slice's first arrival as the difference
+// from the one before, its end from its first arrival, its collective as a
+// number in a list of the names seen); "" for none. decodeSlices gives back
+// exactly what was encoded; it throws std::runtime_error on bytes that are
+// not an encoding (they never leave the process that made them).
+std::string encodeSlices(const std::vector<InstanceSlice>& slices);
+std::vector<InstanceSlice> decodeSlices(std::string_view encoded);
 
 // A group's name in the traces: `group "NAME" (ranks 0-3,8)`, the default
 // group `default group (ranks ...)`; at most 8 runs of ranks, then "...".

@@ -4,6 +4,9 @@
 // their cap, thread ids and names.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+
 #include "xstack/analysis/collectives/CollectiveTracks.h"
 
 namespace xstack {
@@ -47,7 +50,7 @@ TEST(CollectiveTracks, AnInstanceIsOneSliceFromItsFirstArrivalToItsLastEnd) {
   EXPECT_DOUBLE_EQ(s.busbwGbps, 4000.0 / 1000 * 2 * 3 / 4);  // nccl-tests' all-reduce factor
 
   uint64_t dropped = 0;
-  const TrackGroupRows rows = collectiveTrackRows({"tp", {0, 1, 2, 3}, slices}, 2, 20, dropped);
+  const TrackGroupRows rows = collectiveTrackRows(groupTrack("tp", {0, 1, 2, 3}, slices), 2, 20, dropped);
   ASSERT_EQ(rows.tracks.size(), 1u);
   EXPECT_EQ(rows.tracks[0].tid, 20 + 1 + 2 * kCollectiveTrackLanes);
   EXPECT_EQ(rows.tracks[0].name, "group \"tp\" (ranks 0-3)");
@@ -78,7 +81,7 @@ TEST(CollectiveTracks, PairsAreNamedByDirectionAndProblemsAreLeftOut) {
   EXPECT_EQ(slices[0].dst, 1);
   EXPECT_EQ(slices[0].lastRank, 1);
   uint64_t dropped = 0;
-  const TrackGroupRows rows = collectiveTrackRows({"pp", {0, 1, 2, 3}, slices}, 0, 9, dropped);
+  const TrackGroupRows rows = collectiveTrackRows(groupTrack("pp", {0, 1, 2, 3}, slices), 0, 9, dropped);
   ASSERT_EQ(rows.slices.size(), 1u);
   EXPECT_EQ(rows.slices[0].name, "send 0 -> 1");
 }
@@ -99,7 +102,7 @@ TEST(CollectiveTracks, OverlappingInstancesTakeLanesUpToTheCap) {
   later.endNs = 1100;
   slices.push_back(later);
   uint64_t dropped = 0;
-  const TrackGroupRows rows = collectiveTrackRows({"", {0, 1}, slices}, 0, 9, dropped);
+  const TrackGroupRows rows = collectiveTrackRows(groupTrack("", {0, 1}, slices), 0, 9, dropped);
   EXPECT_EQ(dropped, 2u);
   ASSERT_EQ(rows.tracks.size(), static_cast<size_t>(kCollectiveTrackLanes));
   EXPECT_EQ(rows.tracks[0].name, "default group (ranks 0-1)");
@@ -136,6 +139,46 @@ TEST(CollectiveTracks, TheListMessageRoundTripsAndACutOneFails) {
   wire::Reader cut(std::string_view(bytes).substr(0, bytes.size() - 1));
   (void)readOwnTrackGroups(cut);
   EXPECT_FALSE(cut.ok());
+}
+
+TEST(CollectiveTracks, EncodedSlicesComeBackExactly) {
+  const uint64_t big = ~uint64_t{0};
+  std::vector<InstanceSlice> slices(5);
+  slices[0] = {100, 1400, "allreduce", 4000, 4, 2, 1000, 896, true, 6.0, 0, -1, -1};
+  slices[1] = {big, big, "send", 0, 2, -7, 0, 0, false, 0, 3, 0, 1};  // the largest times
+  slices[2] = {5, 9, "allreduce_coalesced_with_a_long_name", big, big, INT64_MIN, big,
+               uint64_t{1} << 63, true, 1e-300, INT64_MAX, INT64_MIN, INT64_MAX};
+  slices[3] = {0, 0, "send", 1, 1, 0, 0, 0, true, -0.0, INT64_MIN, 5, 6};  // earlier than before
+  slices[4] = {7, 8, "", 2, 3, 4, 1, 0, true, 1.0 / 3, 9, -1, -1};
+  const std::string bytes = encodeSlices(slices);
+  const std::vector<InstanceSlice> back = decodeSlices(bytes);
+  ASSERT_EQ(back.size(), slices.size());
+  for (size_t i = 0; i < slices.size(); ++i) {
+    SCOPED_TRACE(i);
+    const InstanceSlice &a = slices[i], &b = back[i];
+    EXPECT_EQ(a.firstArrivalNs, b.firstArrivalNs);
+    EXPECT_EQ(a.endNs, b.endNs);
+    EXPECT_EQ(a.collective, b.collective);
+    EXPECT_EQ(a.bytes, b.bytes);
+    EXPECT_EQ(a.members, b.members);
+    EXPECT_EQ(a.lastRank, b.lastRank);
+    EXPECT_EQ(a.transferNs, b.transferNs);
+    EXPECT_EQ(a.waitNs, b.waitNs);
+    EXPECT_EQ(a.hasBusbw, b.hasBusbw);
+    EXPECT_EQ(std::signbit(a.busbwGbps), std::signbit(b.busbwGbps));
+    EXPECT_EQ(a.busbwGbps, b.busbwGbps);
+    EXPECT_EQ(a.instance, b.instance);
+    EXPECT_EQ(a.src, b.src);
+    EXPECT_EQ(a.dst, b.dst);
+  }
+  EXPECT_EQ(encodeSlices({}), "");
+  EXPECT_TRUE(decodeSlices("").empty());
+  EXPECT_THROW(decodeSlices(std::string_view(bytes).substr(0, bytes.size() - 1)),
+               std::runtime_error);
+  std::string badName = encodeSlices({slices[0]});
+  ASSERT_EQ(badName[5], 0);  // version, count, first arrival (1 byte), duration (2): the name's number
+  badName[5] = 5;
+  EXPECT_THROW(decodeSlices(badName), std::runtime_error);
 }
 
 }  // namespace
