@@ -72,6 +72,8 @@ struct AnalysisJobOptions {
   // --memory-mb in bytes: what a job part may hold of the parts it moves at
   // once (the collectives route their arrivals in rounds of a sixteenth of it).
   uint64_t memoryBytes = uint64_t{64} << 20;
+  // --spill-dir: where a job part's scratch files go (io/SpillFile.h).
+  std::string spillDir = SpillOptions().dir;
   // Null: nothing to do (analysis/PartRelease.h).
   PartRelease releasePart;
   // --threads: a job part may run its rank-local work (never an MPI call) on

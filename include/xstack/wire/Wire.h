@@ -70,6 +70,7 @@ class Writer {
   // The message (version byte first). The writer is empty afterwards.
   std::string take();
   size_t size() const { return out_.size(); }
+  std::string_view view() const { return out_; }  // valid until the next write
 
  private:
   void u64Long(uint64_t v);

@@ -14,6 +14,7 @@
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CollectiveTracks.h"
+#include "xstack/analysis/collectives/OwnedGroups.h"
 #include "xstack/core/CheckedMath.h"
 #include "xstack/core/ParallelWork.h"
 #include "xstack/core/TextHash.h"
@@ -189,151 +190,18 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
   return out;
 }
 
-// Per group: each arrival's (sender, place in the sender's order).
-using Origins = std::map<std::string, std::vector<std::pair<size_t, size_t>>>;
-
 // The outcomes of one group's arrivals into each sender's list (`from`:
 // their origins, indexed like `arrivals`).
 void addOutcomes(const std::vector<Arrival>& arrivals, const GroupMatch& match,
-                 const std::vector<std::pair<size_t, size_t>>& from,
+                 const std::vector<Origin>& from,
                  std::vector<std::vector<ArrivalOutcome>>& outcomes) {
   const std::vector<ArrivalOutcome> o = matchedOutcomes(arrivals, match);
   for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
 }
 
-// One group's arrivals as an owner keeps them until it matches them,
-// encoded: a message of the wire version byte and their encodings back to
-// back (each as writeRankArrivals writes it, about 30 bytes, not the ~160 of
-// a decoded Arrival), and their training ranks as runs of one rank.
-struct GroupBytes {
-  std::string bytes = std::string(1, static_cast<char>(wire::kWireVersion));
-  uint64_t count = 0;
-  std::vector<std::pair<int64_t, uint64_t>> rankRuns;  // (rank, arrivals), in order
-  bool wholeGroup = false;  // any arrival of a collective of the whole group (no peer)
-
-  void add(int64_t rank, std::string_view encoded, bool ofWholeGroup) {
-    bytes.append(encoded);
-    ++count;
-    wholeGroup = wholeGroup || ofWholeGroup;
-    if (rankRuns.empty() || rankRuns.back().first != rank) rankRuns.emplace_back(rank, 0);
-    ++rankRuns.back().second;
-  }
-};
-
-// The arrivals of `g`, decoded, each with its rank. Throws when they do not
-// decode (they were checked when the owner took them in).
-std::vector<Arrival> decodeGroup(const GroupBytes& g) {
-  std::vector<Arrival> out(g.count);
-  wire::Reader r(g.bytes, "a group's arrivals");
-  size_t i = 0;
-  for (const auto& [rank, n] : g.rankRuns)
-    for (uint64_t k = 0; k < n && i < out.size(); ++k, ++i) {
-      readArrivalInto(r, out[i]);
-      out[i].rank = rank;
-    }
-  if (Status st = r.finish(); !st || i != out.size())
-    throw std::runtime_error(st ? "a group's arrivals cut short" : st.error().message);
-  return out;
-}
-
-// An owner's groups from every MPI rank's messages: their arrivals (encoded
-// until matched), their ranks (sorted, unique) and each arrival's origin; or
-// why not (`error`).
-struct OwnedGroups {
-  std::string error;
-  std::map<std::string, GroupBytes> arrivals;
-  std::map<std::string, std::vector<int64_t>> ranks;
-  Origins origins;
-};
-
-// Where one group's arrivals and their origins go in an OwnedGroups.
-struct GroupSlot {
-  GroupBytes* arrivals = nullptr;
-  std::vector<std::pair<size_t, size_t>>* origins = nullptr;
-};
-using GroupSlots = TextMap<GroupSlot>;
-
-// `group`'s slot in `owned` (made when new), found through `slots` (one hash
-// lookup instead of two ordered ones per arrival).
-GroupSlot& slotOf(OwnedGroups& owned, GroupSlots& slots, std::string_view group) {
-  auto it = slots.find(group);
-  if (it == slots.end()) {
-    const std::string name(group);
-    it = slots.emplace(name, GroupSlot{&owned.arrivals[name], &owned.origins[name]}).first;
-  }
-  return it->second;
-}
-
-// An owner's groups, collected from the routed messages as they arrive
-// (any number per sender, each sender's in the order it sent them).
-class OwnedCollector {
- public:
-  explicit OwnedCollector(size_t senders) : places_(senders, 0) {}
-
-  // One message of MPI rank `sender`'s (encodeRouted's; every arrival read
-  // and checked as readRankArrivals checks it, its bytes copied to its
-  // group; the message not kept).
-  // Never throws: a failure is the groups' error (the rounds go on on every rank).
-  void add(size_t sender, std::string_view message) {
-    if (!out_.error.empty()) return;  // the groups will not be used
-    try {
-      wire::Reader r(message, "the collective arrivals from MPI rank " + std::to_string(sender));
-      std::string error = r.str();  // the sender's: its parts are not read
-      if (error.empty()) {
-        const uint64_t parts = r.count();
-        for (uint64_t i = 0; i < parts && r.ok(); ++i) addPart(sender, message, r);
-        if (Status st = r.finish(); !st) error = st.error().message;
-      }
-      if (!error.empty()) out_.error = error;
-    } catch (const std::exception& e) {
-      out_.error = std::string("collectives failed: ") + e.what();
-    }
-  }
-
-  // The groups (their ranks sorted, unique); `outcomes[r]` sized for MPI
-  // rank r's arrivals.
-  OwnedGroups finish(std::vector<std::vector<ArrivalOutcome>>& outcomes) {
-    outcomes.assign(places_.size(), {});
-    for (size_t r = 0; r < places_.size(); ++r) outcomes[r].resize(places_[r]);
-    for (auto& [group, unused] : out_.arrivals) {
-      std::vector<int64_t>& r = out_.ranks[group];
-      std::sort(r.begin(), r.end());
-      r.erase(std::unique(r.begin(), r.end()), r.end());
-    }
-    slots_.clear();
-    return std::move(out_);
-  }
-
- private:
-  // One RankArrivals of a routed message (as readRankArrivals reads it, `r`
-  // in `message`): each arrival checked by reading it, its bytes copied to
-  // its group.
-  void addPart(size_t sender, std::string_view message, wire::Reader& r) {
-    const int64_t rank = r.i64();
-    (void)r.u64();  // steps
-    const uint64_t n = r.count();
-    for (uint64_t i = 0; i < n && r.ok(); ++i) {
-      const size_t begin = r.offset();
-      readArrivalInto(r, scratch_);
-      if (!r.ok()) return;
-      GroupSlot& to = slotOf(out_, slots_, scratch_.group);
-      to.origins->emplace_back(sender, places_[sender]++);
-      to.arrivals->add(rank, message.substr(begin, r.offset() - begin), scratch_.peer < 0);
-    }
-    std::vector<GroupRanks> groups;
-    r.list(groups, readGroupRanks);
-    for (GroupRanks& g : groups) {
-      out_.arrivals[g.group];  // a group with ranks is a group, even without arrivals here
-      std::vector<int64_t>& to = out_.ranks[g.group];
-      to.insert(to.end(), g.ranks.begin(), g.ranks.end());
-    }
-  }
-
-  OwnedGroups out_;
-  GroupSlots slots_;
-  Arrival scratch_;             // the arrival being read
-  std::vector<size_t> places_;  // per sender: its arrivals so far
-};
+// What an owner holds of its groups' arrivals in memory at most: an eighth
+// of --memory-mb (the rest goes to its scratch file).
+uint64_t ownerBudget(uint64_t memoryBytes) { return memoryBytes / 8; }
 
 // The parts of one routing round: a sixteenth of --memory-mb (at least 64
 // KiB), so that a sender's routed copies are at most about this much at once.
@@ -392,9 +260,11 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
     // Only collectives of a whole group give samples: groups of sends and
     // receives alone are not decoded for them.
     forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
-      if (ranksPerNode <= 0 || !groups[i].second->wholeGroup) return;
-      addClockSamples(decodeGroup(*groups[i].second), owned.ranks.at(*groups[i].first),
-                      ranksPerNode, perWorker[worker]);
+      if (ranksPerNode <= 0 || !groups[i].second->wholeGroup()) return;
+      std::vector<Arrival> arrivals;
+      std::vector<Origin> origins;
+      groups[i].second->decode(owned.spillFile(), arrivals, origins);
+      addClockSamples(arrivals, owned.ranks.at(*groups[i].first), ranksPerNode, perWorker[worker]);
     });
     for (const ClockPairs& p : perWorker) {
       std::vector<ClockPair> list;
@@ -433,18 +303,17 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
   out.error = owned.error;
   if (!out.error.empty()) return out;
   const GroupList groups = groupList(owned);
-  const std::vector<std::pair<size_t, size_t>> noOrigins;  // a group with ranks, no arrival here
   std::vector<CollectivesSummary> perWorker(workersFor(threads, groups.size()));
   std::vector<GroupTrack> made(groups.size());
   forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
     const std::string& group = *groups[i].first;
-    std::vector<Arrival> arrivals = decodeGroup(*groups[i].second);
+    std::vector<Arrival> arrivals;
+    std::vector<Origin> origins;
+    groups[i].second->decode(owned.spillFile(), arrivals, origins);
     *groups[i].second = GroupBytes();  // its bytes are not needed again
     toReferenceClocks(arrivals, clocks, ranksPerNode);
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
-    const auto origins = owned.origins.find(group);
-    addOutcomes(arrivals, match, origins == owned.origins.end() ? noOrigins : origins->second,
-                outcomes);
+    addOutcomes(arrivals, match, origins, outcomes);
     made[i] = groupTrack(group, match.ranks, matchedSlices(arrivals, match));
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
   });
@@ -464,6 +333,7 @@ class CollectivesJob final : public AnalysisJob {
   explicit CollectivesJob(const AnalysisJobOptions& options)
       : topology_(options.topology),
         memoryBytes_(options.memoryBytes),
+        ownerSpill_{options.spillDir, ownerBudget(options.memoryBytes)},
         releasePart_(options.releasePart),
         threads_(options.threads) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
@@ -485,6 +355,7 @@ class CollectivesJob final : public AnalysisJob {
 
   Topology topology_;
   uint64_t memoryBytes_;               // --memory-mb (routing rounds)
+  SpillOptions ownerSpill_;            // the owner's arrivals held in memory at most
   PartRelease releasePart_;            // AnalysisJobOptions::releasePart
   unsigned threads_;                   // AnalysisJobOptions::threads
   CollectivesSummary summary_;         // rank 0
@@ -615,14 +486,16 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   std::string error;
   std::vector<RankInfo> info;
   std::vector<RoutedPart> routed;
-  OwnedCollector collector(static_cast<size_t>(comm.size()));
+  OwnedCollector collector(static_cast<size_t>(comm.size()), ownerSpill_);
   const RouteContext context{comm.size(), threads_, releasePart_};
   routeInRounds(comm, local, routeRoundBytes(memoryBytes_), context, error, info, routed,
                 collector);
   if (!gatherRankInfo(comm, info)) return;  // fails alike on every rank
   const int64_t perNode = topology_.gpusPerTrainer;
-  std::vector<std::vector<ArrivalOutcome>> outcomes;
-  OwnedGroups groups = collector.finish(outcomes);
+  std::vector<size_t> sent;
+  OwnedGroups groups = collector.finish(sent);
+  std::vector<std::vector<ArrivalOutcome>> outcomes(sent.size());
+  for (size_t r = 0; r < sent.size(); ++r) outcomes[r].resize(sent[r]);
   std::vector<ClockPair> samples;
   try {
     samples = ownedClockSamples(groups, perNode, threads_);

@@ -34,6 +34,7 @@ std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<Loca
   AnalysisJobOptions options;
   options.topology = topology;
   options.memoryBytes = run.options.spill.memoryBytes;
+  options.spillDir = run.options.spill.dir;
   options.releasePart = partReleaser(local);
   options.threads = run.options.threads;
   options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +

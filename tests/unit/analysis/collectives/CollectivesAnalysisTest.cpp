@@ -227,13 +227,15 @@ class CollectivesJobTest : public TempDirTest {
   // MPI rank r % size); rank 0 writes into `dir` and gives its lines.
   // `threads`: AnalysisJobOptions::threads.
   void run(Comm& comm, const std::vector<std::string>& parts, const std::filesystem::path& dir,
-           std::vector<std::string>* lines, unsigned threads = 1) {
+           std::vector<std::string>* lines, unsigned threads = 1, uint64_t memoryBytes = 0) {
     std::vector<RankPart> local;
     for (size_t r = 0; r < parts.size(); ++r)
       if (static_cast<int>(r) % comm.size() == comm.rank())
         local.push_back({static_cast<int64_t>(r), parts[r]});
     AnalysisJobOptions options = twoGpusPerTrainer();
     options.threads = threads;
+    if (memoryBytes > 0) options.memoryBytes = memoryBytes;
+    options.spillDir = dir_.string();
     std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
     job->merge(comm, local);
     std::vector<AtomicFile> files;
@@ -335,17 +337,19 @@ TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
   }
 }
 
-// The owner's groups and the routing's index on 1 to 4 threads: the same bytes.
+// The owner's groups and the routing's index on 1 to 4 threads, and with a
+// budget so small that the owner spills every arrival: the same bytes.
 TEST_F(CollectivesJobTest, TheSameBytesOnAnyThreads) {
   std::vector<std::string> parts;
   for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
-  for (unsigned threads = 1; threads <= 4; ++threads) {
-    SCOPED_TRACE(std::to_string(threads) + " threads");
+  for (unsigned threads = 1; threads <= 5; ++threads) {
+    const uint64_t memory = threads == 5 ? 8 : 0;  // 8 bytes: an owner's budget of 1
+    SCOPED_TRACE(std::to_string(threads) + " threads, memory " + std::to_string(memory));
     const std::filesystem::path out = dir_ / ("t" + std::to_string(threads));
     std::filesystem::create_directories(out);
     SerialComm comm;
     std::vector<std::string> lines;
-    run(comm, parts, out, &lines, threads);
+    run(comm, parts, out, &lines, threads == 5 ? 2 : threads, memory);
     EXPECT_EQ(read(out / "collectives.csv"), kCollectivesCsv);
     EXPECT_EQ(read(out / "waits.csv"), kWaitsCsv);
     EXPECT_EQ(read(out / "critical_path.csv"), kCriticalPathCsv);
