@@ -190,17 +190,9 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
   return out;
 }
 
-// The outcomes of one group's arrivals into each sender's list (`from`:
-// their origins, indexed like `arrivals`).
-void addOutcomes(const std::vector<Arrival>& arrivals, const GroupMatch& match,
-                 const std::vector<Origin>& from,
-                 std::vector<std::vector<ArrivalOutcome>>& outcomes) {
-  const std::vector<ArrivalOutcome> o = matchedOutcomes(arrivals, match);
-  for (size_t i = 0; i < o.size(); ++i) outcomes[from[i].first][from[i].second] = o[i];
-}
-
-// What an owner holds of its groups' arrivals in memory at most: an eighth
-// of --memory-mb (the rest goes to its scratch file).
+// What an owner holds in memory at most of its groups' arrivals, and again
+// of their outcomes: an eighth of --memory-mb each (the rest goes to scratch
+// files).
 uint64_t ownerBudget(uint64_t memoryBytes) { return memoryBytes / 8; }
 
 // The parts of one routing round: a sixteenth of --memory-mb (at least 64
@@ -288,17 +280,30 @@ void toReferenceClocks(std::vector<Arrival>& arrivals, const std::vector<NodeClo
   }
 }
 
-// An owner: its groups' summary, and each sender's arrivals' outcomes
-// (`outcomes[r]`: MPI rank r's, in its order), each last arrival on its own
-// rank's clock (the critical path's walk goes on on that rank).
+// One group's outcomes (indexed like `arrivals`, on the reference clocks),
+// each last arrival back on its own rank's clock (the critical path's walk
+// goes on on that rank).
+std::vector<ArrivalOutcome> outcomesOnOwnClocks(const std::vector<Arrival>& arrivals,
+                                                const GroupMatch& match,
+                                                const std::vector<NodeClock>& clocks,
+                                                int64_t ranksPerNode) {
+  std::vector<ArrivalOutcome> out = matchedOutcomes(arrivals, match);
+  if (clocks.empty() || ranksPerNode <= 0) return out;
+  for (ArrivalOutcome& o : out)
+    if (o.matched)
+      o.lastArrivalNs =
+          toReferenceClock(o.lastArrivalNs, -clockOffsetOf(clocks, o.lastRank / ranksPerNode));
+  return out;
+}
+
+// An owner: its groups' summary, and each arrival's outcome into `outcomes`.
 // `tracks`: each group's instances as the traces draw them (CollectiveTracks.h).
 // Groups run on `threads` threads, each group whole on one: each worker sums
 // its groups into its own summary and the summaries are merged (as rank 0
-// merges the owners': the same bytes for any split); each arrival's outcome
-// has its own place; the tracks keep the groups' order.
+// merges the owners': the same bytes for any split); the outcomes are sorted
+// by their origin; the tracks keep the groups' order.
 Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
-                     std::vector<std::vector<ArrivalOutcome>>& outcomes,
-                     std::vector<GroupTrack>& tracks, unsigned threads) {
+                     OwnerOutcomes& outcomes, std::vector<GroupTrack>& tracks, unsigned threads) {
   Owned out;
   out.error = owned.error;
   if (!out.error.empty()) return out;
@@ -313,18 +318,12 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
     *groups[i].second = GroupBytes();  // its bytes are not needed again
     toReferenceClocks(arrivals, clocks, ranksPerNode);
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
-    addOutcomes(arrivals, match, origins, outcomes);
+    outcomes.add(outcomesOnOwnClocks(arrivals, match, clocks, ranksPerNode), origins);
     made[i] = groupTrack(group, match.ranks, matchedSlices(arrivals, match));
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
   for (GroupTrack& t : made) tracks.push_back(std::move(t));
-  if (clocks.empty() || ranksPerNode <= 0) return out;
-  for (std::vector<ArrivalOutcome>& list : outcomes)
-    for (ArrivalOutcome& o : list)
-      if (o.matched)
-        o.lastArrivalNs =
-            toReferenceClock(o.lastArrivalNs, -clockOffsetOf(clocks, o.lastRank / ranksPerNode));
   return out;
 }
 
@@ -494,8 +493,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   const int64_t perNode = topology_.gpusPerTrainer;
   std::vector<size_t> sent;
   OwnedGroups groups = collector.finish(sent);
-  std::vector<std::vector<ArrivalOutcome>> outcomes(sent.size());
-  for (size_t r = 0; r < sent.size(); ++r) outcomes[r].resize(sent[r]);
+  OwnerOutcomes outcomes(ownerSpill_, std::move(sent));
   std::vector<ClockPair> samples;
   try {
     samples = ownedClockSamples(groups, perNode, threads_);
@@ -513,8 +511,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   }
   agreeTracks(comm, std::move(tracks), !owned.error.empty());
   // The parts again for the walk, kept encoded (their errors already travel with `owned`).
-  LocalWalk walk = returnOutcomes(comm, local, std::move(routed), std::move(outcomes), owned.error,
-                                  releasePart_);
+  LocalWalk walk =
+      returnOutcomes(comm, local, std::move(routed), outcomes.replies(owned.error), releasePart_);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);
 }

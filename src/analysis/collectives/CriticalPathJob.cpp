@@ -12,18 +12,6 @@ namespace xstack {
 
 namespace {
 
-// An owner's outcomes for one reader, or why it has none.
-struct OutcomeReply {
-  std::string error;
-  std::vector<ArrivalOutcome> outcomes;
-};
-
-// Read where it lies, one outcome at a time, by OwnerOutcomes.
-void writeOutcomeReply(wire::Writer& w, const OutcomeReply& m) {
-  w.str(m.error);
-  w.list(m.outcomes, writeOutcome);
-}
-
 // Per step: the latest end of its window over some ranks and that rank
 // (ties: the lower rank); `error` = why a reader cannot walk.
 struct StepEnd {
@@ -119,11 +107,11 @@ WalkReply readReply(wire::Reader& r) {
 
 // The owners' outcome messages to one reader, read in place: each owner's
 // list of outcomes in the order the reader routed its arrivals to it.
-class OwnerOutcomes {
+class OutcomeLists {
  public:
   // `in[o]`: owner o's message, kept alive by the caller; `error` set when
   // one does not decode or carries an owner's error.
-  OwnerOutcomes(const std::vector<std::string>& in, std::string& error) : in_(in) {
+  OutcomeLists(const std::vector<std::string>& in, std::string& error) : in_(in) {
     for (size_t o = 0; o < in.size(); ++o) {
       readers_.emplace_back(in[o], "the collective outcomes from MPI rank " + std::to_string(o));
       wire::Reader& r = readers_.back();
@@ -327,21 +315,13 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 }
 
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
-                         std::vector<RoutedPart> routed,
-                         std::vector<std::vector<ArrivalOutcome>> bySender,
-                         const std::string& ownerError, const PartRelease& release) {
-  std::vector<std::string> out;
-  for (int r = 0; r < comm.size(); ++r) {
-    OutcomeReply m{ownerError, {}};
-    if (ownerError.empty() && static_cast<size_t>(r) < bySender.size())
-      m.outcomes = std::move(bySender[r]);
-    out.push_back(encodeMessage(m, writeOutcomeReply));
-  }
-  std::vector<std::vector<ArrivalOutcome>>().swap(bySender);
+                         std::vector<RoutedPart> routed, std::vector<std::string> replies,
+                         const PartRelease& release) {
   LocalWalk local;
+  replies.resize(static_cast<size_t>(comm.size()), errorReply("collective outcomes missing"));
   const std::vector<std::string> in =
-      exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes);
-  OwnerOutcomes owners(in, local.error);
+      exchangeAll(comm, std::move(replies), MessageTag::CollectiveOutcomes);
+  OutcomeLists owners(in, local.error);
   if (!local.error.empty()) return local;
   if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
   for (size_t i = 0; i < mine.size() && local.error.empty(); ++i) {

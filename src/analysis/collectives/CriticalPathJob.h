@@ -11,6 +11,7 @@
 
 #include "xstack/analysis/Analysis.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/analysis/collectives/OwnerOutcomes.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
 #include "xstack/transport/MessageTags.h"
@@ -41,15 +42,14 @@ struct RoutedPart {
 };
 
 // collective: every owner sends each reader the outcomes of the arrivals
-// that reader routed to it (`bySender[r]`: MPI rank r's, in its routed order;
-// `ownerError` not empty: none, and why); each reader pairs them with its
-// parts (`mine`: their encodings, kept by the caller through the walk, in the
-// order it routed them; `routed[i]`: what routing learnt of mine[i]).
-// `release`: called with each part once paired (AnalysisJobOptions::releasePart).
+// that reader routed to it (`replies[r]`: OwnerOutcomes::replies' for MPI
+// rank r); each reader pairs them with its parts (`mine`: their encodings,
+// kept by the caller through the walk, in the order it routed them;
+// `routed[i]`: what routing learnt of mine[i]). `release`: called with each
+// part once paired (AnalysisJobOptions::releasePart).
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
-                         std::vector<RoutedPart> routed,
-                         std::vector<std::vector<ArrivalOutcome>> bySender,
-                         const std::string& ownerError, const PartRelease& release);
+                         std::vector<RoutedPart> routed, std::vector<std::string> replies,
+                         const PartRelease& release);
 
 // collective: the critical path of every step. Rank 0 drives when `drive`
 // (else it only releases the others) and returns the paths by step, or an

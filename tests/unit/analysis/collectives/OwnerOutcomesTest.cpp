@@ -1,0 +1,114 @@
+// An owner's outcomes on their way back (analysis/collectives/OwnerOutcomes.h):
+// added group by group from threads in any order, they come back in each
+// sender's order, in memory or through the scratch file; a missing or
+// doubled outcome, or the owner's error, is every reply's error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+
+#include "../../TempDirTest.h"
+#include "xstack/analysis/collectives/OwnerOutcomes.h"
+
+namespace xstack {
+namespace {
+
+struct Reply {
+  std::string error;
+  std::vector<ArrivalOutcome> outcomes;
+};
+
+Reply readReply(const std::string& bytes) {
+  wire::Reader r(bytes);
+  Reply m;
+  m.error = r.str();
+  r.list(m.outcomes, readOutcome);
+  EXPECT_TRUE(r.finish().ok());
+  return m;
+}
+
+// Sender s's arrival p: its outcome, made up from (s, p).
+ArrivalOutcome outcomeOf(size_t s, size_t p) {
+  if (p % 5 == 4) return {};  // not matched
+  return {true, static_cast<int64_t>(s * 100 + p % 7), ~uint64_t{0} - p * 3 - s};
+}
+
+class OwnerOutcomesTest : public TempDirTest {
+ protected:
+  // Every (sender, place) of `sentBy` in a shuffled order, split into `groups` groups.
+  std::vector<std::vector<Origin>> shuffledGroups(const std::vector<size_t>& sentBy,
+                                                  size_t groups) {
+    std::vector<Origin> all;
+    for (size_t s = 0; s < sentBy.size(); ++s)
+      for (size_t p = 0; p < sentBy[s]; ++p) all.emplace_back(s, p);
+    std::mt19937 rng(7);
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<std::vector<Origin>> out(groups);
+    for (size_t i = 0; i < all.size(); ++i) out[i % groups].push_back(all[i]);
+    return out;
+  }
+  static std::vector<ArrivalOutcome> outcomesFor(const std::vector<Origin>& from) {
+    std::vector<ArrivalOutcome> o;
+    for (const Origin& f : from) o.push_back(outcomeOf(f.first, f.second));
+    return o;
+  }
+};
+
+TEST_F(OwnerOutcomesTest, RepliesComeInEachSendersOrderFromMemoryOrTheFile) {
+  const std::vector<size_t> sentBy{3000, 0, 1700};
+  const auto groups = shuffledGroups(sentBy, 13);
+  for (uint64_t budget : {uint64_t{1} << 30, uint64_t{0}}) {  // 0: runs of 1,024 outcomes
+    SCOPED_TRACE(budget);
+    OwnerOutcomes outcomes(SpillOptions{dir_.string(), budget}, sentBy);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < 3; ++t)
+      threads.emplace_back([&, t] {
+        for (size_t g = t; g < groups.size(); g += 3)
+          outcomes.add(outcomesFor(groups[g]), groups[g]);
+      });
+    for (std::thread& t : threads) t.join();
+    const std::vector<std::string> replies = outcomes.replies("");
+    ASSERT_EQ(replies.size(), sentBy.size());
+    for (size_t s = 0; s < sentBy.size(); ++s) {
+      const Reply m = readReply(replies[s]);
+      EXPECT_EQ(m.error, "");
+      ASSERT_EQ(m.outcomes.size(), sentBy[s]);
+      for (size_t p = 0; p < sentBy[s]; ++p) {
+        const ArrivalOutcome want = outcomeOf(s, p);
+        EXPECT_EQ(m.outcomes[p].matched, want.matched);
+        EXPECT_EQ(m.outcomes[p].lastRank, want.lastRank);
+        EXPECT_EQ(m.outcomes[p].lastArrivalNs, want.lastArrivalNs);
+      }
+    }
+  }
+}
+
+TEST_F(OwnerOutcomesTest, AMissingOrDoubledOutcomeOrTheOwnersErrorIsEveryReplysError) {
+  const std::vector<size_t> sentBy{4, 3};
+  const auto groups = shuffledGroups(sentBy, 2);
+  std::vector<Origin> missing = groups[0];
+  missing.pop_back();
+  std::vector<Origin> doubled = groups[0];
+  doubled.push_back(groups[0].front());
+  for (int c = 0; c < 3; ++c) {
+    SCOPED_TRACE(c);
+    OwnerOutcomes outcomes(SpillOptions{dir_.string(), 0}, sentBy);
+    const std::vector<Origin>& first = c == 0 ? missing : c == 1 ? doubled : groups[0];
+    outcomes.add(outcomesFor(first), first);
+    outcomes.add(outcomesFor(groups[1]), groups[1]);
+    const std::vector<std::string> replies = outcomes.replies(c == 2 ? "the owner failed" : "");
+    ASSERT_EQ(replies.size(), 2u);
+    for (const std::string& r : replies) {
+      const Reply m = readReply(r);
+      EXPECT_NE(m.error, "");
+      EXPECT_TRUE(m.outcomes.empty());
+      if (c == 2) {
+        EXPECT_EQ(m.error, "the owner failed");
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xstack
