@@ -316,9 +316,11 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
     std::vector<Origin> origins;
     groups[i].second->decode(owned.spillFile(), arrivals, origins);
     *groups[i].second = GroupBytes();  // its bytes are not needed again
+    std::vector<OutcomeBase> bases;    // on the arrivals' own clocks, as their readers have them
+    for (const Arrival& a : arrivals) bases.push_back(outcomeBase(a));
     toReferenceClocks(arrivals, clocks, ranksPerNode);
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
-    outcomes.add(outcomesOnOwnClocks(arrivals, match, clocks, ranksPerNode), origins);
+    outcomes.add(outcomesOnOwnClocks(arrivals, match, clocks, ranksPerNode), bases, origins);
     made[i] = groupTrack(group, match.ranks, matchedSlices(arrivals, match));
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
   });

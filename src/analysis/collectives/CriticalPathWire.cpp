@@ -97,21 +97,25 @@ Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view b
       bytes, "the collective arrivals of rank " + std::to_string(rank), readCollectivesPart);
 }
 
-std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes) {
+std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes,
+                           const std::vector<Arrival>& arrivals) {
   wire::Writer w;
-  for (const ArrivalOutcome& o : outcomes) writeOutcome(w, o);
+  for (size_t i = 0; i < outcomes.size(); ++i)
+    writeOutcome(w, outcomes[i], i < arrivals.size() ? outcomeBase(arrivals[i]) : OutcomeBase{});
   return w.take();
 }
 
 namespace {
 
-// HeldProfile::outcomes of rank `rank`, `n` of them. Throws (naming the rank)
-// when they are not exactly n outcomes.
-std::vector<ArrivalOutcome> decodeOutcomes(int64_t rank, std::string_view bytes, size_t n) {
+// HeldProfile::outcomes of rank `rank`, one per arrival of `arrivals`.
+// Throws (naming the rank) when they are not exactly that many.
+std::vector<ArrivalOutcome> decodeOutcomes(int64_t rank, std::string_view bytes,
+                                           const std::vector<Arrival>& arrivals) {
   wire::Reader r(bytes, "the collective outcomes of rank " + std::to_string(rank));
   std::vector<ArrivalOutcome> out;
-  out.reserve(n);
-  for (size_t i = 0; i < n && r.ok(); ++i) out.push_back(readOutcome(r));
+  out.reserve(arrivals.size());
+  for (size_t i = 0; i < arrivals.size() && r.ok(); ++i)
+    out.push_back(readOutcome(r, outcomeBase(arrivals[i])));
   if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
   return out;
 }
@@ -132,7 +136,7 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
   if (!part) throw std::runtime_error(part.error().message);
   if (release_) release_(held->second.part);
   std::vector<ArrivalOutcome> outcomes =
-      decodeOutcomes(rank, held->second.outcomes, part->arrivals.arrivals.size());
+      decodeOutcomes(rank, held->second.outcomes, part->arrivals.arrivals);
   ++decodes_;
   if (recent_.size() == kKeptDecoded) recent_.pop_front();
   auto p = std::make_unique<WalkProfile>(
@@ -175,18 +179,34 @@ PartIndex indexCollectivesPart(wire::Reader& r) {
   return p;
 }
 
-void writeOutcome(wire::Writer& w, const ArrivalOutcome& o) {
-  w.boolean(o.matched);
-  w.i64(o.lastRank);
-  w.u64(o.lastArrivalNs);
+void writeOutcome(wire::Writer& w, const ArrivalOutcome& o, const OutcomeBase& base) {
+  writeOutcomeDifferences(w, o.matched,
+                          static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(base.rank),
+                          o.lastArrivalNs - base.startNs);
 }
 
-ArrivalOutcome readOutcome(wire::Reader& r) {
+void writeOutcomeDifferences(wire::Writer& w, bool matched, uint64_t rankDelta,
+                             uint64_t arrivalDelta) {
+  w.boolean(matched);
+  if (!matched) return;
+  w.i64(static_cast<int64_t>(rankDelta));
+  w.i64(static_cast<int64_t>(arrivalDelta));
+}
+
+ArrivalOutcome readOutcome(wire::Reader& r, const OutcomeBase& base) {
   ArrivalOutcome o;
   o.matched = r.boolean();
-  o.lastRank = r.i64();
-  o.lastArrivalNs = r.u64();
+  if (!o.matched) return o;
+  o.lastRank =
+      static_cast<int64_t>(static_cast<uint64_t>(base.rank) + static_cast<uint64_t>(r.i64()));
+  o.lastArrivalNs = base.startNs + static_cast<uint64_t>(r.i64());
   return o;
+}
+
+void skipOutcome(wire::Reader& r) {
+  if (!r.boolean()) return;
+  (void)r.u64();
+  (void)r.u64();
 }
 
 void writeSegment(wire::Writer& w, const PathSegment& s) {

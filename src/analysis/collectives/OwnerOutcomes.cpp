@@ -16,12 +16,13 @@ OwnerOutcomes::OwnerOutcomes(SpillOptions spill, std::vector<size_t> sentBy)
     : sorter_(std::move(spill)), sentBy_(std::move(sentBy)) {}
 
 void OwnerOutcomes::add(const std::vector<ArrivalOutcome>& outcomes,
-                        const std::vector<Origin>& from) {
+                        const std::vector<OutcomeBase>& bases, const std::vector<Origin>& from) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < outcomes.size() && i < from.size(); ++i) {
+  for (size_t i = 0; i < outcomes.size() && i < from.size() && i < bases.size(); ++i) {
     const ArrivalOutcome& o = outcomes[i];
     sorter_.push({static_cast<uint32_t>(from[i].first), o.matched ? 1U : 0U, from[i].second,
-                  o.lastRank, o.lastArrivalNs});
+                  static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(bases[i].rank),
+                  o.lastArrivalNs - bases[i].startNs});
   }
 }
 
@@ -47,7 +48,7 @@ std::string OwnerOutcomes::sortedReplies(std::vector<std::string>& out) {
     for (size_t place = 0; place < sentBy_[sender]; ++place) {
       if (!more || rec.sender != sender || rec.place != place)
         return "collective outcomes missing or doubled for MPI rank " + std::to_string(sender);
-      writeOutcome(w, {rec.matched != 0, rec.lastRank, rec.lastArrivalNs});
+      writeOutcomeDifferences(w, rec.matched != 0, rec.rankDelta, rec.arrivalDelta);
       more = reader.next(rec);
     }
     out.push_back(w.take());

@@ -137,8 +137,24 @@ struct ArrivalOutcome {
   int64_t lastRank = -1;       // the last arriver (ties: the lower rank)
   uint64_t lastArrivalNs = 0;  // its arrival (start)
 };
-void writeOutcome(wire::Writer& w, const ArrivalOutcome& o);
-ArrivalOutcome readOutcome(wire::Reader& r);
+// What an outcome travels as a difference from: its own arrival's training
+// rank and start (on its own rank's clock), which its reader knows.
+struct OutcomeBase {
+  int64_t rank = 0;
+  uint64_t startNs = 0;
+};
+inline OutcomeBase outcomeBase(const Arrival& own) { return {own.rank, own.startNs}; }
+// An outcome on the wire: bool matched, then when matched its last arriver
+// and arrival as differences from `base` (i64 zigzag varints, mod 2^64: any
+// values back exactly; a few bytes, not 12). An unmatched outcome reads as
+// ArrivalOutcome{} (its other fields mean nothing).
+void writeOutcome(wire::Writer& w, const ArrivalOutcome& o, const OutcomeBase& base);
+// The same from the differences themselves (mod 2^64).
+void writeOutcomeDifferences(wire::Writer& w, bool matched, uint64_t rankDelta,
+                             uint64_t arrivalDelta);
+ArrivalOutcome readOutcome(wire::Reader& r, const OutcomeBase& base);
+// Reads past one outcome (its base unknown).
+void skipOutcome(wire::Reader& r);
 
 // The outcomes of one group's arrivals (indexed like `arrivals`), matched as
 // summarizeGroup matches them.
@@ -203,8 +219,10 @@ struct HeldProfile {
   std::string outcomes;
   std::vector<std::pair<int64_t, uint64_t>> stepEnds;
 };
-// A message of `outcomes`, back to back (no count): as HeldProfile keeps them.
-std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes);
+// A message of `outcomes`, back to back (no count): as HeldProfile keeps
+// them; outcomes[i]'s base is arrivals[i]'s (past its end: OutcomeBase{}).
+std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes,
+                           const std::vector<Arrival>& arrivals);
 
 // A reader's profiles for the walk, by training rank. They stay encoded (a
 // decoded arrival takes about three times its encoding); a profile is decoded

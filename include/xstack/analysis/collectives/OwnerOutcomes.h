@@ -24,20 +24,22 @@ class OwnerOutcomes {
  public:
   // `sentBy[r]`: how many arrivals MPI rank r sent this owner.
   OwnerOutcomes(SpillOptions spill, std::vector<size_t> sentBy);
-  // One group's outcomes (any thread); `from[i]`: the origin of outcomes[i].
-  void add(const std::vector<ArrivalOutcome>& outcomes, const std::vector<Origin>& from);
+  // One group's outcomes (any thread); `from[i]`: the origin of outcomes[i],
+  // `bases[i]` its own arrival's (writeOutcome's).
+  void add(const std::vector<ArrivalOutcome>& outcomes, const std::vector<OutcomeBase>& bases,
+           const std::vector<Origin>& from);
   // The reply to each sender: the owner's error (`ownerError` when not empty,
   // else the sorter's, else that an outcome is missing or doubled), or its
   // outcomes in its order: wire str(error), then a list of writeOutcome's.
   std::vector<std::string> replies(const std::string& ownerError);
 
  private:
-  struct Record {  // one outcome, where it goes
+  struct Record {  // one outcome as it travels (writeOutcomeDifferences'), where it goes
     uint32_t sender = 0;
     uint32_t matched = 0;
     uint64_t place = 0;
-    int64_t lastRank = -1;
-    uint64_t lastArrivalNs = 0;
+    uint64_t rankDelta = 0;
+    uint64_t arrivalDelta = 0;
   };
   struct ReplyOrder {
     bool operator()(const Record& a, const Record& b) const {

@@ -19,19 +19,25 @@ struct Reply {
   std::vector<ArrivalOutcome> outcomes;
 };
 
-Reply readReply(const std::string& bytes) {
+// Sender s's arrival p: its own rank and start, and its outcome, made up
+// from (s, p): last arrivers before and after it, times near both ends.
+OutcomeBase baseOf(size_t s, size_t p) {
+  return {static_cast<int64_t>(s * 10 + p % 3), p % 11 == 0 ? ~uint64_t{0} : p * 1000 + s};
+}
+ArrivalOutcome outcomeOf(size_t s, size_t p) {
+  if (p % 5 == 4) return {};  // not matched
+  return {true, static_cast<int64_t>(s * 100 + p % 7) - 50, ~uint64_t{0} - p * 3 - s};
+}
+
+// A reply to sender s (its outcomes read with their bases).
+Reply readReply(const std::string& bytes, size_t s) {
   wire::Reader r(bytes);
   Reply m;
   m.error = r.str();
-  r.list(m.outcomes, readOutcome);
+  const uint64_t n = r.count();
+  for (size_t p = 0; p < n && r.ok(); ++p) m.outcomes.push_back(readOutcome(r, baseOf(s, p)));
   EXPECT_TRUE(r.finish().ok());
   return m;
-}
-
-// Sender s's arrival p: its outcome, made up from (s, p).
-ArrivalOutcome outcomeOf(size_t s, size_t p) {
-  if (p % 5 == 4) return {};  // not matched
-  return {true, static_cast<int64_t>(s * 100 + p % 7), ~uint64_t{0} - p * 3 - s};
 }
 
 class OwnerOutcomesTest : public TempDirTest {
@@ -48,10 +54,14 @@ class OwnerOutcomesTest : public TempDirTest {
     for (size_t i = 0; i < all.size(); ++i) out[i % groups].push_back(all[i]);
     return out;
   }
-  static std::vector<ArrivalOutcome> outcomesFor(const std::vector<Origin>& from) {
+  static void add(OwnerOutcomes& to, const std::vector<Origin>& from) {
     std::vector<ArrivalOutcome> o;
-    for (const Origin& f : from) o.push_back(outcomeOf(f.first, f.second));
-    return o;
+    std::vector<OutcomeBase> bases;
+    for (const Origin& f : from) {
+      o.push_back(outcomeOf(f.first, f.second));
+      bases.push_back(baseOf(f.first, f.second));
+    }
+    to.add(o, bases, from);
   }
 };
 
@@ -64,14 +74,13 @@ TEST_F(OwnerOutcomesTest, RepliesComeInEachSendersOrderFromMemoryOrTheFile) {
     std::vector<std::thread> threads;
     for (size_t t = 0; t < 3; ++t)
       threads.emplace_back([&, t] {
-        for (size_t g = t; g < groups.size(); g += 3)
-          outcomes.add(outcomesFor(groups[g]), groups[g]);
+        for (size_t g = t; g < groups.size(); g += 3) add(outcomes, groups[g]);
       });
     for (std::thread& t : threads) t.join();
     const std::vector<std::string> replies = outcomes.replies("");
     ASSERT_EQ(replies.size(), sentBy.size());
     for (size_t s = 0; s < sentBy.size(); ++s) {
-      const Reply m = readReply(replies[s]);
+      const Reply m = readReply(replies[s], s);
       EXPECT_EQ(m.error, "");
       ASSERT_EQ(m.outcomes.size(), sentBy[s]);
       for (size_t p = 0; p < sentBy[s]; ++p) {
@@ -95,12 +104,12 @@ TEST_F(OwnerOutcomesTest, AMissingOrDoubledOutcomeOrTheOwnersErrorIsEveryReplysE
     SCOPED_TRACE(c);
     OwnerOutcomes outcomes(SpillOptions{dir_.string(), 0}, sentBy);
     const std::vector<Origin>& first = c == 0 ? missing : c == 1 ? doubled : groups[0];
-    outcomes.add(outcomesFor(first), first);
-    outcomes.add(outcomesFor(groups[1]), groups[1]);
+    add(outcomes, first);
+    add(outcomes, groups[1]);
     const std::vector<std::string> replies = outcomes.replies(c == 2 ? "the owner failed" : "");
     ASSERT_EQ(replies.size(), 2u);
-    for (const std::string& r : replies) {
-      const Reply m = readReply(r);
+    for (size_t s = 0; s < replies.size(); ++s) {
+      const Reply m = readReply(replies[s], s);
       EXPECT_NE(m.error, "");
       EXPECT_TRUE(m.outcomes.empty());
       if (c == 2) {
