@@ -296,6 +296,35 @@ Expected<std::vector<StepPath>> driveWalks(Comm& comm, const LocalWalk& local,
   return paths;
 }
 
+// Each part's outcomes from the owners' replies `in` (`routed[i]`: what
+// routing learnt of mine[i]) onto a new shelf in `local` (within `spill`);
+// returns their handles, by part. Sets local.error when a reply does not
+// decode, carries an error, or its outcomes do not pair one to one.
+std::vector<size_t> pairOutcomes(const std::vector<std::string>& in,
+                                 const std::vector<RankPart>& mine, std::vector<RoutedPart>& routed,
+                                 const PartRelease& release, const SpillOptions& spill,
+                                 LocalWalk& local) {
+  std::vector<size_t> kept;
+  OutcomeLists owners(in, local.error);
+  if (!local.error.empty()) return kept;
+  if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
+  local.outcomes = std::make_unique<PartShelf>(spill.dir, spill.memoryBytes);
+  for (size_t i = 0; i < mine.size() && local.error.empty(); ++i) {
+    RoutedPart& part = routed[i];
+    if (!part.error.empty()) {  // it also travels with the owners' (it was routed)
+      local.error = part.error;
+      continue;
+    }
+    wire::Writer outcomes;
+    if (!owners.take(part.ownerRuns, outcomes)) local.error = "collective outcomes missing";
+    std::string().swap(part.ownerRuns);
+    if (release) release(mine[i].bytes);
+    kept.push_back(local.outcomes->put(0, outcomes.take()));
+  }
+  if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
+  return kept;
+}
+
 }  // namespace
 
 std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoing,
@@ -316,30 +345,23 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<RoutedPart> routed, std::vector<std::string> replies,
-                         const PartRelease& release) {
+                         const PartRelease& release, const SpillOptions& spill) {
   LocalWalk local;
   replies.resize(static_cast<size_t>(comm.size()), errorReply("collective outcomes missing"));
-  const std::vector<std::string> in =
+  std::vector<std::string> in =
       exchangeAll(comm, std::move(replies), MessageTag::CollectiveOutcomes);
-  OutcomeLists owners(in, local.error);
+  std::vector<size_t> kept = pairOutcomes(in, mine, routed, release, spill, local);
+  std::vector<std::string>().swap(in);
   if (!local.error.empty()) return local;
-  if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
-  for (size_t i = 0; i < mine.size() && local.error.empty(); ++i) {
-    RoutedPart& part = routed[i];
-    if (!part.error.empty()) {  // it also travels with the owners' (it was routed)
-      local.error = part.error;
-      continue;
-    }
-    wire::Writer outcomes;
-    if (!owners.take(part.ownerRuns, outcomes)) local.error = "collective outcomes missing";
-    std::string().swap(part.ownerRuns);
-    if (release) release(mine[i].bytes);
-    local.profiles.hold(part.rank,
-                        HeldProfile{mine[i].bytes, outcomes.take(), std::move(part.stepEnds)});
-  }
-  if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
-  if (!local.error.empty()) local.profiles.clear();
-  local.profiles.setRelease(release);
+  local.outcomes->seal();
+  for (size_t i = 0; i < mine.size(); ++i)
+    local.profiles.hold(routed[i].rank, HeldProfile{mine[i].bytes, local.outcomes->view(kept[i]),
+                                                    std::move(routed[i].stepEnds)});
+  PartShelf* shelf = local.outcomes.get();
+  local.profiles.setRelease([release, shelf](std::string_view bytes) {
+    if (release) release(bytes);
+    shelf->release(bytes);
+  });
   return local;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "xstack/analysis/collectives/OwnerOutcomes.h"
 #include "xstack/comm/Comm.h"
 #include "xstack/core/Status.h"
+#include "xstack/io/PartShelf.h"
 #include "xstack/transport/MessageTags.h"
 
 namespace xstack {
@@ -25,9 +27,12 @@ namespace xstack {
 std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoing, MessageTag tag);
 
 // A reader's profiles as the walk sees them, or why it cannot walk them.
+// `outcomes`: where the profiles' outcomes lie (in memory up to a budget, the
+// rest in a scratch file, mapped).
 struct LocalWalk {
   std::string error;
   HeldWalkProfiles profiles;
+  std::unique_ptr<PartShelf> outcomes;
 };
 
 // What routing learnt of one of a reader's parts, to pair its outcomes
@@ -46,10 +51,11 @@ struct RoutedPart {
 // rank r); each reader pairs them with its parts (`mine`: their encodings,
 // kept by the caller through the walk, in the order it routed them;
 // `routed[i]`: what routing learnt of mine[i]). `release`: called with each
-// part once paired (AnalysisJobOptions::releasePart).
+// part once paired (AnalysisJobOptions::releasePart). The parts' outcomes are
+// kept within `spill` (LocalWalk::outcomes).
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          std::vector<RoutedPart> routed, std::vector<std::string> replies,
-                         const PartRelease& release);
+                         const PartRelease& release, const SpillOptions& spill);
 
 // collective: the critical path of every step. Rank 0 drives when `drive`
 // (else it only releases the others) and returns the paths by step, or an

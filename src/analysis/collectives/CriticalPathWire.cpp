@@ -137,6 +137,7 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
   if (release_) release_(held->second.part);
   std::vector<ArrivalOutcome> outcomes =
       decodeOutcomes(rank, held->second.outcomes, part->arrivals.arrivals);
+  if (release_) release_(held->second.outcomes);
   ++decodes_;
   if (recent_.size() == kKeptDecoded) recent_.pop_front();
   auto p = std::make_unique<WalkProfile>(

@@ -13,16 +13,22 @@ std::string errorReply(const std::string& error) {
 }
 
 OwnerOutcomes::OwnerOutcomes(SpillOptions spill, std::vector<size_t> sentBy)
-    : sorter_(std::move(spill)), sentBy_(std::move(sentBy)) {}
+    : sorter_(std::move(spill)), sentBy_(std::move(sentBy)), replyBytes_(sentBy_.size(), 0) {}
 
 void OwnerOutcomes::add(const std::vector<ArrivalOutcome>& outcomes,
                         const std::vector<OutcomeBase>& bases, const std::vector<Origin>& from) {
   const std::lock_guard<std::mutex> lock(mutex_);
   for (size_t i = 0; i < outcomes.size() && i < from.size() && i < bases.size(); ++i) {
     const ArrivalOutcome& o = outcomes[i];
-    sorter_.push({static_cast<uint32_t>(from[i].first), o.matched ? 1U : 0U, from[i].second,
-                  static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(bases[i].rank),
-                  o.lastArrivalNs - bases[i].startNs});
+    const Record r{static_cast<uint32_t>(from[i].first), o.matched ? 1U : 0U, from[i].second,
+                   static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(bases[i].rank),
+                   o.lastArrivalNs - bases[i].startNs};
+    sorter_.push(r);
+    if (from[i].first < replyBytes_.size())
+      replyBytes_[from[i].first] +=
+          1 + (o.matched ? wire::i64Size(static_cast<int64_t>(r.rankDelta)) +
+                               wire::i64Size(static_cast<int64_t>(r.arrivalDelta))
+                         : 0);
   }
 }
 
@@ -43,6 +49,7 @@ std::string OwnerOutcomes::sortedReplies(std::vector<std::string>& out) {
   bool more = reader.next(rec);
   for (size_t sender = 0; sender < sentBy_.size(); ++sender) {
     wire::Writer w;
+    w.reserve(16 + replyBytes_[sender]);  // exactly what follows, so no doubling
     w.str("");
     w.u64(sentBy_[sender]);
     for (size_t place = 0; place < sentBy_[sender]; ++place) {

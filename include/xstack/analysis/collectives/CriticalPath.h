@@ -210,13 +210,13 @@ WalkPoint walkLocal(const WalkProfileLookup& find, int64_t step, WalkPoint at,
 WalkPoint walkLocal(const std::map<int64_t, WalkProfile>& profiles, int64_t step, WalkPoint at,
                     std::vector<PathSegment>& out);
 
-// One profile a reader holds for the walk: its CollectivesPart's encoding (a
-// view of bytes the caller keeps while the profile is held), its arrivals'
-// outcomes (indexed like the part's arrivals) encoded (encodeOutcomes) and
-// its steps' window ends (step, ns).
+// One profile a reader holds for the walk: its CollectivesPart's encoding,
+// its arrivals' outcomes (indexed like the part's arrivals) encoded
+// (encodeOutcomes), both views of bytes the caller keeps while the profile is
+// held, and its steps' window ends (step, ns).
 struct HeldProfile {
   std::string_view part;
-  std::string outcomes;
+  std::string_view outcomes;
   std::vector<std::pair<int64_t, uint64_t>> stepEnds;
 };
 // A message of `outcomes`, back to back (no count): as HeldProfile keeps
@@ -233,7 +233,8 @@ class HeldWalkProfiles {
   static constexpr size_t kKeptDecoded = 8;
 
   void hold(int64_t rank, HeldProfile p) { held_.insert_or_assign(rank, std::move(p)); }
-  // Called with a part once decoded (AnalysisJobOptions::releasePart).
+  // Called with a part and its outcomes once decoded (e.g.
+  // AnalysisJobOptions::releasePart: their pages may leave memory).
   void setRelease(PartRelease release) { release_ = std::move(release); }
   const std::map<int64_t, HeldProfile>& held() const { return held_; }
   void clear();

@@ -51,6 +51,7 @@ class OwnerOutcomes {
   std::mutex mutex_;
   ExternalSorter<Record, ReplyOrder> sorter_;
   std::vector<size_t> sentBy_;
+  std::vector<uint64_t> replyBytes_;  // per sender: its outcomes' encodings, in all
 };
 
 // A reply that carries `error` and no outcome.

@@ -205,11 +205,14 @@ TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
   std::vector<std::string> bytes;
   for (const auto& [rank, p] : decoded)
     bytes.push_back(encodeMessage(CollectivesPart{p.arrivals, p.walk}, writeCollectivesPart));
+  std::vector<std::string> outcomes;  // the bytes of the held views
+  for (const auto& [rank, p] : decoded)
+    outcomes.push_back(encodeOutcomes(p.outcomes, p.arrivals.arrivals));
+  outcomes.push_back(encodeOutcomes({{true, 1, 600}}, {}));
   HeldWalkProfiles held;
   for (const auto& [rank, p] : decoded)
-    held.hold(rank, {bytes[static_cast<size_t>(rank)],
-                     encodeOutcomes(p.outcomes, p.arrivals.arrivals),
-                     {{0, 1000}}});
+    held.hold(rank,
+              {bytes[static_cast<size_t>(rank)], outcomes[static_cast<size_t>(rank)], {{0, 1000}}});
   auto find = [&held](int64_t rank) { return held.decoded(rank); };
   std::vector<PathSegment> fromMap, fromHeld;
   const WalkPoint a = walkLocal(decoded, 0, {false, 1, 1000, true}, fromMap);
@@ -225,8 +228,7 @@ TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
   // More profiles than are kept decoded: the oldest is decoded again.
   HeldWalkProfiles many;
   for (int64_t r = 0; r <= static_cast<int64_t>(HeldWalkProfiles::kKeptDecoded); ++r)
-    many.hold(
-        r, {bytes[0], encodeOutcomes(decoded.at(0).outcomes, decoded.at(0).arrivals.arrivals), {}});
+    many.hold(r, {bytes[0], outcomes[0], {}});
   for (int64_t r = 0; r <= static_cast<int64_t>(HeldWalkProfiles::kKeptDecoded); ++r)
     ASSERT_NE(many.decoded(r), nullptr);
   EXPECT_EQ(many.decodes(), HeldWalkProfiles::kKeptDecoded + 1);
@@ -236,7 +238,7 @@ TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
 
   // Outcomes that are not one per arrival: named, never walked.
   HeldWalkProfiles short1;
-  short1.hold(6, {bytes[1], encodeOutcomes({{true, 1, 600}}, {}), {}});
+  short1.hold(6, {bytes[1], outcomes[2], {}});
   EXPECT_THROW(short1.decoded(6), std::runtime_error);
 
   const std::string cut = bytes[1].substr(0, bytes[1].size() / 2);

@@ -74,7 +74,9 @@ TEST_F(OwnedGroupsTest, ArrivalsAndOriginsComeBackFromMemoryAndTheFile) {
   GroupBytes g;
   for (size_t i = 0; i < in.size(); ++i) {
     g.add(in[i].rank, from[i], encodingOf(in[i]), in[i].peer < 0);
-    if (i == 9 || i == 10 || i == 25) ASSERT_TRUE(g.spillTo(*file));  // pieces of 10, 1, 15
+    if (i == 9 || i == 10 || i == 25) {
+      ASSERT_TRUE(g.spillTo(*file));  // pieces of 10, 1, 15
+    }
   }
   EXPECT_TRUE(g.spillTo(*file));
   g.add(in[0].rank, from[0], encodingOf(in[0]), true);  // one more, held
