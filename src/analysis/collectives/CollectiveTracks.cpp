@@ -186,11 +186,17 @@ std::string collectiveTrackName(const std::string& group, const std::vector<int6
 
 TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
                                    uint64_t& dropped) {
+  return collectiveTrackRows(track.group, track.ranks, track.slices, index, pid, dropped);
+}
+
+TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<int64_t>& ranks,
+                                   std::string_view encoded, size_t index, int64_t pid,
+                                   uint64_t& dropped) {
   TrackGroupRows rows;
-  const std::vector<InstanceSlice> slices = decodeSlices(track.slices);
+  const std::vector<InstanceSlice> slices = decodeSlices(encoded);
   const std::vector<int64_t> lanes = lanesOf(slices);
   const int64_t base = pid + 1 + static_cast<int64_t>(index) * kCollectiveTrackLanes;
-  const std::string name = collectiveTrackName(track.group, track.ranks);
+  const std::string name = collectiveTrackName(group, ranks);
   int64_t used = 0;
   for (int64_t lane : lanes) used = std::max(used, lane < kCollectiveTrackLanes ? lane + 1 : 0);
   for (int64_t lane = 0; lane < used; ++lane)

@@ -369,7 +369,15 @@ class CollectivesJob final : public AnalysisJob {
   // The traces' collectives process: every group with a matched instance
   // (every rank), and the slices of the groups this MPI rank owns, by name.
   std::vector<TraceTrackGroup> trackGroups_;
-  std::map<std::string, GroupTrack> ownTracks_;
+  // Each owned group's ranks and its slices' handle on tracksShelf_ (within
+  // an eighth of --memory-mb, the rest in --spill-dir; a group's pages are
+  // released once its rows are made).
+  struct OwnTrack {
+    std::vector<int64_t> ranks;
+    size_t slices = 0;
+  };
+  std::map<std::string, OwnTrack> ownTracks_;
+  std::unique_ptr<PartShelf> tracksShelf_;
   Status status_;
 };
 
@@ -525,15 +533,25 @@ void CollectivesJob::agreeTracks(Comm& comm, std::vector<GroupTrack> mine, bool 
   Expected<std::vector<TraceTrackGroup>> all = agreeTrackGroups(comm, mine, failed);
   if (!all) return;  // alike on every rank: no collectives process in the traces
   trackGroups_ = std::move(*all);
+  tracksShelf_ = std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes);
   for (GroupTrack& t : mine)
-    if (!t.slices.empty()) ownTracks_[t.group] = std::move(t);
+    if (!t.slices.empty())
+      ownTracks_[t.group] = {std::move(t.ranks), tracksShelf_->put(0, std::move(t.slices))};
+  tracksShelf_->seal();
 }
 
 TrackGroupRows CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped) const {
   if (index >= trackGroups_.size()) return {};
   auto it = ownTracks_.find(trackGroups_[index].name);
   if (it == ownTracks_.end()) return {};
-  return collectiveTrackRows(it->second, index, pid, dropped);
+  const std::string_view slices = tracksShelf_->view(it->second.slices);
+  if (slices.empty())  // only groups with slices are on the shelf: this one was not read back
+    throw std::runtime_error("the collectives' slices of group \"" + it->first +
+                             "\" could not be read back from --spill-dir");
+  TrackGroupRows rows =
+      collectiveTrackRows(it->first, it->second.ranks, slices, index, pid, dropped);
+  tracksShelf_->release(slices);
+  return rows;
 }
 
 void CollectivesJob::publish(JobBoard& board) const {
