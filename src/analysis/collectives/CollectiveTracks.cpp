@@ -211,12 +211,10 @@ TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<i
 }
 
 Expected<std::vector<TraceTrackGroup>> agreeTrackGroups(Comm& comm,
-                                                        const std::vector<GroupTrack>& mine,
+                                                        const std::vector<TraceTrackGroup>& mine,
                                                         bool failed) {
   OwnTrackGroups own{failed, {}};
-  if (!failed)
-    for (const GroupTrack& t : mine)
-      if (!t.slices.empty()) own.groups.push_back({t.group, t.ranks, comm.rank()});
+  if (!failed) own.groups = mine;
   // collective: every rank learns every owner's groups.
   auto all = allgatherTyped(comm, own, "the collectives' track groups", writeOwnTrackGroups,
                             readOwnTrackGroups);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -296,20 +297,30 @@ std::vector<ArrivalOutcome> outcomesOnOwnClocks(const std::vector<Arrival>& arri
   return out;
 }
 
+// An owned group with slices: its ranks and its encoded slices' handle on a shelf.
+struct OwnTrack {
+  std::vector<int64_t> ranks;
+  size_t slices = 0;
+};
+// Owned groups with slices, in name order.
+using OwnTracks = std::vector<std::pair<std::string, OwnTrack>>;
+
 // An owner: its groups' summary, and each arrival's outcome into `outcomes`.
-// `tracks`: each group's instances as the traces draw them (CollectiveTracks.h).
+// `tracks`: each group's instances as the traces draw them (CollectiveTracks.h),
+// encoded onto `shelf` as each group is matched.
 // Groups run on `threads` threads, each group whole on one: each worker sums
 // its groups into its own summary and the summaries are merged (as rank 0
 // merges the owners': the same bytes for any split); the outcomes are sorted
 // by their origin; the tracks keep the groups' order.
 Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
-                     OwnerOutcomes& outcomes, std::vector<GroupTrack>& tracks, unsigned threads) {
+                     OwnerOutcomes& outcomes, PartShelf& shelf, OwnTracks& tracks,
+                     unsigned threads) {
   Owned out;
   out.error = owned.error;
   if (!out.error.empty()) return out;
   const GroupList groups = groupList(owned);
   std::vector<CollectivesSummary> perWorker(workersFor(threads, groups.size()));
-  std::vector<GroupTrack> made(groups.size());
+  std::vector<std::optional<OwnTrack>> made(groups.size());
   forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
     const std::string& group = *groups[i].first;
     std::vector<Arrival> arrivals;
@@ -321,11 +332,13 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
     toReferenceClocks(arrivals, clocks, ranksPerNode);
     const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
     outcomes.add(outcomesOnOwnClocks(arrivals, match, clocks, ranksPerNode), bases, origins);
-    made[i] = groupTrack(group, match.ranks, matchedSlices(arrivals, match));
+    if (std::string slices = encodeSlices(matchedSlices(arrivals, match)); !slices.empty())
+      made[i] = OwnTrack{match.ranks, shelf.put(0, std::move(slices))};
     summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
-  for (GroupTrack& t : made) tracks.push_back(std::move(t));
+  for (size_t i = 0; i < made.size(); ++i)
+    if (made[i]) tracks.emplace_back(*groups[i].first, std::move(*made[i]));
   return out;
 }
 
@@ -346,7 +359,7 @@ class CollectivesJob final : public AnalysisJob {
   TrackGroupRows trackRows(size_t index, int64_t pid, uint64_t& dropped) const override;
 
  private:
-  void agreeTracks(Comm& comm, std::vector<GroupTrack> mine, bool failed);
+  void agreeTracks(Comm& comm, OwnTracks mine, bool failed);
   bool gatherRankInfo(Comm& comm, const std::vector<RankInfo>& mine);
   std::vector<NodeClock> agreeClocks(Comm& comm, const std::vector<ClockPair>& mine);
   void noteClocks(const std::vector<NodeClock>& clocks);
@@ -372,10 +385,6 @@ class CollectivesJob final : public AnalysisJob {
   // Each owned group's ranks and its slices' handle on tracksShelf_ (within
   // an eighth of --memory-mb, the rest in --spill-dir; a group's pages are
   // released once its rows are made).
-  struct OwnTrack {
-    std::vector<int64_t> ranks;
-    size_t slices = 0;
-  };
   std::map<std::string, OwnTrack> ownTracks_;
   std::unique_ptr<PartShelf> tracksShelf_;
   Status status_;
@@ -513,9 +522,10 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   const std::vector<NodeClock> clocks = agreeClocks(comm, samples);
   Owned owned;
   owned.error = groups.error;
-  std::vector<GroupTrack> tracks;
+  OwnTracks tracks;
+  tracksShelf_ = std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes);
   try {
-    owned = summarizeOwned(groups, perNode, clocks, outcomes, tracks, threads_);
+    owned = summarizeOwned(groups, perNode, clocks, outcomes, *tracksShelf_, tracks, threads_);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }
@@ -529,15 +539,14 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
 
 // collective: the job's track groups, none when any owner failed (every
 // rank learns it in the same allgather).
-void CollectivesJob::agreeTracks(Comm& comm, std::vector<GroupTrack> mine, bool failed) {
-  Expected<std::vector<TraceTrackGroup>> all = agreeTrackGroups(comm, mine, failed);
+void CollectivesJob::agreeTracks(Comm& comm, OwnTracks mine, bool failed) {
+  tracksShelf_->seal();
+  std::vector<TraceTrackGroup> withSlices;
+  for (const auto& [group, track] : mine) withSlices.push_back({group, track.ranks, comm.rank()});
+  Expected<std::vector<TraceTrackGroup>> all = agreeTrackGroups(comm, withSlices, failed);
   if (!all) return;  // alike on every rank: no collectives process in the traces
   trackGroups_ = std::move(*all);
-  tracksShelf_ = std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes);
-  for (GroupTrack& t : mine)
-    if (!t.slices.empty())
-      ownTracks_[t.group] = {std::move(t.ranks), tracksShelf_->put(0, std::move(t.slices))};
-  tracksShelf_->seal();
+  for (auto& [group, track] : mine) ownTracks_.emplace(group, std::move(track));
 }
 
 TrackGroupRows CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped) const {

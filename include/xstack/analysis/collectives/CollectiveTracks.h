@@ -68,11 +68,12 @@ struct OwnTrackGroups {
 void writeOwnTrackGroups(wire::Writer& w, const OwnTrackGroups& m);
 OwnTrackGroups readOwnTrackGroups(wire::Reader& r);
 
-// collective: every MPI rank's owned tracks (those with a slice) into one
-// list sorted by name, each with its owner; the same on every rank. Empty
-// when any rank says it `failed` (its groups could not be matched).
+// collective: every MPI rank's owned groups with a slice (`mine`: their
+// names and ranks) into one list sorted by name, each with its owner; the
+// same on every rank. Empty when any rank says it `failed` (its groups could
+// not be matched).
 Expected<std::vector<TraceTrackGroup>> agreeTrackGroups(Comm& comm,
-                                                        const std::vector<GroupTrack>& mine,
+                                                        const std::vector<TraceTrackGroup>& mine,
                                                         bool failed);
 
 }  // namespace xstack
