@@ -31,18 +31,6 @@ namespace xstack::wire {
 // each other's bytes instead of misreading them.
 inline constexpr uint8_t kWireVersion = 1;
 
-// The bytes u64(v) writes (1..10).
-inline size_t u64Size(uint64_t v) {
-  size_t n = 1;
-  for (; v >= 0x80; v >>= 7) ++n;
-  return n;
-}
-// The bytes i64(v) writes.
-inline size_t i64Size(int64_t v) {
-  const uint64_t u = static_cast<uint64_t>(v);
-  return u64Size((u << 1) ^ (v < 0 ? ~uint64_t{0} : 0));
-}
-
 class Writer {
  public:
   Writer();

@@ -531,7 +531,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   }
   agreeTracks(comm, std::move(tracks), !owned.error.empty());
   // The parts again for the walk, kept encoded (their errors already travel with `owned`).
-  LocalWalk walk = returnOutcomes(comm, local, std::move(routed), outcomes.replies(owned.error),
+  LocalWalk walk = returnOutcomes(comm, local, std::move(routed), outcomes, owned.error,
                                   releasePart_, ownerSpill_);
   gatherSummaries(comm, owned);
   criticalPaths(comm, walk);

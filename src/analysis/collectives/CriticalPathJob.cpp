@@ -3,6 +3,7 @@
 #include "CriticalPathJob.h"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 #include <utility>
 
@@ -105,61 +106,93 @@ WalkReply readReply(wire::Reader& r) {
   return m;
 }
 
-// The owners' outcome messages to one reader, read in place: each owner's
-// list of outcomes in the order the reader routed its arrivals to it.
+// The owners' reply chunks to one reader, as they come, read in place: each
+// owner's list of outcomes in the order the reader routed its arrivals to it.
 class OutcomeLists {
  public:
-  // `in[o]`: owner o's message, kept alive by the caller; `error` set when
-  // one does not decode or carries an owner's error.
-  OutcomeLists(const std::vector<std::string>& in, std::string& error) : in_(in) {
-    for (size_t o = 0; o < in.size(); ++o) {
-      readers_.emplace_back(in[o], "the collective outcomes from MPI rank " + std::to_string(o));
-      wire::Reader& r = readers_.back();
-      const std::string ownerError = r.str();
-      left_.push_back(r.count());
-      if (error.empty() && !r.ok()) error = r.status().error().message;
-      if (error.empty() && !ownerError.empty()) error = ownerError;
+  explicit OutcomeLists(size_t owners) : queues_(owners), available_(owners, 0), need_(owners, 0) {}
+
+  // One chunk from owner `o` (OwnerOutcomes::replyChunks'); `error` set when
+  // it does not decode or carries the owner's error.
+  void add(size_t o, std::string chunk, std::string& error) {
+    Chunk& c = queues_[o].emplace_back(std::move(chunk), o);
+    const std::string ownerError = c.reader.str();
+    c.left = c.reader.count();
+    available_[o] += c.left;
+    if (error.empty() && !c.reader.ok()) error = c.reader.status().error().message;
+    if (error.empty() && !ownerError.empty()) error = ownerError;
+  }
+
+  // Whether every outcome a part needs (`ownerRuns`: RoutedPart's) has come;
+  // false too when the runs do not decode (take() then fails).
+  bool has(std::string_view ownerRuns) {
+    wire::Reader runs(ownerRuns, "the arrivals' owners");
+    std::vector<size_t> touched;
+    bool enough = true;
+    while (runs.left() > 0 && runs.ok()) {
+      const uint64_t o = runs.u64(), n = runs.u64();
+      if (!runs.ok() || o >= need_.size()) return true;  // take() says so
+      if (need_[o] == 0) touched.push_back(o);
+      need_[o] += n;
+      enough = enough && need_[o] <= available_[o];
     }
+    for (size_t o : touched) need_[o] = 0;
+    return enough || !runs.ok();
   }
 
   // Appends to `out` (as they are encoded) the next outcome from the owner
-  // of each of the part's arrivals (`ownerRuns`: RoutedPart's); false when
-  // an owner's list is short or bad.
+  // of each of the part's arrivals; false when an owner's list is short or bad.
   bool take(std::string_view ownerRuns, wire::Writer& out) {
     wire::Reader runs(ownerRuns, "the arrivals' owners");
     while (runs.left() > 0) {
       const uint64_t o = runs.u64();
       const uint64_t n = runs.u64();
-      if (!runs.ok() || o >= readers_.size()) return false;
+      if (!runs.ok() || o >= queues_.size()) return false;
       for (uint64_t i = 0; i < n; ++i)
         if (!takeOne(static_cast<size_t>(o), out)) return false;
     }
     return runs.ok();
   }
 
-  // Appends owner o's next outcome to `out`; false when there is none.
-  bool takeOne(size_t o, wire::Writer& out) {
-    if (left_[o] == 0) return false;
-    --left_[o];
-    wire::Reader& r = readers_[o];
-    const size_t from = r.offset();
-    skipOutcome(r);
-    if (!r.ok()) return false;
-    out.raw(std::string_view(in_[o]).substr(from, r.offset() - from));
-    return true;
-  }
-
-  // Whether every owner's list was taken whole, to its message's end.
+  // Whether every chunk that came was taken whole, to its end.
   bool allTaken() {
-    for (size_t o = 0; o < readers_.size(); ++o)
-      if (left_[o] != 0 || !readers_[o].finish()) return false;
+    for (std::deque<Chunk>& q : queues_)
+      for (Chunk& c : q)
+        if (c.left != 0 || !c.reader.finish()) return false;
     return true;
   }
 
  private:
-  const std::vector<std::string>& in_;
-  std::vector<wire::Reader> readers_;
-  std::vector<uint64_t> left_;
+  struct Chunk {
+    Chunk(std::string b, size_t owner)
+        : bytes(std::move(b)),
+          reader(bytes, "the collective outcomes from MPI rank " + std::to_string(owner)) {}
+    std::string bytes;  // a deque's element never moves: `reader` views it
+    wire::Reader reader;
+    uint64_t left = 0;
+  };
+
+  // Appends owner o's next outcome to `out`; false when there is none.
+  bool takeOne(size_t o, wire::Writer& out) {
+    std::deque<Chunk>& q = queues_[o];
+    while (!q.empty() && q.front().left == 0) {
+      if (!q.front().reader.finish()) return false;
+      q.pop_front();
+    }
+    if (q.empty()) return false;
+    Chunk& c = q.front();
+    --c.left;
+    --available_[o];
+    const size_t from = c.reader.offset();
+    skipOutcome(c.reader);
+    if (!c.reader.ok()) return false;
+    out.raw(std::string_view(c.bytes).substr(from, c.reader.offset() - from));
+    return true;
+  }
+
+  std::vector<std::deque<Chunk>> queues_;  // by owner
+  std::vector<uint64_t> available_;        // by owner: outcomes come and not taken
+  std::vector<uint64_t> need_;             // by owner: has()'s scratch, all 0 between calls
 };
 
 // This reader's latest step ends (ties: the lower rank).
@@ -296,33 +329,65 @@ Expected<std::vector<StepPath>> driveWalks(Comm& comm, const LocalWalk& local,
   return paths;
 }
 
-// Each part's outcomes from the owners' replies `in` (`routed[i]`: what
-// routing learnt of mine[i]) onto a new shelf in `local` (within `spill`);
-// returns their handles, by part. Sets local.error when a reply does not
-// decode, carries an error, or its outcomes do not pair one to one.
-std::vector<size_t> pairOutcomes(const std::vector<std::string>& in,
-                                 const std::vector<RankPart>& mine, std::vector<RoutedPart>& routed,
-                                 const PartRelease& release, const SpillOptions& spill,
-                                 LocalWalk& local) {
+// Outcomes per reply chunk: what an owner sends all its readers in one round
+// comes to about half of `storeBytes` (a store's budget, an eighth of
+// --memory-mb; at 8 bytes an outcome, the most a matched one takes but a
+// few), at least one a reader.
+uint64_t replyChunkOutcomes(uint64_t storeBytes, int readers) {
+  return std::max<uint64_t>(1, storeBytes / 2 / 8 / static_cast<uint64_t>(std::max(1, readers)));
+}
+
+// What returnOutcomes pairs: this reader's parts in the order routed, the
+// next to pair, each one's outcomes' handle on the walk's shelf.
+struct Pairing {
+  const std::vector<RankPart>& mine;
+  std::vector<RoutedPart>& routed;
+  const PartRelease& release;
+  size_t next = 0;
   std::vector<size_t> kept;
-  OutcomeLists owners(in, local.error);
-  if (!local.error.empty()) return kept;
-  if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
-  local.outcomes = std::make_unique<PartShelf>(spill.dir, spill.memoryBytes);
-  for (size_t i = 0; i < mine.size() && local.error.empty(); ++i) {
-    RoutedPart& part = routed[i];
+};
+
+// Pairs the next parts, in order, whose outcomes have all come (onto
+// local.outcomes); sets local.error on a part that did not index or whose
+// outcomes do not decode.
+void pairReady(OutcomeLists& lists, Pairing& p, LocalWalk& local) {
+  for (; p.next < p.mine.size() && local.error.empty(); ++p.next) {
+    RoutedPart& part = p.routed[p.next];
     if (!part.error.empty()) {  // it also travels with the owners' (it was routed)
       local.error = part.error;
-      continue;
+      return;
     }
+    if (!lists.has(part.ownerRuns)) return;  // a later round brings the rest
     wire::Writer outcomes;
-    if (!owners.take(part.ownerRuns, outcomes)) local.error = "collective outcomes missing";
+    if (!lists.take(part.ownerRuns, outcomes)) local.error = "collective outcomes missing";
     std::string().swap(part.ownerRuns);
-    if (release) release(mine[i].bytes);
-    kept.push_back(local.outcomes->put(0, outcomes.take()));
+    if (p.release) p.release(p.mine[p.next].bytes);
+    p.kept.push_back(local.outcomes->put(0, outcomes.take()));
   }
-  if (local.error.empty() && !owners.allTaken()) local.error = "collective outcomes left over";
-  return kept;
+}
+
+// collective: the owner's reply chunks (`chunks[r]`: for MPI rank r, on
+// `shelf`) out in rounds, one chunk per reader a round (an empty list when
+// none is left), each round's chunks in pairing parts; until every owner
+// has sent its last.
+void exchangeChunks(Comm& comm, const PartShelf& shelf,
+                    const std::vector<std::vector<size_t>>& chunks, OutcomeLists& lists,
+                    Pairing& pairing, LocalWalk& local) {
+  const std::string none = errorReply("");
+  for (size_t round = 0;; ++round) {
+    std::vector<std::string> out;
+    bool last = true;
+    for (const std::vector<size_t>& c : chunks) {
+      out.emplace_back(round < c.size() ? shelf.view(c[round]) : none);
+      if (round < c.size()) shelf.release(shelf.view(c[round]));
+      last = last && round + 1 >= c.size();
+    }
+    std::vector<std::string> in = exchangeAll(comm, std::move(out), MessageTag::CollectiveOutcomes);
+    for (size_t o = 0; o < in.size(); ++o)
+      if (in[o] != none) lists.add(o, std::move(in[o]), local.error);
+    pairReady(lists, pairing, local);
+    if (comm.allTrue(last)) return;
+  }
 }
 
 }  // namespace
@@ -344,19 +409,29 @@ std::vector<std::string> exchangeAll(Comm& comm, std::vector<std::string> outgoi
 }
 
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
-                         std::vector<RoutedPart> routed, std::vector<std::string> replies,
-                         const PartRelease& release, const SpillOptions& spill) {
+                         std::vector<RoutedPart> routed, OwnerOutcomes& outcomes,
+                         const std::string& ownerError, const PartRelease& release,
+                         const SpillOptions& spill) {
   LocalWalk local;
-  replies.resize(static_cast<size_t>(comm.size()), errorReply("collective outcomes missing"));
-  std::vector<std::string> in =
-      exchangeAll(comm, std::move(replies), MessageTag::CollectiveOutcomes);
-  std::vector<size_t> kept = pairOutcomes(in, mine, routed, release, spill, local);
-  std::vector<std::string>().swap(in);
-  if (!local.error.empty()) return local;
-  local.outcomes->seal();
-  for (size_t i = 0; i < mine.size(); ++i)
-    local.profiles.hold(routed[i].rank, HeldProfile{mine[i].bytes, local.outcomes->view(kept[i]),
-                                                    std::move(routed[i].stepEnds)});
+  if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
+  local.outcomes = std::make_unique<PartShelf>(spill.dir, spill.memoryBytes);
+  {
+    PartShelf shelf(spill.dir, spill.memoryBytes);
+    const std::vector<std::vector<size_t>> chunks =
+        outcomes.replyChunks(ownerError, replyChunkOutcomes(spill.memoryBytes, comm.size()), shelf);
+    OutcomeLists lists(static_cast<size_t>(comm.size()));
+    Pairing pairing{mine, routed, release, 0, {}};
+    exchangeChunks(comm, shelf, chunks, lists, pairing, local);
+    if (local.error.empty() && (pairing.next != mine.size() || !lists.allTaken()))
+      local.error = pairing.next != mine.size() ? "collective outcomes missing"
+                                                : "collective outcomes left over";
+    if (!local.error.empty()) return local;
+    local.outcomes->seal();
+    for (size_t i = 0; i < mine.size(); ++i)
+      local.profiles.hold(routed[i].rank,
+                          HeldProfile{mine[i].bytes, local.outcomes->view(pairing.kept[i]),
+                                      std::move(routed[i].stepEnds)});
+  }
   PartShelf* shelf = local.outcomes.get();
   local.profiles.setRelease([release, shelf](std::string_view bytes) {
     if (release) release(bytes);

@@ -47,15 +47,18 @@ struct RoutedPart {
 };
 
 // collective: every owner sends each reader the outcomes of the arrivals
-// that reader routed to it (`replies[r]`: OwnerOutcomes::replies' for MPI
-// rank r); each reader pairs them with its parts (`mine`: their encodings,
-// kept by the caller through the walk, in the order it routed them;
-// `routed[i]`: what routing learnt of mine[i]). `release`: called with each
-// part once paired (AnalysisJobOptions::releasePart). The parts' outcomes are
-// kept within `spill` (LocalWalk::outcomes).
+// that reader routed to it (`outcomes`, or `ownerError` for all when not
+// empty), in rounds of chunks, so that neither holds them all at once (an
+// owner's chunks wait on a shelf within `spill`); each reader pairs them
+// with its parts as they come (`mine`: their encodings, kept by the caller
+// through the walk, in the order it routed them; `routed[i]`: what routing
+// learnt of mine[i]). `release`: called with each part once paired
+// (AnalysisJobOptions::releasePart). The parts' outcomes are kept within
+// `spill` (LocalWalk::outcomes).
 LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
-                         std::vector<RoutedPart> routed, std::vector<std::string> replies,
-                         const PartRelease& release, const SpillOptions& spill);
+                         std::vector<RoutedPart> routed, OwnerOutcomes& outcomes,
+                         const std::string& ownerError, const PartRelease& release,
+                         const SpillOptions& spill);
 
 // collective: the critical path of every step. Rank 0 drives when `drive`
 // (else it only releases the others) and returns the paths by step, or an

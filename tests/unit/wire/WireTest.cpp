@@ -2,7 +2,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include "xstack/wire/WarningsWire.h"
 #include "xstack/wire/Wire.h"
@@ -135,31 +134,6 @@ TEST(WireTest, WarningsByNameWithOrWithoutExamples) {
   EXPECT_EQ(unknown, "unknown warning kind \"render_fail_x\"");
   EXPECT_EQ(out.count(Warn::TimestampZero), 3u);
   EXPECT_EQ(out.total(), 3u);
-}
-
-}  // namespace
-}  // namespace xstack::wire
-
-namespace xstack::wire {
-namespace {
-
-// u64Size and i64Size say what the Writer writes, at every length's edges.
-TEST(WireTest, VarintSizesAreWhatTheWriterWrites) {
-  std::vector<uint64_t> values{0, ~uint64_t{0}};
-  for (int bits = 1; bits < 64; ++bits) {
-    const uint64_t edge = uint64_t{1} << bits;
-    values.insert(values.end(), {edge - 1, edge, edge + 1});
-  }
-  for (uint64_t v : values) {
-    Writer u;
-    u.u64(v);
-    EXPECT_EQ(u64Size(v), u.size() - 1) << v;  // less the version byte
-    for (int64_t i : {static_cast<int64_t>(v), -static_cast<int64_t>(v)}) {
-      Writer w;
-      w.i64(i);
-      EXPECT_EQ(i64Size(i), w.size() - 1) << i;
-    }
-  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // An owner's outcomes on their way back to the readers (docs/DESIGN.md
-// "The owner's arrivals"): added group by group as the owner matches them,
-// sorted back into each sender's routed order, encoded as one reply per
-// sender. Sizes are bytes, 64-bit.
+// "collectives: the owner within a budget"): added group by group as the
+// owner matches them, sorted back into each sender's routed order, encoded
+// as each sender's reply in chunks. Sizes are bytes, 64-bit.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,7 @@
 #include "xstack/analysis/collectives/CriticalPath.h"
 #include "xstack/analysis/collectives/OwnedGroups.h"
 #include "xstack/io/ExternalSorter.h"
+#include "xstack/io/PartShelf.h"
 
 namespace xstack {
 
@@ -28,10 +29,14 @@ class OwnerOutcomes {
   // `bases[i]` its own arrival's (writeOutcome's).
   void add(const std::vector<ArrivalOutcome>& outcomes, const std::vector<OutcomeBase>& bases,
            const std::vector<Origin>& from);
-  // The reply to each sender: the owner's error (`ownerError` when not empty,
-  // else the sorter's, else that an outcome is missing or doubled), or its
-  // outcomes in its order: wire str(error), then a list of writeOutcome's.
-  std::vector<std::string> replies(const std::string& ownerError);
+  // After the last add: each sender's reply as chunks of at most
+  // `chunkOutcomes` outcomes, each a whole message (wire str(error), then a
+  // list of writeOutcome's), put on `shelf`, which is then sealed. `[s]`:
+  // sender s's handles in order (none when it sent nothing). On an error
+  // (`ownerError` when not empty, else the sorter's, else that an outcome is
+  // missing or doubled) every sender gets one chunk that carries it.
+  std::vector<std::vector<size_t>> replyChunks(const std::string& ownerError,
+                                               uint64_t chunkOutcomes, PartShelf& shelf);
 
  private:
   struct Record {  // one outcome as it travels (writeOutcomeDifferences'), where it goes
@@ -46,12 +51,12 @@ class OwnerOutcomes {
       return a.sender != b.sender ? a.sender < b.sender : a.place < b.place;
     }
   };
-  std::string sortedReplies(std::vector<std::string>& out);
+  std::string sortedChunks(uint64_t chunkOutcomes, PartShelf& shelf,
+                           std::vector<std::vector<size_t>>& out);
 
   std::mutex mutex_;
   ExternalSorter<Record, ReplyOrder> sorter_;
   std::vector<size_t> sentBy_;
-  std::vector<uint64_t> replyBytes_;  // per sender: its outcomes' encodings, in all
 };
 
 // A reply that carries `error` and no outcome.

@@ -314,12 +314,15 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
   EXPECT_TRUE(lines.empty());
 }
 
-TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
+TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanksAndAnyBudget) {
   std::vector<std::string> parts;
   for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
-  for (int size = 1; size <= 3; ++size) {
-    SCOPED_TRACE(std::to_string(size) + " ranks");
-    const std::filesystem::path out = dir_ / std::to_string(size);
+  // 8 bytes of memory: every store spills and the outcomes return one a round.
+  for (int variant = 0; variant < 6; ++variant) {
+    const int size = 1 + variant % 3;
+    const uint64_t memory = variant < 3 ? 0 : 8;
+    SCOPED_TRACE(std::to_string(size) + " ranks, memory " + std::to_string(memory));
+    const std::filesystem::path out = dir_ / std::to_string(variant);
     std::filesystem::create_directories(out);
     ThreadWorld world(size);
     std::vector<std::string> lines;
@@ -327,7 +330,7 @@ TEST_F(CollectivesJobTest, TheSameBytesOnOneToThreeRanks) {
     for (int r = 0; r < size; ++r)
       threads.emplace_back([&, r] {
         ThreadComm comm(world, r, "h");
-        run(comm, parts, out, &lines);
+        run(comm, parts, out, &lines, 1, memory);
       });
     for (std::thread& t : threads) t.join();
     EXPECT_EQ(read(out / "collectives.csv"), kCollectivesCsv);

@@ -1,7 +1,7 @@
 // An owner's outcomes on their way back (analysis/collectives/OwnerOutcomes.h):
 // added group by group from threads in any order, they come back in each
-// sender's order, in memory or through the scratch file; a missing or
-// doubled outcome, or the owner's error, is every reply's error.
+// sender's order, in chunks, in memory or through the scratch files; a
+// missing or doubled outcome, or the owner's error, is every reply's error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,14 +29,24 @@ ArrivalOutcome outcomeOf(size_t s, size_t p) {
   return {true, static_cast<int64_t>(s * 100 + p % 7) - 50, ~uint64_t{0} - p * 3 - s};
 }
 
-// A reply to sender s (its outcomes read with their bases).
-Reply readReply(const std::string& bytes, size_t s) {
-  wire::Reader r(bytes);
+// Sender s's reply from its chunks on `shelf` (its outcomes read with their
+// bases); `most`: the outcomes a chunk may carry.
+Reply readReply(const PartShelf& shelf, const std::vector<size_t>& chunks, size_t s,
+                uint64_t most) {
   Reply m;
-  m.error = r.str();
-  const uint64_t n = r.count();
-  for (size_t p = 0; p < n && r.ok(); ++p) m.outcomes.push_back(readOutcome(r, baseOf(s, p)));
-  EXPECT_TRUE(r.finish().ok());
+  for (size_t c : chunks) {
+    wire::Reader r(shelf.view(c));
+    const std::string error = r.str();
+    if (m.error.empty()) m.error = error;
+    const uint64_t n = r.count();
+    EXPECT_LE(n, most);
+    EXPECT_TRUE(n > 0 || !error.empty());  // no empty chunk
+    for (uint64_t i = 0; i < n && r.ok(); ++i) {
+      const size_t p = m.outcomes.size();
+      m.outcomes.push_back(readOutcome(r, baseOf(s, p)));
+    }
+    EXPECT_TRUE(r.finish().ok());
+  }
   return m;
 }
 
@@ -77,10 +87,13 @@ TEST_F(OwnerOutcomesTest, RepliesComeInEachSendersOrderFromMemoryOrTheFile) {
         for (size_t g = t; g < groups.size(); g += 3) add(outcomes, groups[g]);
       });
     for (std::thread& t : threads) t.join();
-    const std::vector<std::string> replies = outcomes.replies("");
-    ASSERT_EQ(replies.size(), sentBy.size());
+    PartShelf shelf(dir_.string(), budget);
+    const auto chunks = outcomes.replyChunks("", 700, shelf);
+    ASSERT_EQ(chunks.size(), sentBy.size());
+    EXPECT_EQ(chunks[0].size(), 5u);  // 3000 outcomes, 700 a chunk
+    EXPECT_EQ(chunks[1].size(), 0u);
     for (size_t s = 0; s < sentBy.size(); ++s) {
-      const Reply m = readReply(replies[s], s);
+      const Reply m = readReply(shelf, chunks[s], s, 700);
       EXPECT_EQ(m.error, "");
       ASSERT_EQ(m.outcomes.size(), sentBy[s]);
       for (size_t p = 0; p < sentBy[s]; ++p) {
@@ -106,10 +119,12 @@ TEST_F(OwnerOutcomesTest, AMissingOrDoubledOutcomeOrTheOwnersErrorIsEveryReplysE
     const std::vector<Origin>& first = c == 0 ? missing : c == 1 ? doubled : groups[0];
     add(outcomes, first);
     add(outcomes, groups[1]);
-    const std::vector<std::string> replies = outcomes.replies(c == 2 ? "the owner failed" : "");
-    ASSERT_EQ(replies.size(), 2u);
-    for (size_t s = 0; s < replies.size(); ++s) {
-      const Reply m = readReply(replies[s], s);
+    PartShelf shelf(dir_.string(), 0);
+    const auto chunks = outcomes.replyChunks(c == 2 ? "the owner failed" : "", 2, shelf);
+    ASSERT_EQ(chunks.size(), 2u);
+    for (size_t s = 0; s < chunks.size(); ++s) {
+      ASSERT_EQ(chunks[s].size(), 1u);
+      const Reply m = readReply(shelf, chunks[s], s, 2);
       EXPECT_NE(m.error, "");
       EXPECT_TRUE(m.outcomes.empty());
       if (c == 2) {
