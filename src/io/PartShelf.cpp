@@ -37,6 +37,9 @@ size_t PartShelf::put(size_t stream, std::string bytes) {
   const bool inMemory = sealed_ || held_ + bytes.size() <= memoryBytes_ || !spill(e, bytes);
   if (inMemory) {
     held_ += bytes.size();
+    // Held as many bytes as it has: a string grown by appends can take up to
+    // twice its size, which the budget would not see.
+    if (bytes.capacity() - bytes.size() > bytes.size() / 8) bytes.shrink_to_fit();
     e.bytes = std::move(bytes);
   }
   entries_.push_back(std::move(e));

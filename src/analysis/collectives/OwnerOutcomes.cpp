@@ -51,7 +51,6 @@ std::string OwnerOutcomes::sortedChunks(uint64_t chunkOutcomes, PartShelf& shelf
     for (size_t place = 0; place < sentBy_[sender];) {
       const size_t n = std::min<uint64_t>(chunkOutcomes, sentBy_[sender] - place);
       wire::Writer w;
-      w.reserve(16 + n * 8);  // a matched outcome takes 4-7 bytes, an unmatched one 1
       w.str("");
       w.u64(n);
       for (const size_t end = place + n; place < end; ++place) {
