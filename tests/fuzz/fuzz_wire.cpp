@@ -4,6 +4,7 @@
 // first byte also drives a raw wire::Reader through a sequence of reads.
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CollectiveTracks.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/analysis/collectives/OwnedGroups.h"
 #include "xstack/cmd/report/OptionAgreement.h"
 #include "xstack/model/InputSummary.h"
 #include "xstack/plan/Plan.h"
@@ -21,6 +23,20 @@
 #include "xstack/wire/Wire.h"
 
 namespace {
+
+// A routed message as an owner takes it in (every arrival read and checked);
+// the groups it then holds must decode (an owner's own bytes: never a throw).
+void ownerTakesIn(const std::string& bytes) {
+  using namespace xstack;
+  OwnedCollector collector(2, SpillOptions{"/nonexistent/xstack-fuzz", uint64_t{1} << 20});
+  collector.add(1, bytes);
+  std::vector<size_t> sent;
+  OwnedGroups groups = collector.finish(sent);
+  if (!groups.error.empty()) return;
+  std::vector<Arrival> arrivals;
+  std::vector<Origin> origins;
+  for (auto& [name, g] : groups.arrivals) g.decode(groups.spillFile(), arrivals, origins);
+}
 
 // Reads values of the kinds the low bits of `ops` name until the reader fails.
 void readRaw(std::string_view bytes, uint8_t ops) {
@@ -70,5 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)decodeMessage<std::vector<ClockPair>>(bytes, "fuzz", readClockPairs);
   (void)decodeMessage<std::vector<NodeClock>>(bytes, "fuzz", readNodeClocks);
   (void)decodeMessage<OwnTrackGroups>(bytes, "fuzz", readOwnTrackGroups);
+  ownerTakesIn(bytes);
+  try {
+    (void)decodeSlices(bytes);  // its contract: a runtime_error for bytes not its encoding
+  } catch (const std::runtime_error&) {
+  }
+  wire::Reader outcomes(bytes, "fuzz");
+  while (outcomes.ok() && !outcomes.atEnd()) (void)readOutcome(outcomes, {3, 1000});
   return 0;
 }
