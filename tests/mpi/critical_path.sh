@@ -9,7 +9,8 @@
 #              is its largest kind
 #   identical  np 1, 2 and 3 give the same bytes, and np 3 with --memory-mb 1
 #              (routing in many rounds) and np 2 with --threads 1 and 3 the same
-#              analysis files
+#              analysis files; a 64-rank job at np 3 with --memory-mb 1 (the
+#              owners' stores spill, the outcomes return in rounds) every file
 #   usage: critical_path.sh XSTACK WORKDIR CASE
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
@@ -111,6 +112,19 @@ PY
       for f in critical_path.csv collectives.csv waits.csv findings.json steps.csv; do
         cmp "$work/slow.np1/$f" "$work/slow.np2.t$t/$f" || fail "$f differs at np 2 with --threads $t"
       done
-    done ;;
+    done
+    # A larger job (64 ranks, 55,808 arrivals) at np 3 with --memory-mb 1 (128 KiB a store):
+    # every owner spills its arrivals, its outcome sorter and its trace slices, and the
+    # outcomes go back in several rounds; every file, the traces included, the same bytes
+    # as np 1 with the default budget.
+    job=(--format kineto --tp 2 --pp 4 --dp 8 --microbatches 62 --steps 2)
+    report=(--no-progress)
+    run wide 1
+    report=(--no-progress --memory-mb 1)
+    run wide 3
+    for f in "$work/wide.np1"/*; do
+      cmp "$f" "$work/wide.np3/${f##*/}" || fail "${f##*/} differs at np 3 with --memory-mb 1 (64 ranks)"
+    done
+    [ "$(ls "$work/wide.np1" | wc -l)" = "$(ls "$work/wide.np3" | wc -l)" ] || fail "other files at np 3" ;;
   *) fail "unknown case $case" ;;
 esac
