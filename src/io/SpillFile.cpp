@@ -10,6 +10,8 @@
 #include <cstring>
 #include <utility>
 
+#include "xstack/core/FaultInjection.h"
+
 namespace xstack {
 
 namespace {
@@ -102,6 +104,7 @@ Status SpillFile::flush() {
 }
 
 Status SpillFile::readAt(uint64_t offset, char* out, size_t n) const {
+  if (faultArmed("spill-read")) return failure("cannot read back", EIO);
   size_t done = 0;
   while (done < n) {
     const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
@@ -114,6 +117,7 @@ Status SpillFile::readAt(uint64_t offset, char* out, size_t n) const {
 
 Expected<SpillMapping> SpillFile::map() {
   if (Status st = flush(); !st) return st.error();
+  if (faultArmed("spill-read")) return failure("cannot map", EIO);
   if (written_ == 0) return SpillMapping();
   void* p = ::mmap(nullptr, written_, PROT_READ, MAP_SHARED, fd_, 0);
   if (p == MAP_FAILED) return failure("cannot map", errno);

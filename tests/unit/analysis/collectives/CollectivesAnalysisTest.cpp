@@ -3,6 +3,7 @@
 // (SerialComm) and on 1 to 3 thread ranks (ThreadComm): the same CSV bytes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -379,6 +380,39 @@ TEST_F(CollectivesJobTest, AMalformedPartFailsTheJobOnEveryRankCountWithoutAHang
       });
     for (std::thread& t : threads) t.join();
     EXPECT_FALSE(status.ok()) << size;
+  }
+}
+
+// The owners' scratch files cannot be read back (a bad disk, injected): the
+// job fails on every rank count, naming why, without a hang.
+TEST_F(CollectivesJobTest, AScratchFileThatCannotBeReadBackFailsTheJobWithoutAHang) {
+  std::vector<std::string> parts;
+  for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
+  struct Armed {  // the fault for this test only, whatever it asserts
+    Armed() { ::setenv("XSTACK_INJECT_FAULT", "spill-read:0", 1); }
+    ~Armed() { ::unsetenv("XSTACK_INJECT_FAULT"); }
+  } armed;
+  for (int size = 1; size <= 3; ++size) {
+    ThreadWorld world(size);
+    Status status;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < size; ++r)
+      threads.emplace_back([&, r] {
+        ThreadComm comm(world, r, "h");
+        std::vector<RankPart> local;
+        for (size_t t = 0; t < parts.size(); ++t)
+          if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
+        AnalysisJobOptions options = twoGpusPerTrainer();
+        options.memoryBytes = 8;  // every store spills
+        options.spillDir = dir_.string();
+        std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
+        job->merge(comm, local);
+        if (r == 0) status = job->status();
+      });
+    for (std::thread& t : threads) t.join();
+    ASSERT_FALSE(status.ok()) << size;
+    EXPECT_NE(status.error().message.find("cannot read back"), std::string::npos)
+        << status.error().message;
   }
 }
 
