@@ -71,7 +71,6 @@ class Writer {
   std::string take();
   size_t size() const { return out_.size(); }
   std::string_view view() const { return out_; }  // valid until the next write
-  void reserve(size_t bytes) { out_.reserve(bytes); }
 
  private:
   void u64Long(uint64_t v);
