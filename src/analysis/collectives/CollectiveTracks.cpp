@@ -91,8 +91,8 @@ void writeSlice(wire::Writer& w, const InstanceSlice& s, uint64_t prevFirstNs,
                 std::vector<std::string_view>& names) {
   w.u64(s.firstArrivalNs - prevFirstNs);  // mod 2^64: any order comes back
   w.u64(s.endNs - s.firstArrivalNs);
-  const size_t name = static_cast<size_t>(
-      std::find(names.begin(), names.end(), s.collective) - names.begin());
+  const size_t name =
+      static_cast<size_t>(std::find(names.begin(), names.end(), s.collective) - names.begin());
   w.u64(name);
   if (name == names.size()) {
     names.push_back(s.collective);

@@ -50,7 +50,8 @@ TEST(CollectiveTracks, AnInstanceIsOneSliceFromItsFirstArrivalToItsLastEnd) {
   EXPECT_DOUBLE_EQ(s.busbwGbps, 4000.0 / 1000 * 2 * 3 / 4);  // nccl-tests' all-reduce factor
 
   uint64_t dropped = 0;
-  const TrackGroupRows rows = collectiveTrackRows(groupTrack("tp", {0, 1, 2, 3}, slices), 2, 20, dropped);
+  const TrackGroupRows rows =
+      collectiveTrackRows(groupTrack("tp", {0, 1, 2, 3}, slices), 2, 20, dropped);
   ASSERT_EQ(rows.tracks.size(), 1u);
   EXPECT_EQ(rows.tracks[0].tid, 20 + 1 + 2 * kCollectiveTrackLanes);
   EXPECT_EQ(rows.tracks[0].name, "group \"tp\" (ranks 0-3)");
@@ -81,7 +82,8 @@ TEST(CollectiveTracks, PairsAreNamedByDirectionAndProblemsAreLeftOut) {
   EXPECT_EQ(slices[0].dst, 1);
   EXPECT_EQ(slices[0].lastRank, 1);
   uint64_t dropped = 0;
-  const TrackGroupRows rows = collectiveTrackRows(groupTrack("pp", {0, 1, 2, 3}, slices), 0, 9, dropped);
+  const TrackGroupRows rows =
+      collectiveTrackRows(groupTrack("pp", {0, 1, 2, 3}, slices), 0, 9, dropped);
   ASSERT_EQ(rows.slices.size(), 1u);
   EXPECT_EQ(rows.slices[0].name, "send 0 -> 1");
 }
@@ -146,8 +148,19 @@ TEST(CollectiveTracks, EncodedSlicesComeBackExactly) {
   std::vector<InstanceSlice> slices(5);
   slices[0] = {100, 1400, "allreduce", 4000, 4, 2, 1000, 896, true, 6.0, 0, -1, -1};
   slices[1] = {big, big, "send", 0, 2, -7, 0, 0, false, 0, 3, 0, 1};  // the largest times
-  slices[2] = {5, 9, "allreduce_coalesced_with_a_long_name", big, big, INT64_MIN, big,
-               uint64_t{1} << 63, true, 1e-300, INT64_MAX, INT64_MIN, INT64_MAX};
+  slices[2] = {5,
+               9,
+               "allreduce_coalesced_with_a_long_name",
+               big,
+               big,
+               INT64_MIN,
+               big,
+               uint64_t{1} << 63,
+               true,
+               1e-300,
+               INT64_MAX,
+               INT64_MIN,
+               INT64_MAX};
   slices[3] = {0, 0, "send", 1, 1, 0, 0, 0, true, -0.0, INT64_MIN, 5, 6};  // earlier than before
   slices[4] = {7, 8, "", 2, 3, 4, 1, 0, true, 1.0 / 3, 9, -1, -1};
   const std::string bytes = encodeSlices(slices);
@@ -176,7 +189,8 @@ TEST(CollectiveTracks, EncodedSlicesComeBackExactly) {
   EXPECT_THROW(decodeSlices(std::string_view(bytes).substr(0, bytes.size() - 1)),
                std::runtime_error);
   std::string badName = encodeSlices({slices[0]});
-  ASSERT_EQ(badName[5], 0);  // version, count, first arrival (1 byte), duration (2): the name's number
+  ASSERT_EQ(badName[5],
+            0);  // version, count, first arrival (1 byte), duration (2): the name's number
   badName[5] = 5;
   EXPECT_THROW(decodeSlices(badName), std::runtime_error);
 }
