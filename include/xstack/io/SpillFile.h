@@ -38,9 +38,12 @@ class SpillMapping {
   ~SpillMapping();
 
   std::string_view bytes() const { return {data_, size_}; }
-  // The whole pages within `part` (a view of bytes(); any other view is
-  // ignored) leave this process' memory: they are read again from the file
-  // when next touched (madvise MADV_DONTNEED).
+  // The pages reading `part` may have mapped (a view of bytes(); any other
+  // view is ignored) leave this process' memory: the aligned 2 MiB windows
+  // it touches, as the kernel may map that much around one fault (a large
+  // folio), neighbouring bytes included. They are read
+  // again from the file when next touched (madvise MADV_DONTNEED), so every
+  // byte stays readable.
   void release(std::string_view part) const;
 
  private:
