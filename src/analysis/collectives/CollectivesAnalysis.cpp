@@ -191,10 +191,12 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
   return out;
 }
 
-// What an owner holds in memory at most of its groups' arrivals, and again
-// of their outcomes: an eighth of --memory-mb each (the rest goes to scratch
-// files).
-uint64_t ownerBudget(uint64_t memoryBytes) { return memoryBytes / 8; }
+// What each of the collectives' stores holds in memory at most (an owner's
+// arrivals, its outcomes, the trace slices, a reader's outcomes): a 32nd of
+// --memory-mb each, the rest in scratch files. Five such stores come to
+// about a sixth of the budget, so that the analysis adds little to a rank's
+// peak next to the displayed ranks' rows (half of it).
+uint64_t ownerBudget(uint64_t memoryBytes) { return memoryBytes / 32; }
 
 // The parts of one routing round: a sixteenth of --memory-mb (at least 64
 // KiB), so that a sender's routed copies are at most about this much at once.
@@ -383,7 +385,7 @@ class CollectivesJob final : public AnalysisJob {
   // (every rank), and the slices of the groups this MPI rank owns, by name.
   std::vector<TraceTrackGroup> trackGroups_;
   // Each owned group's ranks and its slices' handle on tracksShelf_ (within
-  // an eighth of --memory-mb, the rest in --spill-dir; a group's pages are
+  // ownerBudget, the rest in --spill-dir; a group's pages are
   // released once its rows are made).
   std::map<std::string, OwnTrack> ownTracks_;
   std::unique_ptr<PartShelf> tracksShelf_;

@@ -330,9 +330,9 @@ Expected<std::vector<StepPath>> driveWalks(Comm& comm, const LocalWalk& local,
 }
 
 // Outcomes per reply chunk: what an owner sends all its readers in one round
-// comes to about half of `storeBytes` (a store's budget, an eighth of
-// --memory-mb; at 8 bytes an outcome, the most a matched one takes but a
-// few), at least one a reader.
+// comes to about half of `storeBytes` (a store's budget, ownerBudget; at 8
+// bytes an outcome, the most a matched one takes but a few), at least one a
+// reader.
 uint64_t replyChunkOutcomes(uint64_t storeBytes, int readers) {
   return std::max<uint64_t>(1, storeBytes / 2 / 8 / static_cast<uint64_t>(std::max(1, readers)));
 }

@@ -138,8 +138,7 @@ std::string listingChange(const InputFile& listed, const FileIdentity& read) {
   } else {
     return {};
   }
-  return "not the file listed as rank " + std::to_string(listed.id) + ": " + what +
-         "; not used";
+  return "not the file listed as rank " + std::to_string(listed.id) + ": " + what + "; not used";
 }
 
 }  // namespace
@@ -448,7 +447,7 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const unsigned workers = readWorkers(options, mine);
   ReadOptions shared = perFileOptions(options, workers);
   if (!shared.parts && shared.analysis)
-    shared.parts = std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 16);
+    shared.parts = std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 32);
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;
   forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {

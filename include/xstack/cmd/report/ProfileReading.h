@@ -57,7 +57,7 @@ struct ReadOptions {
   // whose rows pass what is left is decoded again when it is rendered).
   SpillOptions spill;
   // Where the analyses' parts go (readAssigned makes one when null: a
-  // sixteenth of --memory-mb in memory, the rest in --spill-dir); a profile
+  // 32nd of --memory-mb in memory, the rest in --spill-dir); a profile
   // read without one keeps its parts in memory.
   std::shared_ptr<PartShelf> parts;
   // Files read at once (--threads), each on one thread; the budget above is

@@ -3,6 +3,8 @@
 // the traces are planned (the ranks the analyses want shown are displayed, the
 // traces carry their annotations), and the analyses' files are written after
 // the traces are rendered, committed with them.
+#include <malloc.h>
+
 #include <algorithm>
 
 #include "xstack/cmd/common/VersionInfo.h"
@@ -40,6 +42,7 @@ std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<Loca
   options.traceSuffix = std::string(outputFormat(run.options.formats.front()).suffix) +
                         (run.options.compress ? ".gz" : "");
   auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
+  malloc_trim(0);
   run.clock.mark("analysis");
   return analyses;
 }

@@ -1,3 +1,5 @@
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -36,6 +38,7 @@ Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pl
     mine = Failure::read(e.what()).onRank(run.comm.rank(), run.comm.host());
   }
   run.progress.finish();
+  malloc_trim(0);
   run.clock.mark("read");
   if (run.comm.allTrue(!mine)) return local;
   // Printed by the rank that failed: rank 0 only learns that some rank did.
