@@ -20,10 +20,15 @@ std::unique_ptr<TraceSink> perfettoSink(size_t chunkIndex, PieceSink pieces, siz
                                              std::move(pieces), pieceBytes, std::move(buffer));
 }
 
+// A file's tail is small (the extra rows and the metadata): its renderer
+// buffers this much at a time, not the pieces' 4 MiB.
+constexpr size_t kTailPieceBytes = size_t{64} << 10;
+
 FileTail jsonTail(TimeOrigin origin, size_t /*chunkCount*/, const TraceExtraRows& extra,
                   std::string_view otherDataJson) {
   FileTail t;
-  JsonRenderer r(origin, [&t](std::string& piece) { t.events += piece; });
+  JsonRenderer r(
+      origin, [&t](std::string& piece) { t.events += piece; }, kTailPieceBytes);
   r.extraRows(extra);
   r.flush();
   t.closing = otherDataJson;
@@ -33,8 +38,9 @@ FileTail jsonTail(TimeOrigin origin, size_t /*chunkCount*/, const TraceExtraRows
 FileTail perfettoTail(TimeOrigin origin, size_t chunkCount, const TraceExtraRows& extra,
                       std::string_view otherDataJson) {
   FileTail t;
-  PerfettoRenderer r(origin, static_cast<uint32_t>(chunkCount + 1),
-                     [&t](std::string& piece) { t.closing += piece; });
+  PerfettoRenderer r(
+      origin, static_cast<uint32_t>(chunkCount + 1),
+      [&t](std::string& piece) { t.closing += piece; }, kTailPieceBytes);
   r.extraRows(extra);
   r.metadata(otherDataJson, origin.ns);
   r.flush();
