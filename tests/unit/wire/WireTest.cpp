@@ -2,6 +2,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "xstack/wire/WarningsWire.h"
 #include "xstack/wire/Wire.h"
@@ -32,6 +35,51 @@ TEST(WireTest, RoundTripsEveryType) {
   EXPECT_EQ(r.str(), std::string("a\0b", 3));
   EXPECT_EQ(r.strings(), (std::vector<std::string>{"x", "", "yz"}));
   EXPECT_TRUE(r.finish().ok());
+}
+
+// Unsigned LEB128, byte by byte: the format's definition.
+std::string leb128(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+
+// Every bit width, with every bit pattern class (all ones, one bit, random),
+// is written as LEB128's exact bytes and read back, also as the last value of
+// a message (fewer than 8 or 10 bytes left: the word-at-a-time paths do not
+// apply) and followed by other bytes (they do). Non-minimal encodings read
+// as their value.
+TEST(WireTest, VarintsAreExactlyLeb128AtEveryWidthAndPosition) {
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> values{0, 1, 127, 128, ~uint64_t{0}};
+  for (int bits = 1; bits <= 64; ++bits) {
+    const uint64_t top = uint64_t{1} << (bits - 1);
+    values.push_back(top);
+    values.push_back(top | (top - 1));
+    values.push_back(top | (rng() & (top - 1)));
+  }
+  for (uint64_t v : values) {
+    Writer w;
+    w.u64(v);
+    const std::string alone = w.take();
+    ASSERT_EQ(alone.substr(1), leb128(v)) << v;
+    for (size_t tail : {0, 1, 7, 9, 12}) {
+      const std::string msg = alone + std::string(tail, '\x01');
+      Reader r(msg);
+      EXPECT_EQ(r.u64(), v) << v << " with " << tail << " bytes after it";
+      for (size_t i = 0; i < tail; ++i) EXPECT_EQ(r.u64(), 1u);
+      EXPECT_TRUE(r.finish().ok()) << v;
+    }
+  }
+  const std::string padded = std::string(1, static_cast<char>(kWireVersion)) +
+                             std::string("\x85\x80\x80\x00", 4) + std::string(8, '\0');
+  Reader r(padded);
+  EXPECT_EQ(r.u64(), 5u);
+  EXPECT_EQ(r.offset(), 5u);
 }
 
 TEST(WireTest, ShortMessageFailsWithOffsetAndName) {
