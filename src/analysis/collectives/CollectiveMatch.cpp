@@ -72,22 +72,30 @@ uint64_t lowerMedian(std::vector<uint64_t>& v) {
   return v.empty() ? 0 : v[(v.size() - 1) / 2];
 }
 
-// The cause of `late`'s lateness among `members` (see LateCause).
-LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& late) {
-  std::vector<uint64_t> starts, free, compute, copies, idle;
-  for (const Arrival* m : members) {
-    starts.push_back(m->startNs);
-    free.push_back(m->freeNs);
-    compute.push_back(m->computeNs);
-    copies.push_back(m->memcpyNs);
-    idle.push_back(m->idleNs);
-  }
-  const uint64_t lateness = late.startNs - lowerMedian(starts);
+// The lower median (the value at (n - 1) / 2 in sorted order) of `field`
+// over `members` (not empty), in `scratch` (reused: no allocation per call).
+uint64_t lowerMedianOf(const std::vector<const Arrival*>& members, uint64_t Arrival::*field,
+                       std::vector<uint64_t>& scratch) {
+  scratch.clear();
+  for (const Arrival* m : members) scratch.push_back(m->*field);
+  const auto mid = scratch.begin() + static_cast<std::ptrdiff_t>((scratch.size() - 1) / 2);
+  std::nth_element(scratch.begin(), mid, scratch.end());
+  return *mid;
+}
+
+// The cause of `late`'s lateness among `members` (see LateCause); `scratch`
+// as lowerMedianOf's.
+LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& late,
+                  std::vector<uint64_t>& scratch) {
+  auto median = [&](uint64_t Arrival::*field) { return lowerMedianOf(members, field, scratch); };
+  const uint64_t lateness = late.startNs - median(&Arrival::startNs);
   const uint64_t half = (lateness + 1) / 2;
-  if (lateness > 0 && late.freeNs >= lowerMedian(free) + half) return LateCause::Waiting;
-  if (lateness > 0 && late.computeNs >= lowerMedian(compute) + half) return LateCause::Compute;
-  if (lateness > 0 && late.memcpyNs >= lowerMedian(copies) + half) return LateCause::Memcpy;
-  if (late.idleNs > lowerMedian(idle)) return LateCause::Host;
+  if (lateness > 0) {
+    if (late.freeNs >= median(&Arrival::freeNs) + half) return LateCause::Waiting;
+    if (late.computeNs >= median(&Arrival::computeNs) + half) return LateCause::Compute;
+    if (late.memcpyNs >= median(&Arrival::memcpyNs) + half) return LateCause::Memcpy;
+  }
+  if (late.idleNs > median(&Arrival::idleNs)) return LateCause::Host;
   return LateCause::Unknown;
 }
 
@@ -107,7 +115,9 @@ struct GroupBuild {
   std::map<int64_t, RankBlame> ranks;
   std::map<NetKey, NetCell> net;
   int64_t ranksPerNode = 0;
-  std::map<int64_t, GroupBlame> late;  // last arriver -> the waits charged to it here
+  std::map<int64_t, GroupBlame> late;   // last arriver -> the waits charged to it here
+  std::vector<uint64_t> medianScratch;  // causeOf's, reused from instance to instance
+  std::vector<int64_t> nodeScratch;     // addNet's
 };
 
 // A cross-node instance's transfer into the net cells of its class: the
@@ -115,7 +125,8 @@ struct GroupBuild {
 void addNet(const std::vector<const Arrival*>& members, const std::string& name, uint64_t transfer,
             GroupBuild& g) {
   if (g.ranksPerNode <= 0) return;
-  std::vector<int64_t> nodes;
+  std::vector<int64_t>& nodes = g.nodeScratch;
+  nodes.clear();
   for (const Arrival* m : members) nodes.push_back(m->rank / g.ranksPerNode);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -175,7 +186,7 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   // A point-to-point transfer is timed only when its sender arrives last: a
   // send may start moving data before its recv is posted (an eager send).
   if (!isRecv(late->collective)) addNet(members, name, transfer, g);
-  const LateCause cause = causeOf(members, *late);
+  const LateCause cause = causeOf(members, *late, g.medianScratch);
   GroupBlame& lateHere = g.late[late->rank];
   lateHere.rank = late->rank;
   ++lateHere.instances;
