@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "xstack/core/FaultInjection.h"
+
 namespace xstack {
 
 // Appends `bytes` to the scratch file of e.stream as `e`; false (nothing
@@ -58,6 +60,15 @@ void PartShelf::seal() {
 void PartShelf::mapOrReadBack(size_t stream) {
   Stream& s = streams_[stream];
   if (!s.file) return;
+  if (faultArmed("shelf-read")) {  // test hook: this shelf's scratch file is unreadable
+    for (Entry& e : entries_)
+      if (e.spilled && e.stream == stream) {
+        spilled_ -= e.size;
+        e = Entry{std::string(), stream, 0, 0, false};
+      }
+    s.file.reset();
+    return;
+  }
   if (!s.failed) {
     Expected<SpillMapping> m = s.file->map();
     if (m) {

@@ -366,6 +366,16 @@ void pairReady(OutcomeLists& lists, Pairing& p, LocalWalk& local) {
   }
 }
 
+// The reply chunk `handle` of `shelf` as sent: its bytes, or an error reply
+// when the shelf could not read them back from its scratch file (a chunk is
+// never empty: it has its version byte).
+std::string chunkToSend(const PartShelf& shelf, size_t handle) {
+  const std::string_view bytes = shelf.view(handle);
+  if (bytes.empty())
+    return errorReply("the collective outcomes could not be read back from --spill-dir");
+  return std::string(bytes);
+}
+
 // collective: the owner's reply chunks (`chunks[r]`: for MPI rank r, on
 // `shelf`) out in rounds, one chunk per reader a round (an empty list when
 // none is left), each round's chunks in pairing parts; until every owner
@@ -378,7 +388,7 @@ void exchangeChunks(Comm& comm, const PartShelf& shelf,
     std::vector<std::string> out;
     bool last = true;
     for (const std::vector<size_t>& c : chunks) {
-      out.emplace_back(round < c.size() ? shelf.view(c[round]) : none);
+      out.push_back(round < c.size() ? chunkToSend(shelf, c[round]) : none);
       if (round < c.size()) shelf.release(shelf.view(c[round]));
       last = last && round + 1 >= c.size();
     }

@@ -416,5 +416,41 @@ TEST_F(CollectivesJobTest, AScratchFileThatCannotBeReadBackFailsTheJobWithoutAHa
   }
 }
 
+// The owners' and readers' shelves (the outcomes' reply chunks, the readers'
+// outcomes, the trace slices) spill everything at 8 bytes of memory; when
+// their scratch files cannot be read back, the job fails on every rank with
+// a message, never pairs a part with missing outcomes, and never hangs.
+TEST_F(CollectivesJobTest, ShelvesThatCannotBeReadBackFailTheJobWithoutAHang) {
+  std::vector<std::string> parts;
+  for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
+  struct Armed {  // the fault for this test only, whatever it asserts
+    Armed() { ::setenv("XSTACK_INJECT_FAULT", "shelf-read:0", 1); }
+    ~Armed() { ::unsetenv("XSTACK_INJECT_FAULT"); }
+  } armed;
+  for (int size = 1; size <= 3; ++size) {
+    ThreadWorld world(size);
+    std::vector<Status> status(static_cast<size_t>(size));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < size; ++r)
+      threads.emplace_back([&, r] {
+        ThreadComm comm(world, r, "h");
+        std::vector<RankPart> local;
+        for (size_t t = 0; t < parts.size(); ++t)
+          if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
+        AnalysisJobOptions options = twoGpusPerTrainer();
+        options.memoryBytes = 8;  // every store spills
+        options.spillDir = dir_.string();
+        std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
+        job->merge(comm, local);
+        status[static_cast<size_t>(r)] = job->status();
+      });
+    for (std::thread& t : threads) t.join();
+    const Status& st = status[0];  // AnalysisJob::status: rank 0's
+    ASSERT_FALSE(st.ok()) << size;
+    EXPECT_NE(st.error().message.find("could not be read back from --spill-dir"), std::string::npos)
+        << st.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace xstack
