@@ -224,6 +224,13 @@ TEST(CollectivesRankPart, InstancesByGroupAndByPeer) {
 
 class CollectivesJobTest : public TempDirTest {
  protected:
+  // Two GPUs a trainer and 8 bytes of memory: every store spills to dir_.
+  AnalysisJobOptions spillingEverything() const {
+    AnalysisJobOptions options = twoGpusPerTrainer();
+    options.memoryBytes = 8;
+    options.spillDir = dir_.string();
+    return options;
+  }
   // Runs the job on MPI rank `comm`'s share of `parts` (training rank r on
   // MPI rank r % size); rank 0 writes into `dir` and gives its lines.
   // `threads`: AnalysisJobOptions::threads.
@@ -360,27 +367,40 @@ TEST_F(CollectivesJobTest, TheSameBytesOnAnyThreads) {
   }
 }
 
+// Rank 0's status (AnalysisJob::status) after the collectives job merged
+// `parts` (training rank t's on MPI rank t % size) on `size` thread ranks.
+Status rankZeroStatus(const std::vector<std::string>& parts, int size,
+                      const AnalysisJobOptions& options) {
+  ThreadWorld world(size);
+  Status status;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      ThreadComm comm(world, r, "h");
+      std::vector<RankPart> local;
+      for (size_t t = 0; t < parts.size(); ++t)
+        if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
+      std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
+      job->merge(comm, local);
+      if (r == 0) status = job->status();
+    });
+  for (std::thread& t : threads) t.join();
+  return status;
+}
+
+// XSTACK_INJECT_FAULT=`spec` for one test only, whatever it asserts.
+struct InjectedFault {
+  explicit InjectedFault(const char* spec) { ::setenv("XSTACK_INJECT_FAULT", spec, 1); }
+  ~InjectedFault() { ::unsetenv("XSTACK_INJECT_FAULT"); }
+  InjectedFault(const InjectedFault&) = delete;
+  InjectedFault& operator=(const InjectedFault&) = delete;
+};
+
 TEST_F(CollectivesJobTest, AMalformedPartFailsTheJobOnEveryRankCountWithoutAHang) {
   std::vector<std::string> parts;
   for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
   parts[1].resize(parts[1].size() - 1);
-  for (int size = 1; size <= 3; ++size) {
-    ThreadWorld world(size);
-    Status status;
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-      threads.emplace_back([&, r] {
-        ThreadComm comm(world, r, "h");
-        std::vector<RankPart> local;
-        for (size_t t = 0; t < parts.size(); ++t)
-          if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
-        std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart({});
-        job->merge(comm, local);
-        if (r == 0) status = job->status();
-      });
-    for (std::thread& t : threads) t.join();
-    EXPECT_FALSE(status.ok()) << size;
-  }
+  for (int size = 1; size <= 3; ++size) EXPECT_FALSE(rankZeroStatus(parts, size, {}).ok()) << size;
 }
 
 // The owners' scratch files cannot be read back (a bad disk, injected): the
@@ -388,28 +408,9 @@ TEST_F(CollectivesJobTest, AMalformedPartFailsTheJobOnEveryRankCountWithoutAHang
 TEST_F(CollectivesJobTest, AScratchFileThatCannotBeReadBackFailsTheJobWithoutAHang) {
   std::vector<std::string> parts;
   for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
-  struct Armed {  // the fault for this test only, whatever it asserts
-    Armed() { ::setenv("XSTACK_INJECT_FAULT", "spill-read:0", 1); }
-    ~Armed() { ::unsetenv("XSTACK_INJECT_FAULT"); }
-  } armed;
+  const InjectedFault fault("spill-read:0");
   for (int size = 1; size <= 3; ++size) {
-    ThreadWorld world(size);
-    Status status;
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-      threads.emplace_back([&, r] {
-        ThreadComm comm(world, r, "h");
-        std::vector<RankPart> local;
-        for (size_t t = 0; t < parts.size(); ++t)
-          if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
-        AnalysisJobOptions options = twoGpusPerTrainer();
-        options.memoryBytes = 8;  // every store spills
-        options.spillDir = dir_.string();
-        std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
-        job->merge(comm, local);
-        if (r == 0) status = job->status();
-      });
-    for (std::thread& t : threads) t.join();
+    const Status status = rankZeroStatus(parts, size, spillingEverything());
     ASSERT_FALSE(status.ok()) << size;
     EXPECT_NE(status.error().message.find("cannot read back"), std::string::npos)
         << status.error().message;
@@ -423,32 +424,13 @@ TEST_F(CollectivesJobTest, AScratchFileThatCannotBeReadBackFailsTheJobWithoutAHa
 TEST_F(CollectivesJobTest, ShelvesThatCannotBeReadBackFailTheJobWithoutAHang) {
   std::vector<std::string> parts;
   for (int64_t r = 0; r < 4; ++r) parts.push_back(partOf(r));
-  struct Armed {  // the fault for this test only, whatever it asserts
-    Armed() { ::setenv("XSTACK_INJECT_FAULT", "shelf-read:0", 1); }
-    ~Armed() { ::unsetenv("XSTACK_INJECT_FAULT"); }
-  } armed;
+  const InjectedFault fault("shelf-read:0");
   for (int size = 1; size <= 3; ++size) {
-    ThreadWorld world(size);
-    std::vector<Status> status(static_cast<size_t>(size));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-      threads.emplace_back([&, r] {
-        ThreadComm comm(world, r, "h");
-        std::vector<RankPart> local;
-        for (size_t t = 0; t < parts.size(); ++t)
-          if (static_cast<int>(t) % size == r) local.push_back({static_cast<int64_t>(t), parts[t]});
-        AnalysisJobOptions options = twoGpusPerTrainer();
-        options.memoryBytes = 8;  // every store spills
-        options.spillDir = dir_.string();
-        std::unique_ptr<AnalysisJob> job = findAnalysis("collectives")->jobPart(options);
-        job->merge(comm, local);
-        status[static_cast<size_t>(r)] = job->status();
-      });
-    for (std::thread& t : threads) t.join();
-    const Status& st = status[0];  // AnalysisJob::status: rank 0's
-    ASSERT_FALSE(st.ok()) << size;
-    EXPECT_NE(st.error().message.find("could not be read back from --spill-dir"), std::string::npos)
-        << st.error().message;
+    const Status status = rankZeroStatus(parts, size, spillingEverything());
+    ASSERT_FALSE(status.ok()) << size;
+    EXPECT_NE(status.error().message.find("could not be read back from --spill-dir"),
+              std::string::npos)
+        << status.error().message;
   }
 }
 
