@@ -56,20 +56,13 @@ void PartShelf::seal() {
 }
 
 // Maps the file of `stream`; when it cannot, reads its spilled parts back
-// into memory (pread); one that cannot be read is empty.
+// into memory (pread); one that cannot be read is empty. The test hook
+// "shelf-read" makes both fail, as for a file no longer readable.
 void PartShelf::mapOrReadBack(size_t stream) {
   Stream& s = streams_[stream];
   if (!s.file) return;
-  if (faultArmed("shelf-read")) {  // test hook: this shelf's scratch file is unreadable
-    for (Entry& e : entries_)
-      if (e.spilled && e.stream == stream) {
-        spilled_ -= e.size;
-        e = Entry{std::string(), stream, 0, 0, false};
-      }
-    s.file.reset();
-    return;
-  }
-  if (!s.failed) {
+  const bool unreadable = faultArmed("shelf-read");
+  if (!s.failed && !unreadable) {
     Expected<SpillMapping> m = s.file->map();
     if (m) {
       s.mapping = std::move(*m);
@@ -81,7 +74,7 @@ void PartShelf::mapOrReadBack(size_t stream) {
   for (Entry& e : entries_) {
     if (!e.spilled || e.stream != stream) continue;
     std::string bytes(e.size, '\0');
-    if (!s.file->readAt(e.offset, bytes.data(), bytes.size())) bytes.clear();
+    if (unreadable || !s.file->readAt(e.offset, bytes.data(), bytes.size())) bytes.clear();
     spilled_ -= e.size;
     e = Entry{std::move(bytes), stream, 0, 0, false};
   }
