@@ -1,5 +1,6 @@
 #include "xstack/wire/Wire.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace xstack::wire {
@@ -114,6 +115,19 @@ bool Reader::boolean() {
 }
 
 std::string Reader::str() { return std::string(view()); }
+
+void Reader::skipVarints(int n) {
+  for (int i = 0; i < n && ok_; ++i) {
+    const size_t limit = std::min<size_t>(in_.size() - at_, 10);
+    size_t k = 0;
+    while (k < limit && (static_cast<uint8_t>(in_[at_ + k]) & 0x80) != 0) ++k;
+    if (k == limit || (k == 9 && static_cast<uint8_t>(in_[at_ + 9]) > 1)) {
+      (void)u64Long();  // fails with u64's message and offset
+      return;
+    }
+    at_ += k + 1;
+  }
+}
 
 std::string_view Reader::view() {
   const uint64_t n = u64();

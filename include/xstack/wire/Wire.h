@@ -102,6 +102,10 @@ class Reader {
   std::string bytes() { return str(); }
   // str() without a copy: a view into the message, valid while it lives.
   std::string_view view();
+  // Steps over `n` varints without their values, each checked as u64 checks
+  // it (ends within the message, at most 64 bits): a bad one fails exactly
+  // as u64 would, at the same offset.
+  void skipVarints(int n);
   // A count written by Writer::list; refuses counts that cannot fit in the
   // bytes left (each element takes at least `minElementBytes`).
   uint64_t count(uint64_t minElementBytes = 1);

@@ -541,16 +541,17 @@ void fnvAdd(uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
-uint32_t RoleCounter::textId(const std::string& text) {
+uint32_t RoleCounter::textId(std::string_view text) {
   for (size_t i = texts_.size(); i-- > 0;)
     if (texts_[i] == text) return static_cast<uint32_t>(i);
-  texts_.push_back(text);
+  texts_.emplace_back(text);
   return static_cast<uint32_t>(texts_.size() - 1);
 }
 
-void RoleCounter::add(const Arrival& a) {
-  const int direction = a.peer < 0 ? 0 : a.peer > rank_ ? 1 : -1;
-  ++counts_[{textId(a.group), textId(a.collective), a.bytes, direction}];
+void RoleCounter::add(std::string_view group, std::string_view collective, uint64_t bytes,
+                      int64_t peer) {
+  const int direction = peer < 0 ? 0 : peer > rank_ ? 1 : -1;
+  ++counts_[{textId(group), textId(collective), bytes, direction}];
 }
 
 uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
@@ -574,7 +575,7 @@ uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {
 
 uint64_t roleOf(const RankArrivals& a) {
   RoleCounter c(a.rank);
-  for (const Arrival& x : a.arrivals) c.add(x);
+  for (const Arrival& x : a.arrivals) c.add(x.group, x.collective, x.bytes, x.peer);
   return c.role(a.groups);
 }
 

@@ -244,6 +244,14 @@ GroupList groupList(OwnedGroups& owned) {
   return out;
 }
 
+// Are a group's ranks (sorted) all on one node? Then none of its instances
+// gives a clock sample (addClockSamples): a member outside them makes the
+// instance a problem, which gives none either. No ranks (they come from the
+// arrivals) is not one node.
+bool onOneNode(const std::vector<int64_t>& ranks, int64_t ranksPerNode) {
+  return !ranks.empty() && ranks.front() / ranksPerNode == ranks.back() / ranksPerNode;
+}
+
 // The owner's clock samples (none after an error), its groups on `threads`
 // threads (the sums are exact integers: the same for any split).
 std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNode,
@@ -252,14 +260,16 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
   if (owned.error.empty()) {
     const GroupList groups = groupList(owned);
     std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
-    // Only collectives of a whole group give samples: groups of sends and
-    // receives alone are not decoded for them.
+    // Only collectives of a whole group across nodes give samples: groups of
+    // sends and receives alone, or of one node, are not decoded for them.
     forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
-      if (ranksPerNode <= 0 || !groups[i].second->wholeGroup()) return;
+      const std::vector<int64_t>& ranks = owned.ranks.at(*groups[i].first);
+      if (ranksPerNode <= 0 || !groups[i].second->wholeGroup() || onOneNode(ranks, ranksPerNode))
+        return;
       std::vector<Arrival> arrivals;
       std::vector<Origin> origins;
       groups[i].second->decode(owned.spillFile(), arrivals, origins);
-      addClockSamples(arrivals, owned.ranks.at(*groups[i].first), ranksPerNode, perWorker[worker]);
+      addClockSamples(arrivals, ranks, ranksPerNode, perWorker[worker]);
     });
     for (const ClockPairs& p : perWorker) {
       std::vector<ClockPair> list;

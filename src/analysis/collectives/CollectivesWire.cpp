@@ -133,6 +133,18 @@ void readArrivalInto(wire::Reader& r, Arrival& a) {
   if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");
 }
 
+void readArrivalKey(wire::Reader& r, ArrivalKey& a) {
+  a.group = r.view();
+  a.collective = r.view();
+  a.bytes = r.u64();
+  r.skipVarints(1);  // instance
+  a.peer = r.i64();
+  a.startNs = r.u64();
+  a.endNs = a.startNs + r.u64();
+  r.skipVarints(6);  // launch, free, compute, idle, memcpy, step
+  if (a.endNs < a.startNs) r.fail("an arrival that ends before it starts");
+}
+
 void writeGroupRanks(wire::Writer& w, const GroupRanks& g) {
   w.str(g.group);
   w.list(g.ranks, writeRank);

@@ -149,10 +149,10 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
 namespace {
 
 // The index of `name` in `names`, added when new (a part has few groups).
-uint32_t internGroup(std::vector<std::string>& names, const std::string& name) {
+uint32_t internGroup(std::vector<std::string>& names, std::string_view name) {
   for (size_t i = names.size(); i-- > 0;)
     if (names[i] == name) return static_cast<uint32_t>(i);
-  names.push_back(name);
+  names.emplace_back(name);
   return static_cast<uint32_t>(names.size() - 1);
 }
 
@@ -163,12 +163,12 @@ PartIndex indexCollectivesPart(wire::Reader& r) {
   p.rank = r.i64();
   p.steps = r.u64();
   RoleCounter role(p.rank);
-  Arrival a;
+  ArrivalKey a;
   const uint64_t n = r.count();
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
     const size_t begin = r.offset();
-    readArrivalInto(r, a);
-    role.add(a);
+    readArrivalKey(r, a);
+    role.add(a.group, a.collective, a.bytes, a.peer);
     p.arrivals.push_back(
         {internGroup(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
   }

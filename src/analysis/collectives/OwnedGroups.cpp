@@ -84,17 +84,20 @@ void OwnedCollector::addPart(size_t sender, std::string_view message, wire::Read
   const int64_t rank = r.i64();
   (void)r.u64();  // steps
   const uint64_t n = r.count();
+  ArrivalKey key;
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
     const size_t begin = r.offset();
-    readArrivalInto(r, scratch_);
+    readArrivalKey(r, key);
     if (!r.ok()) return;
-    auto slot = slots_.find(scratch_.group);
-    if (slot == slots_.end())
-      slot = slots_.emplace(scratch_.group, &out_.arrivals[scratch_.group]).first;
+    auto slot = slots_.find(key.group);
+    if (slot == slots_.end()) {
+      GroupBytes* g = &out_.arrivals[std::string(key.group)];
+      slot = slots_.emplace(std::string(key.group), g).first;
+    }
     GroupBytes& g = *slot->second;
     const uint64_t before = g.heldBytes();
     g.add(rank, {sender, places_[sender]++}, message.substr(begin, r.offset() - begin),
-          scratch_.peer < 0);
+          key.peer < 0);
     held_ += g.heldBytes() - before;
     spillIfOver();
   }

@@ -82,6 +82,40 @@ TEST(WireTest, VarintsAreExactlyLeb128AtEveryWidthAndPosition) {
   EXPECT_EQ(r.offset(), 5u);
 }
 
+// skipVarints steps over exactly the bytes u64 reads, at every width, and
+// fails exactly where and as u64 fails: a varint cut short by the message's
+// end, one of 11 bytes, one whose tenth byte holds more than bit 64.
+TEST(WireTest, SkippedVarintsEndAndFailWhereReadOnesDo) {
+  std::vector<std::string> messages;
+  for (int bits = 0; bits <= 64; ++bits) {
+    Writer w;
+    w.u64(bits == 0 ? 0 : ~uint64_t{0} >> (64 - bits));
+    w.u64(300);
+    messages.push_back(w.take());
+  }
+  const std::string version(1, static_cast<char>(kWireVersion));
+  messages.push_back(version + std::string(10, '\x80') + '\x01');  // 11 bytes
+  messages.push_back(version + std::string(9, '\xff') + '\x02');   // past 64 bits
+  messages.push_back(version + std::string(9, '\xff') + '\x01');   // 2^64 - 1
+  messages.push_back(version + "\x85\x80");                        // cut short
+  for (const std::string& msg : messages)
+    for (size_t cut = 1; cut <= msg.size(); ++cut) {
+      const std::string m = msg.substr(0, cut);
+      Reader read(m), skipped(m);
+      (void)read.u64();
+      (void)read.u64();
+      skipped.skipVarints(2);
+      EXPECT_EQ(skipped.offset(), read.offset()) << cut;
+      EXPECT_EQ(skipped.ok(), read.ok()) << cut;
+      const Status a = read.status(), b = skipped.status();
+      ASSERT_EQ(a.ok(), b.ok()) << cut;
+      if (!a.ok()) {
+        EXPECT_EQ(b.error().message, a.error().message) << cut;
+        EXPECT_EQ(b.error().offset, a.error().offset) << cut;
+      }
+    }
+}
+
 TEST(WireTest, ShortMessageFailsWithOffsetAndName) {
   Writer w;
   w.str("hello");

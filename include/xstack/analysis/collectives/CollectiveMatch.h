@@ -67,6 +67,18 @@ RankArrivals readRankArrivals(wire::Reader& r);  // sets each Arrival's rank
 // One element of writeRankArrivals' arrivals list, read into `a` (its
 // strings' storage reused; rank untouched), checked as readRankArrivals checks.
 void readArrivalInto(wire::Reader& r, Arrival& a);
+// What routing needs of one encoded arrival: its names (views into the
+// message, valid while it lives), bytes, peer and times.
+struct ArrivalKey {
+  std::string_view group, collective;
+  uint64_t bytes = 0;
+  int64_t peer = -1;
+  uint64_t startNs = 0, endNs = 0;
+};
+// readArrivalInto without copying the names or decoding the rest (instance,
+// launch, free, compute, idle, memcpy, step: stepped over), checked exactly
+// as readArrivalInto checks: the same failures at the same offsets.
+void readArrivalKey(wire::Reader& r, ArrivalKey& a);
 // One element of writeRankArrivals' groups list.
 void writeGroupRanks(wire::Writer& w, const GroupRanks& g);
 GroupRanks readGroupRanks(wire::Reader& r);
@@ -250,13 +262,13 @@ uint64_t roleOf(const RankArrivals& a);
 class RoleCounter {
  public:
   explicit RoleCounter(int64_t rank) : rank_(rank) {}
-  void add(const Arrival& a);
+  void add(std::string_view group, std::string_view collective, uint64_t bytes, int64_t peer);
   uint64_t role(const std::vector<GroupRanks>& groups) const;
 
  private:
   // The index of `text` in `texts_`, added when new (a rank has few groups
   // and collectives).
-  uint32_t textId(const std::string& text);
+  uint32_t textId(std::string_view text);
 
   int64_t rank_;
   std::vector<std::string> texts_;  // groups' and collectives' names, by id

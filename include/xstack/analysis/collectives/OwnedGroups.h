@@ -101,7 +101,6 @@ class OwnedCollector {
 
   OwnedGroups out_;
   TextMap<GroupBytes*> slots_;  // out_.arrivals by name, for one hash lookup an arrival
-  Arrival scratch_;             // the arrival being read
   std::vector<size_t> places_;  // per sender: its arrivals so far
   SpillOptions spill_;
   uint64_t held_ = 0;         // bytes of arrivals in memory

@@ -302,6 +302,56 @@ TEST(CriticalPathWire, ArrivalTimesComeBackExactly) {
                    .ok());
 }
 
+// readArrivalKey (what routing reads of an arrival) ends where
+// readArrivalInto ends, with the same names, bytes, peer and times, and fails
+// where and as it fails: on an arrival that ends before it starts, and on
+// every cut of the message.
+TEST(CriticalPathWire, ArrivalKeysReadAsTheWholeArrival) {
+  RankArrivals part;
+  part.rank = 2;
+  part.arrivals = {arrival(2, "allreduce", 7, 1700000000000000000, 1700000000000300000),
+                   arrival(2, "send", 3, 5, 9), arrival(2, "allgather", 0, 100, 99)};
+  part.arrivals[0].group = "dp";
+  part.arrivals[0].bytes = uint64_t{1} << 40;
+  part.arrivals[1].peer = 6;
+  part.arrivals[1].launchNs = 2;
+  part.arrivals[1].freeNs = 1;
+  part.arrivals[1].computeNs = 123456789;
+  part.arrivals[1].step = 4;
+  const std::string all = encodeMessage(part, writeRankArrivals);
+  for (size_t cut = 1; cut <= all.size(); ++cut) {
+    const std::string bytes = all.substr(0, cut);
+    wire::Reader whole(bytes), key(bytes);
+    for (wire::Reader* r : {&whole, &key}) {
+      (void)r->i64();
+      (void)r->u64();
+      (void)r->count();
+    }
+    Arrival a;
+    ArrivalKey k;
+    for (size_t i = 0; i < part.arrivals.size() && whole.ok(); ++i) {
+      readArrivalInto(whole, a);
+      readArrivalKey(key, k);
+      ASSERT_EQ(key.offset(), whole.offset()) << cut << " " << i;
+      ASSERT_EQ(key.ok(), whole.ok()) << cut << " " << i;
+      if (!whole.ok()) break;
+      EXPECT_EQ(std::tie(k.group, k.collective, k.bytes, k.peer, k.startNs, k.endNs),
+                std::tie(a.group, a.collective, a.bytes, a.peer, a.startNs, a.endNs))
+          << i;
+    }
+    const Status a1 = whole.status(), a2 = key.status();
+    ASSERT_EQ(a1.ok(), a2.ok()) << cut;
+    if (!a1.ok()) {
+      EXPECT_EQ(a2.error().message, a1.error().message) << cut;
+      EXPECT_EQ(a2.error().offset, a1.error().offset) << cut;
+    }
+    if (cut == all.size()) {
+      ASSERT_FALSE(a1.ok());
+      EXPECT_NE(a1.error().message.find("ends before it starts"), std::string::npos);
+    }
+  }
+}
+
 // The index of a part names each arrival's group and bytes: copied as they
 // are after a list count, they read back as the arrivals; it refuses what
 // readCollectivesPart refuses.
