@@ -39,6 +39,10 @@ std::string defaultSpillDir() {
   return tmp && *tmp ? tmp : "/tmp";
 }
 
+uint64_t storeHeldBytes(uint64_t memoryBytes) {
+  return std::min(memoryBytes / 32, kStoreHeldMaxBytes);
+}
+
 Expected<SpillFile> SpillFile::create(const std::string& dir) {
   int fd = openUnnamed(dir);
   if (fd < 0) {

@@ -23,6 +23,16 @@ struct SpillOptions {
   uint64_t memoryBytes = uint64_t{64} << 20;
 };
 
+// What a store written once and read back once in order (a PartShelf, an
+// owner's arrivals or outcomes, a reader's outcomes) holds in memory of a
+// rank's budget: a 32nd of `memoryBytes`, and at most kStoreHeldMaxBytes.
+// Holding more saves nothing: what spills waits in the page cache (the
+// kernel's, reclaimable) until it is read back, so a bigger hold would only
+// make a rank's peak grow with the job until it filled (docs/DESIGN.md "The
+// stores' holds").
+constexpr uint64_t kStoreHeldMaxBytes = uint64_t{1} << 20;
+uint64_t storeHeldBytes(uint64_t memoryBytes);
+
 // $TMPDIR when set (and not empty), else /tmp: on a cluster node, local disk.
 std::string defaultSpillDir();
 

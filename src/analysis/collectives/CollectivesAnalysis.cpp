@@ -192,16 +192,16 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
 }
 
 // What each of the collectives' stores holds in memory at most (an owner's
-// arrivals, its outcomes, the trace slices, a reader's outcomes): a 32nd of
-// --memory-mb each, the rest in scratch files. Five such stores come to
-// about a sixth of the budget, so that the analysis adds little to a rank's
-// peak next to the displayed ranks' rows (half of it).
-uint64_t ownerBudget(uint64_t memoryBytes) { return memoryBytes / 32; }
+// arrivals, its outcomes, the trace slices, a reader's outcomes):
+// storeHeldBytes (a 32nd of --memory-mb, at most 1 MiB) each, the rest in
+// scratch files, so that the analysis adds little to a rank's peak next to
+// the displayed ranks' rows (half of the budget).
+uint64_t ownerBudget(uint64_t memoryBytes) { return storeHeldBytes(memoryBytes); }
 
-// The parts of one routing round: a sixteenth of --memory-mb (at least 64
-// KiB), so that a sender's routed copies are at most about this much at once.
+// The parts of one routing round: twice a store's hold (at least 64 KiB), so
+// that a sender's routed copies are at most about this much at once.
 uint64_t routeRoundBytes(uint64_t memoryBytes) {
-  return std::max<uint64_t>(memoryBytes / 16, uint64_t{64} << 10);
+  return std::max<uint64_t>(2 * storeHeldBytes(memoryBytes), uint64_t{64} << 10);
 }
 
 // The end of the routing round that starts at part `first`: at least one

@@ -447,7 +447,8 @@ std::vector<LocalInput> readAssigned(const Plan& plan, int myRank, const ReadOpt
   const unsigned workers = readWorkers(options, mine);
   ReadOptions shared = perFileOptions(options, workers);
   if (!shared.parts && shared.analysis)
-    shared.parts = std::make_shared<PartShelf>(options.spill.dir, options.spill.memoryBytes / 32);
+    shared.parts =
+        std::make_shared<PartShelf>(options.spill.dir, storeHeldBytes(options.spill.memoryBytes));
   std::vector<std::unique_ptr<FileBuffer>> spares(workers);
   std::mutex progress;
   forEachItem(mine.size(), workers, [&](size_t k, unsigned worker) {
