@@ -252,13 +252,62 @@ void appendUint(std::string& out, uint64_t v) {
   out.append(buf, writeUint(buf, v));
 }
 
+namespace {
+
+// |v| * 1000 rounded to the nearest integer, ties to even, exactly (as
+// printf rounds), for a finite |v| < 2^53; false for a larger one. |v| is
+// m / 2^shift with m a 53-bit integer, so |v| * 1000 = m * 1000 / 2^shift
+// with m * 1000 < 2^63: integer arithmetic, no rounding on the way.
+bool thousandthsOf(double v, uint64_t& q) {
+  const double a = std::fabs(v);
+  if (!(a < 9007199254740992.0)) return false;  // 2^53
+  int exp = 0;
+  const double frac = std::frexp(a, &exp);  // a = frac * 2^exp, frac in [0.5, 1) or 0
+  const auto m = static_cast<uint64_t>(std::ldexp(frac, 53));
+  const int shift = 53 - exp;  // >= 0, as a < 2^53
+  const unsigned __int128 p = static_cast<unsigned __int128>(m) * 1000;
+  if (shift == 0) {
+    q = static_cast<uint64_t>(p);
+  } else if (shift >= 64) {
+    q = 0;  // p < 2^63: below one half
+  } else {
+    const unsigned __int128 whole = p >> shift;
+    const unsigned __int128 rest = p - (whole << shift);
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (shift - 1);
+    q = static_cast<uint64_t>(whole) + ((rest > half || (rest == half && (whole & 1))) ? 1 : 0);
+  }
+  return true;
+}
+
+}  // namespace
+
+void appendThreeDecimals(std::string& out, double v) {
+  if (!std::isfinite(v)) v = 0.0;
+  uint64_t q = 0;
+  if (!thousandthsOf(v, q)) {
+    // to_chars with a precision prints what printf's "%.3f" prints (the C
+    // locale); 400 bytes hold any finite double so.
+    char text[400];
+    const auto r = std::to_chars(text, text + sizeof text, v, std::chars_format::fixed, 3);
+    out.append(text, r.ptr);
+    return;
+  }
+  char text[32];
+  char* p = text;
+  if (std::signbit(v)) *p++ = '-';  // as printf: "-0.000" for -0.0001
+  p = writeUint(p, q / 1000);
+  const auto f = static_cast<unsigned>(q % 1000);
+  *p++ = '.';
+  *p++ = static_cast<char>('0' + f / 100);
+  *p++ = static_cast<char>('0' + f / 10 % 10);
+  *p++ = static_cast<char>('0' + f % 10);
+  out.append(text, p);
+}
+
 std::string threeDecimalsText(double v) {
-  // to_chars with a precision prints what printf's "%.3f" prints (the C
-  // locale), without printf's cost; 400 bytes hold any finite double so.
-  char text[400];
-  const auto r = std::to_chars(text, text + sizeof text, std::isfinite(v) ? v : 0.0,
-                               std::chars_format::fixed, 3);
-  return std::string(text, r.ptr);
+  std::string out;
+  appendThreeDecimals(out, v);
+  return out;
 }
 
 void appendDouble(std::string& out, double v) {

@@ -42,8 +42,10 @@ std::string htmlText(std::string_view s);
 
 void appendInt(std::string& out, int64_t v);
 void appendUint(std::string& out, uint64_t v);
-// `v` with 3 decimals ("12.346"); a value that is not finite as "0.000".
+// `v` with 3 decimals ("12.346"): printf's "%.3f" (the exact value rounded,
+// ties to even); a value that is not finite as "0.000".
 std::string threeDecimalsText(double v);
+void appendThreeDecimals(std::string& out, double v);
 // Pointer-based writers for hot loops: each writes at p and returns the end.
 // The caller guarantees room: 20 bytes for writeUint, 21 for writeInt, 24 for
 // writeMicros. Same text as appendUint / appendInt / appendMicros.

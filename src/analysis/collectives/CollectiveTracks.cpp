@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "xstack/core/TextWriting.h"
 #include "xstack/transport/TypedMessages.h"
 #include "xstack/wire/Wire.h"
 
@@ -28,7 +29,14 @@ std::string rankRuns(const std::vector<int64_t>& ranks, size_t maxRuns) {
 // An instance's slice name: its collective; a point-to-point op "send 3 -> 5".
 std::string sliceName(const InstanceSlice& s) {
   if (s.src < 0) return s.collective;
-  return s.collective + " " + std::to_string(s.src) + " -> " + std::to_string(s.dst);
+  std::string out;
+  out.reserve(s.collective.size() + 48);
+  out += s.collective;
+  out += ' ';
+  appendInt(out, s.src);
+  out += " -> ";
+  appendInt(out, s.dst);
+  return out;
 }
 
 double msOf(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -203,6 +211,7 @@ TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<i
     rows.tracks.push_back({base + lane,
                            lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")",
                            base + lane});
+  rows.slices.reserve(slices.size());
   for (int64_t lane = 0; lane < used; ++lane)
     for (size_t i = 0; i < slices.size(); ++i)
       if (lanes[i] == lane) rows.slices.push_back(sliceOf(slices[i], base + lane));

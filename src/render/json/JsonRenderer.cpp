@@ -213,7 +213,7 @@ void JsonTraceSink::slice(int64_t pid, const TraceSlice& e) {
         appendUint(buf_, a.u);
         break;
       case TraceArg::Type::Double:
-        buf_ += threeDecimalsText(a.d);
+        appendThreeDecimals(buf_, a.d);
         break;
       case TraceArg::Type::String:
         appendJsonString(buf_, a.s, text_);

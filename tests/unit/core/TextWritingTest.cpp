@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -279,7 +280,19 @@ TEST(JsonText, ThreeDecimalsAreWhatPrintfPrints) {
     values.push_back(
         std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 80) - 60));
     values.push_back(-static_cast<double>(rng() % 1000000) / 7.0);
+    // Exact binary ties at the third decimal (k / 2^n: x.xxx5 and finer),
+    // ties to even both ways, and any bit pattern at all.
+    values.push_back(
+        std::ldexp(static_cast<double>(rng() % 100000), -static_cast<int>(rng() % 14)));
+    uint64_t bits = rng();
+    double any = 0;
+    std::memcpy(&any, &bits, sizeof any);
+    if (std::isfinite(any)) values.push_back(any);
   }
+  for (double edge : {9007199254740992.0, 9007199254740991.0, 9007199254740993.0,
+                      4503599627370495.5, 0.0625, 0.1875, 0.0005, 2.0625, -2.0625, 1e-320})
+    for (double v : {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 1e308)})
+      values.push_back(v);
   for (double v : values) {
     char text[400];
     std::snprintf(text, sizeof text, "%.3f", v);

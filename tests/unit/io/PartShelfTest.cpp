@@ -74,5 +74,17 @@ TEST_F(PartShelfTest, PutsFromSeveralThreads) {
           << t << " " << i;
 }
 
+// A store's hold: a 32nd of the rank's budget, never more than 1 MiB (a
+// bigger hold only grows the peak), never 0 bytes of a budget of 32 or more.
+TEST(StoreHeldBytes, AThirtySecondOfTheBudgetAtMostOneMiB) {
+  EXPECT_EQ(storeHeldBytes(uint64_t{1} << 20), uint64_t{32} << 10);  // --memory-mb 1
+  EXPECT_EQ(storeHeldBytes(uint64_t{16} << 20), uint64_t{512} << 10);
+  EXPECT_EQ(storeHeldBytes(uint64_t{32} << 20), uint64_t{1} << 20);
+  EXPECT_EQ(storeHeldBytes(uint64_t{64} << 20), kStoreHeldMaxBytes);  // the default
+  EXPECT_EQ(storeHeldBytes(uint64_t{1} << 40), kStoreHeldMaxBytes);
+  EXPECT_EQ(storeHeldBytes(32), 1u);
+  EXPECT_EQ(storeHeldBytes(0), 0u);
+}
+
 }  // namespace
 }  // namespace xstack

@@ -72,6 +72,33 @@ SliceEvent op(std::string_view name, uint64_t start, uint64_t end, int64_t devic
 
 std::vector<RowKey> rowsOf(const EventList& d) { return rankRows(d); }
 
+// An analysis' slice: its args in order, identifier keys as they are and any
+// other key escaped, doubles with 3 decimals (printf's), the whole valid JSON.
+TEST(JsonRenderer, AnalysisSliceArgsAreValidJsonInOrder) {
+  std::string text;
+  JsonTraceSink sink([&](std::string& s) { text += s; }, 1 << 16);
+  TraceSlice e;
+  e.tid = 3;
+  e.tsNs = 1500;
+  e.durNs = 2000;
+  e.name = "send 1 -> 2";
+  e.category = "collective";
+  e.args = {TraceArg::ofString("collective", "send"),  TraceArg::ofUint("bytes", 8388608),
+            TraceArg::ofInt("last_arriver", -1),       TraceArg::ofDouble("wait_ms", 0.0625),
+            TraceArg::ofDouble("busbw_gbps", -2.0005), TraceArg::ofInt("we\"ird Key\n", 7)};
+  sink.slice(17, e);
+  sink.flush();
+  ASSERT_EQ(text.substr(0, 2), ",\n");
+  const ojson ev = ojson::parse(text.substr(2));
+  EXPECT_EQ(ev["ts"], 1.5);
+  EXPECT_EQ(ev["dur"], 2.0);
+  EXPECT_EQ(keysOf(ev["args"]),
+            (std::vector<std::string>{"collective", "bytes", "last_arriver", "wait_ms",
+                                      "busbw_gbps", "we\"ird Key\n"}));
+  EXPECT_NE(text.find("\"wait_ms\":0.062,\"busbw_gbps\":-2.001"), std::string::npos) << text;
+  EXPECT_EQ(ev["args"]["we\"ird Key\n"], 7);
+}
+
 TEST(JsonRenderer, ProcessAndThreadMetadata) {
   auto r = render([](JsonRenderer& e) {
     e.processMeta(kPipelinePid, "00_pipeline");
