@@ -74,7 +74,13 @@ void PartShelf::mapOrReadBack(size_t stream) {
   for (Entry& e : entries_) {
     if (!e.spilled || e.stream != stream) continue;
     std::string bytes(e.size, '\0');
-    if (unreadable || !s.file->readAt(e.offset, bytes.data(), bytes.size())) bytes.clear();
+    const Status st = unreadable ? Status(Error("cannot read back a scratch file in " + dir_ +
+                                                ": injected fault shelf-read"))
+                                 : s.file->readAt(e.offset, bytes.data(), bytes.size());
+    if (!st) {
+      bytes.clear();
+      if (readBackError_.empty()) readBackError_ = st.error().message;
+    }
     spilled_ -= e.size;
     e = Entry{std::move(bytes), stream, 0, 0, false};
   }

@@ -123,6 +123,24 @@ case $case in
     grep -q "failed: net $work/data/net/net.1 (read by rank" "$work/log" || fail "junk net file not named: $(cat "$work/log")"
     valid_json "$work/out"
     ;;
+  shelfread)  # the analyses' per-rank parts spilled and cannot be read back (fault hook shelf-read,
+    # every rank; 1 MiB of memory: every rank's parts spill): exit 3, the traces written, the
+    # analysis not, and each rank says why (the scratch folder and the reason)
+    "$xstack" synth --format kineto --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2 --seed 3 \
+      --out "$work/kineto" 2>/dev/null
+    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
+    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
+    XSTACK_INJECT_FAULT="shelf-read:0" expect_rc 3 "$work/log" -- \
+      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
+    valid_json "$work/out"
+    [ "$(ls "$work/out" | grep -c '^traceFile_')" -eq "$(ls "$work/kclean" | grep -c '^traceFile_')" ] \
+      || fail "trace files missing: $(ls "$work/out")"
+    grep -q "analysis not written" "$work/log" || fail "the analysis' failure not said: $(cat "$work/log")"
+    for r in 0 1 2; do
+      grep -q "rank $r on .*: the analyses' per-rank parts: cannot read back a scratch file in $work" \
+        "$work/log" || fail "rank $r does not say why its parts are empty: $(cat "$work/log")"
+    done
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

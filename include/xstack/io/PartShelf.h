@@ -38,8 +38,12 @@ class PartShelf {
   // After the last put of the stage that makes the parts: maps the file.
   // When it cannot be mapped, the spilled parts are read back into memory;
   // a part that cannot be read back is empty (its reader then fails to
-  // decode it and names its rank).
+  // decode it and names its rank), and readBackError() says why.
   void seal();
+  // After seal(): why the first part that could not be read back could not
+  // (the scratch file's folder and the system's reason); empty when every
+  // part reads.
+  const std::string& readBackError() const { return readBackError_; }
   // The part of `handle` (after seal() for a spilled part).
   std::string_view view(size_t handle) const;
   // A stage is done with `part` (a view()) for now; see the header comment.
@@ -70,6 +74,7 @@ class PartShelf {
   uint64_t spilled_ = 0;
   std::deque<Stream> streams_;  // by stream number
   bool sealed_ = false;
+  std::string readBackError_;
 };
 
 }  // namespace xstack

@@ -4,6 +4,7 @@
 // memory; puts after seal() and from several threads.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -43,6 +44,33 @@ TEST_F(PartShelfTest, PastTheBudgetPartsSpillAndReadBackAlike) {
   const size_t late = shelf.put(0, randomBytes(5000, 6));
   EXPECT_EQ(shelf.view(late), randomBytes(5000, 6));
   EXPECT_EQ(shelf.spilledBytes(), 60u + 20000u + 9000u);
+}
+
+// Spilled parts that cannot be read back (the fault hook "shelf-read": the
+// mapping and every pread fail) read as empty, and readBackError() says why,
+// naming the scratch folder; the parts in memory still read. A shelf whose
+// parts all read has no error.
+TEST_F(PartShelfTest, PartsThatCannotBeReadBackAreEmptyAndSayWhy) {
+  const std::vector<std::string> parts{randomBytes(40, 1), randomBytes(3000, 2),
+                                       randomBytes(500, 3)};
+  for (const bool broken : {false, true}) {
+    if (broken) ::setenv("XSTACK_INJECT_FAULT", "shelf-read:0", 1);
+    PartShelf shelf(dir_.string(), 100);
+    std::vector<size_t> handles;
+    for (const std::string& p : parts) handles.push_back(shelf.put(0, p));
+    shelf.seal();
+    ::unsetenv("XSTACK_INJECT_FAULT");
+    EXPECT_EQ(shelf.view(handles[0]), parts[0]);  // in memory
+    for (size_t i = 1; i < parts.size(); ++i)
+      EXPECT_EQ(shelf.view(handles[i]), broken ? std::string() : parts[i]) << i;
+    if (!broken) {
+      EXPECT_EQ(shelf.readBackError(), "");
+      continue;
+    }
+    EXPECT_NE(shelf.readBackError().find("cannot read back a scratch file in " + dir_.string()),
+              std::string::npos)
+        << shelf.readBackError();
+  }
 }
 
 TEST_F(PartShelfTest, AFolderThatCannotBeWrittenKeepsThePartsInMemory) {

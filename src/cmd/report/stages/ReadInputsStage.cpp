@@ -20,6 +20,23 @@ ReadOptions readOptionsOf(const ReportRun& run, const Topology& topology) {
   return ro;
 }
 
+namespace {
+
+// Why this rank's analyses will fail when their per-rank parts could not be
+// read back from --spill-dir (the analyses then fail naming only the part):
+// printed by this rank, as rank 0 only learns that its parts were empty.
+void sayWhyPartsAreEmpty(const ReportRun& run, const std::vector<LocalInput>& local) {
+  for (const LocalInput& in : local) {
+    if (!in.parts || in.parts->readBackError().empty()) continue;
+    std::fprintf(stderr, "xstack: rank %d on %s: the analyses' per-rank parts: %s\n",
+                 run.comm.rank(), terminalSafe(run.comm.host()).c_str(),
+                 terminalSafe(in.parts->readBackError()).c_str());
+    return;  // one shelf for all of them
+  }
+}
+
+}  // namespace
+
 Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& plan,
                                                   const Topology& topology) {
   const ReadOptions ro = readOptionsOf(run, topology);
@@ -38,6 +55,7 @@ Expected<std::vector<LocalInput>> readInputsStage(ReportRun& run, const Plan& pl
     mine = Failure::read(e.what()).onRank(run.comm.rank(), run.comm.host());
   }
   run.progress.finish();
+  sayWhyPartsAreEmpty(run, local);
   malloc_trim(0);
   run.clock.mark("read");
   if (run.comm.allTrue(!mine)) return local;
