@@ -133,8 +133,8 @@ case $case in
     XSTACK_INJECT_FAULT="shelf-read:0" expect_rc 3 "$work/log" -- \
       xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
     valid_json "$work/out"
-    [ "$(ls "$work/out" | grep -c '^traceFile_')" -eq "$(ls "$work/kclean" | grep -c '^traceFile_')" ] \
-      || fail "trace files missing: $(ls "$work/out")"
+    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
+    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
     grep -q "analysis not written" "$work/log" || fail "the analysis' failure not said: $(cat "$work/log")"
     for r in 0 1 2; do
       grep -q "rank $r on .*: the analyses' per-rank parts: cannot read back a scratch file in $work" \
