@@ -541,17 +541,17 @@ void fnvAdd(uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
-uint32_t RoleCounter::textId(std::string_view text) {
-  for (size_t i = texts_.size(); i-- > 0;)
-    if (texts_[i] == text) return static_cast<uint32_t>(i);
-  texts_.emplace_back(text);
-  return static_cast<uint32_t>(texts_.size() - 1);
+uint32_t internName(std::vector<std::string>& names, std::string_view name) {
+  for (size_t i = names.size(); i-- > 0;)
+    if (names[i] == name) return static_cast<uint32_t>(i);
+  names.emplace_back(name);
+  return static_cast<uint32_t>(names.size() - 1);
 }
 
 void RoleCounter::add(std::string_view group, std::string_view collective, uint64_t bytes,
                       int64_t peer) {
   const int direction = peer < 0 ? 0 : peer > rank_ ? 1 : -1;
-  ++counts_[{textId(group), textId(collective), bytes, direction}];
+  ++counts_[{internName(texts_, group), internName(texts_, collective), bytes, direction}];
 }
 
 uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {

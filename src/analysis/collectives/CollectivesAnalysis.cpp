@@ -191,13 +191,6 @@ std::vector<std::string> routeToOwners(const std::vector<RankPart>& local, size_
   return out;
 }
 
-// What each of the collectives' stores holds in memory at most (an owner's
-// arrivals, its outcomes, the trace slices, a reader's outcomes):
-// storeHeldBytes (a 32nd of --memory-mb, at most 1 MiB) each, the rest in
-// scratch files, so that the analysis adds little to a rank's peak next to
-// the displayed ranks' rows (half of the budget).
-uint64_t ownerBudget(uint64_t memoryBytes) { return storeHeldBytes(memoryBytes); }
-
 // The parts of one routing round: twice a store's hold (at least 64 KiB), so
 // that a sender's routed copies are at most about this much at once.
 uint64_t routeRoundBytes(uint64_t memoryBytes) {
@@ -359,7 +352,7 @@ class CollectivesJob final : public AnalysisJob {
   explicit CollectivesJob(const AnalysisJobOptions& options)
       : topology_(options.topology),
         memoryBytes_(options.memoryBytes),
-        ownerSpill_{options.spillDir, ownerBudget(options.memoryBytes)},
+        ownerSpill_{options.spillDir, storeHeldBytes(options.memoryBytes)},
         releasePart_(options.releasePart),
         threads_(options.threads) {}
   void merge(Comm& comm, const std::vector<RankPart>& local) override;
@@ -395,7 +388,7 @@ class CollectivesJob final : public AnalysisJob {
   // (every rank), and the slices of the groups this MPI rank owns, by name.
   std::vector<TraceTrackGroup> trackGroups_;
   // Each owned group's ranks and its slices' handle on tracksShelf_ (within
-  // ownerBudget, the rest in --spill-dir; a group's pages are
+  // storeHeldBytes, the rest in --spill-dir; a group's pages are
   // released once its rows are made).
   std::map<std::string, OwnTrack> ownTracks_;
   std::unique_ptr<PartShelf> tracksShelf_;

@@ -330,7 +330,7 @@ Expected<std::vector<StepPath>> driveWalks(Comm& comm, const LocalWalk& local,
 }
 
 // Outcomes per reply chunk: what an owner sends all its readers in one round
-// comes to about half of `storeBytes` (a store's budget, ownerBudget; at 8
+// comes to about half of `storeBytes` (a store's budget, storeHeldBytes; at 8
 // bytes an outcome, the most a matched one takes but a few), at least one a
 // reader.
 uint64_t replyChunkOutcomes(uint64_t storeBytes, int readers) {

@@ -146,18 +146,6 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
   return recent_.back().second.get();
 }
 
-namespace {
-
-// The index of `name` in `names`, added when new (a part has few groups).
-uint32_t internGroup(std::vector<std::string>& names, std::string_view name) {
-  for (size_t i = names.size(); i-- > 0;)
-    if (names[i] == name) return static_cast<uint32_t>(i);
-  names.emplace_back(name);
-  return static_cast<uint32_t>(names.size() - 1);
-}
-
-}  // namespace
-
 PartIndex indexCollectivesPart(wire::Reader& r) {
   PartIndex p;
   p.rank = r.i64();
@@ -170,7 +158,7 @@ PartIndex indexCollectivesPart(wire::Reader& r) {
     readArrivalKey(r, a);
     role.add(a.group, a.collective, a.bytes, a.peer);
     p.arrivals.push_back(
-        {internGroup(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
+        {internName(p.groupNames, a.group), begin, r.offset(), a.startNs, a.endNs});
   }
   r.list(p.groups, readGroupRanks);
   const RankWalk walk = readRankWalk(r);

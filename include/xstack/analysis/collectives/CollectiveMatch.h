@@ -257,6 +257,10 @@ struct RankInfo {
 // with its role's median. 0 = no collective.
 uint64_t roleOf(const RankArrivals& a);
 
+// The index of `name` in `names`, appended when new: a linear search from
+// the last, for the few groups and collectives of one profile.
+uint32_t internName(std::vector<std::string>& names, std::string_view name);
+
 // roleOf one arrival at a time: add() each arrival of training rank `rank`,
 // then role() with the profile's groups gives roleOf of the whole.
 class RoleCounter {
@@ -266,12 +270,8 @@ class RoleCounter {
   uint64_t role(const std::vector<GroupRanks>& groups) const;
 
  private:
-  // The index of `text` in `texts_`, added when new (a rank has few groups
-  // and collectives).
-  uint32_t textId(std::string_view text);
-
   int64_t rank_;
-  std::vector<std::string> texts_;  // groups' and collectives' names, by id
+  std::vector<std::string> texts_;  // groups' and collectives' names, by id (internName)
   // (group id, collective id, bytes, direction) -> arrivals
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, int>, uint64_t> counts_;
 };
