@@ -41,29 +41,14 @@ std::string instanceName(const std::string& group, const Arrival& a) {
   return s;
 }
 
-// Why an instance cannot be used ("" = it can). `members` sorted by rank.
-std::string problemOf(const std::vector<const Arrival*>& members,
-                      const std::vector<int64_t>& expected) {
-  for (size_t i = 1; i < members.size(); ++i) {
-    const Arrival& a = *members[0];
-    const Arrival& b = *members[i];
-    if (members[i - 1]->rank == b.rank) return "rank " + std::to_string(b.rank) + " twice";
-    if (!namesAgree(a.collective, b.collective))
-      return "rank " + std::to_string(a.rank) + " " + a.collective + ", rank " +
-             std::to_string(b.rank) + " " + b.collective;
-    if (a.bytes != b.bytes)
-      return "rank " + std::to_string(a.rank) + " " + std::to_string(a.bytes) + " bytes, rank " +
-             std::to_string(b.rank) + " " + std::to_string(b.bytes);
+// The first rank of sorted, unique `a` not in sorted, unique `b`; -1 = none.
+int64_t firstNotIn(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  size_t j = 0;
+  for (int64_t r : a) {
+    while (j < b.size() && b[j] < r) ++j;
+    if (j == b.size() || b[j] != r) return r;
   }
-  for (int64_t r : expected) {
-    bool found = false;
-    for (const Arrival* m : members) found = found || m->rank == r;
-    if (!found) return "rank " + std::to_string(r) + " missing";
-  }
-  for (const Arrival* m : members)
-    if (!std::binary_search(expected.begin(), expected.end(), m->rank))
-      return "rank " + std::to_string(m->rank) + " not in the group";
-  return {};
+  return -1;
 }
 
 // The lower median of `v` (sorted in place).
@@ -255,6 +240,40 @@ std::vector<int64_t> groupMembers(const std::vector<Arrival>& arrivals,
   return ranks;
 }
 
+std::string instanceProblem(const InstanceKey& key, const std::vector<const Arrival*>& members,
+                            const std::vector<int64_t>& groupRanks) {
+  for (size_t i = 1; i < members.size(); ++i) {
+    const Arrival& a = *members[0];
+    const Arrival& b = *members[i];
+    if (members[i - 1]->rank == b.rank) return "rank " + std::to_string(b.rank) + " twice";
+    if (!namesAgree(a.collective, b.collective))
+      return "rank " + std::to_string(a.rank) + " " + a.collective + ", rank " +
+             std::to_string(b.rank) + " " + b.collective;
+    if (a.bytes != b.bytes)
+      return "rank " + std::to_string(a.rank) + " " + std::to_string(a.bytes) + " bytes, rank " +
+             std::to_string(b.rank) + " " + std::to_string(b.bytes) + " bytes";
+  }
+  std::vector<int64_t> ranks;  // sorted, unique: a rank twice was returned above
+  ranks.reserve(members.size());
+  for (const Arrival* m : members) ranks.push_back(m->rank);
+  const std::vector<int64_t> pair =
+      std::get<0>(key) < 0 ? std::vector<int64_t>{} : expectedMembers(key, groupRanks);
+  const std::vector<int64_t>& expected = std::get<0>(key) < 0 ? groupRanks : pair;
+  if (const int64_t missing = firstNotIn(expected, ranks); missing >= 0)
+    return "rank " + std::to_string(missing) + " missing";
+  if (const int64_t stranger = firstNotIn(ranks, expected); stranger >= 0)
+    return "rank " + std::to_string(stranger) + " not in the group";
+  return {};
+}
+
+void instanceOf(const std::vector<Arrival>& arrivals, const GroupMatch& match, size_t n,
+                InstanceMembers& out) {
+  out.key = match.instances[n].first;
+  out.members.clear();
+  for (size_t i : match.instances[n].second) out.members.push_back(&arrivals[i]);
+  out.problem = match.problems[n];
+}
+
 namespace {
 
 // The arrivals' indexes by (instance key, rank, start, end), input order
@@ -289,7 +308,7 @@ GroupMatch matchGroup(const std::vector<Arrival>& arrivals,
     g.instances.emplace_back(keyed[i].first, indexes);
     members.clear();
     for (size_t k : indexes) members.push_back(&arrivals[k]);
-    g.problems.push_back(problemOf(members, expectedMembers(keyed[i].first, g.ranks)));
+    g.problems.push_back(instanceProblem(keyed[i].first, members, g.ranks));
   }
   return g;
 }
@@ -334,40 +353,65 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
 void summarizeMatched(const std::string& group, const std::vector<Arrival>& arrivals,
                       const GroupMatch& match, CollectivesSummary& out, int64_t ranksPerNode) {
   if (arrivals.empty()) return;
-  GroupBuild g;
-  g.ranksPerNode = ranksPerNode;
-  uint64_t order = 0;
-  size_t examples = 0;  // of this group: normalizeSummary keeps the first ones of all groups
-  std::vector<const Arrival*> members;  // the instance's, by rank
+  GroupSummaryBuilder builder(group, ranksPerNode);
+  InstanceMembers instance;
   for (size_t n = 0; n < match.instances.size(); ++n) {
-    members.clear();
-    for (size_t i : match.instances[n].second) members.push_back(&arrivals[i]);
-    const std::string& why = match.problems[n];
-    if (why.empty()) {
-      addInstance(members, g);
-      ++out.matched;
-    } else {
-      ++out.problems;
-      if (examples++ < kProblemExamples)
-        out.examples.push_back({group, order, instanceName(group, *members[0]) + ": " + why});
-    }
-    ++order;
+    instanceOf(arrivals, match, n, instance);
+    builder.add(instance);
   }
+  builder.finish(out);
+}
+
+// GroupBuild, and what summarizeMatched counts of the group's instances.
+struct GroupSummaryBuilder::Build {
+  GroupBuild g;
+  uint64_t order = 0;  // instances seen, in key order
+  uint64_t matched = 0, problems = 0;
+  std::vector<Problem> examples;  // the group's first kProblemExamples
+};
+
+GroupSummaryBuilder::GroupSummaryBuilder(std::string group, int64_t ranksPerNode)
+    : group_(std::move(group)), build_(std::make_unique<Build>()) {
+  build_->g.ranksPerNode = ranksPerNode;
+}
+
+GroupSummaryBuilder::~GroupSummaryBuilder() = default;
+
+void GroupSummaryBuilder::add(const InstanceMembers& instance) {
+  Build& b = *build_;
+  if (instance.problem.empty()) {
+    addInstance(instance.members, b.g);
+    ++b.matched;
+  } else {
+    ++b.problems;
+    if (b.examples.size() < kProblemExamples)
+      b.examples.push_back(
+          {group_, b.order, instanceName(group_, *instance.members[0]) + ": " + instance.problem});
+  }
+  ++b.order;
+}
+
+void GroupSummaryBuilder::finish(CollectivesSummary& out) {
+  Build& b = *build_;
+  out.matched += b.matched;
+  out.problems += b.problems;
+  for (Problem& p : b.examples) out.examples.push_back(std::move(p));
   ++out.groups;
-  for (auto& [k, b] : g.rows) out.rows.push_back(finishRow(group, k.first, k.second, b));
-  for (auto& [rank, blame] : g.ranks) out.ranks.push_back(blame);
-  for (auto& [key, cell] : g.net) {
+  for (auto& [k, row] : b.g.rows) out.rows.push_back(finishRow(group_, k.first, k.second, row));
+  for (auto& [rank, blame] : b.g.ranks) out.ranks.push_back(blame);
+  for (auto& [key, cell] : b.g.net) {
     cell.collective = std::get<0>(key);
     cell.bytes = std::get<1>(key);
     cell.members = std::get<2>(key);
     cell.node = std::get<3>(key);
     out.net.push_back(std::move(cell));
   }
-  for (auto& [rank, blame] : g.late) {
-    blame.group = group;
+  for (auto& [rank, blame] : b.g.late) {
+    blame.group = group_;
     out.groupBlame.push_back(std::move(blame));
   }
   normalizeSummary(out);
+  build_ = std::make_unique<Build>();
 }
 
 namespace {
@@ -397,16 +441,23 @@ std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
   return matchedOutcomes(arrivals, matchGroup(arrivals, groupRanks));
 }
 
+ArrivalOutcome instanceOutcome(const InstanceMembers& instance) {
+  if (!instance.problem.empty()) return {};
+  const Arrival* late = instance.members[0];
+  for (const Arrival* m : instance.members)
+    if (m->startNs > late->startNs) late = m;  // ties: the lower rank
+  return {true, late->rank, late->startNs};
+}
+
 std::vector<ArrivalOutcome> matchedOutcomes(const std::vector<Arrival>& arrivals,
                                             const GroupMatch& match) {
   std::vector<ArrivalOutcome> out(arrivals.size());
+  InstanceMembers instance;
   for (size_t n = 0; n < match.instances.size(); ++n) {
     if (!match.problems[n].empty()) continue;
-    const std::span<const size_t> members = match.instances[n].second;
-    const Arrival* late = &arrivals[members[0]];
-    for (size_t i : members)
-      if (arrivals[i].startNs > late->startNs) late = &arrivals[i];  // ties: the lower rank
-    for (size_t i : members) out[i] = {true, late->rank, late->startNs};
+    instanceOf(arrivals, match, n, instance);
+    const ArrivalOutcome o = instanceOutcome(instance);
+    for (size_t i : match.instances[n].second) out[i] = o;
   }
   return out;
 }
@@ -417,64 +468,74 @@ std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
   return matchedSlices(arrivals, matchGroup(arrivals, groupRanks));
 }
 
-std::vector<InstanceSlice> matchedSlices(const std::vector<Arrival>& arrivals,
-                                         const GroupMatch& match) {
-  std::vector<InstanceSlice> out;
-  std::vector<const Arrival*> members;
-  for (size_t n = 0; n < match.instances.size(); ++n) {
-    if (!match.problems[n].empty()) continue;
-    const auto& [key, indexes] = match.instances[n];
-    members.clear();
-    for (size_t i : indexes) members.push_back(&arrivals[i]);
-    const InstanceFacts f = factsOf(members);
-    InstanceSlice& s = out.emplace_back();
-    s.firstArrivalNs = f.firstNs;
-    s.endNs = std::max(f.endNs, f.firstNs);
-    s.collective = *f.name;
-    s.bytes = members[0]->bytes;
-    s.members = members.size();
-    s.lastRank = f.late->rank;
-    s.transferNs = f.transferNs;
-    for (const Arrival* m : members) (void)addSaturating(s.waitNs, f.late->startNs - m->startNs);
-    s.hasBusbw = f.hasBusbw;
-    s.busbwGbps = f.busbwGbps;
-    s.instance = std::get<2>(key);
-    s.src = std::get<0>(key);
-    s.dst = std::get<1>(key);
-  }
-  std::sort(out.begin(), out.end(), [](const InstanceSlice& a, const InstanceSlice& b) {
+InstanceSlice instanceSlice(const InstanceMembers& instance) {
+  const std::vector<const Arrival*>& members = instance.members;
+  const InstanceFacts f = factsOf(members);
+  InstanceSlice s;
+  s.firstArrivalNs = f.firstNs;
+  s.endNs = std::max(f.endNs, f.firstNs);
+  s.collective = *f.name;
+  s.bytes = members[0]->bytes;
+  s.members = members.size();
+  s.lastRank = f.late->rank;
+  s.transferNs = f.transferNs;
+  for (const Arrival* m : members) (void)addSaturating(s.waitNs, f.late->startNs - m->startNs);
+  s.hasBusbw = f.hasBusbw;
+  s.busbwGbps = f.busbwGbps;
+  s.instance = std::get<2>(instance.key);
+  s.src = std::get<0>(instance.key);
+  s.dst = std::get<1>(instance.key);
+  return s;
+}
+
+void sortSlices(std::vector<InstanceSlice>& slices) {
+  std::sort(slices.begin(), slices.end(), [](const InstanceSlice& a, const InstanceSlice& b) {
     return std::tie(a.firstArrivalNs, a.endNs, a.src, a.dst, a.instance) <
            std::tie(b.firstArrivalNs, b.endNs, b.src, b.dst, b.instance);
   });
+}
+
+std::vector<InstanceSlice> matchedSlices(const std::vector<Arrival>& arrivals,
+                                         const GroupMatch& match) {
+  std::vector<InstanceSlice> out;
+  InstanceMembers instance;
+  for (size_t n = 0; n < match.instances.size(); ++n) {
+    if (!match.problems[n].empty()) continue;
+    instanceOf(arrivals, match, n, instance);
+    out.push_back(instanceSlice(instance));
+  }
+  sortSlices(out);
   return out;
+}
+
+void addInstanceClockSamples(const InstanceMembers& instance, int64_t ranksPerNode,
+                             ClockPairs& pairs) {
+  // Point to point: a send may end before its recv.
+  if (ranksPerNode <= 0 || std::get<0>(instance.key) >= 0 || !instance.problem.empty()) return;
+  std::map<int64_t, std::vector<uint64_t>> ends;  // node -> its members' ends
+  for (const Arrival* m : instance.members) ends[m->rank / ranksPerNode].push_back(m->endNs);
+  if (ends.size() < 2) return;
+  const auto first = ends.begin();
+  const auto ref = static_cast<__int128>(lowerMedian(first->second));
+  for (auto it = std::next(first); it != ends.end(); ++it) {
+    const __int128 d = static_cast<__int128>(lowerMedian(it->second)) - ref;
+    ClockPair& p = pairs[{first->first, it->first}];
+    p.a = first->first;
+    p.b = it->first;
+    ++p.count;
+    p.sumNs += d;
+    p.sumSqNs += d * d;
+  }
 }
 
 void addClockSamples(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks,
                      int64_t ranksPerNode, ClockPairs& pairs) {
   if (ranksPerNode <= 0 || arrivals.empty()) return;
   const GroupMatch found = matchGroup(arrivals, groupRanks);
-  std::vector<const Arrival*> members;
-  std::map<int64_t, std::vector<uint64_t>> ends;  // node -> its members' ends
+  InstanceMembers instance;
   for (size_t n = 0; n < found.instances.size(); ++n) {
-    const auto& [key, indexes] = found.instances[n];
-    if (std::get<0>(key) >= 0) continue;  // point to point: a send may end before its recv
-    if (!found.problems[n].empty()) continue;
-    members.clear();
-    for (size_t i : indexes) members.push_back(&arrivals[i]);
-    ends.clear();
-    for (const Arrival* m : members) ends[m->rank / ranksPerNode].push_back(m->endNs);
-    if (ends.size() < 2) continue;
-    const auto first = ends.begin();
-    const auto ref = static_cast<__int128>(lowerMedian(first->second));
-    for (auto it = std::next(first); it != ends.end(); ++it) {
-      const __int128 d = static_cast<__int128>(lowerMedian(it->second)) - ref;
-      ClockPair& p = pairs[{first->first, it->first}];
-      p.a = first->first;
-      p.b = it->first;
-      ++p.count;
-      p.sumNs += d;
-      p.sumSqNs += d * d;
-    }
+    instanceOf(arrivals, found, n, instance);
+    addInstanceClockSamples(instance, ranksPerNode, pairs);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CollectiveTracks.h"
+#include "xstack/analysis/collectives/GroupInstances.h"
 #include "xstack/analysis/collectives/OwnedGroups.h"
 #include "xstack/core/CheckedMath.h"
 #include "xstack/core/ParallelWork.h"
@@ -246,23 +247,25 @@ bool onOneNode(const std::vector<int64_t>& ranks, int64_t ranksPerNode) {
 }
 
 // The owner's clock samples (none after an error), its groups on `threads`
-// threads (the sums are exact integers: the same for any split).
+// threads (the sums are exact integers: the same for any split), each group
+// walked within `sort` (GroupInstances.h).
 std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNode,
-                                         unsigned threads) {
+                                         const SpillOptions& sort, unsigned threads) {
   ClockPairs pairs;
   if (owned.error.empty()) {
     const GroupList groups = groupList(owned);
     std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
     // Only collectives of a whole group across nodes give samples: groups of
-    // sends and receives alone, or of one node, are not decoded for them.
+    // sends and receives alone, or of one node, are not walked for them.
     forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
       const std::vector<int64_t>& ranks = owned.ranks.at(*groups[i].first);
       if (ranksPerNode <= 0 || !groups[i].second->wholeGroup() || onOneNode(ranks, ranksPerNode))
         return;
-      std::vector<Arrival> arrivals;
-      std::vector<Origin> origins;
-      groups[i].second->decode(owned.spillFile(), arrivals, origins);
-      addClockSamples(arrivals, ranks, ranksPerNode, perWorker[worker]);
+      walkGroupInstances(*groups[i].second, owned.spillFile(),
+                         groupRanksOf(ranks, *groups[i].second), ClockMove{}, sort,
+                         [&](const InstanceMembers& instance, const std::vector<MemberOrigin>&) {
+                           addInstanceClockSamples(instance, ranksPerNode, perWorker[worker]);
+                         });
     });
     for (const ClockPairs& p : perWorker) {
       std::vector<ClockPair> list;
@@ -275,31 +278,14 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
   return out;
 }
 
-// Every arrival's times on the reference clock of its rank's node.
-void toReferenceClocks(std::vector<Arrival>& arrivals, const std::vector<NodeClock>& clocks,
-                       int64_t ranksPerNode) {
-  if (clocks.empty() || ranksPerNode <= 0) return;
-  for (Arrival& a : arrivals) {
-    const int64_t off = clockOffsetOf(clocks, a.rank / ranksPerNode);
-    for (uint64_t* t : {&a.startNs, &a.endNs, &a.launchNs, &a.freeNs})
-      *t = toReferenceClock(*t, off);
-  }
-}
-
-// One group's outcomes (indexed like `arrivals`, on the reference clocks),
-// each last arrival back on its own rank's clock (the critical path's walk
-// goes on on that rank).
-std::vector<ArrivalOutcome> outcomesOnOwnClocks(const std::vector<Arrival>& arrivals,
-                                                const GroupMatch& match,
-                                                const std::vector<NodeClock>& clocks,
-                                                int64_t ranksPerNode) {
-  std::vector<ArrivalOutcome> out = matchedOutcomes(arrivals, match);
-  if (clocks.empty() || ranksPerNode <= 0) return out;
-  for (ArrivalOutcome& o : out)
-    if (o.matched)
-      o.lastArrivalNs =
-          toReferenceClock(o.lastArrivalNs, -clockOffsetOf(clocks, o.lastRank / ranksPerNode));
-  return out;
+// An instance's outcome with its last arrival back on the last arriver's own
+// clock (the critical path's walk goes on on that rank).
+ArrivalOutcome outcomeOnOwnClock(const InstanceMembers& instance, const ClockMove& clocks) {
+  ArrivalOutcome o = instanceOutcome(instance);
+  if (o.matched && clocks.moves())
+    o.lastArrivalNs = toReferenceClock(
+        o.lastArrivalNs, -clockOffsetOf(*clocks.clocks, o.lastRank / clocks.ranksPerNode));
+  return o;
 }
 
 // An owned group with slices: its ranks and its encoded slices' handle on a shelf.
@@ -317,7 +303,7 @@ using OwnTracks = std::vector<std::pair<std::string, OwnTrack>>;
 // its groups into its own summary and the summaries are merged (as rank 0
 // merges the owners': the same bytes for any split); the outcomes are sorted
 // by their origin; the tracks keep the groups' order.
-Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector<NodeClock>& clocks,
+Owned summarizeOwned(OwnedGroups& owned, const ClockMove& clocks, const SpillOptions& sort,
                      OwnerOutcomes& outcomes, PartShelf& shelf, OwnTracks& tracks,
                      unsigned threads) {
   Owned out;
@@ -328,18 +314,22 @@ Owned summarizeOwned(OwnedGroups& owned, int64_t ranksPerNode, const std::vector
   std::vector<std::optional<OwnTrack>> made(groups.size());
   forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
     const std::string& group = *groups[i].first;
-    std::vector<Arrival> arrivals;
-    std::vector<Origin> origins;
-    groups[i].second->decode(owned.spillFile(), arrivals, origins);
+    if (groups[i].second->count() == 0) return;  // ranks without arrivals here: no instance
+    const std::vector<int64_t> ranks = groupRanksOf(owned.ranks.at(group), *groups[i].second);
+    GroupSummaryBuilder summary(group, clocks.ranksPerNode);
+    std::vector<InstanceSlice> slices;
+    walkGroupInstances(
+        *groups[i].second, owned.spillFile(), ranks, clocks, sort,
+        [&](const InstanceMembers& instance, const std::vector<MemberOrigin>& origins) {
+          summary.add(instance);
+          outcomes.add(outcomeOnOwnClock(instance, clocks), origins);
+          if (instance.problem.empty()) slices.push_back(instanceSlice(instance));
+        });
     *groups[i].second = GroupBytes();  // its bytes are not needed again
-    std::vector<OutcomeBase> bases;    // on the arrivals' own clocks, as their readers have them
-    for (const Arrival& a : arrivals) bases.push_back(outcomeBase(a));
-    toReferenceClocks(arrivals, clocks, ranksPerNode);
-    const GroupMatch match = matchGroup(arrivals, owned.ranks.at(group));
-    outcomes.add(outcomesOnOwnClocks(arrivals, match, clocks, ranksPerNode), bases, origins);
-    if (std::string slices = encodeSlices(matchedSlices(arrivals, match)); !slices.empty())
-      made[i] = OwnTrack{match.ranks, shelf.put(0, std::move(slices))};
-    summarizeMatched(group, arrivals, match, perWorker[worker], ranksPerNode);
+    sortSlices(slices);
+    if (std::string encoded = encodeSlices(slices); !encoded.empty())
+      made[i] = OwnTrack{ranks, shelf.put(0, std::move(encoded))};
+    summary.finish(perWorker[worker]);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
   for (size_t i = 0; i < made.size(); ++i)
@@ -520,7 +510,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   OwnerOutcomes outcomes(ownerSpill_, std::move(sent));
   std::vector<ClockPair> samples;
   try {
-    samples = ownedClockSamples(groups, perNode, threads_);
+    samples = ownedClockSamples(groups, perNode, ownerSpill_, threads_);
   } catch (const std::exception& e) {
     groups.error = std::string("collectives failed: ") + e.what();
   }
@@ -530,7 +520,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   OwnTracks tracks;
   tracksShelf_ = std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes);
   try {
-    owned = summarizeOwned(groups, perNode, clocks, outcomes, *tracksShelf_, tracks, threads_);
+    owned = summarizeOwned(groups, ClockMove{&clocks, perNode}, ownerSpill_, outcomes,
+                           *tracksShelf_, tracks, threads_);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }

@@ -31,35 +31,73 @@ bool GroupBytes::spillTo(SpillFile& file) {
   return true;
 }
 
-std::string GroupBytes::allBytes(const SpillFile* file) const {
-  std::string all(1, static_cast<char>(wire::kWireVersion));
-  for (const auto& [offset, size] : spilled_) {
-    if (file == nullptr) throw std::runtime_error("a group's spilled arrivals without their file");
-    const size_t at = all.size();
-    all.resize(at + size);
-    if (Status st = file->readAt(offset, all.data() + at, size); !st)
-      throw std::runtime_error(st.error().message);
-  }
-  all.append(held_.view().substr(1));
-  return all;
-}
-
 void GroupBytes::decode(const SpillFile* file, std::vector<Arrival>& arrivals,
                         std::vector<Origin>& origins) const {
-  const std::string bytes = allBytes(file);
-  arrivals.assign(count_, Arrival());
-  origins.assign(count_, Origin());
+  arrivals.clear();
+  origins.clear();
+  arrivals.reserve(count_);
+  origins.reserve(count_);
+  forEach(file, [&](const Arrival& a, const Origin& o) {
+    arrivals.push_back(a);
+    origins.push_back(o);
+  });
+}
+
+struct GroupBytes::Cursor {
+  size_t run = 0;      // runs_[run] holds the next arrival
+  uint64_t inRun = 0;  // its arrivals already read
+  uint64_t read = 0;   // arrivals read
+  size_t place = 0;    // the last arrival's place in its sender's routed order
+  Arrival arrival;     // reused
+};
+
+// The arrivals of one piece of the group's bytes (whole arrivals, without
+// the version byte), continuing from `at`.
+void GroupBytes::decodePiece(
+    std::string_view piece, Cursor& at,
+    const std::function<void(const Arrival&, const Origin&)>& onArrival) const {
+  std::string bytes(1, static_cast<char>(wire::kWireVersion));
+  bytes.append(piece);
   wire::Reader r(bytes, "a group's arrivals");
-  size_t i = 0, place = 0;
-  for (const RankRun& run : runs_)
-    for (uint64_t k = 0; k < run.count && i < arrivals.size() && r.ok(); ++k, ++i) {
-      place += static_cast<size_t>(r.i64());
-      readArrivalInto(r, arrivals[i]);
-      arrivals[i].rank = run.rank;
-      origins[i] = {run.sender, place};
+  while (r.ok() && !r.atEnd()) {
+    while (at.run < runs_.size() && at.inRun == runs_[at.run].count) {
+      ++at.run;
+      at.inRun = 0;
     }
-  if (Status st = r.finish(); !st || i != arrivals.size())
-    throw std::runtime_error(st ? "a group's arrivals cut short" : st.error().message);
+    if (at.run == runs_.size()) throw std::runtime_error("a group's arrivals: more than counted");
+    at.place += static_cast<size_t>(r.i64());
+    readArrivalInto(r, at.arrival);
+    if (!r.ok()) break;
+    at.arrival.rank = runs_[at.run].rank;
+    ++at.inRun;
+    ++at.read;
+    onArrival(at.arrival, Origin{runs_[at.run].sender, at.place});
+  }
+  if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
+}
+
+void GroupBytes::forEach(
+    const SpillFile* file,
+    const std::function<void(const Arrival&, const Origin&)>& onArrival) const {
+  Cursor at;
+  std::string piece;
+  for (const auto& [offset, size] : spilled_) {
+    if (file == nullptr) throw std::runtime_error("a group's spilled arrivals without their file");
+    piece.resize(size);
+    if (Status st = file->readAt(offset, piece.data(), size); !st)
+      throw std::runtime_error(st.error().message);
+    decodePiece(piece, at, onArrival);
+  }
+  decodePiece(held_.view().substr(1), at, onArrival);
+  if (at.read != count_) throw std::runtime_error("a group's arrivals cut short");
+}
+
+std::vector<int64_t> GroupBytes::ranksSeen() const {
+  std::vector<int64_t> ranks;
+  for (const RankRun& run : runs_) ranks.push_back(run.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
 }
 
 void OwnedCollector::add(size_t sender, std::string_view message) {

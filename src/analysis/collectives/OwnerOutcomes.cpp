@@ -27,6 +27,14 @@ void OwnerOutcomes::add(const std::vector<ArrivalOutcome>& outcomes,
   }
 }
 
+void OwnerOutcomes::add(const ArrivalOutcome& o, const std::vector<MemberOrigin>& members) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const MemberOrigin& m : members)
+    sorter_.push({static_cast<uint32_t>(m.origin.first), o.matched ? 1U : 0U, m.origin.second,
+                  static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(m.base.rank),
+                  o.lastArrivalNs - m.base.startNs});
+}
+
 std::vector<std::vector<size_t>> OwnerOutcomes::replyChunks(const std::string& ownerError,
                                                             uint64_t chunkOutcomes,
                                                             PartShelf& shelf) {

@@ -198,11 +198,11 @@ OrderedRenderer::OrderedRenderer(const std::vector<OutputFile>& outputs, WriteCo
     : outputs_(outputs), ctx_(ctx), pool_(pool), rank_(rank) {
   const unsigned n = std::max(1U, threads);
   decodes_.assign(n, 0);
-  unsigned rows = 0, thread = 0;  // RankRows chunks dealt, the thread of the last one
+  unsigned dealt = 0, thread = 0;  // heavy chunks dealt, the thread of the last one
   for (const FileSet& set : fileSets(outputs))
     for (const Chunk& c : outputs[set.first].chunks) {
       if (c.owner != rank) continue;
-      if (c.kind == ChunkKind::RankRows) thread = rows++ % n;
+      if (c.kind == ChunkKind::RankRows || c.kind == ChunkKind::AnalysisTrack) thread = dealt++ % n;
       threadOf_.push_back(thread);
     }
   // The threads share pieces.ahead pieces of text (at least one each): a

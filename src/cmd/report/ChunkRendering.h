@@ -65,9 +65,10 @@ struct RenderedItem {
 };
 
 // This rank's chunks (owner == rank) rendered on `threads` threads and handed
-// out in output order. The k-th displayed rank's rows (RankRows, nearly all
-// the work) go to thread k % threads, every other own chunk to the thread of
-// the rows before it (threadOf_); each thread renders its chunks in order,
+// out in output order. The heavy chunks (a displayed rank's rows, RankRows,
+// nearly all the work, and an analysis' group of tracks, AnalysisTrack) are
+// dealt in turn: the k-th to thread k % threads; every other own chunk goes to
+// the thread of the heavy chunk before it (threadOf_); each thread renders its chunks in order,
 // into a queue of its own of pieces.ahead / threads pieces (at least 1): a
 // thread decodes its next chunk while the chunks before it are taken, and
 // holds at most one chunk's rows (within ctx.render.spill, which the caller

@@ -40,6 +40,9 @@ using ClockPairs = std::map<std::pair<int64_t, int64_t>, ClockPair>;
 // instance's lowest node.
 void addClockSamples(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks,
                      int64_t ranksPerNode, ClockPairs& pairs);
+// The same for one instance (nothing when it is not matched or is point to point).
+void addInstanceClockSamples(const InstanceMembers& instance, int64_t ranksPerNode,
+                             ClockPairs& pairs);
 
 // Adds `from` into `into` (sums per pair).
 void mergeClockPairs(ClockPairs& into, const std::vector<ClockPair>& from);

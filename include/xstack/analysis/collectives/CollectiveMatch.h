@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -188,6 +189,26 @@ struct GroupMatch {
 };
 GroupMatch matchGroup(const std::vector<Arrival>& arrivals, const std::vector<int64_t>& groupRanks);
 
+// One instance of a group as the per-instance functions below take it: its
+// key, its members by (rank, start, end), input order breaking ties, and why
+// it is not matched ("" = matched). What matchGroup gives for its instance
+// n (instanceOf), and what an owner's walk gives one instance at a time
+// (GroupInstances.h), so that a group's memory is one instance's.
+struct InstanceMembers {
+  InstanceKey key{-1, -1, 0};
+  std::vector<const Arrival*> members;  // not empty
+  std::string problem;
+};
+// The problem of an instance whose `members` are sorted by rank: a rank twice,
+// members that disagree (collective, bytes), a member missing or not in the
+// group (`groupRanks` sorted, unique: groupMembers'); "" = none. O(members +
+// group ranks).
+std::string instanceProblem(const InstanceKey& key, const std::vector<const Arrival*>& members,
+                            const std::vector<int64_t>& groupRanks);
+// GroupMatch's instance n of `arrivals` into `out` (its vectors reused).
+void instanceOf(const std::vector<Arrival>& arrivals, const GroupMatch& match, size_t n,
+                InstanceMembers& out);
+
 // Matches one group's arrivals (any order, every rank's) into instances and
 // adds their statistics to `out` (then normalizeSummary). `groupRanks`: the
 // group's ranks as the traces give them; empty = the ranks seen in `arrivals`.
@@ -199,6 +220,25 @@ void summarizeGroup(const std::string& group, std::vector<Arrival> arrivals,
 // summarizeGroup of arrivals already matched (`match`: matchGroup's of them).
 void summarizeMatched(const std::string& group, const std::vector<Arrival>& arrivals,
                       const GroupMatch& match, CollectivesSummary& out, int64_t ranksPerNode);
+
+// summarizeMatched one instance at a time: add() every instance of one group
+// in key order (matchGroup's), then finish() adds the group to `out` (then
+// normalizeSummary). Holds O(instances) numbers (the rows' transfers), never
+// the members.
+class GroupSummaryBuilder {
+ public:
+  GroupSummaryBuilder(std::string group, int64_t ranksPerNode);
+  ~GroupSummaryBuilder();
+  GroupSummaryBuilder(const GroupSummaryBuilder&) = delete;
+  GroupSummaryBuilder& operator=(const GroupSummaryBuilder&) = delete;
+  void add(const InstanceMembers& instance);
+  void finish(CollectivesSummary& out);
+
+ private:
+  struct Build;
+  std::string group_;
+  std::unique_ptr<Build> build_;
+};
 // One matched instance as the traces draw it (a slice of its group's track):
 // from its first arrival to its last member's end, Unix ns on the clock the
 // arrivals are on (the reference clock after the owners' conversion).
@@ -225,6 +265,10 @@ std::vector<InstanceSlice> instanceSlices(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks);
 std::vector<InstanceSlice> matchedSlices(const std::vector<Arrival>& arrivals,
                                          const GroupMatch& match);
+// One matched instance's slice.
+InstanceSlice instanceSlice(const InstanceMembers& instance);
+// Slices in the traces' order: (first arrival, end, pair, instance).
+void sortSlices(std::vector<InstanceSlice>& slices);
 // Adds `from` to `into` (rows of disjoint groups, sums per rank), then normalizes.
 void mergeSummary(CollectivesSummary& into, CollectivesSummary&& from);
 // Sorts rows, ranks and groupBlame, joins ranks (and (group, rank) pairs) that

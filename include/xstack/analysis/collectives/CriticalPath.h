@@ -162,6 +162,9 @@ std::vector<ArrivalOutcome> groupOutcomes(const std::vector<Arrival>& arrivals,
                                           const std::vector<int64_t>& groupRanks);
 std::vector<ArrivalOutcome> matchedOutcomes(const std::vector<Arrival>& arrivals,
                                             const GroupMatch& match);
+// Every member's outcome of one instance: {true, the last arriver (ties: the
+// lower rank), its arrival} when matched, else ArrivalOutcome{}.
+ArrivalOutcome instanceOutcome(const InstanceMembers& instance);
 
 enum class SegmentKind : uint8_t { Compute = 0, Host = 1, Memcpy = 2, Transfer = 3, Wait = 4 };
 constexpr int kSegmentKinds = 5;

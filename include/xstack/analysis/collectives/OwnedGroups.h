@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,6 +47,14 @@ class GroupBytes {
   // std::runtime_error when they cannot be read back or do not decode.
   void decode(const SpillFile* file, std::vector<Arrival>& arrivals,
               std::vector<Origin>& origins) const;
+  // The same one arrival at a time, in the order they were added: `onArrival`
+  // gets each (its rank set; the Arrival is reused) and its origin. Holds one
+  // spilled piece at a time (at most the collector's budget), never the whole
+  // group. Throws as decode throws, possibly after some calls.
+  void forEach(const SpillFile* file,
+               const std::function<void(const Arrival&, const Origin&)>& onArrival) const;
+  // The training ranks of the arrivals, sorted, unique.
+  std::vector<int64_t> ranksSeen() const;
 
  private:
   struct RankRun {
@@ -53,7 +62,9 @@ class GroupBytes {
     size_t sender = 0;
     uint64_t count = 0;
   };
-  std::string allBytes(const SpillFile* file) const;
+  struct Cursor;  // forEach's place among the runs
+  void decodePiece(std::string_view piece, Cursor& at,
+                   const std::function<void(const Arrival&, const Origin&)>& onArrival) const;
 
   wire::Writer held_;  // the version byte, then the arrivals not spilled
   std::vector<std::pair<uint64_t, uint64_t>> spilled_;  // (offset, bytes) in the file, in order

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "xstack/analysis/collectives/CriticalPath.h"
+#include "xstack/analysis/collectives/GroupInstances.h"
 #include "xstack/analysis/collectives/OwnedGroups.h"
 #include "xstack/io/ExternalSorter.h"
 #include "xstack/io/PartShelf.h"
@@ -29,6 +30,9 @@ class OwnerOutcomes {
   // `bases[i]` its own arrival's (writeOutcome's).
   void add(const std::vector<ArrivalOutcome>& outcomes, const std::vector<OutcomeBase>& bases,
            const std::vector<Origin>& from);
+  // One instance's outcome for each of its members (any thread): member i's
+  // origin and base are `members[i]`'s (GroupInstances.h).
+  void add(const ArrivalOutcome& outcome, const std::vector<MemberOrigin>& members);
   // After the last add: each sender's reply as chunks of at most
   // `chunkOutcomes` outcomes, each a whole message (wire str(error), then a
   // list of writeOutcome's), put on `shelf`, which is then sealed. `[s]`:

@@ -119,7 +119,8 @@ TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
   EXPECT_EQ(s.matched, 1u);
   EXPECT_EQ(s.problems, 3u);
   ASSERT_EQ(s.examples.size(), 3u);
-  EXPECT_EQ(s.examples[0].text, "group \"7\" allreduce instance 0: rank 0 1024 bytes, rank 2 2048");
+  EXPECT_EQ(s.examples[0].text,
+            "group \"7\" allreduce instance 0: rank 0 1024 bytes, rank 2 2048 bytes");
   EXPECT_EQ(s.examples[1].text, "group \"7\" allreduce instance 1: rank 2 missing");
   EXPECT_EQ(s.examples[2].text,
             "group \"7\" allreduce instance 2: rank 0 allreduce, rank 1 broadcast");
@@ -297,22 +298,25 @@ TEST(CollectiveMatch, CsvText) {
             ",allreduce,1024,2,0.000,0.000,7.680,0.001,1,0.500\n"
             "1,allgather,2048,1,0.000,0.000,10.240,0.000,1,1.000\n");
   std::vector<RankInfo> ranks{{0, 1, "n0"}, {1, 0, "n0"}, {2, 1, "n,1"}, {3, 1, "n1"}};
-  EXPECT_EQ(waitsCsv(s, ranks),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n"
-            "0,n0,0.000,0.000,,,\n"
-            "1,n0,0.000,0.000,unknown,,\n"
-            "2,\"n,1\",0.000,0.000,,,\n"
-            "3,n1,0.000,0.001,unknown,,\n");
+  EXPECT_EQ(
+      waitsCsv(s, ranks),
+      "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n"
+      "0,n0,0.000,0.000,,,\n"
+      "1,n0,0.000,0.000,unknown,,\n"
+      "2,\"n,1\",0.000,0.000,,,\n"
+      "3,n1,0.000,0.001,unknown,,\n");
   EXPECT_EQ(msText(1234567), "1.235");
   EXPECT_EQ(msText(499), "0.000");
   EXPECT_EQ(msText(500), "0.001");
   const std::vector<std::string> lines = collectivesSummaryLines(s, ranks);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0],
-            "collectives: 2 groups, 3 instances matched (0 unmatched); per rank in waits.csv (a rank "
-            "late because it waited itself: cause waiting)");
+  EXPECT_EQ(
+      lines[0],
+      "collectives: 2 groups, 3 instances matched (0 unmatched); per rank in waits.csv (a rank "
+      "late because it waited itself: cause waiting)");
   EXPECT_EQ(waitsCsv(CollectivesSummary{}, ranks),
-            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_spread_us\n");
+            "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_"
+            "spread_us\n");
   EXPECT_TRUE(collectivesSummaryLines(CollectivesSummary{}, ranks).empty());
 }
 
