@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "xstack/render/SpilledRows.h"
+
 namespace xstack {
 
 std::span<RowBuckets::Tid> RowBuckets::tidsInOutputOrder(size_t r, const TimeOrigin& origin) {
@@ -106,8 +108,11 @@ void RowBuckets::onSlice(const SliceEvent& e) {
   if (abandoned_) return;
   const size_t r = rowIndex(e.row);
   if (r == SIZE_MAX) return;
-  if (ops_ == maxOps_) return abandon();
-  ++ops_;
+  // A kept detail counts with its op: a profile whose ops carry long details
+  // (a collective's "Process Group Ranks" of every rank, 5 KB) stays within the budget.
+  const uint64_t cost = 1 + heldOpsOfText(e.detail.size());
+  if (cost > maxOps_ - ops_) return abandon();
+  ops_ += cost;
   Row& row = rows_[r];
   size_t t = row.lastTid;
   if (t >= row.used || row.tids[t].tid != e.tid) {

@@ -26,6 +26,8 @@ uint64_t heldOpsWithin(const SpillOptions& options) {
 
 uint64_t heldBytesOf(uint64_t ops) { return ops * kHeldBytesPerOp; }
 
+uint64_t heldOpsOfText(uint64_t bytes) { return (bytes + kHeldBytesPerOp - 1) / kHeldBytesPerOp; }
+
 bool rowsFitInMemory(uint64_t events, const SpillOptions& options) {
   return events <= heldOpsWithin(options);
 }

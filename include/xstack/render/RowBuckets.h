@@ -56,9 +56,10 @@ class RowBuckets final : public EventSink, public OpStore {
   // `rows` (sorted, the summary's), dropping rows not in it; the buckets then
   // equal what reset(rows) and the same events give. Keeps a copy of `rows`.
   void adoptRows(const std::vector<RowKey>& rows);
-  // Ops held (for a memory budget).
+  // Ops held (for a memory budget), each kept detail counted as the ops its
+  // bytes are (heldOpsOfText).
   uint64_t opCount() const { return ops_; }
-  // Learning: past `maxOps` ops the buckets let go of everything they hold
+  // Learning: past `maxOps` ops (opCount's) the buckets let go of everything they hold
   // and take no more events (abandoned(): the rows must be read again).
   void limitOps(uint64_t maxOps) { maxOps_ = maxOps; }
   bool abandoned() const { return abandoned_; }

@@ -41,6 +41,9 @@ bool rowsFitInMemory(uint64_t events, const SpillOptions& options);
 uint64_t heldOpsWithin(const SpillOptions& options);
 // The bytes RowBuckets holding `ops` ops is counted as (the inverse of heldOpsWithin).
 uint64_t heldBytesOf(uint64_t ops);
+// The ops `bytes` of text a RowBuckets keeps (an op's detail) count as
+// against a budget of ops: the bytes over an op's share, rounded up.
+uint64_t heldOpsOfText(uint64_t bytes);
 
 class SpilledRows final : public EventSink, public OpStore {
  public:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "xstack/render/RowBuckets.h"
+#include "xstack/render/SpilledRows.h"
 
 namespace xstack {
 namespace {
@@ -58,6 +59,37 @@ TEST(RowBuckets, LearningThenAdoptingEqualsResettingWithTheRows) {
   learned.resetLearning();
   learned.adoptRows(rows);
   EXPECT_EQ(describe(learned, rows.size()), "0 memory");
+}
+
+// A kept detail counts against the budget as the ops its bytes are: a profile
+// whose ops carry long details (a collective's "Process Group Ranks" of a
+// 1,024-rank group: 5 KB an op) is let go of when their bytes pass the
+// budget, not held whole because its ops are few.
+TEST(RowBuckets, LongDetailsCountAgainstTheBudget) {
+  const std::string ranks(5000, '1');
+  auto feed = [&](RowBuckets& b, std::string_view detail, int ops) {
+    for (int i = 0; i < ops; ++i) {
+      SliceEvent e{"k", detail, uint64_t(i) * 10, uint64_t(i) * 10 + 5, {RowKind::Gpu, 0}, 7, 0};
+      b.onSlice(e);
+    }
+  };
+  // 110 ops, 10 of them with a long detail: 1 + 40 each.
+  const uint64_t limit = 110 + heldOpsOfText(ranks.size()) * 10;
+  RowBuckets fits;
+  fits.resetLearning();
+  fits.limitOps(limit);
+  feed(fits, ranks, 10);
+  feed(fits, "", 100);
+  EXPECT_FALSE(fits.abandoned());
+  EXPECT_EQ(fits.opCount(), limit);
+  EXPECT_EQ(heldOpsOfText(ranks.size()), (5000 + heldBytesOf(1) - 1) / heldBytesOf(1));
+
+  RowBuckets over;
+  over.resetLearning();
+  over.limitOps(limit);
+  feed(over, ranks, 13);  // 13 ops, far under the limit as ops alone
+  EXPECT_TRUE(over.abandoned());
+  EXPECT_EQ(over.opCount(), 0U);
 }
 
 }  // namespace
