@@ -326,15 +326,16 @@ void ChunkWalk::extraRows(const TraceExtraRows& rows) {
   }
 }
 
-void ChunkWalk::analysisTracks(int64_t pid, TrackGroupRows& rows) {
-  for (const TraceTrack& t : rows.tracks) sink_.thread(pid, t.tid, t.name, t.sortIndex);
-  for (TraceSlice& s : rows.slices) {
-    const uint64_t endNs = s.tsNs + s.durNs;
-    s.tsNs = tsOf(s.tsNs);
-    const uint64_t end = origin_.since(endNs);  // ends before the origin: 0
-    s.durNs = end > s.tsNs ? end - s.tsNs : 0;
-    sink_.slice(pid, s);
-  }
+void ChunkWalk::AnalysisTracks::track(const TraceTrack& t) {
+  walk_.sink_.thread(pid_, t.tid, t.name, t.sortIndex);
+}
+
+void ChunkWalk::AnalysisTracks::slice(TraceSlice& s) {
+  const uint64_t endNs = s.tsNs + s.durNs;
+  s.tsNs = walk_.tsOf(s.tsNs);
+  const uint64_t end = walk_.origin_.since(endNs);  // ends before the origin: 0
+  s.durNs = end > s.tsNs ? end - s.tsNs : 0;
+  walk_.sink_.slice(pid_, s);
 }
 
 void TeeSink::process(int64_t pid, std::string_view name) {

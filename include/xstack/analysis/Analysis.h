@@ -122,11 +122,10 @@ class AnalysisJob {
   virtual std::vector<TraceTrackGroup> trackGroups() const { return {}; }
   virtual std::string trackProcess() const { return {}; }
   // On the owner of group `index` of trackGroups(): its rows on process
-  // `pid`; `dropped` counts its slices not drawn. Called from render threads
-  // at once (no state changes).
-  virtual TrackGroupRows trackRows(size_t /*index*/, int64_t /*pid*/, uint64_t& /*dropped*/) const {
-    return {};
-  }
+  // `pid`, to `out` as they are made; `dropped` counts its slices not drawn.
+  // Called from render threads at once (no state changes).
+  virtual void trackRows(size_t /*index*/, int64_t /*pid*/, uint64_t& /*dropped*/,
+                         TrackRowSink& /*out*/) const {}
   // collective (every rank, after merge): rank 0 writes the analysis' files
   // (Analysis::outputFiles) to temporaries in out.dir and appends them,
   // finished, to *out.files (all of them, or none and an Error), and its

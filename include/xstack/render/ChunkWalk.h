@@ -57,10 +57,19 @@ class ChunkWalk {
   // The findings: a process, per tid a thread "rank <tid>", the instants
   // (ordered by tid, then ts).
   void extraRows(const TraceExtraRows& rows);
-  // An analysis' track group on process `pid`: its threads, then its slices
-  // (ts clamped to the origin as every event's; a slice keeps its end).
-  // `rows`' times become ns since the origin.
-  void analysisTracks(int64_t pid, TrackGroupRows& rows);
+  // An analysis' track group on process `pid`, as its maker hands it out:
+  // its threads, then its slices (ts clamped to the origin as every event's;
+  // a slice keeps its end; a slice's times become ns since the origin).
+  class AnalysisTracks final : public TrackRowSink {
+   public:
+    AnalysisTracks(ChunkWalk& walk, int64_t pid) : walk_(walk), pid_(pid) {}
+    void track(const TraceTrack& t) override;
+    void slice(TraceSlice& s) override;
+
+   private:
+    ChunkWalk& walk_;
+    int64_t pid_;
+  };
 
   // Counts `n` of `kind` among the walk's warnings (what a chunk's source
   // found while making its rows).

@@ -79,4 +79,23 @@ struct TrackGroupRows {
   std::vector<TraceSlice> slices;  // tsNs: Unix ns; by (tid, ts)
 };
 
+// Receives one track group's rows as they are made, in TrackGroupRows'
+// order (every track, then the slices), so that no group is ever held as
+// rows: a slice is the receiver's until the call returns (it may change it,
+// e.g. its times), then the maker reuses it.
+class TrackRowSink {
+ public:
+  virtual ~TrackRowSink() = default;
+  virtual void track(const TraceTrack& t) = 0;
+  virtual void slice(TraceSlice& s) = 0;
+};
+
+// A TrackRowSink that keeps the rows (tests, small groups).
+class TrackRowsKept final : public TrackRowSink {
+ public:
+  void track(const TraceTrack& t) override { rows.tracks.push_back(t); }
+  void slice(TraceSlice& s) override { rows.slices.push_back(s); }
+  TrackGroupRows rows;
+};
+
 }  // namespace xstack

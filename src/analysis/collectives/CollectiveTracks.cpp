@@ -26,29 +26,26 @@ std::string rankRuns(const std::vector<int64_t>& ranks, size_t maxRuns) {
   return out;
 }
 
-// An instance's slice name: its collective; a point-to-point op "send 3 -> 5".
-std::string sliceName(const InstanceSlice& s) {
-  if (s.src < 0) return s.collective;
-  std::string out;
-  out.reserve(s.collective.size() + 48);
-  out += s.collective;
+// An instance's slice name into `out`: its collective; a point-to-point op "send 3 -> 5".
+void sliceName(const InstanceSlice& s, std::string& out) {
+  out = s.collective;
+  if (s.src < 0) return;
   out += ' ';
   appendInt(out, s.src);
   out += " -> ";
   appendInt(out, s.dst);
-  return out;
 }
 
 double msOf(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-TraceSlice sliceOf(const InstanceSlice& s, int64_t tid) {
-  TraceSlice out;
+// `out` made slice `s` on thread `tid`, its vectors and strings reused.
+void fillSlice(const InstanceSlice& s, int64_t tid, TraceSlice& out) {
   out.tid = tid;
   out.tsNs = s.firstArrivalNs;
   out.durNs = s.endNs - s.firstArrivalNs;
-  out.name = sliceName(s);
+  sliceName(s, out.name);
   out.category = "collective";
-  out.args.reserve(8);
+  out.args.clear();
   out.args.push_back(TraceArg::ofString("collective", s.collective));
   out.args.push_back(TraceArg::ofUint("bytes", s.bytes));
   out.args.push_back(TraceArg::ofUint("members", s.members));
@@ -57,7 +54,6 @@ TraceSlice sliceOf(const InstanceSlice& s, int64_t tid) {
   out.args.push_back(TraceArg::ofDouble("transfer_ms", msOf(s.transferNs)));
   if (s.hasBusbw) out.args.push_back(TraceArg::ofDouble("busbw_gbps", s.busbwGbps));
   out.args.push_back(TraceArg::ofInt("instance", s.instance));
-  return out;
 }
 
 // Each slice's lane (the lowest whose last slice ended by its start), or
@@ -194,13 +190,14 @@ std::string collectiveTrackName(const std::string& group, const std::vector<int6
 
 TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
                                    uint64_t& dropped) {
-  return collectiveTrackRows(track.group, track.ranks, track.slices, index, pid, dropped);
+  TrackRowsKept kept;
+  collectiveTrackRows(track.group, track.ranks, track.slices, index, pid, dropped, kept);
+  return std::move(kept.rows);
 }
 
-TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<int64_t>& ranks,
-                                   std::string_view encoded, size_t index, int64_t pid,
-                                   uint64_t& dropped) {
-  TrackGroupRows rows;
+void collectiveTrackRows(const std::string& group, const std::vector<int64_t>& ranks,
+                         std::string_view encoded, size_t index, int64_t pid, uint64_t& dropped,
+                         TrackRowSink& out) {
   const std::vector<InstanceSlice> slices = decodeSlices(encoded);
   const std::vector<int64_t> lanes = lanesOf(slices);
   const int64_t base = pid + 1 + static_cast<int64_t>(index) * kCollectiveTrackLanes;
@@ -208,15 +205,17 @@ TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<i
   int64_t used = 0;
   for (int64_t lane : lanes) used = std::max(used, lane < kCollectiveTrackLanes ? lane + 1 : 0);
   for (int64_t lane = 0; lane < used; ++lane)
-    rows.tracks.push_back({base + lane,
-                           lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")",
-                           base + lane});
-  rows.slices.reserve(slices.size());
+    out.track({base + lane, lane == 0 ? name : name + " (overlap " + std::to_string(lane) + ")",
+               base + lane});
+  TraceSlice slice;  // reused: its name, category and args keep their storage
+  slice.args.reserve(8);
   for (int64_t lane = 0; lane < used; ++lane)
     for (size_t i = 0; i < slices.size(); ++i)
-      if (lanes[i] == lane) rows.slices.push_back(sliceOf(slices[i], base + lane));
+      if (lanes[i] == lane) {
+        fillSlice(slices[i], base + lane, slice);
+        out.slice(slice);
+      }
   for (int64_t lane : lanes) dropped += lane == kCollectiveTrackLanes;
-  return rows;
 }
 
 Expected<std::vector<TraceTrackGroup>> agreeTrackGroups(Comm& comm,

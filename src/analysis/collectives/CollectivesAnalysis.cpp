@@ -351,7 +351,7 @@ class CollectivesJob final : public AnalysisJob {
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
   std::vector<TraceTrackGroup> trackGroups() const override { return trackGroups_; }
   std::string trackProcess() const override { return "collectives"; }
-  TrackGroupRows trackRows(size_t index, int64_t pid, uint64_t& dropped) const override;
+  void trackRows(size_t index, int64_t pid, uint64_t& dropped, TrackRowSink& out) const override;
 
  private:
   void agreeTracks(Comm& comm, OwnTracks mine, bool failed);
@@ -545,18 +545,17 @@ void CollectivesJob::agreeTracks(Comm& comm, OwnTracks mine, bool failed) {
   for (auto& [group, track] : mine) ownTracks_.emplace(group, std::move(track));
 }
 
-TrackGroupRows CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped) const {
-  if (index >= trackGroups_.size()) return {};
+void CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped,
+                               TrackRowSink& out) const {
+  if (index >= trackGroups_.size()) return;
   auto it = ownTracks_.find(trackGroups_[index].name);
-  if (it == ownTracks_.end()) return {};
+  if (it == ownTracks_.end()) return;
   const std::string_view slices = tracksShelf_->view(it->second.slices);
   if (slices.empty())  // only groups with slices are on the shelf: this one was not read back
     throw std::runtime_error("the collectives' slices of group \"" + it->first +
                              "\" could not be read back from --spill-dir");
-  TrackGroupRows rows =
-      collectiveTrackRows(it->first, it->second.ranks, slices, index, pid, dropped);
+  collectiveTrackRows(it->first, it->second.ranks, slices, index, pid, dropped, out);
   tracksShelf_->release(slices);
-  return rows;
 }
 
 void CollectivesJob::publish(JobBoard& board) const {

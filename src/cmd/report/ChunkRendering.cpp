@@ -98,9 +98,8 @@ std::string analysisProcessName(const Chunk& c, const WriteContext& ctx) {
 void walkAnalysisTrack(ChunkWalk& walk, const Chunk& c, const WriteContext& ctx) {
   if (!ctx.render.trackRows) throw std::logic_error("an analysis track without its analysis");
   uint64_t dropped = 0;
-  TrackGroupRows rows =
-      ctx.render.trackRows(c.trackSet, static_cast<size_t>(c.subject), c.pid, dropped);
-  walk.analysisTracks(c.pid, rows);
+  ChunkWalk::AnalysisTracks out(walk, c.pid);
+  ctx.render.trackRows(c.trackSet, static_cast<size_t>(c.subject), c.pid, dropped, out);
   walk.count(Warn::CollectiveSliceDropped, dropped);
 }
 

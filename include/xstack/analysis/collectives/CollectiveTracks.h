@@ -54,10 +54,11 @@ std::string collectiveTrackName(const std::string& group, const std::vector<int6
 // the last lane.
 TrackGroupRows collectiveTrackRows(const GroupTrack& track, size_t index, int64_t pid,
                                    uint64_t& dropped);
-// The same from a group's name, ranks and encoded slices (GroupTrack's).
-TrackGroupRows collectiveTrackRows(const std::string& group, const std::vector<int64_t>& ranks,
-                                   std::string_view slices, size_t index, int64_t pid,
-                                   uint64_t& dropped);
+// The same from a group's name, ranks and encoded slices (GroupTrack's), to
+// `out` as they are made: one TraceSlice reused, never the group's rows.
+void collectiveTrackRows(const std::string& group, const std::vector<int64_t>& ranks,
+                         std::string_view slices, size_t index, int64_t pid, uint64_t& dropped,
+                         TrackRowSink& out);
 
 // One MPI rank's part of the job's list of track groups: its groups with a
 // slice, or that it failed (agreeTrackGroups' message).

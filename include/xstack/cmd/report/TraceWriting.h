@@ -46,9 +46,9 @@ struct WriteContext {
     unsigned threads = 1;
     // The analyses' track sets (AnalysisProcess, AnalysisTrack chunks): each
     // set's process name, and on a group's owner the rows of group `index` of
-    // set `set` on process `pid` (`dropped`: its slices not drawn).
+    // set `set` on process `pid`, to a sink (`dropped`: its slices not drawn).
     std::vector<std::string> trackProcesses;
-    std::function<TrackGroupRows(size_t set, size_t index, int64_t pid, uint64_t& dropped)>
+    std::function<void(size_t set, size_t index, int64_t pid, uint64_t& dropped, TrackRowSink&)>
         trackRows;
   } render;
   // The rendered text on its way to rank 0 (transport/ChunkPieces.h).

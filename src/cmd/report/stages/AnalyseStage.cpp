@@ -124,9 +124,9 @@ void attachAnalysisTracks(const JobAnalyses* analysed, RenderPlan& render) {
   if (sets.empty()) return;
   addTrackChunks(render.outputs, sets, *render.context.all, render.context.job.topology);
   for (const TrackSet& s : sets) render.context.render.trackProcesses.push_back(s.process);
-  render.context.render.trackRows = [jobs](size_t set, size_t index, int64_t pid,
-                                           uint64_t& dropped) {
-    return jobs.at(set)->trackRows(index, pid, dropped);
+  render.context.render.trackRows = [jobs](size_t set, size_t index, int64_t pid, uint64_t& dropped,
+                                           TrackRowSink& out) {
+    jobs.at(set)->trackRows(index, pid, dropped, out);
   };
 }
 
