@@ -134,6 +134,10 @@ class AnalysisJob {
   // happened on rank 0. `local`: this MPI rank's parts, as given to merge.
   virtual Status write(Comm& comm, const std::vector<RankPart>& local,
                        const AnalysisOutput& out) = 0;
+  // After every analysis wrote: lets go of what only the files needed, so
+  // that the traces' rendering does not hold it; what annotations() and
+  // trackRows() give must not change.
+  virtual void releaseAfterWrite() {}
 };
 
 // A registered analysis: its name, the files it writes and its two parts.

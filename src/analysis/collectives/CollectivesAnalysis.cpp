@@ -352,6 +352,15 @@ class CollectivesJob final : public AnalysisJob {
   std::vector<TraceTrackGroup> trackGroups() const override { return trackGroups_; }
   std::string trackProcess() const override { return "collectives"; }
   void trackRows(size_t index, int64_t pid, uint64_t& dropped, TrackRowSink& out) const override;
+  // Keeps the tracks alone.
+  void releaseAfterWrite() override {
+    summary_ = CollectivesSummary();
+    std::vector<RankInfo>().swap(ranks_);
+    std::vector<NodeClock>().swap(clocks_);
+    readers_.clear();
+    std::vector<StepPath>().swap(paths_);
+    std::vector<CriticalShare>().swap(shares_);
+  }
 
  private:
   void agreeTracks(Comm& comm, OwnTracks mine, bool failed);

@@ -60,6 +60,7 @@ class KernelsJob final : public AnalysisJob {
   }
   Status status() const override { return status_; }
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
+  void releaseAfterWrite() override { Readers().swap(readers_); }
 
  private:
   Status writeCsv(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out);

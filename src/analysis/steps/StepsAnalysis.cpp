@@ -123,6 +123,27 @@ std::vector<int64_t> StepsJob::ranksToShow() const {
   return ranks;
 }
 
+void StepsJob::releaseAfterWrite() {
+  std::vector<int64_t> named;
+  for (const Finding& f : analysis_.findings)
+    named.insert(named.end(), f.ranks.begin(), f.ranks.end());
+  std::sort(named.begin(), named.end());
+  std::vector<RankTable> kept;
+  for (RankTable& t : tables_)
+    if (std::binary_search(named.begin(), named.end(), t.rank)) {
+      RankTable steps;
+      steps.rank = t.rank;
+      steps.steps = std::move(t.steps);
+      kept.push_back(std::move(steps));
+    }
+  tables_ = std::move(kept);
+  JobAnalysis findings;
+  findings.findings = std::move(analysis_.findings);
+  analysis_ = std::move(findings);
+  std::vector<std::pair<int64_t, int>>().swap(readers_);
+  board_ = JobBoard();
+}
+
 // (rank, ts) of every instant event of `f` in file (group, gpu).
 std::vector<std::pair<int64_t, uint64_t>> StepsJob::instantsOf(const Finding& f, int64_t group,
                                                                int64_t gpu) const {

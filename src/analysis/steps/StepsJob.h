@@ -23,6 +23,8 @@ class StepsJob final : public AnalysisJob {
   TraceExtraRows annotations(int64_t group, int64_t gpu, int64_t pid,
                              uint64_t originNs) const override;
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
+  // Keeps the findings and the step rows of the ranks they name (annotations').
+  void releaseAfterWrite() override;
 
  private:
   void analyse();

@@ -79,6 +79,7 @@ AnalysisResult writeAnalyses(Comm& comm, JobAnalyses& analyses,
   }
   if (comm.rank() == 0 && res.written.ok())
     for (auto& f : written) files.push_back(std::move(f));
+  for (auto& job : analyses.jobs) job->releaseAfterWrite();
   return res;
 }
 
