@@ -10,7 +10,9 @@
 #   identical  np 1, 2 and 3 give the same bytes, and np 3 with --memory-mb 1
 #              (routing in many rounds) and np 2 with --threads 1 and 3 the same
 #              analysis files; a 64-rank job at np 3 with --memory-mb 1 (the
-#              owners' stores spill, the outcomes return in rounds) every file
+#              owners' stores spill, the outcomes return in rounds) every file; a
+#              32-rank job of one group (the owner's sorter spills; rank 9 computes
+#              1.3x slower: the one finding, compute) every file
 #   usage: critical_path.sh XSTACK WORKDIR CASE
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
@@ -125,6 +127,24 @@ PY
     for f in "$work/wide.np1"/*; do
       cmp "$f" "$work/wide.np3/${f##*/}" || fail "${f##*/} differs at np 3 with --memory-mb 1 (64 ranks)"
     done
-    [ "$(ls "$work/wide.np1" | wc -l)" = "$(ls "$work/wide.np3" | wc -l)" ] || fail "other files at np 3" ;;
+    [ "$(ls "$work/wide.np1" | wc -l)" = "$(ls "$work/wide.np3" | wc -l)" ] || fail "other files at np 3"
+    # One group of every rank (TP 32, 7,936 arrivals): its owner walks it through a
+    # sorter that spills runs of 1,024 records and merges them at --memory-mb 1; every
+    # file the same bytes as np 1 with the default budget.
+    job=(--format kineto --tp 32 --pp 1 --dp 1 --microbatches 62 --steps 1 --slow 9:1.3)
+    report=(--no-progress)
+    run one 1
+    grep -q "collectives: 1 group, 248 instances matched (0 unmatched)" "$work/one.np1.log" ||
+      fail "one group: $(grep collectives: "$work/one.np1.log")"
+    python3 - "$work/one.np1/findings.json" <<'PY' || fail "one group: $(cat "$work/one.np1/findings.json")"
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+assert [(x["ranks"], x["cause"]) for x in f] == [([9], "compute")], f
+PY
+    report=(--no-progress --memory-mb 1)
+    run one 3
+    for f in "$work/one.np1"/*; do
+      cmp "$f" "$work/one.np3/${f##*/}" || fail "${f##*/} differs at np 3 with --memory-mb 1 (one group)"
+    done ;;
   *) fail "unknown case $case" ;;
 esac
