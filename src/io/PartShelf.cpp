@@ -57,11 +57,12 @@ void PartShelf::seal() {
 
 // Maps the file of `stream`; when it cannot, reads its spilled parts back
 // into memory (pread); one that cannot be read is empty. The test hook
-// "shelf-read" makes both fail, as for a file no longer readable.
+// (faultStage_: "shelf-read" unless the shelf names its own) makes both
+// fail, as for a file no longer readable.
 void PartShelf::mapOrReadBack(size_t stream) {
   Stream& s = streams_[stream];
   if (!s.file) return;
-  const bool unreadable = faultArmed("shelf-read");
+  const bool unreadable = faultArmed(faultStage_);
   if (!s.failed && !unreadable) {
     Expected<SpillMapping> m = s.file->map();
     if (m) {
@@ -75,7 +76,7 @@ void PartShelf::mapOrReadBack(size_t stream) {
     if (!e.spilled || e.stream != stream) continue;
     std::string bytes(e.size, '\0');
     const Status st = unreadable ? Status(Error("cannot read back a scratch file in " + dir_ +
-                                                ": injected fault shelf-read"))
+                                                ": injected fault " + faultStage_))
                                  : s.file->readAt(e.offset, bytes.data(), bytes.size());
     if (!st) {
       bytes.clear();

@@ -141,6 +141,29 @@ case $case in
         "$work/log" || fail "rank $r does not say why its parts are empty: $(cat "$work/log")"
     done
     ;;
+  tracksread)  # the collectives' trace slices spilled and cannot be read back (fault hook
+    # tracks-read, every rank; 1 MiB of memory: the owners' slices past 32 KiB spill): exit 3,
+    # every trace file written and valid, without those tracks; the analysis files all written;
+    # the failed tracks named with their group, the scratch folder and the reason
+    "$xstack" synth --format kineto --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2 --seed 3 \
+      --out "$work/kineto" 2>/dev/null
+    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
+    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
+    XSTACK_INJECT_FAULT="tracks-read:0" expect_rc 3 "$work/log" -- \
+      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
+    valid_json "$work/out"
+    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
+    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+    for f in collectives.csv waits.csv critical_path.csv findings.json steps.csv; do
+      cmp "$work/kclean/$f" "$work/out/$f" || fail "$f differs from the clean run's"
+    done
+    grep -q 'the collectives'"'"' slices of group ".*" could not be read back from --spill-dir: cannot read back a scratch file in '"$work"': injected fault tracks-read' \
+      "$work/log" || fail "the tracks' failure not said: $(cat "$work/log")"
+    # The groups whose slices spilled are not drawn; those held in memory are.
+    drawn=$(cat "$work"/out/traceFile_* | grep -c '"cat":"collective"' || true)
+    all=$(cat "$work"/kclean/traceFile_* | grep -c '"cat":"collective"')
+    [ "$drawn" -lt "$all" ] || fail "$drawn collective slices drawn of $all: none from the unreadable shelf missing"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

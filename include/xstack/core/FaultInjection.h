@@ -5,7 +5,8 @@
 // after --out is locked) run a command, runInjectedCommand; "spill-read": on
 // every rank, every read back or mapping of a scratch file fails, as on a
 // bad disk, io/SpillFile.h; "shelf-read": the same for the scratch files of
-// io/PartShelf.h alone, whose spilled parts then read as empty), so the
+// io/PartShelf.h alone, whose spilled parts then read as empty; "tracks-read":
+// the same for the collectives' trace slices' shelf alone), so the
 // tests can prove that a
 // failure on one rank at any stage neither hangs nor loses the other
 // ranks' outputs. Unset in normal runs (a getenv per stage, no cost).

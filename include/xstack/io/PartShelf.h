@@ -25,9 +25,10 @@ namespace xstack {
 class PartShelf {
  public:
   // Parts are kept in memory while they come to at most `memoryBytes`; the
-  // others go to a scratch file in `dir`.
-  PartShelf(std::string dir, uint64_t memoryBytes)
-      : dir_(std::move(dir)), memoryBytes_(memoryBytes) {}
+  // others go to a scratch file in `dir`. `faultStage`: the test hook that
+  // makes this shelf's read back fail (core/FaultInjection.h).
+  PartShelf(std::string dir, uint64_t memoryBytes, const char* faultStage = "shelf-read")
+      : dir_(std::move(dir)), memoryBytes_(memoryBytes), faultStage_(faultStage) {}
   PartShelf(const PartShelf&) = delete;
   PartShelf& operator=(const PartShelf&) = delete;
 
@@ -68,6 +69,7 @@ class PartShelf {
 
   std::string dir_;
   uint64_t memoryBytes_;
+  const char* faultStage_;
   std::mutex mutex_;
   std::deque<Entry> entries_;  // by handle; stable addresses
   uint64_t held_ = 0;          // bytes of the parts in memory

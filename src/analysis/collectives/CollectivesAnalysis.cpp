@@ -527,7 +527,8 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   Owned owned;
   owned.error = groups.error;
   OwnTracks tracks;
-  tracksShelf_ = std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes);
+  tracksShelf_ =
+      std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes, "tracks-read");
   try {
     owned = summarizeOwned(groups, ClockMove{&clocks, perNode}, ownerSpill_, outcomes,
                            *tracksShelf_, tracks, threads_);
@@ -561,8 +562,9 @@ void CollectivesJob::trackRows(size_t index, int64_t pid, uint64_t& dropped,
   if (it == ownTracks_.end()) return;
   const std::string_view slices = tracksShelf_->view(it->second.slices);
   if (slices.empty())  // only groups with slices are on the shelf: this one was not read back
-    throw std::runtime_error("the collectives' slices of group \"" + it->first +
-                             "\" could not be read back from --spill-dir");
+    throw std::runtime_error(
+        "the collectives' slices of group \"" + it->first +
+        "\" could not be read back from --spill-dir: " + tracksShelf_->readBackError());
   collectiveTrackRows(it->first, it->second.ranks, slices, index, pid, dropped, out);
   tracksShelf_->release(slices);
 }
