@@ -8,7 +8,8 @@
 # Environment (all optional):
 #   SIZES         training ranks, space-separated (default "64 256 1024"; known shapes:
 #                 16 = TP2xPP2xDP4, 64 = TP2xPP4xDP8, 256 = TP4xPP4xDP16, 1024 = TP8xPP8xDP16,
-#                 4096 = TP8xPP8xDP64)
+#                 4096 = TP8xPP8xDP64; gN = one group of N ranks, TPNxPP1xDP1: a data-parallel
+#                 job's group of every rank, e.g. g1024, 508 k arrivals in one group)
 #   STEPS         training steps of each job (default 2)
 #   MICROBATCHES  microbatches per step (default 62: about 500 collectives a step on a middle
 #                 pipeline stage: 4 TP all-reduces and 4 sends/recvs per microbatch, plus the DP
@@ -81,7 +82,8 @@ shape() {  # shape RANKS -> "TP PP DP"
     256) echo "4 4 16" ;;
     1024) echo "8 8 16" ;;
     4096) echo "8 8 64" ;;
-    *) die "no shape for $1 ranks (known: 16 64 256 1024 4096)" ;;
+    g[1-9]*) [[ ${1#g} =~ ^[0-9]+$ ]] || die "no shape for $1"; echo "${1#g} 1 1" ;;
+    *) die "no shape for $1 ranks (known: 16 64 256 1024 4096, gN)" ;;
   esac
 }
 
