@@ -411,7 +411,6 @@ void GroupSummaryBuilder::finish(CollectivesSummary& out) {
     out.groupBlame.push_back(std::move(blame));
   }
   normalizeSummary(out);
-  build_ = std::make_unique<Build>();
 }
 
 namespace {

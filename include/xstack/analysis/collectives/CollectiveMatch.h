@@ -222,8 +222,8 @@ void summarizeMatched(const std::string& group, const std::vector<Arrival>& arri
                       const GroupMatch& match, CollectivesSummary& out, int64_t ranksPerNode);
 
 // summarizeMatched one instance at a time: add() every instance of one group
-// in key order (matchGroup's), then finish() adds the group to `out` (then
-// normalizeSummary). Holds O(instances) numbers (the rows' transfers), never
+// in key order (matchGroup's), then finish() once adds the group to `out`
+// (then normalizeSummary). Holds O(instances) numbers (the rows' transfers), never
 // the members.
 class GroupSummaryBuilder {
  public:
