@@ -164,6 +164,22 @@ case $case in
     all=$(cat "$work"/kclean/traceFile_* | grep -c '"cat":"collective"')
     [ "$drawn" -lt "$all" ] || fail "$drawn collective slices drawn of $all: none from the unreadable shelf missing"
     ;;
+  outcomesread)  # the outcomes a reader keeps for the critical path spilled and cannot be read
+    # back (fault hook outcomes-read, every rank; 1 MiB of memory): exit 3, every trace file
+    # written and valid, the analysis not written, and why: the scratch folder and the reason
+    # (64 ranks: each reader's outcomes pass the 32 KiB a store holds at --memory-mb 1)
+    "$xstack" synth --format kineto --tp 2 --pp 4 --dp 8 --microbatches 62 --steps 2 --seed 3 \
+      --out "$work/kineto" 2>/dev/null
+    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
+    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
+    XSTACK_INJECT_FAULT="outcomes-read:0" expect_rc 3 "$work/log" -- \
+      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
+    valid_json "$work/out"
+    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
+    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+    grep -q "analysis not written: .*the collective outcomes kept for the critical path: cannot read back a scratch file in $work: injected fault outcomes-read" \
+      "$work/log" || fail "the outcomes' failure not said: $(cat "$work/log")"
+    ;;
   *) fail "unknown case $case" ;;
 esac
 echo "ok: $case"

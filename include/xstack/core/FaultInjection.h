@@ -5,8 +5,9 @@
 // after --out is locked) run a command, runInjectedCommand; "spill-read": on
 // every rank, every read back or mapping of a scratch file fails, as on a
 // bad disk, io/SpillFile.h; "shelf-read": the same for the scratch files of
-// io/PartShelf.h alone, whose spilled parts then read as empty; "tracks-read":
-// the same for the collectives' trace slices' shelf alone), so the
+// io/PartShelf.h alone, whose spilled parts then read as empty; "tracks-read"
+// and "outcomes-read": the same for the collectives' trace slices' shelf
+// alone, and for the outcomes a reader keeps for the critical path), so the
 // tests can prove that a
 // failure on one rank at any stage neither hangs nor loses the other
 // ranks' outputs. Unset in normal runs (a getenv per stage, no cost).

@@ -424,7 +424,7 @@ LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                          const SpillOptions& spill) {
   LocalWalk local;
   if (routed.size() != mine.size()) local.error = "collective parts and their routes differ";
-  local.outcomes = std::make_unique<PartShelf>(spill.dir, spill.memoryBytes);
+  local.outcomes = std::make_unique<PartShelf>(spill.dir, spill.memoryBytes, "outcomes-read");
   {
     PartShelf shelf(spill.dir, spill.memoryBytes);
     const std::vector<std::vector<size_t>> chunks =
@@ -437,6 +437,10 @@ LocalWalk returnOutcomes(Comm& comm, const std::vector<RankPart>& mine,
                                                 : "collective outcomes left over";
     if (!local.error.empty()) return local;
     local.outcomes->seal();
+    if (const std::string& why = local.outcomes->readBackError(); !why.empty()) {
+      local.error = "the collective outcomes kept for the critical path: " + why;
+      return local;
+    }
     for (size_t i = 0; i < mine.size(); ++i)
       local.profiles.hold(routed[i].rank,
                           HeldProfile{mine[i].bytes, local.outcomes->view(pairing.kept[i]),
