@@ -15,6 +15,21 @@ expect_rc() {  # expect_rc WANT LOG -- command...
   set +e; "$@" 2>"$log"; local rc=$?; set -e
   [ "$rc" -eq "$want" ] || fail "exit $rc, expected $want; stderr: $(cat "$log")"
 }
+# scratch_fault STAGE SYNTH-ARGS...: a Kineto job (synth SYNTH-ARGS --seed 3) read at
+# --memory-mb 1 (every store past 32 KiB spills to $work) by 3 MPI ranks with fault hook STAGE
+# armed on every rank: exit 3, valid JSON, as many trace files as a clean run's (in
+# $work/kclean; the faulted run's in $work/out, its stderr in $work/log).
+scratch_fault() {
+  local stage=$1; shift
+  "$xstack" synth --format kineto "$@" --seed 3 --out "$work/kineto" 2>/dev/null
+  kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
+  "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
+  XSTACK_INJECT_FAULT="$stage:0" expect_rc 3 "$work/log" -- \
+    xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
+  valid_json "$work/out"
+  local traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
+  [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+}
 no_temps() { [ -z "$(find "$1" -maxdepth 1 \( -name '*.tmp' -o -name '*.tmp.*' -o -name '*xstack-commit*' \) -print -quit)" ] || fail "temporary files left in $1: $(ls -A "$1")"; }
 
 case $case in
@@ -126,15 +141,7 @@ case $case in
   shelfread)  # the analyses' per-rank parts spilled and cannot be read back (fault hook shelf-read,
     # every rank; 1 MiB of memory: every rank's parts spill): exit 3, the traces written, the
     # analysis not, and each rank says why (the scratch folder and the reason)
-    "$xstack" synth --format kineto --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2 --seed 3 \
-      --out "$work/kineto" 2>/dev/null
-    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
-    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
-    XSTACK_INJECT_FAULT="shelf-read:0" expect_rc 3 "$work/log" -- \
-      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
-    valid_json "$work/out"
-    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
-    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+    scratch_fault shelf-read --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2
     grep -q "analysis not written" "$work/log" || fail "the analysis' failure not said: $(cat "$work/log")"
     for r in 0 1 2; do
       grep -q "rank $r on .*: the analyses' per-rank parts: cannot read back a scratch file in $work" \
@@ -145,15 +152,7 @@ case $case in
     # tracks-read, every rank; 1 MiB of memory: the owners' slices past 32 KiB spill): exit 3,
     # every trace file written and valid, without those tracks; the analysis files all written;
     # the failed tracks named with their group, the scratch folder and the reason
-    "$xstack" synth --format kineto --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2 --seed 3 \
-      --out "$work/kineto" 2>/dev/null
-    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
-    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
-    XSTACK_INJECT_FAULT="tracks-read:0" expect_rc 3 "$work/log" -- \
-      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
-    valid_json "$work/out"
-    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
-    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+    scratch_fault tracks-read --tp 2 --pp 2 --dp 2 --microbatches 40 --steps 2
     for f in collectives.csv waits.csv critical_path.csv findings.json steps.csv; do
       cmp "$work/kclean/$f" "$work/out/$f" || fail "$f differs from the clean run's"
     done
@@ -168,15 +167,7 @@ case $case in
     # back (fault hook outcomes-read, every rank; 1 MiB of memory): exit 3, every trace file
     # written and valid, the analysis not written, and why: the scratch folder and the reason
     # (64 ranks: each reader's outcomes pass the 32 KiB a store holds at --memory-mb 1)
-    "$xstack" synth --format kineto --tp 2 --pp 4 --dp 8 --microbatches 62 --steps 2 --seed 3 \
-      --out "$work/kineto" 2>/dev/null
-    kopts=(--data-dir "$work/kineto" --no-progress --memory-mb 1 --spill-dir "$work")
-    "$xstack" report "${kopts[@]}" --out "$work/kclean" 2>/dev/null || fail "clean Kineto run"
-    XSTACK_INJECT_FAULT="outcomes-read:0" expect_rc 3 "$work/log" -- \
-      xmpirun 3 "$xstack" report "${kopts[@]}" --out "$work/out"
-    valid_json "$work/out"
-    traces=("$work"/out/traceFile_*) clean=("$work"/kclean/traceFile_*)
-    [ -e "${traces[0]}" ] && [ "${#traces[@]}" -eq "${#clean[@]}" ] || fail "trace files missing: $(ls "$work/out")"
+    scratch_fault outcomes-read --tp 2 --pp 4 --dp 8 --microbatches 62 --steps 2
     grep -q "analysis not written: .*the collective outcomes kept for the critical path: cannot read back a scratch file in $work: injected fault outcomes-read" \
       "$work/log" || fail "the outcomes' failure not said: $(cat "$work/log")"
     ;;

@@ -16,17 +16,6 @@ std::string errorReply(const std::string& error) {
 OwnerOutcomes::OwnerOutcomes(SpillOptions spill, std::vector<size_t> sentBy)
     : sorter_(std::move(spill)), sentBy_(std::move(sentBy)) {}
 
-void OwnerOutcomes::add(const std::vector<ArrivalOutcome>& outcomes,
-                        const std::vector<OutcomeBase>& bases, const std::vector<Origin>& from) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  for (size_t i = 0; i < outcomes.size() && i < from.size() && i < bases.size(); ++i) {
-    const ArrivalOutcome& o = outcomes[i];
-    sorter_.push({static_cast<uint32_t>(from[i].first), o.matched ? 1U : 0U, from[i].second,
-                  static_cast<uint64_t>(o.lastRank) - static_cast<uint64_t>(bases[i].rank),
-                  o.lastArrivalNs - bases[i].startNs});
-  }
-}
-
 void OwnerOutcomes::add(const ArrivalOutcome& o, const std::vector<MemberOrigin>& members) {
   const std::lock_guard<std::mutex> lock(mutex_);
   for (const MemberOrigin& m : members)

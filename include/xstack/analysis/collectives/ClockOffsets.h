@@ -2,8 +2,9 @@
 // (docs/FORMAT.md "Clock offsets"). Ranks on one node share a clock; the
 // members of one collective finish within microseconds of each other, so the
 // difference of two nodes' members' ends at one instance samples the
-// difference of their clocks. Owners sample (addClockSamples, in
-// CollectiveMatch.cpp: it matches as summarizeGroup does), rank 0 sums the
+// difference of their clocks. Owners sample (addInstanceClockSamples on each
+// instance of their walk, GroupInstances.h; addClockSamples for a decoded
+// group, in CollectiveMatch.cpp, matches as summarizeGroup does), rank 0 sums the
 // samples of every owner and solves; the owners then move every arrival to
 // the reference clock before they summarize. All times ns.
 #pragma once

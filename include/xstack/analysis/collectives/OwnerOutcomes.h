@@ -26,12 +26,9 @@ class OwnerOutcomes {
  public:
   // `sentBy[r]`: how many arrivals MPI rank r sent this owner.
   OwnerOutcomes(SpillOptions spill, std::vector<size_t> sentBy);
-  // One group's outcomes (any thread); `from[i]`: the origin of outcomes[i],
-  // `bases[i]` its own arrival's (writeOutcome's).
-  void add(const std::vector<ArrivalOutcome>& outcomes, const std::vector<OutcomeBase>& bases,
-           const std::vector<Origin>& from);
   // One instance's outcome for each of its members (any thread): member i's
-  // origin and base are `members[i]`'s (GroupInstances.h).
+  // origin and its base (its own arrival's, writeOutcome's) are `members[i]`'s
+  // (GroupInstances.h).
   void add(const ArrivalOutcome& outcome, const std::vector<MemberOrigin>& members);
   // After the last add: each sender's reply as chunks of at most
   // `chunkOutcomes` outcomes, each a whole message (wire str(error), then a

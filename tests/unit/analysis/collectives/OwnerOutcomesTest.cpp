@@ -64,14 +64,10 @@ class OwnerOutcomesTest : public TempDirTest {
     for (size_t i = 0; i < all.size(); ++i) out[i % groups].push_back(all[i]);
     return out;
   }
+  // Each origin as an instance of its own, with an outcome of its own.
   static void add(OwnerOutcomes& to, const std::vector<Origin>& from) {
-    std::vector<ArrivalOutcome> o;
-    std::vector<OutcomeBase> bases;
-    for (const Origin& f : from) {
-      o.push_back(outcomeOf(f.first, f.second));
-      bases.push_back(baseOf(f.first, f.second));
-    }
-    to.add(o, bases, from);
+    for (const Origin& f : from)
+      to.add(outcomeOf(f.first, f.second), {MemberOrigin{f, baseOf(f.first, f.second)}});
   }
 };
 
