@@ -123,6 +123,9 @@ class Reader {
   template <class T, class Each>
   void list(std::vector<T>& out, Each each) {
     const uint64_t n = count();
+    // n is at most the bytes left (count() checks), so reserving is bounded
+    // by the message; only into an empty vector (appending keeps its growth).
+    if (out.empty()) out.reserve(n);
     for (uint64_t i = 0; i < n && ok(); ++i) out.push_back(each(*this));
   }
   bool ok() const { return ok_; }

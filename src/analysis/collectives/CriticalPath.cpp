@@ -76,10 +76,6 @@ const StepWork* stepOf(const RankWalk& w, int64_t step) {
   return nullptr;
 }
 
-std::string groupText(const Arrival& a) {
-  return a.collective + " group " + (a.group.empty() ? std::string("(default)") : a.group);
-}
-
 void addSegment(std::vector<PathSegment>& out, int64_t rank, SegmentKind kind, uint64_t start,
                 uint64_t dur, std::string detail = {}) {
   if (dur > 0) out.push_back({rank, kind, start, dur, std::move(detail)});
@@ -104,9 +100,9 @@ void addOwnWork(std::vector<PathSegment>& out, int64_t rank, uint64_t from, uint
 const OwnWork* ownWorkAt(const WalkProfile& p, const StepWork& s, uint64_t t, bool atStepEnd) {
   if (atStepEnd) return &s.tail;
   if (t >= s.endNs) return nullptr;
-  const std::vector<Arrival>& a = p.arrivals.arrivals;
+  const std::vector<WalkArrival>& a = p.arrivals;
   auto it = std::lower_bound(a.begin(), a.end(), t,
-                             [](const Arrival& x, uint64_t v) { return x.startNs < v; });
+                             [](const WalkArrival& x, uint64_t v) { return x.startNs < v; });
   if (it == a.end() || it->startNs != t || it->step != s.step) return nullptr;
   return &p.walk.before[static_cast<size_t>(it - a.begin())];
 }
@@ -197,7 +193,7 @@ const char* segmentKindName(SegmentKind k) {
 
 WalkPoint walkRank(const WalkProfile& p, int64_t step, const WalkPoint& at,
                    std::vector<PathSegment>& out) {
-  const int64_t rank = p.arrivals.rank;
+  const int64_t rank = p.rank;
   const StepWork* s = stepOf(p.walk, step);
   WalkPoint done{true, rank, at.timeNs, false};
   if (!s) return done;
@@ -212,18 +208,19 @@ WalkPoint walkRank(const WalkProfile& p, int64_t step, const WalkPoint& at,
     done.timeNs = w->fromNs;
     if (w->prev < 0) return done;
     const auto i = static_cast<size_t>(w->prev);
-    const Arrival& a = p.arrivals.arrivals[i];
+    const WalkArrival& a = p.arrivals[i];
     const ArrivalOutcome& o = p.outcomes[i];
+    const std::string& label = p.labels[a.label];
     atStepEnd = false;
     t = a.startNs;
     if (!o.matched) {
       addSegment(out, rank, SegmentKind::Wait, a.startNs, a.endNs - a.startNs,
-                 groupText(a) + ", unmatched");
+                 label + ", unmatched");
     } else if (o.lastRank == rank || o.lastArrivalNs >= a.endNs) {
-      addSegment(out, rank, SegmentKind::Transfer, a.startNs, a.endNs - a.startNs, groupText(a));
+      addSegment(out, rank, SegmentKind::Transfer, a.startNs, a.endNs - a.startNs, label);
     } else {
       addSegment(out, rank, SegmentKind::Transfer, o.lastArrivalNs, a.endNs - o.lastArrivalNs,
-                 groupText(a) + ", waited for rank " + std::to_string(o.lastRank));
+                 label + ", waited for rank " + std::to_string(o.lastRank));
       return {false, o.lastRank, o.lastArrivalNs, false};
     }
   }

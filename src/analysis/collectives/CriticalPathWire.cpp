@@ -1,6 +1,8 @@
 // The critical path's wire forms (wire/Wire.h): a profile's walk data, an
 // arrival's outcome, a path segment.
+#include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 
 #include "xstack/analysis/collectives/CriticalPath.h"
@@ -110,17 +112,78 @@ namespace {
 // HeldProfile::outcomes of rank `rank`, one per arrival of `arrivals`.
 // Throws (naming the rank) when they are not exactly that many.
 std::vector<ArrivalOutcome> decodeOutcomes(int64_t rank, std::string_view bytes,
-                                           const std::vector<Arrival>& arrivals) {
+                                           const std::vector<WalkArrival>& arrivals) {
   wire::Reader r(bytes, "the collective outcomes of rank " + std::to_string(rank));
   std::vector<ArrivalOutcome> out;
   out.reserve(arrivals.size());
   for (size_t i = 0; i < arrivals.size() && r.ok(); ++i)
-    out.push_back(readOutcome(r, outcomeBase(arrivals[i])));
+    out.push_back(readOutcome(r, {rank, arrivals[i].startNs}));
   if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
   return out;
 }
 
+// What the path's segments say of an arrival.
+std::string labelText(const Arrival& a) {
+  return a.collective + " group " + (a.group.empty() ? std::string("(default)") : a.group);
+}
+
+// A WalkProfile's arrivals, added one at a time, their labels once each.
+class WalkArrivals {
+ public:
+  explicit WalkArrivals(WalkProfile& p) : p_(p) {}
+  void add(const Arrival& a) {
+    auto [it, added] = index_.try_emplace(labelText(a), static_cast<uint32_t>(p_.labels.size()));
+    if (added) p_.labels.push_back(it->first);
+    p_.arrivals.push_back({a.startNs, a.endNs, a.step, it->second});
+  }
+
+ private:
+  WalkProfile& p_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+// readCollectivesPart into the walk's form: each arrival read into one
+// reused Arrival, then kept as a WalkArrival.
+WalkProfile readWalkProfile(wire::Reader& r) {
+  WalkProfile p;
+  p.rank = r.i64();
+  (void)r.u64();  // steps
+  const uint64_t n = r.count();
+  p.arrivals.reserve(std::min<uint64_t>(n, r.left() / 14));  // as readRankArrivals
+  WalkArrivals arrivals(p);
+  Arrival a;
+  for (uint64_t i = 0; i < n && r.ok(); ++i) {
+    readArrivalInto(r, a);
+    if (r.ok()) arrivals.add(a);
+  }
+  std::vector<GroupRanks> groups;  // not walked
+  r.list(groups, readGroupRanks);
+  p.walk = readRankWalk(r);
+  if (r.ok()) checkWalk(r, p.walk, p.arrivals);
+  return p;
+}
+
 }  // namespace
+
+WalkProfile walkProfileOf(const RankArrivals& arrivals, RankWalk walk,
+                          std::vector<ArrivalOutcome> outcomes) {
+  WalkProfile p;
+  p.rank = arrivals.rank;
+  p.arrivals.reserve(arrivals.arrivals.size());
+  WalkArrivals adder(p);
+  for (const Arrival& a : arrivals.arrivals) adder.add(a);
+  p.walk = std::move(walk);
+  p.outcomes = std::move(outcomes);
+  return p;
+}
+
+WalkProfile decodeWalkProfile(int64_t rank, std::string_view part, std::string_view outcomes) {
+  Expected<WalkProfile> p = decodeMessage<WalkProfile>(
+      part, "the collective arrivals of rank " + std::to_string(rank), readWalkProfile);
+  if (!p) throw std::runtime_error(p.error().message);
+  p->outcomes = decodeOutcomes(rank, outcomes, p->arrivals);
+  return std::move(*p);
+}
 
 void HeldWalkProfiles::clear() {
   held_.clear();
@@ -132,16 +195,14 @@ const WalkProfile* HeldWalkProfiles::decoded(int64_t rank) const {
     if (r == rank) return p.get();
   auto held = held_.find(rank);
   if (held == held_.end()) return nullptr;
-  Expected<CollectivesPart> part = decodeCollectivesPart(rank, held->second.part);
-  if (!part) throw std::runtime_error(part.error().message);
-  if (release_) release_(held->second.part);
-  std::vector<ArrivalOutcome> outcomes =
-      decodeOutcomes(rank, held->second.outcomes, part->arrivals.arrivals);
-  if (release_) release_(held->second.outcomes);
+  auto p = std::make_unique<WalkProfile>(
+      decodeWalkProfile(rank, held->second.part, held->second.outcomes));
+  if (release_) {
+    release_(held->second.part);
+    release_(held->second.outcomes);
+  }
   ++decodes_;
   if (recent_.size() == kKeptDecoded) recent_.pop_front();
-  auto p = std::make_unique<WalkProfile>(
-      WalkProfile{std::move(part->arrivals), std::move(part->walk), std::move(outcomes)});
   recent_.emplace_back(rank, std::move(p));
   return recent_.back().second.get();
 }

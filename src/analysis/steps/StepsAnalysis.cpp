@@ -70,9 +70,10 @@ void StepsJob::merge(Comm& comm, const std::vector<RankPart>& local) {
   for (const RankPart& p : local) {
     Expected<std::vector<RankTable>> tables = decodeRankTables(p.bytes);
     malformed = malformed || !tables;
-    if (tables) std::move(tables->begin(), tables->end(), std::back_inserter(mine));
+    if (!tables) continue;
+    dropKernelNames(*tables);  // part by part: never every local rank's names at once
+    std::move(tables->begin(), tables->end(), std::back_inserter(mine));
   }
-  dropKernelNames(mine);
   // An empty message does not decode: rank 0 fails the analysis on it, naming this MPI rank.
   std::string message = malformed ? std::string() : encodeRankTables(mine);
   std::vector<RankTable>().swap(mine);

@@ -189,14 +189,33 @@ struct WalkPoint {
   bool atStepEnd = false;
 };
 
-// One profile as its reader walks it: arrivals with their outcomes.
-struct WalkProfile {
-  RankArrivals arrivals;
-  RankWalk walk;
-  std::vector<ArrivalOutcome> outcomes;  // indexed like arrivals.arrivals
+// One arrival as the walk reads it: its kernel's times, its step and what
+// the path's segments say of it (an index into WalkProfile::labels).
+struct WalkArrival {
+  uint64_t startNs = 0, endNs = 0;
+  int64_t step = -1;
+  uint32_t label = 0;
 };
 
-// Walks step `step` back from `at` on profile `p` (at.rank == p.arrivals.rank)
+// One profile as its reader walks it: arrivals with their outcomes. About a
+// third of the decoded RankArrivals it comes from (no strings per arrival).
+struct WalkProfile {
+  int64_t rank = 0;                   // training rank
+  std::vector<std::string> labels;    // "<collective> group <name>", distinct
+  std::vector<WalkArrival> arrivals;  // RankArrivals::arrivals' order
+  RankWalk walk;
+  std::vector<ArrivalOutcome> outcomes;  // indexed like arrivals
+};
+// The walk's view of a decoded profile and its outcomes.
+WalkProfile walkProfileOf(const RankArrivals& arrivals, RankWalk walk,
+                          std::vector<ArrivalOutcome> outcomes);
+// A CollectivesPart's message read straight into the walk's form (no
+// RankArrivals in between), checked as readCollectivesPart checks; its
+// outcomes (encodeOutcomes' bytes) decoded against its arrivals. Throws
+// std::runtime_error naming `rank` when either does not decode.
+WalkProfile decodeWalkProfile(int64_t rank, std::string_view part, std::string_view outcomes);
+
+// Walks step `step` back from `at` on profile `p` (at.rank == p.rank)
 // until the path leaves the rank (the returned point: the last arriver and
 // its arrival) or ends (done: the rank's step start, an arrival outside the
 // step, or no such step on the rank). Appends the segments, latest first.
@@ -228,9 +247,10 @@ std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes,
                            const std::vector<Arrival>& arrivals);
 
 // A reader's profiles for the walk, by training rank. They stay encoded (a
-// decoded arrival takes about three times its encoding); a profile is decoded
-// when the walk reaches it, and only the last kKeptDecoded decoded are kept,
-// so the walk's memory does not grow with the profiles read.
+// decoded arrival takes 104 bytes with its own work and outcome, more than
+// its encoding); a profile is decoded (decodeWalkProfile) when the walk
+// reaches it, and only the last kKeptDecoded decoded are kept, so the walk's
+// memory does not grow with the profiles read.
 class HeldWalkProfiles {
  public:
   static constexpr size_t kKeptDecoded = 8;

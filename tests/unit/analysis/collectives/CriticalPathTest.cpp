@@ -26,17 +26,28 @@ Arrival arrival(int64_t rank, std::string collective, int64_t instance, uint64_t
 
 // A profile of `rank` with one step [0, 1000) and `arrivals` (by start), its
 // own work all compute (the times of each window: compute = its length).
-WalkProfile profile(int64_t rank, std::vector<Arrival> arrivals,
-                    std::vector<ArrivalOutcome> outcomes) {
-  WalkProfile p;
-  p.arrivals.rank = rank;
-  p.walk = planOwnWork(arrivals, {{0, 0, 1000, {}}});
+struct TestProfile {
+  CollectivesPart part;
+  std::vector<ArrivalOutcome> outcomes;
+  WalkProfile walk() const { return walkProfileOf(part.arrivals, part.walk, outcomes); }
+};
+
+TestProfile testProfile(int64_t rank, std::vector<Arrival> arrivals,
+                        std::vector<ArrivalOutcome> outcomes) {
+  TestProfile p;
+  p.part.arrivals.rank = rank;
+  p.part.walk = planOwnWork(arrivals, {{0, 0, 1000, {}}});
   for (size_t i = 0; i < arrivals.size(); ++i)
-    p.walk.before[i].times.computeNs = arrivals[i].startNs - p.walk.before[i].fromNs;
-  for (StepWork& s : p.walk.steps) s.tail.times.computeNs = s.endNs - s.tail.fromNs;
-  p.arrivals.arrivals = std::move(arrivals);
+    p.part.walk.before[i].times.computeNs = arrivals[i].startNs - p.part.walk.before[i].fromNs;
+  for (StepWork& s : p.part.walk.steps) s.tail.times.computeNs = s.endNs - s.tail.fromNs;
+  p.part.arrivals.arrivals = std::move(arrivals);
   p.outcomes = std::move(outcomes);
   return p;
+}
+
+WalkProfile profile(int64_t rank, std::vector<Arrival> arrivals,
+                    std::vector<ArrivalOutcome> outcomes) {
+  return testProfile(rank, std::move(arrivals), std::move(outcomes)).walk();
 }
 
 using Row = std::tuple<int64_t, std::string, uint64_t, uint64_t, std::string>;
@@ -197,17 +208,19 @@ TEST(CriticalPathWalk, AcrossLocalProfilesAndOutOfThem) {
 // Held profiles stay encoded: decoded on demand to the same walk as the
 // decoded map, a few kept decoded, a part that does not decode named.
 TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
+  std::map<int64_t, TestProfile> sources;
+  sources.emplace(0, testProfile(0, {arrival(0, "allreduce", 0, 200, 700)}, {{true, 1, 600}}));
+  sources.emplace(
+      1, testProfile(1, {arrival(1, "allreduce", 0, 600, 700), arrival(1, "recv", 0, 800, 900)},
+                     {{true, 1, 600}, {true, 0, 850}}));
   std::map<int64_t, WalkProfile> decoded;
-  decoded.emplace(0, profile(0, {arrival(0, "allreduce", 0, 200, 700)}, {{true, 1, 600}}));
-  decoded.emplace(
-      1, profile(1, {arrival(1, "allreduce", 0, 600, 700), arrival(1, "recv", 0, 800, 900)},
-                 {{true, 1, 600}, {true, 0, 850}}));
+  for (const auto& [rank, p] : sources) decoded.emplace(rank, p.walk());
   std::vector<std::string> bytes;
-  for (const auto& [rank, p] : decoded)
-    bytes.push_back(encodeMessage(CollectivesPart{p.arrivals, p.walk}, writeCollectivesPart));
+  for (const auto& [rank, p] : sources)
+    bytes.push_back(encodeMessage(p.part, writeCollectivesPart));
   std::vector<std::string> outcomes;  // the bytes of the held views
-  for (const auto& [rank, p] : decoded)
-    outcomes.push_back(encodeOutcomes(p.outcomes, p.arrivals.arrivals));
+  for (const auto& [rank, p] : sources)
+    outcomes.push_back(encodeOutcomes(p.outcomes, p.part.arrivals.arrivals));
   outcomes.push_back(encodeOutcomes({{true, 1, 600}}, {}));
   HeldWalkProfiles held;
   for (const auto& [rank, p] : decoded)
@@ -224,6 +237,27 @@ TEST(CriticalPathWalk, HeldProfilesDecodeWhenReachedAndWalkAlike) {
   ASSERT_NE(held.decoded(1), nullptr);  // both stay decoded
   EXPECT_EQ(held.decodes(), 2u);
   EXPECT_EQ(held.decoded(5), nullptr);  // not held
+  // Decoded straight from the bytes as from the decoded part: times, steps
+  // and labels (each once), walk data, outcomes.
+  const WalkProfile fromBytes = decodeWalkProfile(1, bytes[1], outcomes[1]);
+  const WalkProfile& fromPart = decoded.at(1);
+  EXPECT_EQ(fromBytes.rank, 1);
+  EXPECT_EQ(fromBytes.labels, (std::vector<std::string>{"allreduce group g", "recv group g"}));
+  EXPECT_EQ(fromBytes.labels, fromPart.labels);
+  ASSERT_EQ(fromBytes.arrivals.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const WalkArrival& x = fromBytes.arrivals[i];
+    const WalkArrival& y = fromPart.arrivals[i];
+    EXPECT_EQ(std::tie(x.startNs, x.endNs, x.step, x.label),
+              std::tie(y.startNs, y.endNs, y.step, y.label));
+    EXPECT_EQ(fromBytes.walk.before[i].fromNs, fromPart.walk.before[i].fromNs);
+    EXPECT_EQ(fromBytes.outcomes[i].lastArrivalNs, fromPart.outcomes[i].lastArrivalNs);
+  }
+  const WalkProfile twice = walkProfileOf(
+      RankArrivals{2, 1, {arrival(2, "allreduce", 0, 1, 2), arrival(2, "allreduce", 1, 3, 4)}, {}},
+      {}, {});
+  EXPECT_EQ(twice.labels.size(), 1u);  // one label for both
+  EXPECT_EQ(twice.arrivals[1].label, 0u);
 
   // More profiles than are kept decoded: the oldest is decoded again.
   HeldWalkProfiles many;
