@@ -126,7 +126,8 @@ RankWalk planOwnWork(const std::vector<Arrival>& arrivals, std::vector<StepWork>
 }
 
 PrefixMeasure::PrefixMeasure(std::vector<uint64_t> points) : points_(std::move(points)) {
-  std::sort(points_.begin(), points_.end());
+  // ownWorkPoints gives them sorted and unique: then one pass, no sort.
+  if (!std::is_sorted(points_.begin(), points_.end())) std::sort(points_.begin(), points_.end());
   points_.erase(std::unique(points_.begin(), points_.end()), points_.end());
   values_.assign(points_.size(), 0);
 }
@@ -162,6 +163,8 @@ std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const 
     p.push_back(s.tail.fromNs);
     p.push_back(s.endNs);
   }
+  std::sort(p.begin(), p.end());
+  p.erase(std::unique(p.begin(), p.end()), p.end());
   return p;
 }
 

@@ -123,7 +123,8 @@ class PrefixMeasure {
   uint64_t sum_ = 0;
 };
 
-// The query points of every window of `walk` (from and to of each).
+// The query points of every window of `walk` (from and to of each), sorted,
+// each once.
 std::vector<uint64_t> ownWorkPoints(const std::vector<Arrival>& arrivals, const RankWalk& walk);
 // Sets every window's times from the three unions' measures: compute,
 // compute or memcpy, any GPU kernel (all three made from ownWorkPoints).
