@@ -18,6 +18,7 @@
 // Files (the commit journal, /proc) are no messages and do not use it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -123,9 +124,10 @@ class Reader {
   template <class T, class Each>
   void list(std::vector<T>& out, Each each) {
     const uint64_t n = count();
-    // n is at most the bytes left (count() checks), so reserving is bounded
-    // by the message; only into an empty vector (appending keeps its growth).
-    if (out.empty()) out.reserve(n);
+    // Room for n (at most the bytes left: count() checks) up to 1 MiB of
+    // elements, so that a damaged count costs no more; only into an empty
+    // vector (appending keeps its growth).
+    if (out.empty()) out.reserve(std::min<uint64_t>(n, (uint64_t{1} << 20) / sizeof(T) + 1));
     for (uint64_t i = 0; i < n && ok(); ++i) out.push_back(each(*this));
   }
   bool ok() const { return ok_; }

@@ -158,6 +158,26 @@ TEST(WireTest, HugeCountIsRefusedNotAllocated) {
   EXPECT_FALSE(r.ok());
 }
 
+// A count the bytes left could hold, of elements far larger in memory: the
+// list reserves at most 1 MiB of them (not 256 MiB), and a bad element fails it.
+TEST(WireTest, ADamagedCountReservesAtMostAMebibyte) {
+  struct Big {
+    char bytes[4096];
+  };
+  Writer w;
+  w.u64(64 << 10);  // 64 Ki elements of 4 KiB each in memory, a byte each on the wire
+  for (int i = 0; i < 64 << 10; ++i) w.u64(i < 10 ? 0 : 1);
+  const std::string msg = w.take();
+  Reader r(msg);
+  std::vector<Big> out;
+  r.list(out, [](Reader& x) {
+    if (x.u64() != 0) x.fail("a damaged element");
+    return Big{};
+  });
+  EXPECT_FALSE(r.ok());
+  EXPECT_LE(out.capacity() * sizeof(Big), (size_t{1} << 20) + sizeof(Big));
+}
+
 TEST(WireTest, OverlongVarintFails) {
   std::string msg(1, static_cast<char>(kWireVersion));
   msg.append(11, static_cast<char>(0xff));
