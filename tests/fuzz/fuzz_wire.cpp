@@ -91,6 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)decodeSlices(bytes);  // its contract: a runtime_error for bytes not its encoding
   } catch (const std::runtime_error&) {
   }
+  try {
+    (void)decodeWalkProfile(3, bytes, bytes);  // the same contract
+  } catch (const std::runtime_error&) {
+  }
   wire::Reader outcomes(bytes, "fuzz");
   while (outcomes.ok() && !outcomes.atEnd()) (void)readOutcome(outcomes, {3, 1000});
   return 0;

@@ -94,11 +94,6 @@ CollectivesPart readCollectivesPart(wire::Reader& r) {
   return p;
 }
 
-Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view bytes) {
-  return decodeMessage<CollectivesPart>(
-      bytes, "the collective arrivals of rank " + std::to_string(rank), readCollectivesPart);
-}
-
 std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes,
                            const std::vector<Arrival>& arrivals) {
   wire::Writer w;
@@ -109,15 +104,16 @@ std::string encodeOutcomes(const std::vector<ArrivalOutcome>& outcomes,
 
 namespace {
 
-// HeldProfile::outcomes of rank `rank`, one per arrival of `arrivals`.
-// Throws (naming the rank) when they are not exactly that many.
+// HeldProfile::outcomes of profile `p` (held as rank `rank`), one per
+// arrival, each a difference from its arrival (p's rank, its start). Throws
+// (naming the rank) when they are not exactly that many.
 std::vector<ArrivalOutcome> decodeOutcomes(int64_t rank, std::string_view bytes,
-                                           const std::vector<WalkArrival>& arrivals) {
+                                           const WalkProfile& p) {
   wire::Reader r(bytes, "the collective outcomes of rank " + std::to_string(rank));
   std::vector<ArrivalOutcome> out;
-  out.reserve(arrivals.size());
-  for (size_t i = 0; i < arrivals.size() && r.ok(); ++i)
-    out.push_back(readOutcome(r, {rank, arrivals[i].startNs}));
+  out.reserve(p.arrivals.size());
+  for (size_t i = 0; i < p.arrivals.size() && r.ok(); ++i)
+    out.push_back(readOutcome(r, {p.rank, p.arrivals[i].startNs}));
   if (Status st = r.finish(); !st) throw std::runtime_error(st.error().message);
   return out;
 }
@@ -181,7 +177,7 @@ WalkProfile decodeWalkProfile(int64_t rank, std::string_view part, std::string_v
   Expected<WalkProfile> p = decodeMessage<WalkProfile>(
       part, "the collective arrivals of rank " + std::to_string(rank), readWalkProfile);
   if (!p) throw std::runtime_error(p.error().message);
-  p->outcomes = decodeOutcomes(rank, outcomes, p->arrivals);
+  p->outcomes = decodeOutcomes(rank, outcomes, *p);
   return std::move(*p);
 }
 

@@ -71,8 +71,6 @@ struct CollectivesPart {
 };
 void writeCollectivesPart(wire::Writer& w, const CollectivesPart& p);
 CollectivesPart readCollectivesPart(wire::Reader& r);
-// A whole message of one CollectivesPart, decoded; the error names `rank`.
-Expected<CollectivesPart> decodeCollectivesPart(int64_t rank, std::string_view bytes);
 
 // A CollectivesPart message as routing needs it, without its arrivals
 // decoded: each arrival's group (an index into `groupNames`), its times and
@@ -198,8 +196,8 @@ struct WalkArrival {
   uint32_t label = 0;
 };
 
-// One profile as its reader walks it: arrivals with their outcomes. About a
-// third of the decoded RankArrivals it comes from (no strings per arrival).
+// One profile as its reader walks it: arrivals with their outcomes. Under half
+// of the decoded RankArrivals it comes from (no strings per arrival).
 struct WalkProfile {
   int64_t rank = 0;                   // training rank
   std::vector<std::string> labels;    // "<collective> group <name>", distinct

@@ -448,6 +448,20 @@ TEST(CriticalPathWire, IndexedArrivalsCopyAsTheyAre) {
     if (!full.ok()) {
       EXPECT_EQ(full.error().message, indexed.error().message) << "case " << n;
     }
+    // The walk's own decoder too, with the reason readCollectivesPart gives.
+    const std::string outcomes =
+        encodeOutcomes(std::vector<ArrivalOutcome>(full.ok() ? full->arrivals.arrivals.size() : 0),
+                       full.ok() ? full->arrivals.arrivals : std::vector<Arrival>{});
+    try {
+      const WalkProfile walk = decodeWalkProfile(3, bad, outcomes);
+      EXPECT_TRUE(full.ok()) << "case " << n;
+      if (full.ok()) EXPECT_EQ(walk.arrivals.size(), full->arrivals.arrivals.size());
+    } catch (const std::runtime_error& e) {
+      ASSERT_FALSE(full.ok()) << "case " << n << ": " << e.what();
+      const std::string reason = full.error().message.substr(std::string("a part").size());
+      EXPECT_EQ(std::string(e.what()), "the collective arrivals of rank 3" + reason)
+          << "case " << n;
+    }
   }
 }
 
