@@ -21,15 +21,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-keep=0
-while (($#)); do
-  case $1 in
-    --keep) keep=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "analysis_instructions: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+# shellcheck source=bench/options.sh
+. "$repo/bench/options.sh"
+bench_options analysis_instructions "$@"
 command -v valgrind >/dev/null || { echo "analysis_instructions: needs valgrind (callgrind)" >&2; exit 1; }
 build=${XSTACK_BUILD_DIR:-$repo/build}
 xstack=$build/bin/xstack

@@ -31,15 +31,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-keep=0
-while (($#)); do
-  case $1 in
-    --keep) keep=1 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "collectives_scale: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-  shift
-done
+# shellcheck source=bench/options.sh
+. "$repo/bench/options.sh"
+bench_options collectives_scale "$@"
 read -r -a sizes <<<"${SIZES:-64 256 1024}"
 read -r -a modes <<<"${MODES:-np2 np1}"
 steps=${STEPS:-2} mb=${MICROBATCHES:-62} reps=${REPS:-3} warmup=${WARMUP:-1}
