@@ -48,8 +48,9 @@ FileTail perfettoTail(TimeOrigin origin, size_t chunkCount, const TraceExtraRows
 }
 
 constexpr std::array<OutputFormat, 2> kFormats{{
-    {TraceFormat::Json, "json", traceFileSuffix(TraceFormat::Json), false, 1.0, jsonSink, jsonTail},
-    {TraceFormat::Perfetto, "perfetto", traceFileSuffix(TraceFormat::Perfetto), true, 0.25,
+    {TraceFormat::Json, "json", traceFileSuffix(TraceFormat::Json), false, 1.0, true, jsonSink,
+     jsonTail},
+    {TraceFormat::Perfetto, "perfetto", traceFileSuffix(TraceFormat::Perfetto), true, 0.25, false,
      perfettoSink, perfettoTail},
 }};
 

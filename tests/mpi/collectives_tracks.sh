@@ -8,7 +8,8 @@
 # clock: the same job with no skew draws the same slices; Perfetto's importer reads the JSON and the
 # .pftrace of a file to the same slices and threads, without an import error (when
 # ../shared/tools/trace_processor_shell exists); with --display-size 1 only the groups with a
-# displayed rank are drawn.
+# displayed rank are drawn; a group drawn in several JSON files is copied from its first rendering
+# with the same bytes, also when the copy cannot be read back (it is rendered again).
 #   usage: collectives_tracks.sh XSTACK WORKDIR
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2
@@ -78,6 +79,24 @@ assert seen == set(counts), (sorted(set(counts) - seen), sorted(seen - set(count
 print("collectives process: %d groups, %d instances, in %d files" %
       (len(seen), sum(counts.values()), len(glob.glob(os.path.join(out, "traceFile_*.json")))))
 PY
+# A group drawn in several JSON files is rendered once per rank and copied (RenderedTracks):
+# the JSON-only runs (np 1 with 2 threads, np 3) write the bytes of json,perfetto's JSON, where
+# every group is rendered where drawn; so does a run whose copies cannot be read back.
+copies() { sed -n 's/.*track_copies \([0-9]*\).*/\1/p' "$1" | head -n 1; }
+"$xstack" report --data-dir "$work/data" --out "$work/json1" --threads 2 --timings --no-progress \
+  2>"$work/json1.log" || fail "report --format json: $(cat "$work/json1.log")"
+[ "$(copies "$work/json1.log")" -gt 0 ] || fail "no track group copied: $(cat "$work/json1.log")"
+xmpirun 3 "$xstack" report --data-dir "$work/data" --out "$work/json3" --no-progress \
+  2>"$work/json3.log" || fail "report --format json np 3: $(cat "$work/json3.log")"
+XSTACK_INJECT_FAULT=tracks-text-read:0 "$xstack" report --data-dir "$work/data" --timings \
+  --out "$work/jsonf" --no-progress 2>"$work/jsonf.log" || fail "unread copies: $(cat "$work/jsonf.log")"
+[ "$(copies "$work/jsonf.log")" = 0 ] || fail "copies made that could not be read: $(cat "$work/jsonf.log")"
+for j in "$work/np1"/traceFile_*.json; do
+  for run in json1 json3 jsonf; do
+    cmp "$j" "$work/$run/$(basename "$j")" || fail "$run: $(basename "$j") differs from json,perfetto's"
+  done
+done
+echo "track groups copied: $(copies "$work/json1.log") chunks, the same bytes"
 # --display-size 1: only node 0's ranks are displayed; a group of node 1's ranks alone is not drawn.
 "$xstack" report --data-dir "$work/data" --out "$work/d1" --display-size 1 --no-progress \
   2>"$work/d1.log" || fail "report --display-size 1: $(cat "$work/d1.log")"

@@ -7,7 +7,9 @@
 // bad disk, io/SpillFile.h; "shelf-read": the same for the scratch files of
 // io/PartShelf.h alone, whose spilled parts then read as empty; "tracks-read"
 // and "outcomes-read": the same for the collectives' trace slices' shelf
-// alone, and for the outcomes a reader keeps for the critical path), so the
+// alone, and for the outcomes a reader keeps for the critical path;
+// "tracks-text-read": a track group's kept text, cmd/report's RenderedTracks,
+// which is then rendered again), so the
 // tests can prove that a
 // failure on one rank at any stage neither hangs nor loses the other
 // ranks' outputs. Unset in normal runs (a getenv per stage, no cost).

@@ -45,6 +45,11 @@ struct OutputFormat {
   // interleaved runs: weight 1 -> 0.479 s, 0.33 -> 0.420 s, 0.25 -> 0.414 s,
   // 0 -> 0.423 s; docs/PERFORMANCE.md). The bytes do not depend on it.
   double rank0WriteWeight;
+  // True: a chunk's bytes depend only on what it draws, not on its place in
+  // the file (JSON), so a chunk drawn alike in two files is the same bytes
+  // and may be copied (RenderedTracks); false: they depend on its index
+  // (Perfetto's packet sequence).
+  bool chunkBytesStandAlone;
   // The sink of chunk `chunkIndex` of a file (Perfetto: packet sequence
   // chunkIndex + 1, from the data, never the rank, so bytes do not depend on np).
   std::unique_ptr<TraceSink> (*makeSink)(size_t chunkIndex, PieceSink pieces, size_t pieceBytes,

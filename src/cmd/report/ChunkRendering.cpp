@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "RenderedTracks.h"
 #include "xstack/cmd/report/ProfileReading.h"
 #include "xstack/core/FaultInjection.h"
 #include "xstack/model/TraceLayout.h"
@@ -172,6 +173,31 @@ std::vector<Warnings> renderChunkSetUnguarded(const std::vector<OutputFile>& out
   return out;
 }
 
+// A track group this rank draws in more than one file: copied from its
+// first rendering when that is kept, else rendered (and kept when no other
+// thread is keeping it).
+std::vector<Warnings> renderReusedTrack(RenderedTracks& kept, const RenderedTracks::Key& key,
+                                        const std::vector<OutputFile>& outputs, FileSet set,
+                                        size_t index, WriteContext& ctx, RenderScratch& scratch,
+                                        const FormatPieces& pieces, std::string& problem) {
+  if (std::optional<Warnings> w = kept.copy(key, pieces, ctx.pieces.pool)) return {std::move(*w)};
+  std::unique_ptr<RenderedTracks::Capture> capture = kept.capture(key);
+  if (!capture) return renderChunkSetUnguarded(outputs, set, index, ctx, scratch, pieces, problem);
+  auto capturing = [&capture, &pieces](size_t f, std::string& text) {
+    capture->add(text);  // before `pieces`, which may take the text
+    pieces(f, text);
+  };
+  std::vector<Warnings> w;
+  try {
+    w = renderChunkSetUnguarded(outputs, set, index, ctx, scratch, capturing, problem);
+  } catch (...) {
+    kept.finish(std::move(capture), {}, "rendering failed");
+    throw;
+  }
+  kept.finish(std::move(capture), w.at(0), problem);
+  return w;
+}
+
 }  // namespace
 
 std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, FileSet set,
@@ -185,6 +211,9 @@ std::vector<Warnings> renderChunkSet(const std::vector<OutputFile>& outputs, Fil
       if (faultInjected("render", rank)) throw std::runtime_error("injected render fault");
       if (faultInjected("kill-render", rank)) std::raise(SIGKILL);
     }
+    if (RenderedTracks* kept = ctx.render.renderedTracks)
+      if (std::optional<RenderedTracks::Key> key = kept->keyOf(outputs, set, index))
+        return renderReusedTrack(*kept, *key, outputs, set, index, ctx, scratch, pieces, problem);
     return renderChunkSetUnguarded(outputs, set, index, ctx, scratch, pieces, problem);
   } catch (const std::exception& e) {
     problem = std::string("rendering failed: ") + e.what();

@@ -6,6 +6,7 @@
 
 #include "ChunkRendering.h"
 #include "Rank0Writer.h"
+#include "RenderedTracks.h"
 #include "xstack/core/BufferPool.h"
 #include "xstack/render/TraceFileWriter.h"
 
@@ -16,16 +17,23 @@ Expected<WriteResult> writeOutputs(Comm& comm, const std::vector<OutputFile>& ou
   WriteResult res;
   BufferPool pool(ctx.pieces.ahead + 2);
   ctx.pieces.pool = &pool;
+  RenderedTracks renderedTracks(outputs, comm.rank(), ctx.render.spill.dir);
+  ctx.render.renderedTracks = &renderedTracks;
   struct ForgetPool {  // destroyed after the render thread is joined
     WriteContext& ctx;
-    ~ForgetPool() { ctx.pieces.pool = nullptr; }
+    ~ForgetPool() {
+      ctx.pieces.pool = nullptr;
+      ctx.render.renderedTracks = nullptr;
+    }
   } forgetPool{ctx};
   if (comm.rank() != 0) {
     res.renderDecodes = sendOwnChunks(comm, outputs, ctx, pool);
+    res.trackCopies = renderedTracks.copies();
     return res;
   }
   Status written = writeAllFiles(comm, outputs, ctx, writers, pool, res);  // rank 0
   if (!written) return Failure(written.error()).onRank(0, comm.host());
+  res.trackCopies = renderedTracks.copies();
   return res;
 }
 

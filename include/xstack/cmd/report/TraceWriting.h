@@ -26,6 +26,7 @@
 namespace xstack {
 
 class BufferPool;
+class RenderedTracks;
 
 // What writeOutputs needs, grouped by the part that uses it.
 struct WriteContext {
@@ -50,6 +51,10 @@ struct WriteContext {
     std::vector<std::string> trackProcesses;
     std::function<void(size_t set, size_t index, int64_t pid, uint64_t& dropped, TrackRowSink&)>
         trackRows;
+    // The track groups this rank draws in several files, rendered once
+    // (src/cmd/report/RenderedTracks.h; set by writeOutputs); nullptr: each
+    // is rendered where drawn.
+    RenderedTracks* renderedTracks = nullptr;
   } render;
   // The rendered text on its way to rank 0 (transport/ChunkPieces.h).
   struct Pieces {
@@ -89,6 +94,9 @@ struct WriteResult {
   // Profiles this rank decoded for rendering: once per displayed profile it
   // renders, whatever the number of formats (--timings: render_decodes).
   uint64_t renderDecodes = 0;
+  // Track-group chunks this rank copied from their first rendering
+  // (RenderedTracks; --timings: track_copies).
+  uint64_t trackCopies = 0;
   // Rank 0, after the commit: what makes --out not exactly this run's set,
   // each a message (an earlier output file that could not be removed, --out
   // renamed during the run); each makes the run partial.

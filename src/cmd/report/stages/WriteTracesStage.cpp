@@ -29,6 +29,7 @@ Expected<WriteResult> writeTracesStage(ReportRun& run, RenderPlan& render,
   }
   WriteResult& res = *written;
   run.clock.count("render_decodes", res.renderDecodes);
+  run.clock.count("track_copies", res.trackCopies);
   std::vector<AtomicFile*> commitSet;  // rank 0: the traces, then the analysis files
   for (auto& w : writers) commitSet.push_back(&w.file());
   for (auto& f : extraFiles) commitSet.push_back(&f);
