@@ -53,6 +53,9 @@ class ExternalSorter {
     if (held_.size() == capacity_) spillHeld();
     if (held_.size() == held_.capacity())
       held_.reserve(std::min<uint64_t>(capacity_, std::max<size_t>(1024, 2 * held_.capacity())));
+    // One comparison while the held records are still in order: input that
+    // comes sorted (most GPU activity of a trace) is not sorted again.
+    if (heldInOrder_ && !held_.empty() && less_(record, held_.back())) heldInOrder_ = false;
     held_.push_back(record);
     ++count_;
   }
@@ -63,7 +66,7 @@ class ExternalSorter {
     if (finished_) return status_;
     finished_ = true;
     if (runs_.empty()) {
-      std::stable_sort(held_.begin(), held_.end(), less_);
+      sortHeld();
       return status_;
     }
     if (!held_.empty()) spillHeld();
@@ -186,12 +189,18 @@ class ExternalSorter {
       }
       file_.emplace(std::move(*f));
     }
-    std::stable_sort(held_.begin(), held_.end(), less_);
+    sortHeld();
     const Run run{file_->size(), held_.size()};
     status_ = file_->append(
         std::string_view(reinterpret_cast<const char*>(held_.data()), held_.size() * sizeof(T)));
     runs_.push_back(run);
     held_.clear();
+    heldInOrder_ = true;
+  }
+
+  // The held records in order (stable); a no-op when they came in order.
+  void sortHeld() {
+    if (!heldInOrder_) std::stable_sort(held_.begin(), held_.end(), less_);
   }
 
   // One merge pass: each group of maxFanIn() consecutive runs becomes one run
@@ -238,6 +247,7 @@ class ExternalSorter {
   std::optional<SpillFile> file_;
   uint64_t count_ = 0;
   bool finished_ = false;
+  bool heldInOrder_ = true;  // no held record is less than the one pushed before it
   Status status_;
 };
 

@@ -90,6 +90,34 @@ TEST_F(ExternalSorterTest, ManyRunsWithinOneFanIn) {
   expectStableSorted(in, drain(s));
 }
 
+TEST_F(ExternalSorterTest, InputInOrderOrOutOfOrderAtAnyPlaceSortsStably) {
+  // Records that come in order are not sorted again (one comparison a push);
+  // one record out of order anywhere, first or last included, in memory or in
+  // a spilled run, and the batch is sorted as before. Equal keys keep push order.
+  const std::vector<Keyed> sorted = [] {
+    std::vector<Keyed> v = randomRecords(6000, 50, 4);
+    std::stable_sort(v.begin(), v.end(), ByKey{});
+    for (size_t i = 0; i < v.size(); ++i) v[i].seq = static_cast<uint32_t>(i);
+    return v;
+  }();
+  for (uint64_t budget : {uint64_t{64} << 20, uint64_t{1024}}) {  // in memory; runs of 1024
+    for (size_t at :
+         {size_t{0}, size_t{1}, size_t{1023}, size_t{1024}, size_t{3000}, size_t{5999}}) {
+      std::vector<Keyed> in = sorted;
+      if (at != 0) std::swap(in[at].key, in[at == 5999 ? 0 : at - 1].key);  // one pair out of order
+      if (at == 0) std::reverse(in.begin(), in.end());
+      ExternalSorter<Keyed, ByKey> s(options(budget));
+      for (const Keyed& r : in) s.push(r);
+      ASSERT_TRUE(s.finish().ok());
+      expectStableSorted(in, drain(s));
+    }
+    ExternalSorter<Keyed, ByKey> s(options(budget));
+    for (const Keyed& r : sorted) s.push(r);
+    ASSERT_TRUE(s.finish().ok());
+    expectStableSorted(sorted, drain(s));
+  }
+}
+
 TEST_F(ExternalSorterTest, EmptyInputHasNoRecords) {
   ExternalSorter<Keyed, ByKey> s(options(1024));
   ASSERT_TRUE(s.finish().ok());
