@@ -1,6 +1,5 @@
 #include "xstack/cmd/report/AnalysisGather.h"
 
-#include <malloc.h>
 #include <algorithm>
 #include <exception>
 
@@ -81,7 +80,6 @@ AnalysisResult writeAnalyses(Comm& comm, JobAnalyses& analyses,
   if (comm.rank() == 0 && res.written.ok())
     for (auto& f : written) files.push_back(std::move(f));
   for (auto& job : analyses.jobs) job->releaseAfterWrite();
-  malloc_trim(0);  // what only the files needed goes back before the traces are written
   return res;
 }
 

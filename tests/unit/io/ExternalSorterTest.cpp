@@ -118,6 +118,28 @@ TEST_F(ExternalSorterTest, InputInOrderOrOutOfOrderAtAnyPlaceSortsStably) {
   }
 }
 
+TEST_F(ExternalSorterTest, InputOfAscendingRunsSortsStably) {
+  // Input made of k ascending runs (an owner's arrivals of a group, rank after
+  // rank): the same records in the same order as a stable sort, in memory and
+  // in spilled runs of 1024.
+  for (size_t runs : {2, 3, 7, 64, 65, 300}) {
+    std::vector<Keyed> in;
+    for (size_t r = 0; r < runs; ++r) {
+      std::vector<Keyed> run = randomRecords(6000 / runs, 40, static_cast<uint32_t>(10 + r));
+      std::stable_sort(run.begin(), run.end(), ByKey{});
+      in.insert(in.end(), run.begin(), run.end());
+    }
+    for (size_t i = 0; i < in.size(); ++i) in[i].seq = static_cast<uint32_t>(i);
+    for (uint64_t budget : {uint64_t{64} << 20, uint64_t{1024}}) {
+      ExternalSorter<Keyed, ByKey> s(options(budget));
+      for (const Keyed& r : in) s.push(r);
+      ASSERT_TRUE(s.finish().ok());
+      SCOPED_TRACE(testing::Message() << runs << " runs, budget " << budget);
+      expectStableSorted(in, drain(s));
+    }
+  }
+}
+
 TEST_F(ExternalSorterTest, EmptyInputHasNoRecords) {
   ExternalSorter<Keyed, ByKey> s(options(1024));
   ASSERT_TRUE(s.finish().ok());

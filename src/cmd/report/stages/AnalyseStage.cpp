@@ -131,7 +131,7 @@ void attachAnalysisTracks(const JobAnalyses* analysed, RenderPlan& render) {
 }
 
 AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
-                                  const std::vector<LocalInput>& local, const RenderPlan& render,
+                                  std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files) {
   if (!run.options.analysis || !analysed) return {};
   AnalysisOutput out;
@@ -140,6 +140,13 @@ AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
   out.fsync = run.options.fsync;
   out.toolVersion = versionLine();
   AnalysisResult r = writeAnalyses(run.comm, *analysed, local, std::move(out), files);
+  for (LocalInput& in : local) {
+    in.analyses.clear();
+    in.parts.reset();  // the last input's reset frees the shelf, its memory and its scratch file
+  }
+  // What only the files needed (the jobs' releaseAfterWrite, the parts) goes
+  // back before the traces are written.
+  malloc_trim(0);
   run.clock.mark("analysis_files");
   return r;
 }

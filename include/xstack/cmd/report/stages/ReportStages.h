@@ -207,9 +207,10 @@ void attachFindingEvents(const JobAnalyses* analysed, RenderPlan& render);
 void attachAnalysisTracks(const JobAnalyses* analysed, RenderPlan& render);
 // collective (e.g. kernels.csv's tables go to rank 0): rank 0's analysis
 // files' temporaries (appended to `files`) and the terminal summary (no-op
-// without analysis).
+// without analysis). Then every local input lets go of its analyses' parts
+// (LocalInput::analyses, parts): nothing after the files reads them.
 AnalysisResult writeAnalysisStage(ReportRun& run, JobAnalyses* analysed,
-                                  const std::vector<LocalInput>& local, const RenderPlan& render,
+                                  std::vector<LocalInput>& local, const RenderPlan& render,
                                   std::vector<AtomicFile>& files);
 // collective: writes the traces, then commits them together with `extraFiles`
 // (rank 0: the analysis files; removed, never committed, if a trace fails).
