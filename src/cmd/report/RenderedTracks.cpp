@@ -50,7 +50,7 @@ void RenderedTracks::Capture::add(std::string_view piece) {
 
 std::optional<size_t> RenderedTracks::freeFile() {
   for (size_t i = 0; i < files_.size(); ++i)
-    if (!files_[i].busy) return i;
+    if (!files_[i].busy && !files_[i].broken) return i;
   if (noFile_) return std::nullopt;
   Expected<SpillFile> f = SpillFile::create(spillDir_);
   if (!f) {
@@ -82,6 +82,7 @@ void RenderedTracks::finish(std::unique_ptr<Capture> c, const Warnings& warnings
   const bool flushed = !c->failed_ && c->spill_->flush().ok();
   std::lock_guard<std::mutex> lock(mutex_);
   files_[c->file_].busy = false;
+  files_[c->file_].broken = !flushed;  // its size after a failed write is not known: not reused
   auto it = entries_.find(c->key_);
   if (!flushed || !problem.empty()) {
     entries_.erase(it);
@@ -93,7 +94,6 @@ void RenderedTracks::finish(std::unique_ptr<Capture> c, const Warnings& warnings
   e.offset = c->offset_;
   e.pieces = std::move(c->pieces_);
   e.warnings = warnings;
-  for (uint64_t n : e.pieces) keptBytes_ += n;
 }
 
 std::optional<Warnings> RenderedTracks::copy(const Key& key, const FormatPieces& pieces,
@@ -127,11 +127,6 @@ std::optional<Warnings> RenderedTracks::copy(const Key& key, const FormatPieces&
   std::lock_guard<std::mutex> lock(mutex_);
   ++copies_;
   return e.warnings;
-}
-
-uint64_t RenderedTracks::keptBytes() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return keptBytes_;
 }
 
 uint64_t RenderedTracks::copies() const {

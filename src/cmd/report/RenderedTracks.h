@@ -75,8 +75,7 @@ class RenderedTracks {
   void finish(std::unique_ptr<Capture> capture, const Warnings& warnings,
               const std::string& problem);
 
-  uint64_t keptBytes() const;  // text in the scratch files
-  uint64_t copies() const;     // chunks copied
+  uint64_t copies() const;  // chunks copied
 
  private:
   struct Entry {
@@ -88,7 +87,8 @@ class RenderedTracks {
   };
   struct File {
     SpillFile spill;
-    bool busy = false;  // a capture appends to it
+    bool busy = false;    // a capture appends to it
+    bool broken = false;  // a write to it failed
   };
   std::optional<size_t> freeFile();  // under mutex_
 
@@ -98,7 +98,7 @@ class RenderedTracks {
   std::map<Key, Entry> entries_;
   std::deque<File> files_;  // stable addresses: read while another is appended
   bool noFile_ = false;     // a scratch file could not be made: keep nothing
-  uint64_t keptBytes_ = 0, copies_ = 0;
+  uint64_t copies_ = 0;
 };
 
 }  // namespace xstack
