@@ -17,14 +17,18 @@ namespace xstack {
 namespace {
 
 // Lets a part the analyses are done with leave memory, on whichever of the
-// inputs' shelves holds it.
+// inputs' shelves holds it. It does not keep a shelf alive: the jobs keep it
+// to the end, and the inputs let go of their shelves once the analysis files
+// are written (writeAnalysisStage), which unmaps them.
 PartRelease partReleaser(const std::vector<LocalInput>& local) {
-  std::vector<std::shared_ptr<PartShelf>> shelves;
+  std::vector<std::weak_ptr<PartShelf>> shelves;
   for (const LocalInput& in : local)
-    if (in.parts && std::find(shelves.begin(), shelves.end(), in.parts) == shelves.end())
+    if (in.parts && std::none_of(shelves.begin(), shelves.end(),
+                                 [&](const auto& s) { return s.lock() == in.parts; }))
       shelves.push_back(in.parts);
   return [shelves](std::string_view part) {
-    for (const auto& s : shelves) s->release(part);
+    for (const auto& s : shelves)
+      if (std::shared_ptr<PartShelf> shelf = s.lock()) shelf->release(part);
   };
 }
 
