@@ -108,6 +108,10 @@ Status SpillFile::flush() {
   return {};
 }
 
+void SpillFile::dropBuffer() {
+  if (buffer_.empty()) std::string().swap(buffer_);
+}
+
 Status SpillFile::readAt(uint64_t offset, char* out, size_t n) const {
   if (faultArmed("spill-read")) return failure("cannot read back", EIO);
   size_t done = 0;

@@ -78,6 +78,10 @@ class SpillFile {
   Status append(std::string_view bytes);
   // Writes out what append() buffered.
   Status flush();
+  // After flush(): the append buffer's memory goes back (a file appended to
+  // now and then, e.g. once per track group, need not hold it in between);
+  // the next append() takes it again. A no-op while bytes are buffered.
+  void dropBuffer();
   // Bytes appended so far (flushed or not).
   uint64_t size() const { return written_ + buffer_.size(); }
   // Reads exactly `n` bytes at `offset` into `out`; the range must have been

@@ -80,6 +80,7 @@ std::unique_ptr<RenderedTracks::Capture> RenderedTracks::capture(const Key& key)
 void RenderedTracks::finish(std::unique_ptr<Capture> c, const Warnings& warnings,
                             const std::string& problem) {
   const bool flushed = !c->failed_ && c->spill_->flush().ok();
+  c->spill_->dropBuffer();  // 256 KiB a file, not held between two groups
   std::lock_guard<std::mutex> lock(mutex_);
   files_[c->file_].busy = false;
   files_[c->file_].broken = !flushed;  // its size after a failed write is not known: not reused

@@ -170,7 +170,15 @@ TEST_F(ExternalSorterTest, SpillFileReadsBackAcrossItsBuffer) {
   std::string back(300'000, '\0');
   ASSERT_TRUE(f->readAt(250'000, back.data(), back.size()).ok());
   EXPECT_EQ(back, bytes.substr(250'000, 300'000));
-  Status past = f->readAt(bytes.size() - 10, back.data(), 20);
+  f->dropBuffer();  // flushed: its memory goes, and appending takes it again
+  ASSERT_TRUE(f->append(bytes.substr(0, 10)).ok());
+  f->dropBuffer();  // not flushed: a no-op, the bytes stay
+  ASSERT_TRUE(f->flush().ok());
+  EXPECT_EQ(f->size(), bytes.size() + 10);
+  std::string tail(10, '\0');
+  ASSERT_TRUE(f->readAt(bytes.size(), tail.data(), tail.size()).ok());
+  EXPECT_EQ(tail, bytes.substr(0, 10));
+  Status past = f->readAt(f->size() - 10, back.data(), 20);
   EXPECT_FALSE(past.ok()) << "a read past the end is an error, not a short read";
   EXPECT_EQ(filesInDir(), 0u);
 }
