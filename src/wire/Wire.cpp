@@ -1,6 +1,7 @@
 #include "xstack/wire/Wire.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace xstack::wire {
@@ -70,21 +71,49 @@ bool Reader::need(uint64_t n, const char* what) {
   return true;
 }
 
+namespace {
+
+// The low 7 bits of each of a word's 8 bytes, packed: byte i's bits land at
+// 7i. Bit 7 of each byte (the continuation flag) is dropped.
+uint64_t packSevenBitGroups(uint64_t w) {
+  w &= 0x7f7f7f7f7f7f7f7fULL;
+  w = ((w & 0x7f007f007f007f00ULL) >> 1) | (w & 0x007f007f007f007fULL);
+  w = ((w & 0x3fff00003fff0000ULL) >> 2) | (w & 0x00003fff00003fffULL);
+  return ((w & 0x0fffffff00000000ULL) >> 4) | (w & 0x000000000fffffffULL);
+}
+
+// The 8 bytes at p as a little-endian number, whatever the machine's order.
+uint64_t littleEndianWord(const char* p) {
+  uint64_t w = 0;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+  return w;
+}
+
+}  // namespace
+
 uint64_t Reader::u64Long() {
   // Fast path: 10 bytes left hold any varint, so no byte needs a bounds
-  // check. A varint longer than 64 bits leaves it for the checked loop
-  // below, which fails at the same offset.
+  // check. The first 8 bytes are decoded as one word: the first byte without
+  // its continuation flag ends the varint. A varint longer than 64 bits
+  // leaves it for the checked loop below, which fails at the same offset.
   if (ok_ && in_.size() - at_ >= 10) {
     const char* p = in_.data() + at_;
-    uint64_t v = 0;
-    for (int i = 0; i < 10; ++i) {
-      const auto byte = static_cast<uint8_t>(p[i]);
-      if (i == 9 && byte > 1) break;
-      v |= uint64_t{byte & 0x7fu} << (7 * i);
-      if ((byte & 0x80) == 0) {
-        at_ += static_cast<size_t>(i) + 1;
-        return v;
-      }
+    const uint64_t w = littleEndianWord(p);
+    if (const uint64_t ends = ~w & 0x8080808080808080ULL; ends != 0) {
+      const int used = std::countr_zero(ends) + 1;  // bits up to the last byte's flag
+      at_ += static_cast<size_t>(used / 8);
+      return packSevenBitGroups(used == 64 ? w : w & ((uint64_t{1} << used) - 1));
+    }
+    const auto ninth = static_cast<uint8_t>(p[8]), tenth = static_cast<uint8_t>(p[9]);
+    const uint64_t low = packSevenBitGroups(w) | (uint64_t{ninth & 0x7fu} << 56);
+    if ((ninth & 0x80) == 0) {
+      at_ += 9;
+      return low;
+    }
+    if (tenth <= 1) {
+      at_ += 10;
+      return low | (uint64_t{tenth} << 63);
     }
   }
   uint64_t v = 0;
@@ -118,6 +147,13 @@ std::string Reader::str() { return std::string(view()); }
 
 void Reader::skipVarints(int n) {
   for (int i = 0; i < n && ok_; ++i) {
+    if (in_.size() - at_ >= 10) {  // as u64Long's fast path: a flag-less byte in the first 8
+      const uint64_t ends = ~littleEndianWord(in_.data() + at_) & 0x8080808080808080ULL;
+      if (ends != 0) {
+        at_ += static_cast<size_t>(std::countr_zero(ends) + 1) / 8;
+        continue;
+      }
+    }
     const size_t limit = std::min<size_t>(in_.size() - at_, 10);
     size_t k = 0;
     while (k < limit && (static_cast<uint8_t>(in_[at_ + k]) & 0x80) != 0) ++k;

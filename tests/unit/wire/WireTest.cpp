@@ -2,8 +2,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xstack/wire/WarningsWire.h"
@@ -80,6 +83,54 @@ TEST(WireTest, VarintsAreExactlyLeb128AtEveryWidthAndPosition) {
   Reader r(padded);
   EXPECT_EQ(r.u64(), 5u);
   EXPECT_EQ(r.offset(), 5u);
+}
+
+// A varint as LEB128 defines it, one byte at a time: (value, bytes) or
+// nothing when the bytes end first or it holds more than 64 bits.
+std::optional<std::pair<uint64_t, size_t>> referenceVarint(std::string_view bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes.size() && i < 10; ++i) {
+    const auto byte = static_cast<uint8_t>(bytes[i]);
+    if (i == 9 && byte > 1) return std::nullopt;
+    v |= uint64_t{byte & 0x7fu} << (7 * i);
+    if ((byte & 0x80) == 0) return std::make_pair(v, i + 1);
+  }
+  return std::nullopt;
+}
+
+// The reader decodes a varint with 10 bytes left as whole words: on any
+// bytes (padded ones such as 0x80 0x00, every length from 1 to 11, flags set
+// at random) it reads what the byte-by-byte definition reads, ends at the
+// same byte, and fails where it fails, with or without bytes after it;
+// skipVarints ends and fails where it does.
+TEST(WireTest, WordAtATimeVarintsReadAsByteAtATimeOnAnyBytes) {
+  std::mt19937_64 rng(11);
+  const std::string version(1, static_cast<char>(kWireVersion));
+  for (int trial = 0; trial < 200000; ++trial) {
+    const size_t length = 1 + rng() % 11;
+    std::string bytes;
+    for (size_t i = 0; i < length; ++i) {
+      auto b = static_cast<uint8_t>(rng());
+      b = i + 1 < length ? (b | 0x80) : (b & 0x7f);             // flags: continue, then end
+      if (rng() % 16 == 0) b = static_cast<uint8_t>(b & 0x80);  // a padding byte
+      if (i == 9 && rng() % 2 == 0) b = static_cast<uint8_t>(rng() % 3);
+      bytes.push_back(static_cast<char>(b));
+    }
+    const auto expected = referenceVarint(bytes);
+    for (size_t tail : {0, 12}) {
+      const std::string msg = version + bytes + std::string(tail, '\x01');
+      Reader r(msg);
+      const uint64_t v = r.u64();
+      ASSERT_EQ(r.ok(), expected.has_value()) << trial << " tail " << tail;
+      Reader skipped(msg);
+      skipped.skipVarints(1);
+      ASSERT_EQ(skipped.ok(), r.ok()) << trial << " tail " << tail;
+      ASSERT_EQ(skipped.offset(), r.offset()) << trial << " tail " << tail;
+      if (!expected) continue;
+      ASSERT_EQ(v, expected->first) << trial << " tail " << tail;
+      ASSERT_EQ(r.offset(), 1 + expected->second) << trial << " tail " << tail;
+    }
+  }
 }
 
 // skipVarints steps over exactly the bytes u64 reads, at every width, and
