@@ -6,30 +6,48 @@
 
 namespace xstack::wire {
 
-Writer::Writer() { out_.push_back(static_cast<char>(kWireVersion)); }
+Writer::Writer() { put(static_cast<char>(kWireVersion)); }
+
+// The room is an eighth of the message, at least 15 bytes (at first
+// std::string's own buffer: no allocation), at most 64 KiB. resize writes
+// the room, so it is resident: a message held within a budget (counted by
+// size()) takes at most an eighth more. The string's capacity still grows
+// geometrically (untouched past the room), so growing costs no more copies.
+void Writer::grow(size_t atLeast) {
+  constexpr size_t kFirstRoom = 15, kMostRoom = size_t{64} << 10;
+  out_.resize(used_ + std::max(atLeast, std::clamp(used_ / 8, kFirstRoom, kMostRoom)));
+}
+
+void Writer::append(const char* p, size_t n) {
+  if (n == 0) return;
+  if (out_.size() - used_ < n) grow(n);
+  std::memcpy(out_.data() + used_, p, n);
+  used_ += n;
+}
 
 void Writer::u64Long(uint64_t v) {
-  char bytes[10];  // a varint of 64 bits has at most 10
+  if (out_.size() - used_ < 10) grow(10);  // a varint of 64 bits has at most 10 bytes
+  char* p = out_.data() + used_;
   size_t n = 0;
   while (v >= 0x80) {
-    bytes[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    p[n++] = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  bytes[n++] = static_cast<char>(v);
-  out_.append(bytes, n);
+  p[n++] = static_cast<char>(v);
+  used_ += n;
 }
 
 void Writer::f64(double v) {
   char b[8];
   std::memcpy(b, &v, 8);
-  out_.append(b, 8);
+  append(b, 8);
 }
 
-void Writer::boolean(bool v) { out_.push_back(v ? 1 : 0); }
+void Writer::boolean(bool v) { put(v ? 1 : 0); }
 
 void Writer::str(std::string_view s) {
   u64(s.size());
-  out_.append(s.data(), s.size());
+  append(s.data(), s.size());
 }
 
 void Writer::strings(const std::vector<std::string>& items) {
@@ -37,9 +55,11 @@ void Writer::strings(const std::vector<std::string>& items) {
 }
 
 std::string Writer::take() {
+  out_.resize(used_);
   std::string done = std::move(out_);
-  out_.clear();
-  out_.push_back(static_cast<char>(kWireVersion));
+  out_ = std::string();
+  used_ = 0;
+  put(static_cast<char>(kWireVersion));
   return done;
 }
 

@@ -38,7 +38,7 @@ class Writer {
   // Varints (a value below 128 is one byte, written inline); i64 zigzagged.
   void u64(uint64_t v) {
     if (v < 0x80) {
-      out_.push_back(static_cast<char>(v));
+      put(static_cast<char>(v));
       return;
     }
     u64Long(v);
@@ -61,7 +61,7 @@ class Writer {
   // Bytes as they are, no length: a piece of another message's encoding
   // (e.g. a list's elements between two Reader::offset()s), which the reader
   // then reads as the values it holds.
-  void raw(std::string_view s) { out_.append(s.data(), s.size()); }
+  void raw(std::string_view s) { append(s.data(), s.size()); }
   // An enum of non-negative values, as its value (u64); read back with
   // Reader::enumeration.
   template <class E>
@@ -70,12 +70,22 @@ class Writer {
   }
   // The message (version byte first). The writer is empty afterwards.
   std::string take();
-  size_t size() const { return out_.size(); }
-  std::string_view view() const { return out_; }  // valid until the next write
+  size_t size() const { return used_; }
+  // Valid until the next write.
+  std::string_view view() const { return {out_.data(), used_}; }
 
  private:
   void u64Long(uint64_t v);
+  void put(char c) {
+    if (used_ == out_.size()) grow(1);
+    out_[used_++] = c;
+  }
+  void append(const char* p, size_t n);
+  void grow(size_t atLeast);  // room for `atLeast` more bytes past used_
+  // The message is out_[0, used_); the rest is room, written in place (no
+  // per-write length update or terminator, as std::string's appends do).
   std::string out_;
+  size_t used_ = 0;
 };
 
 class Reader {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
@@ -49,6 +50,59 @@ std::string leb128(uint64_t v) {
   }
   out.push_back(static_cast<char>(v));
   return out;
+}
+
+// The writer keeps its room past the message and grows it (15 bytes, then
+// an eighth of the message, at most 64 KiB at a time): values of every kind
+// and size, written across many growths (strings and raw pieces larger than
+// the room included), give exactly the bytes of their definitions, as do
+// size() and view() at every point; take() gives them and starts again.
+TEST(WireTest, WriterGivesExactBytesAcrossItsGrowths) {
+  std::mt19937_64 rng(5);
+  for (int message = 0; message < 3; ++message) {
+    Writer w;
+    std::string expected(1, static_cast<char>(kWireVersion));
+    for (int i = 0; i < 20000; ++i) {
+      switch (rng() % 5) {
+        case 0: {
+          const uint64_t v = rng() >> (rng() % 64);
+          w.u64(v);
+          expected += leb128(v);
+          break;
+        }
+        case 1: {
+          const bool b = rng() % 2 == 0;
+          w.boolean(b);
+          expected.push_back(b ? 1 : 0);
+          break;
+        }
+        case 2: {
+          const double d = static_cast<double>(rng() % 1000) / 7;
+          w.f64(d);
+          char bytes[8];
+          std::memcpy(bytes, &d, 8);
+          expected.append(bytes, 8);
+          break;
+        }
+        default: {
+          const size_t n = rng() % 1000 == 0 ? 70000 + rng() % 70000 : rng() % 40;
+          const std::string text(n, static_cast<char>('a' + rng() % 26));
+          if (rng() % 2 == 0) {
+            w.str(text);
+            expected += leb128(n) + text;
+          } else {
+            w.raw(text);
+            expected += text;
+          }
+        }
+      }
+      ASSERT_EQ(w.size(), expected.size()) << message << " " << i;
+      if (i % 997 == 0) ASSERT_EQ(w.view(), expected) << message << " " << i;
+    }
+    ASSERT_EQ(w.take(), expected);
+    EXPECT_EQ(w.size(), 1u);
+    EXPECT_EQ(w.view(), std::string(1, static_cast<char>(kWireVersion)));
+  }
 }
 
 // Every bit width, with every bit pattern class (all ones, one bit, random),
