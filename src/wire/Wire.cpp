@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 
 namespace xstack::wire {
 
@@ -20,7 +21,14 @@ void Writer::grow(size_t atLeast) {
 
 void Writer::append(const char* p, size_t n) {
   if (n == 0) return;
-  if (out_.size() - used_ < n) grow(n);
+  if (out_.size() - used_ < n) {
+    // Bytes of this message itself (raw(view())) move with the buffer.
+    const std::less_equal<const char*> atMost;
+    const bool own = atMost(out_.data(), p) && atMost(p, out_.data() + used_);
+    const size_t offset = own ? static_cast<size_t>(p - out_.data()) : 0;
+    grow(n);
+    if (own) p = out_.data() + offset;
+  }
   std::memcpy(out_.data() + used_, p, n);
   used_ += n;
 }

@@ -56,7 +56,8 @@ std::string leb128(uint64_t v) {
 // an eighth of the message, at most 64 KiB at a time): values of every kind
 // and size, written across many growths (strings and raw pieces larger than
 // the room included), give exactly the bytes of their definitions, as do
-// size() and view() at every point; take() gives them and starts again.
+// size() and view() at every point; the message's own bytes append to it
+// (raw(view()), across a growth); take() gives them and starts again.
 TEST(WireTest, WriterGivesExactBytesAcrossItsGrowths) {
   std::mt19937_64 rng(5);
   for (int message = 0; message < 3; ++message) {
@@ -99,6 +100,11 @@ TEST(WireTest, WriterGivesExactBytesAcrossItsGrowths) {
       ASSERT_EQ(w.size(), expected.size()) << message << " " << i;
       if (i % 997 == 0) ASSERT_EQ(w.view(), expected) << message << " " << i;
     }
+    const std::string written(w.view());  // the message doubled: raw() of its own bytes
+    w.raw(w.view());
+    ASSERT_EQ(w.view(), written + written);
+    w.raw(std::string_view(w.view()).substr(5, 100));
+    expected = written + written + written.substr(5, 100);
     ASSERT_EQ(w.take(), expected);
     EXPECT_EQ(w.size(), 1u);
     EXPECT_EQ(w.view(), std::string(1, static_cast<char>(kWireVersion)));
