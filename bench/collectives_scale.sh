@@ -14,8 +14,12 @@
 #   MICROBATCHES  microbatches per step (default 62: about 500 collectives a step on a middle
 #                 pipeline stage: 4 TP all-reduces and 4 sends/recvs per microbatch, plus the DP
 #                 reduce-scatter and all-gather; first and last stages have 2 sends/recvs fewer)
-#   REPS          rounds per size and mode (default 3); a round runs both sides once,
-#                 alternating which goes first
+#   REPS          rounds per size and mode, at least (default 3); a round runs both sides
+#                 once, alternating which goes first
+#   MIN_SECONDS   more rounds for a fast size: as many as make both sides run about this long
+#                 in all, from the warm-up's time (default 10; 0: REPS rounds everywhere). A
+#                 64-rank round is under a second, and a few rounds of it moved its ratio by
+#                 0.1-0.15 on a shared VM
 #   MODES         "np2 np1" (default): mpirun -np 2 --oversubscribe, and one process (no mpirun)
 #   WARMUP        1 (default): one unmeasured run of each side per size and mode first; 0: none
 #   XSTACK_BUILD_DIR (default <repo>/build), BENCH_WORK (parent of the work folder, default
@@ -37,6 +41,8 @@ bench_options collectives_scale "$@"
 read -r -a sizes <<<"${SIZES:-64 256 1024}"
 read -r -a modes <<<"${MODES:-np2 np1}"
 steps=${STEPS:-2} mb=${MICROBATCHES:-62} reps=${REPS:-3} warmup=${WARMUP:-1}
+minSeconds=${MIN_SECONDS:-10}
+[[ $minSeconds =~ ^[0-9]+$ ]] || { echo "collectives_scale: MIN_SECONDS: a whole number of seconds" >&2; exit 2; }
 for v in "$steps" "$mb" "$reps"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "collectives_scale: STEPS, MICROBATCHES, REPS: positive integers" >&2; exit 2; }
 done
@@ -130,7 +136,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "xstack: $X ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "mpirun: $(mpirun --version 2>/dev/null | head -1)"
 echo "jobs: xstack synth --format kineto --tp T --pp P --dp D --microbatches $mb --steps $steps --seed 1;" \
-  "$reps rounds per size and mode"
+  "at least $reps rounds per size and mode, more for a fast size (MIN_SECONDS=$minSeconds)"
 
 for n in "${sizes[@]}"; do
   read -r tp pp dp <<<"$(shape "$n")"
@@ -141,12 +147,17 @@ for n in "${sizes[@]}"; do
     --steps "$steps" --seed 1 >/dev/null 2>&1 || die "xstack synth failed ($n ranks)"
   echo "$n TP${tp}xPP${pp}xDP${dp} $arr $per $(du -sm "$d/profile" | cut -f1)" >"$work/res/$n.job"
   for mode in "${modes[@]}"; do
+    rounds=$reps
     if [ "$warmup" != 0 ]; then
       say "$n ranks, $mode: warm-up"
       run "$mode" "$d" "$work/out" "$work/st" --no-analysis
+      both=$wall
       run "$mode" "$d" "$work/out" "$work/st"
+      rounds=$(awk -v r="$reps" -v m="$minSeconds" -v a="$both" -v b="$wall" \
+        'BEGIN{n = (a + b > 0) ? int(m / (a + b) + 0.999) : r; print (n > r ? n : r)}')
     fi
-    for ((r = 0; r < reps; r++)); do
+    echo "$rounds" >"$work/res/$n.$mode.rounds"
+    for ((r = 0; r < rounds; r++)); do
       order=(off on)
       ((r % 2)) && order=(on off)
       for side in "${order[@]}"; do
@@ -155,7 +166,7 @@ for n in "${sizes[@]}"; do
         k=$n.$mode.$side
         rec "$k" wall "$wall"; rec "$k" cpu "$cpu"; rec "$k" rss0 "$rss0"; rec "$k" ana "$ana"; rec "$k" read "$read"
         rec "$k" total "$total"
-        say "  round $((r + 1))/$reps $side: $wall s, rank 0 $((rss0 / 1024)) MiB, analysis $ana s"
+        say "  round $((r + 1))/$rounds $side: $wall s, rank 0 $((rss0 / 1024)) MiB, analysis $ana s"
       done
       rec "$n.$mode" ratio "$(div "$(tail -1 "$work/res/$n.$mode.on.wall")" \
         "$(tail -1 "$work/res/$n.$mode.off.wall")" %.4f)"
@@ -167,25 +178,29 @@ for n in "${sizes[@]}"; do
 done
 
 echo
-echo "median of $reps rounds; x = median of the per-round wall ratios (analysis / --no-analysis), cpu x the"
+echo "median of the rounds (column rounds); x = median of the per-round wall ratios (analysis / --no-analysis), cpu x the"
 echo "same of user + sys CPU seconds summed over the MPI ranks (steadier on a shared machine);"
 echo "analysis = rank 0's analysis stage (--timings), share = of rank 0's total; read = rank 0's read stage"
-echo "(the analyses' per-rank parts run in its walk) without / with the analysis; RSS = rank 0's peak"
-printf '%6s %-14s %10s %9s %5s %8s %8s %6s %6s %8s %6s %8s %8s %9s %9s %9s\n' ranks shape arrivals "coll/step" mode \
-  "off s" "on s" x "cpu x" "analysis" share "read off" "read on" "RSS off" "RSS on" "RSS on/1st"
+echo "(the analyses' per-rank parts run in its walk) without / with the analysis; RSS = rank 0's peak,"
+echo "added = on - off (what the analysis adds to it)"
+printf '%6s %-14s %10s %9s %5s %6s %8s %8s %6s %6s %8s %6s %8s %8s %9s %9s %9s %9s\n' ranks shape arrivals \
+  "coll/step" mode rounds "off s" "on s" x "cpu x" "analysis" share "read off" "read on" "RSS off" "RSS on" \
+  "added" "RSS on/1st"
 for mode in "${modes[@]}"; do
   first=
   for n in "${sizes[@]}"; do
     read -r _ sh arr per _ <"$work/res/$n.job"
     on=$(med "$n.$mode.on" rss0)
     [ -n "$first" ] || first=$on
-    printf '%6s %-14s %10s %9s %5s %8.3f %8.3f %6.2f %6.2f %8.3f %5s%% %8.3f %8.3f %7.1f M %7.1f M %9s\n' "$n" "$sh" "$arr" "$per" \
-      "$mode" "$(med "$n.$mode.off" wall)" "$(med "$n.$mode.on" wall)" "$(med "$n.$mode" ratio)" "$(med "$n.$mode" cratio)" \
+    off=$(med "$n.$mode.off" rss0)
+    printf '%6s %-14s %10s %9s %5s %6s %8.3f %8.3f %6.2f %6.2f %8.3f %5s%% %8.3f %8.3f %7.1f M %7.1f M %7.1f M %9s\n' \
+      "$n" "$sh" "$arr" "$per" "$mode" "$(cat "$work/res/$n.$mode.rounds")" "$(med "$n.$mode.off" wall)" "$(med "$n.$mode.on" wall)" "$(med "$n.$mode" ratio)" "$(med "$n.$mode" cratio)" \
       "$(med "$n.$mode.on" ana)" \
       "$(awk -v a="$(med "$n.$mode.on" ana)" -v t="$(med "$n.$mode.on" total)" 'BEGIN{printf "%.1f", (t > 0 ? 100 * a / t : 0)}')" \
       "$(med "$n.$mode.off" read)" "$(med "$n.$mode.on" read)" \
       "$(awk -v k="$(med "$n.$mode.off" rss0)" 'BEGIN{printf "%.1f", k / 1024}')" \
-      "$(awk -v k="$on" 'BEGIN{printf "%.1f", k / 1024}')" "$(div "$on" "$first")"
+      "$(awk -v k="$on" 'BEGIN{printf "%.1f", k / 1024}')" \
+      "$(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.1f", (a - b) / 1024}')" "$(div "$on" "$first")"
   done
 done
 echo "goals (issue): wall with the analysis <= 1.2x --no-analysis; rank 0's peak RSS flat from the smallest to the largest job"
