@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xstack/analysis/PartRelease.h"
@@ -120,6 +121,9 @@ class AnalysisJob {
   // traces, the same list on every MPI rank (sorted by name), in one
   // process named `trackProcess()` (e.g. "collectives").
   virtual std::vector<TraceTrackGroup> trackGroups() const { return {}; }
+  // This MPI rank's counts of its part of the merge, as (name, value), for
+  // --timings (e.g. how many groups' walks were split over threads).
+  virtual std::vector<std::pair<std::string, uint64_t>> counts() const { return {}; }
   virtual std::string trackProcess() const { return {}; }
   // On the owner of group `index` of trackGroups(): its rows on process
   // `pid`, to `out` as they are made; `dropped` counts its slices not drawn.

@@ -365,9 +365,9 @@ void summarizeMatched(const std::string& group, const std::vector<Arrival>& arri
 // GroupBuild, and what summarizeMatched counts of the group's instances.
 struct GroupSummaryBuilder::Build {
   GroupBuild g;
-  uint64_t order = 0;  // instances seen, in key order
   uint64_t matched = 0, problems = 0;
-  std::vector<Problem> examples;  // the group's first kProblemExamples
+  std::vector<Problem> examples;         // the group's first kProblemExamples
+  std::vector<InstanceKey> exampleKeys;  // examples[i]'s instance
 };
 
 GroupSummaryBuilder::GroupSummaryBuilder(std::string group, int64_t ranksPerNode)
@@ -384,18 +384,81 @@ void GroupSummaryBuilder::add(const InstanceMembers& instance) {
     ++b.matched;
   } else {
     ++b.problems;
-    if (b.examples.size() < kProblemExamples)
+    if (b.examples.size() < kProblemExamples) {
       b.examples.push_back(
-          {group_, b.order, instanceName(group_, *instance.members[0]) + ": " + instance.problem});
+          {group_, 0, instanceName(group_, *instance.members[0]) + ": " + instance.problem});
+      b.exampleKeys.push_back(instance.key);
+    }
   }
-  ++b.order;
+}
+
+namespace {
+
+void absorbRow(RowBuild& into, RowBuild& from) {
+  into.transfers.insert(into.transfers.end(), from.transfers.begin(), from.transfers.end());
+  into.busbw.insert(into.busbw.end(), from.busbw.begin(), from.busbw.end());
+  (void)addSaturating(into.waitNs, from.waitNs);
+  for (auto [rank, count] : from.lateCount) into.lateCount[rank] += count;
+}
+
+void absorbBlame(RankBlame& into, const RankBlame& from) {
+  into.rank = from.rank;
+  (void)addSaturating(into.waitedNs, from.waitedNs);
+  for (int c = 0; c < kLateCauses; ++c) (void)addSaturating(into.causedNs[c], from.causedNs[c]);
+}
+
+// Adds `from`'s sums and samples to `into` (the same group's other instances).
+void absorbGroup(GroupBuild& into, GroupBuild& from) {
+  for (auto& [key, row] : from.rows) absorbRow(into.rows[key], row);
+  for (const auto& [rank, blame] : from.ranks) absorbBlame(into.ranks[rank], blame);
+  for (const auto& [key, cell] : from.net) {
+    NetCell& c = into.net[key];
+    c.instances += cell.instances;
+    (void)addSaturating(c.transferNs, cell.transferNs);
+    c.groups = 1;  // one group, whatever the number of its shards
+  }
+  for (const auto& [rank, blame] : from.late) {
+    GroupBlame& g = into.late[rank];
+    g.rank = rank;
+    g.instances += blame.instances;
+    (void)addSaturating(g.waitedForNs, blame.waitedForNs);
+  }
+}
+
+}  // namespace
+
+// The examples stay the first kProblemExamples by instance key.
+void GroupSummaryBuilder::absorb(GroupSummaryBuilder&& other) {
+  Build& b = *build_;
+  Build& o = *other.build_;
+  absorbGroup(b.g, o.g);
+  b.matched += o.matched;
+  b.problems += o.problems;
+  std::vector<std::pair<InstanceKey, Problem>> all;
+  for (size_t i = 0; i < b.examples.size(); ++i)
+    all.emplace_back(b.exampleKeys[i], std::move(b.examples[i]));
+  for (size_t i = 0; i < o.examples.size(); ++i)
+    all.emplace_back(o.exampleKeys[i], std::move(o.examples[i]));
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (all.size() > kProblemExamples) all.resize(kProblemExamples);
+  b.examples.clear();
+  b.exampleKeys.clear();
+  for (auto& [key, problem] : all) {
+    b.examples.push_back(std::move(problem));
+    b.exampleKeys.push_back(key);
+  }
 }
 
 void GroupSummaryBuilder::finish(CollectivesSummary& out) {
   Build& b = *build_;
   out.matched += b.matched;
   out.problems += b.problems;
-  for (Problem& p : b.examples) out.examples.push_back(std::move(p));
+  // An example's order is its place among the group's (by instance key):
+  // the same however the group's instances were split between builders.
+  for (size_t i = 0; i < b.examples.size(); ++i) {
+    b.examples[i].order = i;
+    out.examples.push_back(std::move(b.examples[i]));
+  }
   ++out.groups;
   for (auto& [k, row] : b.g.rows) out.rows.push_back(finishRow(group_, k.first, k.second, row));
   for (auto& [rank, blame] : b.g.ranks) out.ranks.push_back(blame);

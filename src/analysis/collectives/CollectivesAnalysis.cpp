@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "CriticalPathJob.h"
 #include "xstack/analysis/JobBoard.h"
@@ -238,6 +241,35 @@ GroupList groupList(OwnedGroups& owned) {
   return out;
 }
 
+// One walk of an owner's: a group whole, or one shard of a large one.
+struct WalkItem {
+  size_t group = 0;  // into the GroupList
+  GroupShard shard;
+};
+
+// The fewest arrivals a group walked in shards has: below it the walks'
+// fixed costs would outweigh a thread's share.
+constexpr uint64_t kMinShardArrivals = 2048;
+
+// The owner's walks on `threads` threads: a group with more than its share
+// of the arrivals (1 / threads) is walked in as many shards as its share
+// (at most `threads`), so that one large group (a data-parallel job's group
+// of every rank) keeps every thread busy; the others whole, in name order.
+std::vector<WalkItem> walkItems(const GroupList& groups, unsigned threads) {
+  uint64_t total = 0;
+  for (const auto& g : groups) total += g.second->count();
+  std::vector<WalkItem> items;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const uint64_t n = groups[i].second->count();
+    uint64_t shards = 1;
+    if (threads > 1 && n >= kMinShardArrivals)
+      shards = std::min<uint64_t>(threads, (n * threads + total - 1) / total);
+    for (uint64_t s = 0; s < shards; ++s)
+      items.push_back({i, {static_cast<unsigned>(s), static_cast<unsigned>(shards)}});
+  }
+  return items;
+}
+
 // Are a group's ranks (sorted) all on one node? Then none of its instances
 // gives a clock sample (addClockSamples): a member outside them makes the
 // instance a problem, which gives none either. No ranks (they come from the
@@ -254,18 +286,22 @@ std::vector<ClockPair> ownedClockSamples(OwnedGroups& owned, int64_t ranksPerNod
   ClockPairs pairs;
   if (owned.error.empty()) {
     const GroupList groups = groupList(owned);
-    std::vector<ClockPairs> perWorker(workersFor(threads, groups.size()));
+    const std::vector<WalkItem> items = walkItems(groups, threads);
+    std::vector<ClockPairs> perWorker(workersFor(threads, items.size()));
     // Only collectives of a whole group across nodes give samples: groups of
     // sends and receives alone, or of one node, are not walked for them.
-    forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
+    forEachItem(items.size(), threads, [&](size_t k, unsigned worker) {
+      const size_t i = items[k].group;
       const std::vector<int64_t>& ranks = owned.ranks.at(*groups[i].first);
       if (ranksPerNode <= 0 || !groups[i].second->wholeGroup() || onOneNode(ranks, ranksPerNode))
         return;
-      walkGroupInstances(*groups[i].second, owned.spillFile(),
-                         groupRanksOf(ranks, *groups[i].second), ClockMove{}, sort,
-                         [&](const InstanceMembers& instance, const std::vector<MemberOrigin>&) {
-                           addInstanceClockSamples(instance, ranksPerNode, perWorker[worker]);
-                         });
+      walkGroupInstances(
+          *groups[i].second, owned.spillFile(), groupRanksOf(ranks, *groups[i].second), ClockMove{},
+          sort,
+          [&](const InstanceMembers& instance, const std::vector<MemberOrigin>&) {
+            addInstanceClockSamples(instance, ranksPerNode, perWorker[worker]);
+          },
+          items[k].shard);
     });
     for (const ClockPairs& p : perWorker) {
       std::vector<ClockPair> list;
@@ -299,37 +335,72 @@ using OwnTracks = std::vector<std::pair<std::string, OwnTrack>>;
 // An owner: its groups' summary, and each arrival's outcome into `outcomes`.
 // `tracks`: each group's instances as the traces draw them (CollectiveTracks.h),
 // encoded onto `shelf` as each group is matched.
-// Groups run on `threads` threads, each group whole on one: each worker sums
-// its groups into its own summary and the summaries are merged (as rank 0
-// merges the owners': the same bytes for any split); the outcomes are sorted
-// by their origin; the tracks keep the groups' order.
+// Groups run on `threads` threads (walkItems: a large group in shards, the
+// last of its shards to finish completing it); each worker sums its groups
+// into its own summary and the summaries are merged (as rank 0 merges the
+// owners': the same bytes for any split); the outcomes are sorted by their
+// origin; the tracks keep the groups' order. `shards`: the walks past one a
+// group (0 when no group was split).
+// A group walked in shards: what its finished shards found. The last shard
+// to finish takes it all and completes the group.
+struct ShardedGroup {
+  std::mutex mutex;
+  unsigned left = 0;  // shards not finished
+  std::unique_ptr<GroupSummaryBuilder> summary;
+  std::vector<InstanceSlice> slices;
+};
+
+// One shard's findings into `group`: true when it was the last, with the
+// group's whole summary and slices moved back into `summary` and `slices`.
+bool lastShard(ShardedGroup& group, std::unique_ptr<GroupSummaryBuilder>& summary,
+               std::vector<InstanceSlice>& slices) {
+  const std::lock_guard<std::mutex> lock(group.mutex);
+  if (group.summary)
+    group.summary->absorb(std::move(*summary));
+  else
+    group.summary = std::move(summary);
+  group.slices.insert(group.slices.end(), std::make_move_iterator(slices.begin()),
+                      std::make_move_iterator(slices.end()));
+  if (--group.left > 0) return false;
+  summary = std::move(group.summary);
+  slices = std::move(group.slices);
+  return true;
+}
+
 Owned summarizeOwned(OwnedGroups& owned, const ClockMove& clocks, const SpillOptions& sort,
-                     OwnerOutcomes& outcomes, PartShelf& shelf, OwnTracks& tracks,
-                     unsigned threads) {
+                     OwnerOutcomes& outcomes, PartShelf& shelf, OwnTracks& tracks, unsigned threads,
+                     uint64_t& shards) {
   Owned out;
   out.error = owned.error;
   if (!out.error.empty()) return out;
   const GroupList groups = groupList(owned);
-  std::vector<CollectivesSummary> perWorker(workersFor(threads, groups.size()));
+  const std::vector<WalkItem> items = walkItems(groups, threads);
+  shards = items.size() - groups.size();
+  std::vector<ShardedGroup> sharded(groups.size());
+  for (const WalkItem& item : items) sharded[item.group].left = item.shard.count;
+  std::vector<CollectivesSummary> perWorker(workersFor(threads, items.size()));
   std::vector<std::optional<OwnTrack>> made(groups.size());
-  forEachItem(groups.size(), threads, [&](size_t i, unsigned worker) {
+  forEachItem(items.size(), threads, [&](size_t k, unsigned worker) {
+    const size_t i = items[k].group;
     const std::string& group = *groups[i].first;
     if (groups[i].second->count() == 0) return;  // ranks without arrivals here: no instance
     const std::vector<int64_t> ranks = groupRanksOf(owned.ranks.at(group), *groups[i].second);
-    GroupSummaryBuilder summary(group, clocks.ranksPerNode);
+    auto summary = std::make_unique<GroupSummaryBuilder>(group, clocks.ranksPerNode);
     std::vector<InstanceSlice> slices;
     walkGroupInstances(
         *groups[i].second, owned.spillFile(), ranks, clocks, sort,
         [&](const InstanceMembers& instance, const std::vector<MemberOrigin>& origins) {
-          summary.add(instance);
+          summary->add(instance);
           outcomes.add(outcomeOnOwnClock(instance, clocks), origins);
           if (instance.problem.empty()) slices.push_back(instanceSlice(instance));
-        });
+        },
+        items[k].shard);
+    if (items[k].shard.count > 1 && !lastShard(sharded[i], summary, slices)) return;
     *groups[i].second = GroupBytes();  // its bytes are not needed again
     sortSlices(slices);
     if (std::string encoded = encodeSlices(slices); !encoded.empty())
       made[i] = OwnTrack{ranks, shelf.put(0, std::move(encoded))};
-    summary.finish(perWorker[worker]);
+    summary->finish(perWorker[worker]);
   });
   for (CollectivesSummary& s : perWorker) mergeSummary(out.summary, std::move(s));
   for (size_t i = 0; i < made.size(); ++i)
@@ -351,6 +422,9 @@ class CollectivesJob final : public AnalysisJob {
   Status write(Comm& comm, const std::vector<RankPart>& local, const AnalysisOutput& out) override;
   std::vector<TraceTrackGroup> trackGroups() const override { return trackGroups_; }
   std::string trackProcess() const override { return "collectives"; }
+  std::vector<std::pair<std::string, uint64_t>> counts() const override {
+    return {{"group_shards", groupShards_}};
+  }
   void trackRows(size_t index, int64_t pid, uint64_t& dropped, TrackRowSink& out) const override;
   // Keeps the tracks alone.
   void releaseAfterWrite() override {
@@ -376,6 +450,7 @@ class CollectivesJob final : public AnalysisJob {
   SpillOptions ownerSpill_;            // the owner's arrivals held in memory at most
   PartRelease releasePart_;            // AnalysisJobOptions::releasePart
   unsigned threads_;                   // AnalysisJobOptions::threads
+  uint64_t groupShards_ = 0;           // walks past one a group (summarizeOwned's `shards`)
   CollectivesSummary summary_;         // rank 0
   std::vector<RankInfo> ranks_;        // every profile's rank, sorted
   std::vector<NodeClock> clocks_;      // rank 0: the nodes' clock offsets, by node
@@ -531,7 +606,7 @@ void CollectivesJob::merge(Comm& comm, const std::vector<RankPart>& local) {
       std::make_unique<PartShelf>(ownerSpill_.dir, ownerSpill_.memoryBytes, "tracks-read");
   try {
     owned = summarizeOwned(groups, ClockMove{&clocks, perNode}, ownerSpill_, outcomes,
-                           *tracksShelf_, tracks, threads_);
+                           *tracksShelf_, tracks, threads_, groupShards_);
   } catch (const std::exception& e) {
     owned.error = std::string("collectives failed: ") + e.what();
   }

@@ -122,12 +122,26 @@ std::vector<int64_t> groupRanksOf(const std::vector<int64_t>& given, const Group
   return ranks;
 }
 
+// Consecutive instances of a pair or of the group go to consecutive shards.
+bool inShard(const InstanceKey& key, const GroupShard& shard) {
+  if (shard.count <= 1) return true;
+  const auto [low, high, instance] = key;
+  const uint64_t mixed = static_cast<uint64_t>(instance) + static_cast<uint64_t>(low) * 31 +
+                         static_cast<uint64_t>(high) * 1009;
+  return mixed % shard.count == shard.index;
+}
+
 void walkGroupInstances(const GroupBytes& bytes, const SpillFile* file,
                         const std::vector<int64_t>& ranks, const ClockMove& clocks,
-                        const SpillOptions& sort, const InstanceVisit& visit) {
+                        const SpillOptions& sort, const InstanceVisit& visit, GroupShard shard) {
   Sorter sorter(sort);
   std::vector<std::string> names;  // the group's collectives, by first appearance
   bytes.forEach(file, [&](const Arrival& a, const Origin& origin) {
+    if (shard.count > 1) {
+      InstanceKey key{-1, -1, a.instance};
+      if (a.peer >= 0) std::tie(std::get<0>(key), std::get<1>(key)) = p2pEnds(a);
+      if (!inShard(key, shard)) return;
+    }
     sorter.push(recordOf(a, origin, internName(names, a.collective), clocks));
   });
   if (Status st = sorter.finish(); !st)

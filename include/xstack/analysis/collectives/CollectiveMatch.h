@@ -134,7 +134,9 @@ struct GroupBlame {
 // An instance that was not used: its members disagree or one is missing.
 struct Problem {
   std::string group;
-  uint64_t order = 0;  // the instance's place in its group's (peer pair, instance) order
+  // Its place among its group's examples, which are in (peer pair, instance)
+  // order: orders a group's examples.
+  uint64_t order = 0;
   std::string text;
 };
 constexpr size_t kProblemExamples = 3;
@@ -232,6 +234,11 @@ class GroupSummaryBuilder {
   GroupSummaryBuilder(const GroupSummaryBuilder&) = delete;
   GroupSummaryBuilder& operator=(const GroupSummaryBuilder&) = delete;
   void add(const InstanceMembers& instance);
+  // Adds what `other` saw of the same group (other instances of it, e.g. a
+  // shard of its walk): the result finishes exactly as one builder that saw
+  // every instance, in any order of absorbing (samples are sorted at finish,
+  // sums are of integers, the problem examples are kept by instance key).
+  void absorb(GroupSummaryBuilder&& other);
   void finish(CollectivesSummary& out);
 
  private:

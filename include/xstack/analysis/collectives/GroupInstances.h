@@ -53,8 +53,19 @@ std::vector<int64_t> groupRanksOf(const std::vector<int64_t>& given, const Group
 // in a scratch file in `sort.dir`), one spilled piece of the group's bytes,
 // and one instance. Throws std::runtime_error when the arrivals cannot be
 // read back or do not decode, or the sorter's scratch file fails.
+// A walk may visit one shard of a group's instances: those whose key falls
+// in shard `index` of `count` (an instance's members all do), so that
+// `count` walks of one group on `count` threads visit each instance once.
+// Each shard's walk still reads all of the group's bytes.
+struct GroupShard {
+  unsigned index = 0;
+  unsigned count = 1;
+};
+bool inShard(const InstanceKey& key, const GroupShard& shard);
+
 void walkGroupInstances(const GroupBytes& bytes, const SpillFile* file,
                         const std::vector<int64_t>& ranks, const ClockMove& clocks,
-                        const SpillOptions& sort, const InstanceVisit& visit);
+                        const SpillOptions& sort, const InstanceVisit& visit,
+                        GroupShard shard = {});
 
 }  // namespace xstack

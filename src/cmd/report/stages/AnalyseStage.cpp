@@ -48,6 +48,8 @@ std::unique_ptr<JobAnalyses> analyseStage(ReportRun& run, const std::vector<Loca
   auto analyses = std::make_unique<JobAnalyses>(mergeAnalyses(run.comm, local, options));
   malloc_trim(0);
   run.clock.mark("analysis");
+  for (const auto& job : analyses->jobs)
+    for (const auto& [name, n] : job->counts()) run.clock.count(name, n);
   return analyses;
 }
 

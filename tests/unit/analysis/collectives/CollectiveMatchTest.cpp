@@ -4,7 +4,12 @@
 // the late rank's cause, and the CSV text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <random>
+
 #include "xstack/analysis/collectives/CollectiveMatch.h"
+#include "xstack/analysis/collectives/GroupInstances.h"
 
 namespace xstack {
 namespace {
@@ -288,6 +293,80 @@ TEST(CollectiveMatch, OwnersSummariesMergeAndTravel) {
   for (size_t i = 0; i < both.groupBlame.size(); ++i)
     expectGroupBlame(both.groupBlame[i], whole.groupBlame[i].group, whole.groupBlame[i].rank,
                      whole.groupBlame[i].waitedForNs, whole.groupBlame[i].instances);
+}
+
+// A random group of 8 ranks on 2 nodes: all-reduces of two sizes and
+// send/recv pairs, late ranks, and instances with a member missing or
+// disagreeing (problems, more than kProblemExamples of them).
+std::vector<Arrival> randomGroup(std::mt19937_64& rng) {
+  std::vector<Arrival> all;
+  for (int64_t n = 0; n < 60; ++n) {
+    const uint64_t bytes = n % 3 == 0 ? 4096 : 1024;
+    const int64_t missing = rng() % 9 == 0 ? static_cast<int64_t>(rng() % 8) : -1;
+    for (int64_t r = 0; r < 8; ++r) {
+      if (r == missing) continue;
+      const uint64_t start = 1000 * n + rng() % 300;
+      const uint64_t size = rng() % 23 == 0 ? bytes * 2 : bytes;  // a member that disagrees
+      all.push_back(arrival(r, "g", "allreduce", size, n, start, 1000 * n + 400 + rng() % 50));
+    }
+  }
+  for (int64_t n = 0; n < 40; ++n) {
+    const auto src = static_cast<int64_t>(rng() % 7);
+    const uint64_t at = 100000 + 500 * n;
+    all.push_back(arrival(src, "g", "send", 512, n, at + rng() % 100, at + 300, src + 1));
+    if (rng() % 11 != 0)
+      all.push_back(arrival(src + 1, "g", "recv", 512, n, at + rng() % 100, at + 300, src));
+  }
+  std::shuffle(all.begin(), all.end(), rng);
+  return all;
+}
+
+// A group's summary is the same bytes whether one builder sees every
+// instance or the instances are split into shards (inShard), one builder
+// each, absorbed into one another in any order.
+TEST(CollectiveMatch, ShardsAbsorbedSummarizeAsOneBuilder) {
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::vector<Arrival> all = randomGroup(rng);
+    const GroupMatch match = matchGroup(all, {});
+    auto encoded = [](CollectivesSummary& s) {
+      wire::Writer w;
+      writeSummary(w, s);
+      return w.take();
+    };
+    CollectivesSummary whole;
+    summarizeMatched("g", all, match, whole, 4);
+    ASSERT_GT(whole.problems, kProblemExamples);
+    for (unsigned count : {2U, 3U, 5U}) {
+      std::vector<std::unique_ptr<GroupSummaryBuilder>> shards;
+      for (unsigned s = 0; s < count; ++s)
+        shards.push_back(std::make_unique<GroupSummaryBuilder>("g", 4));
+      InstanceMembers instance;
+      for (size_t n = 0; n < match.instances.size(); ++n) {
+        instanceOf(all, match, n, instance);
+        for (unsigned s = 0; s < count; ++s)
+          if (inShard(instance.key, {s, count})) shards[s]->add(instance);
+      }
+      std::shuffle(shards.begin(), shards.end(), rng);
+      for (unsigned s = 1; s < count; ++s) shards[0]->absorb(std::move(*shards[s]));
+      CollectivesSummary split;
+      shards[0]->finish(split);
+      EXPECT_EQ(encoded(split), encoded(whole)) << "trial " << trial << ", " << count << " shards";
+      EXPECT_EQ(collectivesCsv(split), collectivesCsv(whole));
+    }
+  }
+}
+
+// Every instance is in exactly one shard of any count.
+TEST(CollectiveMatch, EachInstanceIsInOneShard) {
+  for (unsigned count = 1; count <= 8; ++count)
+    for (int64_t low : {-1, 0, 3})
+      for (int64_t instance = 0; instance < 50; ++instance) {
+        const InstanceKey key{low, low < 0 ? -1 : low + 1, instance};
+        int in = 0;
+        for (unsigned s = 0; s < count; ++s) in += inShard(key, {s, count}) ? 1 : 0;
+        EXPECT_EQ(in, 1) << count << " " << low << " " << instance;
+      }
 }
 
 TEST(CollectiveMatch, CsvText) {
