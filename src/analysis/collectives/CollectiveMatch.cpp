@@ -3,6 +3,7 @@
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <span>
 #include <tuple>
@@ -366,8 +367,8 @@ void summarizeMatched(const std::string& group, const std::vector<Arrival>& arri
 struct GroupSummaryBuilder::Build {
   GroupBuild g;
   uint64_t matched = 0, problems = 0;
-  std::vector<Problem> examples;         // the group's first kProblemExamples
-  std::vector<InstanceKey> exampleKeys;  // examples[i]'s instance
+  // The group's first kProblemExamples, with their instances' keys.
+  std::vector<std::pair<InstanceKey, Problem>> examples;
 };
 
 GroupSummaryBuilder::GroupSummaryBuilder(std::string group, int64_t ranksPerNode)
@@ -384,11 +385,10 @@ void GroupSummaryBuilder::add(const InstanceMembers& instance) {
     ++b.matched;
   } else {
     ++b.problems;
-    if (b.examples.size() < kProblemExamples) {
-      b.examples.push_back(
-          {group_, 0, instanceName(group_, *instance.members[0]) + ": " + instance.problem});
-      b.exampleKeys.push_back(instance.key);
-    }
+    if (b.examples.size() < kProblemExamples)
+      b.examples.emplace_back(
+          instance.key,
+          Problem{group_, 0, instanceName(group_, *instance.members[0]) + ": " + instance.problem});
   }
 }
 
@@ -434,19 +434,10 @@ void GroupSummaryBuilder::absorb(GroupSummaryBuilder&& other) {
   absorbGroup(b.g, o.g);
   b.matched += o.matched;
   b.problems += o.problems;
-  std::vector<std::pair<InstanceKey, Problem>> all;
-  for (size_t i = 0; i < b.examples.size(); ++i)
-    all.emplace_back(b.exampleKeys[i], std::move(b.examples[i]));
-  for (size_t i = 0; i < o.examples.size(); ++i)
-    all.emplace_back(o.exampleKeys[i], std::move(o.examples[i]));
-  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  if (all.size() > kProblemExamples) all.resize(kProblemExamples);
-  b.examples.clear();
-  b.exampleKeys.clear();
-  for (auto& [key, problem] : all) {
-    b.examples.push_back(std::move(problem));
-    b.exampleKeys.push_back(key);
-  }
+  std::move(o.examples.begin(), o.examples.end(), std::back_inserter(b.examples));
+  std::sort(b.examples.begin(), b.examples.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  if (b.examples.size() > kProblemExamples) b.examples.resize(kProblemExamples);
 }
 
 void GroupSummaryBuilder::finish(CollectivesSummary& out) {
@@ -456,8 +447,8 @@ void GroupSummaryBuilder::finish(CollectivesSummary& out) {
   // An example's order is its place among the group's (by instance key):
   // the same however the group's instances were split between builders.
   for (size_t i = 0; i < b.examples.size(); ++i) {
-    b.examples[i].order = i;
-    out.examples.push_back(std::move(b.examples[i]));
+    b.examples[i].second.order = i;
+    out.examples.push_back(std::move(b.examples[i].second));
   }
   ++out.groups;
   for (auto& [k, row] : b.g.rows) out.rows.push_back(finishRow(group_, k.first, k.second, row));

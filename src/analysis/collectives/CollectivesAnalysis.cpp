@@ -332,15 +332,6 @@ struct OwnTrack {
 // Owned groups with slices, in name order.
 using OwnTracks = std::vector<std::pair<std::string, OwnTrack>>;
 
-// An owner: its groups' summary, and each arrival's outcome into `outcomes`.
-// `tracks`: each group's instances as the traces draw them (CollectiveTracks.h),
-// encoded onto `shelf` as each group is matched.
-// Groups run on `threads` threads (walkItems: a large group in shards, the
-// last of its shards to finish completing it); each worker sums its groups
-// into its own summary and the summaries are merged (as rank 0 merges the
-// owners': the same bytes for any split); the outcomes are sorted by their
-// origin; the tracks keep the groups' order. `shards`: the walks past one a
-// group (0 when no group was split).
 // A group walked in shards: what its finished shards found. The last shard
 // to finish takes it all and completes the group.
 struct ShardedGroup {
@@ -367,6 +358,15 @@ bool lastShard(ShardedGroup& group, std::unique_ptr<GroupSummaryBuilder>& summar
   return true;
 }
 
+// An owner: its groups' summary, and each arrival's outcome into `outcomes`.
+// `tracks`: each group's instances as the traces draw them (CollectiveTracks.h),
+// encoded onto `shelf` as each group is matched.
+// Groups run on `threads` threads (walkItems: a large group in shards, the
+// last of its shards to finish completing it); each worker sums its groups
+// into its own summary and the summaries are merged (as rank 0 merges the
+// owners': the same bytes for any split); the outcomes are sorted by their
+// origin; the tracks keep the groups' order. `shards`: the walks past one a
+// group (0 when no group was split).
 Owned summarizeOwned(OwnedGroups& owned, const ClockMove& clocks, const SpillOptions& sort,
                      OwnerOutcomes& outcomes, PartShelf& shelf, OwnTracks& tracks, unsigned threads,
                      uint64_t& shards) {

@@ -45,11 +45,17 @@ uint64_t moved(uint64_t t, int64_t rank, const ClockMove& clocks) {
   return toReferenceClock(t, clockOffsetOf(*clocks.clocks, rank / clocks.ranksPerNode));
 }
 
+// An arrival's instance key: its pair's ends (point to point) and its instance.
+InstanceKey instanceKeyOf(const Arrival& a) {
+  InstanceKey key{-1, -1, a.instance};
+  if (a.peer >= 0) std::tie(std::get<0>(key), std::get<1>(key)) = p2pEnds(a);
+  return key;
+}
+
 MatchRecord recordOf(const Arrival& a, const Origin& origin, uint32_t collective,
                      const ClockMove& clocks) {
   MatchRecord r;
-  if (a.peer >= 0) std::tie(r.keyLow, r.keyHigh) = p2pEnds(a);
-  r.keyInstance = a.instance;
+  std::tie(r.keyLow, r.keyHigh, r.keyInstance) = instanceKeyOf(a);
   r.rank = a.rank;
   r.startNs = moved(a.startNs, a.rank, clocks);
   r.endNs = moved(a.endNs, a.rank, clocks);
@@ -137,11 +143,7 @@ void walkGroupInstances(const GroupBytes& bytes, const SpillFile* file,
   Sorter sorter(sort);
   std::vector<std::string> names;  // the group's collectives, by first appearance
   bytes.forEach(file, [&](const Arrival& a, const Origin& origin) {
-    if (shard.count > 1) {
-      InstanceKey key{-1, -1, a.instance};
-      if (a.peer >= 0) std::tie(std::get<0>(key), std::get<1>(key)) = p2pEnds(a);
-      if (!inShard(key, shard)) return;
-    }
+    if (shard.count > 1 && !inShard(instanceKeyOf(a), shard)) return;
     sorter.push(recordOf(a, origin, internName(names, a.collective), clocks));
   });
   if (Status st = sorter.finish(); !st)
