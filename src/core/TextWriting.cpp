@@ -1,5 +1,6 @@
 #include "xstack/core/TextWriting.h"
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -142,6 +143,19 @@ void appendJsonString(std::string& out, std::string_view s) {
   appendJsonString(out, s, ignored);
 }
 
+bool jsonPlain(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  for (; end - p >= 8; p += 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    if (needsAttention(x)) return false;
+  }
+  for (; p < end; ++p)
+    if (!kPlain.plain[*p]) return false;
+  return true;
+}
+
 void appendValidUtf8(std::string& out, std::string_view s, JsonTextStats& stats) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* end = p + s.size();
@@ -256,15 +270,19 @@ namespace {
 
 // |v| * 1000 rounded to the nearest integer, ties to even, exactly (as
 // printf rounds), for a finite |v| < 2^53; false for a larger one. |v| is
-// m / 2^shift with m a 53-bit integer, so |v| * 1000 = m * 1000 / 2^shift
-// with m * 1000 < 2^63: integer arithmetic, no rounding on the way.
+// m / 2^shift with m a 53-bit integer (read from the double's bits: no libm
+// call), so |v| * 1000 = m * 1000 / 2^shift with m * 1000 < 2^63: integer
+// arithmetic, no rounding on the way.
 bool thousandthsOf(double v, uint64_t& q) {
-  const double a = std::fabs(v);
-  if (!(a < 9007199254740992.0)) return false;  // 2^53
-  int exp = 0;
-  const double frac = std::frexp(a, &exp);  // a = frac * 2^exp, frac in [0.5, 1) or 0
-  const auto m = static_cast<uint64_t>(std::ldexp(frac, 53));
-  const int shift = 53 - exp;  // >= 0, as a < 2^53
+  const uint64_t bits = std::bit_cast<uint64_t>(v) & ~(uint64_t{1} << 63);  // |v|
+  const auto biased = static_cast<int>(bits >> 52);  // 0: zero or subnormal (< 2^-1022)
+  if (biased >= 1023 + 53) return false;             // |v| >= 2^53 (or not finite)
+  if (biased == 0) {
+    q = 0;  // below 2^-1022: far below one half of a thousandth
+    return true;
+  }
+  const uint64_t m = (bits & ((uint64_t{1} << 52) - 1)) | (uint64_t{1} << 52);
+  const int shift = 1075 - biased;  // |v| = m / 2^shift, shift >= 0
   const unsigned __int128 p = static_cast<unsigned __int128>(m) * 1000;
   if (shift == 0) {
     q = static_cast<uint64_t>(p);
@@ -281,27 +299,31 @@ bool thousandthsOf(double v, uint64_t& q) {
 
 }  // namespace
 
-void appendThreeDecimals(std::string& out, double v) {
-  if (!std::isfinite(v)) v = 0.0;
+char* writeThreeDecimals(char* p, double v) {
   uint64_t q = 0;
-  if (!thousandthsOf(v, q)) {
-    // to_chars with a precision prints what printf's "%.3f" prints (the C
-    // locale); 400 bytes hold any finite double so.
-    char text[400];
-    const auto r = std::to_chars(text, text + sizeof text, v, std::chars_format::fixed, 3);
-    out.append(text, r.ptr);
-    return;
-  }
-  char text[32];
-  char* p = text;
-  if (std::signbit(v)) *p++ = '-';  // as printf: "-0.000" for -0.0001
+  if (!thousandthsOf(v, q)) return nullptr;  // also not finite
+  if (std::signbit(v)) *p++ = '-';           // as printf: "-0.000" for -0.0001
   p = writeUint(p, q / 1000);
   const auto f = static_cast<unsigned>(q % 1000);
   *p++ = '.';
   *p++ = static_cast<char>('0' + f / 100);
   *p++ = static_cast<char>('0' + f / 10 % 10);
   *p++ = static_cast<char>('0' + f % 10);
-  out.append(text, p);
+  return p;
+}
+
+void appendThreeDecimals(std::string& out, double v) {
+  if (!std::isfinite(v)) v = 0.0;
+  char text[32];
+  if (char* end = writeThreeDecimals(text, v)) {
+    out.append(text, end);
+    return;
+  }
+  // to_chars with a precision prints what printf's "%.3f" prints (the C
+  // locale); 400 bytes hold any finite double so.
+  char wide[400];
+  const auto r = std::to_chars(wide, wide + sizeof wide, v, std::chars_format::fixed, 3);
+  out.append(wide, r.ptr);
 }
 
 std::string threeDecimalsText(double v) {

@@ -20,6 +20,10 @@ struct JsonTextStats {
 // Appends "<escaped s>" including the quotes.
 void appendJsonString(std::string& out, std::string_view s, JsonTextStats& stats);
 void appendJsonString(std::string& out, std::string_view s);
+// True when s is ASCII from 0x20 to 0x7f without '"' or '\\': then
+// appendJsonString writes it as it is between its quotes (so it does valid
+// UTF-8 beyond ASCII, for which this is false).
+bool jsonPlain(std::string_view s);
 
 // Appends s as valid UTF-8, the same text appendJsonString's output decodes
 // to: each maximal invalid subpart becomes U+FFFD (counted in
@@ -57,6 +61,10 @@ inline char* writeInt(char* p, int64_t v) {
   }
   return writeUint(p, static_cast<uint64_t>(v));
 }
+// appendThreeDecimals' text of `v` at p when it is finite and |v| < 2^53
+// (room: 25 bytes), returning its end; nullptr (nothing written) otherwise:
+// appendThreeDecimals prints those.
+char* writeThreeDecimals(char* p, double v);
 // Nanoseconds as exact microseconds: "12", "12.5", "12.345".
 inline char* writeMicros(char* p, uint64_t ns) {
   p = writeUint(p, ns / 1000);

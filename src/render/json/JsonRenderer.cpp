@@ -195,31 +195,75 @@ void JsonTraceSink::instant(int64_t pid, const TraceInstant& e) {
   endEvent();
 }
 
+namespace {
+
+// The longest arg key written without escaping (sliceArgText's room).
+constexpr size_t kPlainKeyMax = 40;
+
+// A key short enough for sliceArgText's room whose JSON text is itself.
+bool plainKey(std::string_view key) { return key.size() <= kPlainKeyMax && jsonPlain(key); }
+
+// `"key":value` of a number arg at p (room: kPlainKeyMax + 28: the key's
+// quotes, the colon and at most 25 bytes of value), returning its end;
+// nullptr (the caller's general path) when the key needs escaping or the
+// value is a string or a double written otherwise.
+char* sliceArgText(char* p, const TraceArg& a) {
+  if (a.type == TraceArg::Type::String || !plainKey(a.key)) return nullptr;
+  *p++ = '"';
+  std::memcpy(p, a.key.data(), a.key.size());
+  p += a.key.size();
+  *p++ = '"';
+  *p++ = ':';
+  switch (a.type) {
+    case TraceArg::Type::Int:
+      return writeInt(p, a.i);
+    case TraceArg::Type::Uint:
+      return writeUint(p, a.u);
+    case TraceArg::Type::Double:
+      return writeThreeDecimals(p, a.d);  // nullptr when not finite or >= 2^53
+    case TraceArg::Type::String:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void JsonTraceSink::sliceArg(const TraceArg& a, bool comma) {
+  char text[kPlainKeyMax + 32];
+  text[0] = ',';
+  if (const char* end = sliceArgText(text + (comma ? 1 : 0), a)) {
+    buf_.append(text, static_cast<size_t>(end - text));
+    return;
+  }
+  if (comma) buf_ += ',';
+  appendJsonString(buf_, a.key, text_);
+  buf_ += ':';
+  switch (a.type) {
+    case TraceArg::Type::Int:
+      appendInt(buf_, a.i);
+      break;
+    case TraceArg::Type::Uint:
+      appendUint(buf_, a.u);
+      break;
+    case TraceArg::Type::Double:
+      appendThreeDecimals(buf_, a.d);
+      break;
+    case TraceArg::Type::String:
+      appendJsonString(buf_, a.s, text_);
+      break;
+  }
+}
+
 void JsonTraceSink::slice(int64_t pid, const TraceSlice& e) {
   eventHead(",\n{\"ph\":\"X\",\"cat\":", e.category, e.name, pid, e.tid, e.tsNs);
-  buf_ += ",\"dur\":";
-  appendMicros(buf_, e.durNs);
-  buf_ += ",\"args\":{";
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    const TraceArg& a = e.args[i];
-    if (i) buf_ += ',';
-    appendJsonString(buf_, a.key, text_);
-    buf_ += ':';
-    switch (a.type) {
-      case TraceArg::Type::Int:
-        appendInt(buf_, a.i);
-        break;
-      case TraceArg::Type::Uint:
-        appendUint(buf_, a.u);
-        break;
-      case TraceArg::Type::Double:
-        appendThreeDecimals(buf_, a.d);
-        break;
-      case TraceArg::Type::String:
-        appendJsonString(buf_, a.s, text_);
-        break;
-    }
-  }
+  char text[48];
+  char* p = text;
+  std::memcpy(p, ",\"dur\":", 7);
+  p = writeMicros(p + 7, e.durNs);
+  std::memcpy(p, ",\"args\":{", 9);
+  buf_.append(text, p + 9);
+  for (size_t i = 0; i < e.args.size(); ++i) sliceArg(e.args[i], i > 0);
   buf_ += "}";
   endEvent();
 }

@@ -1,6 +1,7 @@
 // JSON text pieces: any input bytes must give valid JSON.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -256,6 +257,27 @@ TEST(JsonText, DoublesAreShortestAndReadBackExactly) {
     std::string s = dbl(v);
     auto j = nlohmann::json::parse(s);
     EXPECT_EQ(j.get<double>(), v) << s;
+  }
+}
+
+// jsonPlain(s) means appendJsonString writes s as it is, and for ASCII it
+// says whether it does, on random strings of every length to 40 (bytes of
+// every kind, mostly plain ones). Valid UTF-8 beyond ASCII is written as it
+// is too but is not jsonPlain (its callers take the general path).
+TEST(JsonText, PlainIsWhatAppendJsonStringLeavesAsItIs) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 100000; ++i) {
+    std::string s(rng() % 41, 'a');
+    for (char& c : s) {
+      const uint64_t r = rng();
+      c = static_cast<char>(r % 50 ? 0x20 + (r >> 8) % 0x60 : (r >> 8) % 256);
+    }
+    std::string written;
+    appendJsonString(written, s);
+    const bool asIs = written == "\"" + s + "\"";
+    const bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
+    if (jsonPlain(s)) ASSERT_TRUE(asIs) << i;
+    if (ascii) ASSERT_EQ(jsonPlain(s), asIs) << i;
   }
 }
 

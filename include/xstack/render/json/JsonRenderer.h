@@ -72,6 +72,9 @@ class JsonTraceSink final : public TraceSink {
   // `{"ph":"C","name":<counterName>,"pid":<pid>,"ts":<ts>` (the args follow).
   void counterHead(int64_t pid, std::string_view counterName, uint64_t tsNs);
   void opEvent(int64_t pid, int64_t tid, const OpView& op);
+  // One `"key":value` of a slice's args, after a comma when `comma` (fast
+  // for a number under a key that needs no escaping).
+  void sliceArg(const TraceArg& a, bool comma);
 
   PieceSink pieces_;
   size_t pieceBytes_;

@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "xstack/core/TextWriting.h"
 #include "xstack/model/TraceLayout.h"
 #include "xstack/render/json/JsonRenderer.h"
 
@@ -97,6 +101,74 @@ TEST(JsonRenderer, AnalysisSliceArgsAreValidJsonInOrder) {
                                       "busbw_gbps", "we\"ird Key\n"}));
   EXPECT_NE(text.find("\"wait_ms\":0.062,\"busbw_gbps\":-2.001"), std::string::npos) << text;
   EXPECT_EQ(ev["args"]["we\"ird Key\n"], 7);
+}
+
+// Each arg's text is its definition's: the key as appendJsonString writes it
+// and the value as appendInt / appendUint / appendThreeDecimals /
+// appendJsonString do, on random keys (identifiers, long ones, ones to
+// escape) and values (negative zero, huge, not finite doubles).
+TEST(JsonRenderer, AnalysisSliceArgsAreTheirDefinitionsOnAnyValues) {
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> keys = {"bytes",
+                                         "wait_ms",
+                                         "k",
+                                         "",
+                                         std::string(40, 'x'),
+                                         std::string(41, 'y'),
+                                         "tab\there",
+                                         "q\"uote",
+                                         "back\\slash",
+                                         "caf\xc3\xa9",
+                                         "del\x7f"};
+  const std::vector<double> doubles = {0.0,
+                                       -0.0,
+                                       0.0005,
+                                       -2.0005,
+                                       9007199254740992.0,
+                                       -1e300,
+                                       1e-310,
+                                       std::numeric_limits<double>::infinity(),
+                                       std::numeric_limits<double>::quiet_NaN()};
+  for (int round = 0; round < 2000; ++round) {
+    TraceSlice e;
+    e.name = "n";
+    e.category = "c";
+    std::string want;
+    for (int i = 0; i < 6; ++i) {
+      const std::string_view key = keys[rng() % keys.size()];
+      TraceArg a;
+      switch (rng() % 4) {
+        case 0:
+          a = TraceArg::ofInt(key, static_cast<int64_t>(rng()));
+          break;
+        case 1:
+          a = TraceArg::ofUint(key, rng() >> (rng() % 64));
+          break;
+        case 2:
+          a = TraceArg::ofDouble(key, rng() % 2 ? doubles[rng() % doubles.size()]
+                                                : std::ldexp(static_cast<double>(rng() >> 11),
+                                                             static_cast<int>(rng() % 90) - 60));
+          break;
+        default:
+          a = TraceArg::ofString(key, "v\"" + std::to_string(rng() % 100));
+      }
+      if (i) want += ',';
+      appendJsonString(want, a.key);
+      want += ':';
+      if (a.type == TraceArg::Type::Int) appendInt(want, a.i);
+      if (a.type == TraceArg::Type::Uint) appendUint(want, a.u);
+      if (a.type == TraceArg::Type::Double) appendThreeDecimals(want, a.d);
+      if (a.type == TraceArg::Type::String) appendJsonString(want, a.s);
+      e.args.push_back(a);
+    }
+    std::string text;
+    JsonTraceSink sink([&](std::string& s) { text += s; }, 1 << 16);
+    sink.slice(1, e);
+    sink.flush();
+    const size_t at = text.find("\"args\":{");
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(text.substr(at + 8), want + "}}") << "round " << round;
+  }
 }
 
 TEST(JsonRenderer, ProcessAndThreadMetadata) {
