@@ -310,10 +310,11 @@ std::map<int64_t, std::vector<SlowClass>> slowNodes(const std::vector<NetCell>& 
     SlowClass s;
     s.excessNs = (mine - others) * static_cast<double>(c.instances) /
                  static_cast<double>(std::max<uint64_t>(1, c.groups));
-    s.text = c.collective + " of " + std::to_string(c.bytes) + " bytes among " +
-             std::to_string(c.members) + " ranks: " + fmt("%.3f", mine / 1e6) + " ms against " +
-             fmt("%.3f", others / 1e6) + " ms elsewhere (" + std::to_string(c.instances) +
-             " instances)";
+    // Bytes 0: the collective's sizes vary from call to call (collectives.csv).
+    const std::string size = c.bytes ? " of " + std::to_string(c.bytes) + " bytes" : "";
+    s.text = c.collective + size + " among " + std::to_string(c.members) +
+             " ranks: " + fmt("%.3f", mine / 1e6) + " ms against " + fmt("%.3f", others / 1e6) +
+             " ms elsewhere (" + std::to_string(c.instances) + " instances)";
     out[c.node].push_back(std::move(s));
   }
   return out;

@@ -72,6 +72,7 @@ constexpr std::array kAliases = {
     Alias{"reduce_scatter_tensor", "reduce_scatter"},
     Alias{"all_to_all", "alltoall"},
     Alias{"all_to_all_single", "alltoall"},
+    Alias{"all_to_allv", "alltoallv"},  // PyTorch's all_to_all_single with splits
 };
 
 // The words of NCCL kernel names ("ncclKernel_<Word>_..."), normalized.

@@ -532,8 +532,8 @@ std::string waitsForWhom(const CollectivesSummary& s, const std::vector<RankInfo
     h += "<tr>" + tdNum(static_cast<double>(b->rank), 0) + "<td>" +
          (known ? htmlEscape(info->node) : std::string("-")) + "</td>" +
          tdMsPerStep(causedSum(*b), steps) + tdMsPerStep(ownCaused(*b), steps) +
-         "<td class=\"cause\">" + top + "</td>" +
-         tdMsPerStep(b->waitedNs, steps) + "<td class=\"groups\">" + cell + "</td></tr>";
+         "<td class=\"cause\">" + top + "</td>" + tdMsPerStep(b->waitedNs, steps) +
+         "<td class=\"groups\">" + cell + "</td></tr>";
   }
   return h + "</tbody></table>";
 }
@@ -556,7 +556,10 @@ std::string collectivesTable(const CollectivesSummary& s) {
   for (const CollectiveRow* r : rows) {
     const uint64_t n = std::max<uint64_t>(r->count, 1);
     h += "<tr><td class=\"grp\">" + groupText(r->group) + "</td><td>" + htmlEscape(r->collective) +
-         "</td>" + tdNum(static_cast<double>(r->bytes), 0) +
+         "</td>" +
+         (r->bytes == 0 && sizesVaryByCall(r->collective)
+              ? std::string("<td class=\"n\" data-v=\"0\">varies</td>")
+              : tdNum(static_cast<double>(r->bytes), 0)) +
          tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) + tdMs(r->transferP95Ns) +
          (r->hasBusbw ? tdNum(r->busbwP50Gbps, 3)
                       : std::string("<td class=\"n\" data-v=\"-1\">-</td>")) +

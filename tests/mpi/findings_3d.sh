@@ -6,14 +6,19 @@
 # stall: host in that step only; a slow node's network: network, naming that
 # node, on a 4-node job where some cross-node transfers avoid it), and a
 # healthy job has none (3 seeds). np 1 and np 3 give byte-identical analysis
-# files.
+# files. The moe* cases do the same on a mixture-of-experts job (synth --moe:
+# every layer's tokens go through two all-to-alls of the DP group, each
+# member's share its own), whose all-to-alls must all match: one alltoallv row
+# per DP group, nothing unmatched.
 #   usage: findings_3d.sh XSTACK WORKDIR CASE
 #   CASE: healthy | compute222 | compute444 | host222 | host444 | stallstep222 |
-#         stallstep444 | network1 | network0 | computeTppdp
+#         stallstep444 | network1 | network0 | computeTppdp | moehealthy |
+#         moecompute | moehost
 source "$(dirname "$0")/lib.sh"
 xstack=$1 work=$2 case=$3
 rm -rf "$work" && mkdir -p "$work"
 s222=(--tp 2 --pp 4 --dp 2) s444=(--tp 4 --pp 4 --dp 4) s4node=(--tp 2 --pp 4 --dp 4)
+smoe=(--tp 2 --pp 2 --dp 4 --moe)
 
 # The job, the injection and the one finding it must give: (ranks, steps,
 # cause, host op kind or "", node or None).
@@ -32,6 +37,9 @@ case $case in
     want="[([0, 1, 2, 3, 4, 5, 6, 7], 'all', 'network', '', '0')]" ;;
   computeTppdp) shapes=("${s222[*]} --rank-order tp-pp-dp") inject=(--slow 3:1.3)
     want="[([3], 'all', 'compute', '', None)]" ;;
+  moehealthy) shapes=("${smoe[*]}") inject=() seeds=(1 2) want="[]" ;;
+  moecompute) shapes=("${smoe[*]}") inject=(--slow 6:1.3) want="[([6], 'all', 'compute', '', None)]" ;;
+  moehost) shapes=("${smoe[*]}") inject=(--stall 9:4) want="[([9], 'all', 'host', 'data-loader op', None)]" ;;
   *) fail "unknown case $case" ;;
 esac
 
@@ -63,5 +71,11 @@ for f in doc["findings"]:
     assert ("cause " + f["cause"]) in f["evidence"], f["evidence"]
 print(sys.argv[3], "findings:", got)
 PY
+    [[ $shape == *--moe* ]] || continue
+    # 4 steps x 4 microbatches x 2 layers x (forward, backward) x (dispatch, combine)
+    # all-to-alls in each of the tp x pp = 4 DP groups.
+    grep -q ' matched (0 unmatched)' "$d.np1.log" || fail "unmatched collectives ($shape): $(cat "$d.np1.log")"
+    rows=$(grep -c ',alltoallv,0,128,' "$d/np1/collectives.csv")
+    [[ $rows == 4 ]] || fail "want 4 alltoallv rows of 128 calls ($shape): $(cat "$d/np1/collectives.csv")"
   done
 done

@@ -19,6 +19,21 @@ namespace {
 bool isSend(const std::string& c) { return c == "send"; }
 bool isRecv(const std::string& c) { return c == "recv"; }
 
+// An instance's message bytes: its largest member's. The members of every
+// collective but an all-to-all agree on them (instanceProblem).
+uint64_t instanceBytes(const std::vector<const Arrival*>& members) {
+  uint64_t bytes = 0;
+  for (const Arrival* m : members) bytes = std::max(bytes, m->bytes);
+  return bytes;
+}
+
+// The bytes an instance is keyed by in its group's rows, the network cells
+// and the ranks' roles: 0 for a collective whose sizes vary from instance to
+// instance by design (alltoallv), so that its instances make one row.
+uint64_t keyBytes(std::string_view collective, uint64_t bytes) {
+  return sizesVaryByCall(collective) ? 0 : bytes;
+}
+
 InstanceKey keyOf(const Arrival& a) {
   if (a.peer < 0) return {-1, -1, a.instance};
   const auto [src, dst] = p2pEnds(a);
@@ -119,7 +134,7 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
   if (nodes.size() < 2) return;
   nodes.push_back(-1);
   for (int64_t node : nodes) {
-    NetCell& c = g.net[{name, members[0]->bytes, members.size(), node}];
+    NetCell& c = g.net[{name, keyBytes(name, instanceBytes(members)), members.size(), node}];
     c.instances += 1;
     (void)addSaturating(c.transferNs, transfer);  // ns over instances, held at 2^63 - 1
     c.groups = 1;
@@ -150,7 +165,7 @@ InstanceFacts factsOf(const std::vector<const Arrival*>& members) {
   f.transferNs = f.endNs > last ? f.endNs - last : 0;
   f.name = isRecv(members[0]->collective) && members.size() > 1 ? &members[1]->collective
                                                                 : &members[0]->collective;
-  const uint64_t bytes = members[0]->bytes;
+  const uint64_t bytes = instanceBytes(members);
   f.hasBusbw = f.transferNs > 0 && bytes > 0;
   if (f.hasBusbw)
     f.busbwGbps = static_cast<double>(bytes) / static_cast<double>(f.transferNs) *
@@ -165,7 +180,7 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   const uint64_t last = late->startNs;
   const uint64_t transfer = f.transferNs;
   const std::string& name = *f.name;
-  RowBuild& row = g.rows[{name, members[0]->bytes}];
+  RowBuild& row = g.rows[{name, keyBytes(name, instanceBytes(members))}];
   row.transfers.push_back(transfer);
   if (f.hasBusbw) row.busbw.push_back(f.busbwGbps);
   ++row.lateCount[late->rank];
@@ -250,7 +265,7 @@ std::string instanceProblem(const InstanceKey& key, const std::vector<const Arri
     if (!namesAgree(a.collective, b.collective))
       return "rank " + std::to_string(a.rank) + " " + a.collective + ", rank " +
              std::to_string(b.rank) + " " + b.collective;
-    if (a.bytes != b.bytes)
+    if (a.bytes != b.bytes && !sizesMayDiffer(a.collective))
       return "rank " + std::to_string(a.rank) + " " + std::to_string(a.bytes) + " bytes, rank " +
              std::to_string(b.rank) + " " + std::to_string(b.bytes) + " bytes";
   }
@@ -336,10 +351,17 @@ const char* lateCauseName(LateCause c) {
   return "unknown";
 }
 
+bool sizesVaryByCall(std::string_view collective) { return collective == "alltoallv"; }
+
+bool sizesMayDiffer(std::string_view collective) {
+  return collective == "alltoall" || collective == "alltoallv";
+}
+
 double busBandwidthFactor(std::string_view collective, size_t members) {
   const double n = static_cast<double>(std::max<size_t>(members, 1));
   if (collective == "allreduce") return 2 * (n - 1) / n;
-  if (collective == "allgather" || collective == "reduce_scatter" || collective == "alltoall")
+  if (collective == "allgather" || collective == "reduce_scatter" || collective == "alltoall" ||
+      collective == "alltoallv")
     return (n - 1) / n;
   return 1;
 }
@@ -528,7 +550,7 @@ InstanceSlice instanceSlice(const InstanceMembers& instance) {
   s.firstArrivalNs = f.firstNs;
   s.endNs = std::max(f.endNs, f.firstNs);
   s.collective = *f.name;
-  s.bytes = members[0]->bytes;
+  s.bytes = instanceBytes(members);
   s.members = members.size();
   s.lastRank = f.late->rank;
   s.transferNs = f.transferNs;
@@ -665,7 +687,8 @@ uint32_t internName(std::vector<std::string>& names, std::string_view name) {
 void RoleCounter::add(std::string_view group, std::string_view collective, uint64_t bytes,
                       int64_t peer) {
   const int direction = peer < 0 ? 0 : peer > rank_ ? 1 : -1;
-  ++counts_[{internName(texts_, group), internName(texts_, collective), bytes, direction}];
+  ++counts_[{internName(texts_, group), internName(texts_, collective), keyBytes(collective, bytes),
+             direction}];
 }
 
 uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {

@@ -55,11 +55,15 @@ Status readParallelShape(const po::variables_map& vm, SynthOptions& o) {
   if (order != "tp-dp-pp" && order != "tp-pp-dp")
     return Failure::usage("synth: --rank-order must be tp-dp-pp or tp-pp-dp, got '" + order + "'");
   p.tpPpDp = order == "tp-pp-dp";
+  p.moe = vm.count("moe") > 0;
   if (p.tp < 1 || p.pp < 1 || p.dp < 1 || p.tp > 1024 || p.pp > 1024 || p.dp > 1024 ||
       p.tp * p.pp * p.dp > 65536)
     return Failure::usage("synth: --tp, --pp, --dp must be >= 1 with tp x pp x dp <= 65536");
   if (p.microbatches < 1 || p.microbatches > 4096)
     return Failure::usage("synth: --microbatches must be in 1..4096");
+  if (p.moe && p.dp < 2)
+    return Failure::usage(
+        "synth: --moe needs --dp >= 2 (its experts are spread over the DP group)");
   const int64_t world = o.jobRanks();
   if (vm["gpus-per-trainer"].defaulted()) o.gpusPerTrainer = std::min<int64_t>(8, world);
   if (vm["trainers"].defaulted()) o.trainers = (world + o.gpusPerTrainer - 1) / o.gpusPerTrainer;
@@ -100,14 +104,19 @@ void addSyncJobOptions(po::options_description& d) {
       "3D-parallel job: microbatches per step")(
       "rank-order", po::value<std::string>()->default_value("tp-dp-pp"),
       "3D-parallel job: global rank order, tp-dp-pp (Megatron's: TP fastest, then DP, then PP) "
-      "or tp-pp-dp")("slow-link", po::value<std::vector<std::string>>()->composing(),
-                     "NODE:FACTOR, 3D job: every transfer of a group with a member on trainer "
-                     "node NODE takes FACTOR times longer (repeatable)");
+      "or tp-pp-dp")("moe",
+                     "3D-parallel job: mixture-of-experts layers, each with a token dispatch and "
+                     "a combine all-to-all (all_to_allv, uneven splits) in the DP group")(
+      "slow-link", po::value<std::vector<std::string>>()->composing(),
+      "NODE:FACTOR, 3D job: every transfer of a group with a member on trainer "
+      "node NODE takes FACTOR times longer (repeatable)");
 }
 
 Status readSyncJobOptions(const po::variables_map& vm, SynthOptions& o) {
   using K = SynthOptions::Slowdown::Kind;
   if (Status st = readParallelShape(vm, o); !st) return st;
+  if (vm.count("moe") && !o.parallel.on)
+    return Failure::usage("synth: --moe needs a 3D job (--tp, --pp or --dp)");
   if (vm.count("slow-link") && !o.parallel.on)
     return Failure::usage("synth: --slow-link needs a 3D job (--tp, --pp or --dp)");
   struct Kind {

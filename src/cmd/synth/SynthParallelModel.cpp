@@ -46,6 +46,9 @@ CommNames commNames(SynthParallelModel::OpKind k) {
     case K::AllGather:
       return {"ncclDevKernel_AllGather_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
               "_allgather_base", "nccl:_all_gather_base", 28};
+    case K::AllToAll:
+      return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "all_to_allv",
+              "nccl:all_to_all", 32};
     case K::Send:
       return {"ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", "send", "nccl:send",
               24};
@@ -57,7 +60,7 @@ CommNames commNames(SynthParallelModel::OpKind k) {
 
 bool isCollective(SynthParallelModel::OpKind k) {
   using K = SynthParallelModel::OpKind;
-  return k == K::AllReduce || k == K::ReduceScatter || k == K::AllGather;
+  return k == K::AllReduce || k == K::ReduceScatter || k == K::AllGather || k == K::AllToAll;
 }
 
 }  // namespace
@@ -153,7 +156,7 @@ namespace xstack {
 // per layer a compute kernel and a TP all-reduce, send. `factor` scales the
 // compute kernels; `draws` seeds their per-kernel jitter (+-3 %).
 void SynthParallelModel::addPipeStep(int64_t rank, int64_t step, const SynthPipeStep& ps,
-                                     double factor, uint64_t& draws) {
+                                     double factor, uint64_t& draws, int64_t& alltoalls) {
   const SynthCoords c = synthCoordsOf(shape_, rank);
   const int pipe = rankGroups_[static_cast<size_t>(rank)][kPipe];
   const int tensor = rankGroups_[static_cast<size_t>(rank)][kTensor];
@@ -178,10 +181,51 @@ void SynthParallelModel::addPipeStep(int64_t rank, int64_t step, const SynthPipe
     ops.push_back(k);
     if (shape_.tp > 1)
       ops.push_back(commOp(OpKind::AllReduce, rank, step, tensor, -1, kActivationElems));
+    if (o_.parallel.moe) addExpertLayer(rank, step, !ps.forward, factor, draws, alltoalls);
   }
   if (ps.forward ? hasNext : hasPrev)
     ops.push_back(commOp(OpKind::Send, rank, step, pipe,
                          synthRankOf(shape_, ps.forward ? next : prev), kActivationElems));
+}
+
+// Member `rank`'s share (floats) of the `index`-th all-to-all of DP group
+// `group`: 1/2 to 3/2 of an activation, the same whichever member asks.
+int64_t SynthParallelModel::alltoallElems(int group, int64_t index, int64_t rank) const {
+  SynthRandom rng(o_.seed * 8191 + static_cast<uint64_t>(group) * 131071 +
+                  static_cast<uint64_t>(index) * 524287 + static_cast<uint64_t>(rank) * 17);
+  return kActivationElems / 2 +
+         static_cast<int64_t>(rng.range(0, static_cast<uint64_t>(kActivationElems)));
+}
+
+// A layer's mixture-of-experts part on `rank`: the tokens' dispatch
+// all-to-all in its DP group, its expert kernel (half a forward layer,
+// times `factor`; jitter from `draws`), the combine all-to-all. Every DP
+// member runs the same program, so the `alltoalls`-th call is one instance.
+void SynthParallelModel::addExpertLayer(int64_t rank, int64_t step, bool backward, double factor,
+                                        uint64_t draws, int64_t& alltoalls) {
+  const int data = rankGroups_[static_cast<size_t>(rank)][kData];
+  const std::vector<int64_t>& members = groups_[static_cast<size_t>(data)].ranks;
+  std::vector<Op>& ops = ops_[static_cast<size_t>(rank)];
+  auto alltoall = [&] {
+    const int64_t index = alltoalls++;
+    int64_t largest = 0;
+    for (int64_t m : members) largest = std::max(largest, alltoallElems(data, index, m));
+    Op op = commOp(OpKind::AllToAll, rank, step, data, -1, alltoallElems(data, index, rank));
+    op.durNs = transferNs(OpKind::AllToAll, members, largest);
+    ops.push_back(op);
+  };
+  alltoall();
+  SynthRandom rng(o_.seed * 6151 + static_cast<uint64_t>(rank) * 257 + draws * 11);
+  Op k;
+  k.kind = OpKind::Compute;
+  k.backward = backward;
+  k.step = step;
+  k.name = "moe_expert";
+  k.kernel = "cutlass_80_tensorop_gemm_grouped";
+  k.durNs = static_cast<uint64_t>(static_cast<double>(kForwardNs / 2 * (backward ? 2 : 1)) *
+                                  (0.97 + rng.unit() * 0.06) * factor);
+  ops.push_back(k);
+  alltoall();
 }
 
 // The program of `rank`: per step its begin, the stall (if any), the 1F1B
@@ -191,6 +235,7 @@ void SynthParallelModel::planRank(int64_t rank) {
   const int data = rankGroups_[static_cast<size_t>(rank)][kData];
   std::vector<Op>& ops = ops_[static_cast<size_t>(rank)];
   uint64_t draws = 0;
+  int64_t alltoalls = 0;
   for (int64_t step = 0; step < o_.steps; ++step) {
     const SyncJobModel::Injected in = syncJobInjected(o_, rank, step);
     Op begin;
@@ -209,7 +254,7 @@ void SynthParallelModel::planRank(int64_t rank) {
       ops.push_back(stall);
     }
     for (const SynthPipeStep& ps : synth1F1B(stage, shape_.pp, o_.parallel.microbatches))
-      addPipeStep(rank, step, ps, in.compute, draws);
+      addPipeStep(rank, step, ps, in.compute, draws, alltoalls);
     if (shape_.dp > 1)
       ops.push_back(commOp(OpKind::ReduceScatter, rank, step, data, -1, kGradientElems));
     Op opt;
@@ -465,10 +510,11 @@ int runParallelSynth(const SynthOptions& o) {
     return kExitFatal;
   }
   std::fprintf(stderr,
-               "xstack: synth: wrote a TP%lld x PP%lld x DP%lld job (%lld ranks, %llu MiB of "
+               "xstack: synth: wrote a TP%lld x PP%lld x DP%lld%s job (%lld ranks, %llu MiB of "
                "Kineto traces) to %s\n",
                static_cast<long long>(o.parallel.tp), static_cast<long long>(o.parallel.pp),
-               static_cast<long long>(o.parallel.dp), static_cast<long long>(model.shape().world()),
+               static_cast<long long>(o.parallel.dp), o.parallel.moe ? " MoE" : "",
+               static_cast<long long>(model.shape().world()),
                static_cast<unsigned long long>(bytes >> 20), terminalSafe(o.outDir).c_str());
   std::fprintf(stderr, "xstack: synth: to make its traces: %s\n",
                terminalSafe(reportCommandFor(o)).c_str());

@@ -135,6 +135,7 @@ TEST(CollectiveName, Normalized) {
   EXPECT_EQ(normalizeCollectiveName("_reduce_scatter_base"), "reduce_scatter");
   EXPECT_EQ(normalizeCollectiveName("alltoall_base"), "alltoall");
   EXPECT_EQ(normalizeCollectiveName("all_to_all"), "alltoall");
+  EXPECT_EQ(normalizeCollectiveName("all_to_allv"), "alltoallv");
   EXPECT_EQ(normalizeCollectiveName("broadcast"), "broadcast");
   EXPECT_EQ(normalizeCollectiveName("send"), "send");
   EXPECT_EQ(normalizeCollectiveName("wait"), "wait");        // as written

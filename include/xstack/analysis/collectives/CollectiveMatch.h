@@ -99,8 +99,16 @@ constexpr int kLateCauses = 5;
 const char* lateCauseName(LateCause c);
 
 // nccl-tests' bus bandwidth factor of a collective among `members` ranks:
-// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; others 1.
+// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall, alltoallv
+// (n-1)/n; others 1.
 double busBandwidthFactor(std::string_view collective, size_t members);
+// May an instance's members send different bytes (all-to-alls: each rank's
+// splits are its own)? Then they are not a disagreement, and the instance's
+// bytes are its largest member's.
+bool sizesMayDiffer(std::string_view collective);
+// Do a collective's sizes vary from call to call by design (alltoallv)? Its
+// calls then make one collectives.csv row (and network class) with bytes 0.
+bool sizesVaryByCall(std::string_view collective);
 
 // One collectives.csv row: matched instances of one (group, collective, bytes).
 struct CollectiveRow {

@@ -59,6 +59,10 @@ struct SynthOptions {
     int64_t tp = 1, pp = 1, dp = 1;
     int64_t microbatches = 4;
     bool tpPpDp = false;  // --rank-order tp-pp-dp (default tp-dp-pp)
+    // --moe: every layer is a mixture-of-experts layer whose tokens go to
+    // their experts and back in two all-to-alls of the data-parallel group
+    // (expert parallel = data parallel), each rank's share its own.
+    bool moe = false;
   };
   Parallel parallel;
   // The ranks the job writes: tp x pp x dp for a 3D job, else trainers x GPUs.

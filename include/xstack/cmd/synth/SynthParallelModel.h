@@ -7,7 +7,14 @@
 // its TP group (when tp > 1), send the activation to the next stage (not on
 // the last); its backward mirrors it (recv the gradient from the next stage,
 // per layer a compute kernel twice as long and a TP all-reduce, send the
-// gradient to the previous stage). The step ends with a data-parallel
+// gradient to the previous stage). With --moe each layer's TP all-reduce is
+// followed by its mixture-of-experts part in the DP group (expert parallel =
+// data parallel): a token dispatch all-to-all, an expert kernel (half a
+// layer's compute) and a combine all-to-all, recorded as PyTorch records
+// all_to_all_single with splits ("all_to_allv" on NCCL's SendRecv kernel).
+// Each member's share of an all-to-all is its own (1/2 to 3/2 of an
+// activation, drawn per member and call); the call's transfer is that of
+// its largest share, and every member ends it at once. The step ends with a data-parallel
 // reduce-scatter of the gradients in the DP group, the optimizer kernel and
 // an all-gather of the parameters (both only when dp > 1).
 //
@@ -25,8 +32,8 @@
 //    host waits for it (Megatron synchronizes after pipeline transfers);
 //  * transfer = latency + algorithm bytes / bandwidth: 150 bytes/ns and 10 us
 //    when every member is on one node (NVLink), else 20 bytes/ns and 20 us;
-//    all-reduce moves 2 (n-1)/n of the buffer, reduce-scatter and all-gather
-//    (n-1)/n, a send the whole; --slow-link NODE:F multiplies the transfer of
+//    all-reduce moves 2 (n-1)/n of the buffer, reduce-scatter, all-gather and
+//    all-to-all (n-1)/n, a send the whole; --slow-link NODE:F multiplies the transfer of
 //    every group with a member on NODE by F. A node is a trainer: ranks
 //    [T x P, (T + 1) x P) with P = --gpus-per-trainer (8 by default).
 // Faults: --slow*/--noise scale the compute kernels of (rank, step) as in the
@@ -80,6 +87,7 @@ class SynthParallelModel {
     AllReduce,
     ReduceScatter,
     AllGather,
+    AllToAll,
     Send,
     Recv,
     StepEnd
@@ -104,7 +112,10 @@ class SynthParallelModel {
   struct RankState;
   void planRank(int64_t rank);
   void addPipeStep(int64_t rank, int64_t step, const SynthPipeStep& ps, double factor,
-                   uint64_t& draws);
+                   uint64_t& draws, int64_t& alltoalls);
+  void addExpertLayer(int64_t rank, int64_t step, bool backward, double factor, uint64_t draws,
+                      int64_t& alltoalls);
+  int64_t alltoallElems(int group, int64_t index, int64_t rank) const;
   Op commOp(OpKind kind, int64_t rank, int64_t step, int group, int64_t peer, int64_t nelems) const;
   uint64_t transferNs(OpKind kind, const std::vector<int64_t>& ranks, int64_t nelems) const;
   void simulate();

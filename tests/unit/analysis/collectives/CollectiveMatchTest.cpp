@@ -133,6 +133,49 @@ TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
   EXPECT_EQ(s.rows[0].count, 1u);
 }
 
+// All-to-alls: each rank's splits are its own, so members' bytes may differ
+// (PyTorch's all_to_allv, MoE token routing); the instance is matched, its
+// bytes are its largest member's, and an alltoallv's instances of any size
+// make one row (bytes 0). Any other collective's sizes must still agree.
+TEST(CollectiveMatch, AllToAllMembersMaySendDifferentBytes) {
+  std::vector<Arrival> a;
+  for (int64_t r = 0; r < 4; ++r) {
+    a.push_back(arrival(r, "5", "alltoallv", 1000 + 100 * static_cast<uint64_t>(r), 0,
+                        r == 2 ? 150 : 100, 400));
+    a.push_back(arrival(r, "5", "alltoallv", 500 + 10 * static_cast<uint64_t>(r), 1,
+                        r == 2 ? 1010 : 1000, 1300));
+    a.push_back(arrival(r, "5", "alltoall", r == 0 ? 64 : 32, 2, 2000, 2100));
+  }
+  CollectivesSummary s;
+  summarizeGroup("5", a, {}, s);
+  EXPECT_EQ(s.matched, 3u);
+  EXPECT_EQ(s.problems, 0u);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[0].collective, "alltoall");
+  EXPECT_EQ(s.rows[0].bytes, 64u);  // its largest member's
+  EXPECT_EQ(s.rows[1].collective, "alltoallv");
+  EXPECT_EQ(s.rows[1].bytes, 0u);  // sizes vary: one row
+  EXPECT_EQ(s.rows[1].count, 2u);
+  EXPECT_EQ(s.rows[1].topLateRank, 2);
+  ASSERT_TRUE(s.rows[1].hasBusbw);
+  // Nearest-rank p50 of 1300 B / 250 ns and 530 B / 290 ns, x (n-1)/n = 0.75.
+  EXPECT_DOUBLE_EQ(s.rows[1].busbwP50Gbps, 530.0 / 290 * 0.75);
+  const std::vector<InstanceSlice> slices = instanceSlices(a, {});
+  ASSERT_EQ(slices.size(), 3u);
+  EXPECT_EQ(slices[0].bytes, 1300u);
+  EXPECT_EQ(slices[1].bytes, 530u);
+
+  std::vector<Arrival> b{arrival(0, "6", "allgather", 8, 0, 0, 10),
+                         arrival(1, "6", "allgather", 16, 0, 0, 10)};
+  CollectivesSummary t;
+  summarizeGroup("6", b, {}, t);
+  EXPECT_EQ(t.problems, 1u);
+  EXPECT_TRUE(sizesMayDiffer("alltoallv") && sizesMayDiffer("alltoall"));
+  EXPECT_FALSE(sizesMayDiffer("allgather") || sizesMayDiffer("send"));
+  EXPECT_TRUE(sizesVaryByCall("alltoallv"));
+  EXPECT_FALSE(sizesVaryByCall("alltoall") || sizesVaryByCall("allreduce"));
+}
+
 TEST(CollectiveMatch, TheGroupsRanksWhenKnownNameTheMissingMember) {
   // Ranks 0 and 1 agree, but the group is {0, 1, 5}: rank 5 never came.
   std::vector<Arrival> a{arrival(0, "2", "allgather", 8, 0, 0, 10),
@@ -186,6 +229,7 @@ TEST(CollectiveMatch, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(busBandwidthFactor("allgather", 4), 0.75);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce_scatter", 2), 0.5);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("alltoall", 8), 0.875);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("alltoallv", 8), 0.875);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("broadcast", 4), 1);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce", 4), 1);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("send", 2), 1);

@@ -156,6 +156,25 @@ TEST(ChromeCollective, RecvPeerIsTheSourceNegativeIsNone) {
   EXPECT_TRUE(w.empty());
 }
 
+// PyTorch's all_to_all_single with splits records "all_to_allv" on NCCL's
+// SendRecv kernel (MoE token routing, DLRM embeddings): an alltoallv of the
+// whole group, no peer, whatever rank args the kernel has.
+TEST(ChromeCollective, AllToAllvIsAnAllToAllOfTheGroup) {
+  Warnings w;
+  EventList l =
+      mapped(kernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
+                    R"("Collective name":"all_to_allv","In msg nelems":6144,"Out msg nelems":4096,)"
+                    R"("Group size":4,"dtype":"BFloat16","Process Group Name":"5",)"
+                    R"("Process Group Ranks":"[0, 2, 4, 6]","Src Rank":-1,"Dst Rank":-1)"),
+             w);
+  ASSERT_NE(l.slices[0].collective, nullptr);
+  const CollectiveInfo& c = *l.slices[0].collective;
+  EXPECT_EQ(c.collective, "alltoallv");
+  EXPECT_EQ(c.peer, -1);
+  EXPECT_EQ(c.bytes, 6144u * 2);  // the larger of in and out
+  EXPECT_TRUE(w.empty());
+}
+
 TEST(ChromeCollective, MissingArgsStayUnknown) {
   Warnings w;
   EventList l = mapped(
