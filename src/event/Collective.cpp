@@ -109,6 +109,14 @@ bool parseRank(std::string_view s, int64_t& out) {
   return true;
 }
 
+// Drops `suffix` from `s` when s is longer and ends with it; true when it did.
+bool dropSuffix(std::string& s, std::string_view suffix) {
+  if (s.size() <= suffix.size() || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  s.resize(s.size() - suffix.size());
+  return true;
+}
+
 }  // namespace
 
 void CollectiveInfo::clear() {
@@ -148,12 +156,14 @@ std::string normalizeCollectiveName(std::string_view name) {
   });
   const size_t lead = s.find_first_not_of('_');
   s.erase(0, lead == std::string::npos ? s.size() : lead);
-  constexpr std::string_view kBase = "_base";
-  if (s.size() > kBase.size() && s.compare(s.size() - kBase.size(), kBase.size(), kBase) == 0)
-    s.resize(s.size() - kBase.size());
+  // Several tensors in one call (FSDP's all_gather_into_tensor_coalesced):
+  // the collective's name, then "_coalesced".
+  constexpr std::string_view kCoalesced = "_coalesced";
+  const bool coalesced = dropSuffix(s, kCoalesced);
+  dropSuffix(s, "_base");
   for (const Alias& a : kAliases)
-    if (a.from == s) return std::string(a.to);
-  return s;
+    if (a.from == s) s = a.to;
+  return coalesced ? s + std::string(kCoalesced) : s;
 }
 
 bool parseRankList(std::string_view text, std::vector<int64_t>& out) {

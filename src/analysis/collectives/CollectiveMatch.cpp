@@ -359,6 +359,9 @@ bool sizesMayDiffer(std::string_view collective) {
 
 double busBandwidthFactor(std::string_view collective, size_t members) {
   const double n = static_cast<double>(std::max<size_t>(members, 1));
+  constexpr std::string_view kCoalesced = "_coalesced";  // several tensors in one call
+  if (collective.size() > kCoalesced.size() && collective.ends_with(kCoalesced))
+    collective.remove_suffix(kCoalesced.size());
   if (collective == "allreduce") return 2 * (n - 1) / n;
   if (collective == "allgather" || collective == "reduce_scatter" || collective == "alltoall" ||
       collective == "alltoallv")

@@ -136,6 +136,11 @@ TEST(CollectiveName, Normalized) {
   EXPECT_EQ(normalizeCollectiveName("alltoall_base"), "alltoall");
   EXPECT_EQ(normalizeCollectiveName("all_to_all"), "alltoall");
   EXPECT_EQ(normalizeCollectiveName("all_to_allv"), "alltoallv");
+  // Several tensors in one call: the collective's name, then "_coalesced".
+  EXPECT_EQ(normalizeCollectiveName("all_gather_into_tensor_coalesced"), "allgather_coalesced");
+  EXPECT_EQ(normalizeCollectiveName("reduce_scatter_tensor_coalesced"), "reduce_scatter_coalesced");
+  EXPECT_EQ(normalizeCollectiveName("allreduce_coalesced"), "allreduce_coalesced");
+  EXPECT_EQ(normalizeCollectiveName("_coalesced"), "coalesced");
   EXPECT_EQ(normalizeCollectiveName("broadcast"), "broadcast");
   EXPECT_EQ(normalizeCollectiveName("send"), "send");
   EXPECT_EQ(normalizeCollectiveName("wait"), "wait");        // as written

@@ -230,6 +230,9 @@ TEST(CollectiveMatch, BusBandwidthFactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce_scatter", 2), 0.5);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("alltoall", 8), 0.875);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("alltoallv", 8), 0.875);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("allgather_coalesced", 8), 0.875);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("allreduce_coalesced", 4), 1.5);
+  EXPECT_DOUBLE_EQ(busBandwidthFactor("_coalesced", 4), 1);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("broadcast", 4), 1);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("reduce", 4), 1);
   EXPECT_DOUBLE_EQ(busBandwidthFactor("send", 2), 1);
