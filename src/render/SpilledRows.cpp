@@ -135,24 +135,23 @@ FlowEnd SpilledRows::flowOf(uint64_t seq) const {
 void SpilledRows::markFlows() {
   flowBits_.assign((seq_ + 3) / 4, 0);
   auto reader = flowCandidates_.read();
-  FlowCandidate c;
-  std::optional<FlowCandidate> launch;
-  bool gpuSeen = false;
+  FlowCandidate c, launch;
+  bool hasLaunch = false, gpuSeen = false;  // of correlation `current`
   int64_t current = -1;
   while (reader.next(c)) {
     if (c.correlation != current) {
       current = c.correlation;
-      launch.reset();
-      gpuSeen = false;
+      hasLaunch = gpuSeen = false;
     }
     if (c.gpu == 0) {
-      if (!launch) launch = c;
+      if (!hasLaunch) launch = c;
+      hasLaunch = true;
       continue;
     }
     if (gpuSeen) continue;
     gpuSeen = true;
-    if (!launch || origin_.since(c.startNs) <= origin_.since(launch->startNs)) continue;
-    setFlow(launch->seq, FlowEnd::Out);
+    if (!hasLaunch || origin_.since(c.startNs) <= origin_.since(launch.startNs)) continue;
+    setFlow(launch.seq, FlowEnd::Out);
     setFlow(c.seq, FlowEnd::In);
     anyFlow_ = true;
   }

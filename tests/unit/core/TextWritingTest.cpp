@@ -276,8 +276,12 @@ TEST(JsonText, PlainIsWhatAppendJsonStringLeavesAsItIs) {
     appendJsonString(written, s);
     const bool asIs = written == "\"" + s + "\"";
     const bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0; });
-    if (jsonPlain(s)) ASSERT_TRUE(asIs) << i;
-    if (ascii) ASSERT_EQ(jsonPlain(s), asIs) << i;
+    if (jsonPlain(s)) {
+      ASSERT_TRUE(asIs) << i;
+    }
+    if (ascii) {
+      ASSERT_EQ(jsonPlain(s), asIs) << i;
+    }
   }
 }
 
@@ -398,8 +402,9 @@ TEST(VisibleText, RandomBytesGiveValidUtf8WithoutControls) {
     for (size_t i = 0; i < out.size(); ++i) {
       const auto c = static_cast<unsigned char>(out[i]);
       EXPECT_FALSE((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) << i;
-      if (c == 0xc2 && i + 1 < out.size())
+      if (c == 0xc2 && i + 1 < out.size()) {
         EXPECT_FALSE(static_cast<unsigned char>(out[i + 1]) < 0xa0) << i;
+      }
     }
     // Text already clean is a fixed point.
     EXPECT_EQ(visibleText(out), out);

@@ -44,7 +44,9 @@ TEST(CollectiveKernelName, TheNcclKernelTable) {
     EXPECT_EQ(collectiveOfKernelName(c.name), c.collective) << c.name;
     // A kernel the name rule gives a collective is communication for the
     // analyses' kernel categories too (theirs is wider: any "nccl", "rccl"...).
-    if (*c.collective) EXPECT_EQ(kernelCategoryOf(c.name, 0), KernelCategory::Comm) << c.name;
+    if (*c.collective) {
+      EXPECT_EQ(kernelCategoryOf(c.name, 0), KernelCategory::Comm) << c.name;
+    }
   }
 }
 

@@ -98,7 +98,9 @@ TEST(WireTest, WriterGivesExactBytesAcrossItsGrowths) {
         }
       }
       ASSERT_EQ(w.size(), expected.size()) << message << " " << i;
-      if (i % 997 == 0) ASSERT_EQ(w.view(), expected) << message << " " << i;
+      if (i % 997 == 0) {
+        ASSERT_EQ(w.view(), expected) << message << " " << i;
+      }
     }
     const std::string written(w.view());  // the message doubled: raw() of its own bytes
     w.raw(w.view());

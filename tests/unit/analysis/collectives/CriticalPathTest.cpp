@@ -455,7 +455,9 @@ TEST(CriticalPathWire, IndexedArrivalsCopyAsTheyAre) {
     try {
       const WalkProfile walk = decodeWalkProfile(3, bad, outcomes);
       EXPECT_TRUE(full.ok()) << "case " << n;
-      if (full.ok()) EXPECT_EQ(walk.arrivals.size(), full->arrivals.arrivals.size());
+      if (full.ok()) {
+        EXPECT_EQ(walk.arrivals.size(), full->arrivals.arrivals.size());
+      }
     } catch (const std::runtime_error& e) {
       ASSERT_FALSE(full.ok()) << "case " << n << ": " << e.what();
       const std::string reason = full.error().message.substr(std::string("a part").size());
