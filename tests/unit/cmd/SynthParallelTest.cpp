@@ -132,6 +132,12 @@ TEST(SynthParallelOptions, ShapeSetsTheNodes) {
       {"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--pp", "2", "--slow", "4:2"}));
   EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--trainers",
                             "3", "--gpus-per-trainer", "8"}));
+  // --moe: the experts are spread over the DP group, so it needs one.
+  EXPECT_TRUE(
+      parsed({"synth", "--out", "d", "--format", "kineto", "--dp", "2", "--moe"}).parallel.moe);
+  EXPECT_FALSE(parsed({"synth", "--out", "d", "--format", "kineto", "--dp", "2"}).parallel.moe);
+  EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--tp", "2", "--moe"}));
+  EXPECT_TRUE(isUsageError({"synth", "--out", "d", "--format", "kineto", "--moe"}));
 }
 
 json readGzipJson(const fs::path& p) {
@@ -213,22 +219,30 @@ class SynthParallelJobTest : public TempDirTest {
   }
 };
 
-// Every (group, Seq) of a collective has all its members, one name and size,
-// ends within 3 us on all and after every member's start.
-void expectCollectivesConsistent(const JobFiles& job) {
+// Every (group, Seq) of a collective has all its members, one name and size
+// (but an all_to_allv: each member's share is its own), ends within 3 us on
+// all and after every member's start. Returns the instances whose members'
+// sizes differ.
+int expectCollectivesConsistent(const JobFiles& job) {
+  int uneven = 0;
   std::map<std::pair<std::string, int64_t>, std::vector<Comm>> inst;
   for (const Comm& c : job.comms)
     if (c.collective != "send" && c.collective != "recv") inst[{c.group, c.seq}].push_back(c);
-  ASSERT_FALSE(inst.empty());
+  EXPECT_FALSE(inst.empty());
   for (const auto& [key, members] : inst) {
     SCOPED_TRACE("group " + key.first + " seq " + std::to_string(key.second));
-    ASSERT_EQ(static_cast<int64_t>(members.size()), members[0].groupSize);
+    EXPECT_EQ(static_cast<int64_t>(members.size()), members[0].groupSize);
     std::set<int64_t> ranks;
     int64_t lastStart = 0, minEnd = INT64_MAX, maxEnd = 0;
+    const bool ownShares = members[0].collective == "all_to_allv";
+    bool differ = false;
     for (const Comm& c : members) {
       EXPECT_EQ(c.collective, members[0].collective);
-      EXPECT_EQ(c.in, members[0].in);
-      EXPECT_EQ(c.out, members[0].out);
+      differ = differ || c.in != members[0].in;
+      if (!ownShares) {
+        EXPECT_EQ(c.in, members[0].in);
+      }
+      EXPECT_EQ(c.out, ownShares ? c.in : members[0].out);
       EXPECT_EQ(c.ranks, members[0].ranks);
       ranks.insert(c.rank);
       lastStart = std::max(lastStart, c.startNs);
@@ -238,7 +252,9 @@ void expectCollectivesConsistent(const JobFiles& job) {
     EXPECT_EQ(ranks.size(), members.size());
     EXPECT_LE(maxEnd - minEnd, 3'000);
     EXPECT_GE(minEnd, lastStart);
+    uneven += differ ? 1 : 0;
   }
+  return uneven;
 }
 
 // The n-th send from src to dst pairs with the n-th recv of dst from src
@@ -272,7 +288,7 @@ TEST_F(SynthParallelJobTest, KinetoCollectivesArePlausibleAcrossRanks) {
   const JobFiles job = readJob(d);
   ASSERT_EQ(job.kernels.size(), 16u);
   EXPECT_EQ(job.paramComms, static_cast<int64_t>(job.comms.size()));
-  expectCollectivesConsistent(job);
+  EXPECT_EQ(expectCollectivesConsistent(job), 0);
   expectPointToPointMatched(job);
   expectKernelsInOrder(job);
   // Per rank and step: 4 microbatches x 2 passes x 2 layers TP all-reduces, one
@@ -285,6 +301,31 @@ TEST_F(SynthParallelJobTest, KinetoCollectivesArePlausibleAcrossRanks) {
   EXPECT_EQ((count[{0, "send"}]), 2 * 4);
   EXPECT_EQ((count[{0, "recv"}]), 2 * 4);
   EXPECT_EQ((count[{5, "send"}]), 2 * 8);  // a middle stage sends both ways
+}
+
+// --moe: per layer and pass a dispatch and a combine all_to_allv of the DP
+// group, with every member, each member's own share (uneven in some calls),
+// ending at once; no peer args; the rest of the job as without it.
+TEST_F(SynthParallelJobTest, MoeAllToAllsHaveEveryDpMemberAndTheirOwnShares) {
+  const JobFiles job = readJob(synth("j", {"--tp", "2", "--pp", "2", "--dp", "4", "--moe"}));
+  ASSERT_EQ(job.kernels.size(), 16u);
+  EXPECT_GT(expectCollectivesConsistent(job), 0);
+  expectPointToPointMatched(job);
+  expectKernelsInOrder(job);
+  std::map<std::pair<int64_t, std::string>, int> count;
+  for (const Comm& c : job.comms) {
+    ++count[{c.rank, c.collective}];
+    if (c.collective == "all_to_allv") {
+      EXPECT_EQ(c.peer, -1);
+      EXPECT_EQ(c.groupSize, 4);
+      EXPECT_GE(c.in, 2'097'152 / 2);
+      EXPECT_LE(c.in, 2'097'152 / 2 * 3);
+    }
+  }
+  // 2 steps x 4 microbatches x 2 passes x 2 layers x (dispatch, combine).
+  EXPECT_EQ((count[{0, "all_to_allv"}]), 2 * 4 * 2 * 2 * 2);
+  EXPECT_EQ((count[{0, "allreduce"}]), 2 * 4 * 2 * 2);
+  EXPECT_EQ((count[{0, "reduce_scatter"}]), 2);
 }
 
 TEST_F(SynthParallelJobTest, PgConfigListsTheRanksGroups) {
