@@ -557,7 +557,7 @@ std::string collectivesTable(const CollectivesSummary& s) {
     const uint64_t n = std::max<uint64_t>(r->count, 1);
     h += "<tr><td class=\"grp\">" + groupText(r->group) + "</td><td>" + htmlEscape(r->collective) +
          "</td>" +
-         (r->bytes == 0 && sizesVaryByCall(r->collective)
+         (r->bytes == 0 && r->hasBusbw && sizesMayDiffer(r->collective)
               ? std::string("<td class=\"n\" data-v=\"0\">varies</td>")
               : tdNum(static_cast<double>(r->bytes), 0)) +
          tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) + tdMs(r->transferP95Ns) +

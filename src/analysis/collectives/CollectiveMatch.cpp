@@ -27,11 +27,23 @@ uint64_t instanceBytes(const std::vector<const Arrival*>& members) {
   return bytes;
 }
 
-// The bytes an instance is keyed by in its group's rows, the network cells
-// and the ranks' roles: 0 for a collective whose sizes vary from instance to
-// instance by design (alltoallv), so that its instances make one row.
-uint64_t keyBytes(std::string_view collective, uint64_t bytes) {
-  return sizesVaryByCall(collective) ? 0 : bytes;
+// The bytes an instance is keyed by in its group's rows and the network
+// cells: 0 for a collective whose sizes vary from call to call by design
+// (alltoallv) and for an all-to-all whose members' sizes differ, so that such
+// calls make one row; else its bytes.
+uint64_t keyBytes(const std::string& collective, const std::vector<const Arrival*>& members) {
+  if (sizesVaryByCall(collective)) return 0;
+  const uint64_t bytes = instanceBytes(members);
+  if (!sizesMayDiffer(collective)) return bytes;
+  for (const Arrival* m : members)
+    if (m->bytes != bytes) return 0;
+  return bytes;
+}
+
+// A rank's bytes in its role's fingerprint: 0 for an all-to-all, whose
+// share is each rank's own (ranks of one role would differ by it).
+uint64_t roleBytes(std::string_view collective, uint64_t bytes) {
+  return sizesMayDiffer(collective) ? 0 : bytes;
 }
 
 InstanceKey keyOf(const Arrival& a) {
@@ -134,7 +146,7 @@ void addNet(const std::vector<const Arrival*>& members, const std::string& name,
   if (nodes.size() < 2) return;
   nodes.push_back(-1);
   for (int64_t node : nodes) {
-    NetCell& c = g.net[{name, keyBytes(name, instanceBytes(members)), members.size(), node}];
+    NetCell& c = g.net[{name, keyBytes(name, members), members.size(), node}];
     c.instances += 1;
     (void)addSaturating(c.transferNs, transfer);  // ns over instances, held at 2^63 - 1
     c.groups = 1;
@@ -180,7 +192,7 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   const uint64_t last = late->startNs;
   const uint64_t transfer = f.transferNs;
   const std::string& name = *f.name;
-  RowBuild& row = g.rows[{name, keyBytes(name, instanceBytes(members))}];
+  RowBuild& row = g.rows[{name, keyBytes(name, members)}];
   row.transfers.push_back(transfer);
   if (f.hasBusbw) row.busbw.push_back(f.busbwGbps);
   ++row.lateCount[late->rank];
@@ -690,8 +702,8 @@ uint32_t internName(std::vector<std::string>& names, std::string_view name) {
 void RoleCounter::add(std::string_view group, std::string_view collective, uint64_t bytes,
                       int64_t peer) {
   const int direction = peer < 0 ? 0 : peer > rank_ ? 1 : -1;
-  ++counts_[{internName(texts_, group), internName(texts_, collective), keyBytes(collective, bytes),
-             direction}];
+  ++counts_[{internName(texts_, group), internName(texts_, collective),
+             roleBytes(collective, bytes), direction}];
 }
 
 uint64_t RoleCounter::role(const std::vector<GroupRanks>& groups) const {

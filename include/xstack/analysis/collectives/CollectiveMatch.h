@@ -107,7 +107,8 @@ double busBandwidthFactor(std::string_view collective, size_t members);
 // bytes are its largest member's.
 bool sizesMayDiffer(std::string_view collective);
 // Do a collective's sizes vary from call to call by design (alltoallv)? Its
-// calls then make one collectives.csv row (and network class) with bytes 0.
+// calls then make one collectives.csv row (and network class) with bytes 0,
+// as do an alltoall's whose members' sizes differ.
 bool sizesVaryByCall(std::string_view collective);
 
 // One collectives.csv row: matched instances of one (group, collective, bytes).

@@ -136,7 +136,8 @@ TEST(CollectiveMatch, MismatchedAndIncompleteInstancesAreProblems) {
 // All-to-alls: each rank's splits are its own, so members' bytes may differ
 // (PyTorch's all_to_allv, MoE token routing); the instance is matched, its
 // bytes are its largest member's, and an alltoallv's instances of any size
-// make one row (bytes 0). Any other collective's sizes must still agree.
+// make one row (bytes 0), as do an alltoall's uneven ones. Any other
+// collective's sizes must still agree.
 TEST(CollectiveMatch, AllToAllMembersMaySendDifferentBytes) {
   std::vector<Arrival> a;
   for (int64_t r = 0; r < 4; ++r) {
@@ -144,26 +145,32 @@ TEST(CollectiveMatch, AllToAllMembersMaySendDifferentBytes) {
                         r == 2 ? 150 : 100, 400));
     a.push_back(arrival(r, "5", "alltoallv", 500 + 10 * static_cast<uint64_t>(r), 1,
                         r == 2 ? 1010 : 1000, 1300));
-    a.push_back(arrival(r, "5", "alltoall", r == 0 ? 64 : 32, 2, 2000, 2100));
+    a.push_back(arrival(r, "5", "alltoall", r == 0 ? 64 : 32, 2, 2000, 2100));  // uneven
+    a.push_back(arrival(r, "5", "alltoall", 32, 3, 3000, 3100));
   }
   CollectivesSummary s;
   summarizeGroup("5", a, {}, s);
-  EXPECT_EQ(s.matched, 3u);
+  EXPECT_EQ(s.matched, 4u);
   EXPECT_EQ(s.problems, 0u);
-  ASSERT_EQ(s.rows.size(), 2u);
+  ASSERT_EQ(s.rows.size(), 3u);
   EXPECT_EQ(s.rows[0].collective, "alltoall");
-  EXPECT_EQ(s.rows[0].bytes, 64u);  // its largest member's
-  EXPECT_EQ(s.rows[1].collective, "alltoallv");
-  EXPECT_EQ(s.rows[1].bytes, 0u);  // sizes vary: one row
-  EXPECT_EQ(s.rows[1].count, 2u);
-  EXPECT_EQ(s.rows[1].topLateRank, 2);
-  ASSERT_TRUE(s.rows[1].hasBusbw);
+  EXPECT_EQ(s.rows[0].bytes, 0u);  // its members' sizes differ
+  ASSERT_TRUE(s.rows[0].hasBusbw);
+  EXPECT_DOUBLE_EQ(s.rows[0].busbwP50Gbps, 64.0 / 100 * 0.75);  // its largest member's bytes
+  EXPECT_EQ(s.rows[1].collective, "alltoall");
+  EXPECT_EQ(s.rows[1].bytes, 32u);  // an even one keeps its size
+  EXPECT_EQ(s.rows[2].collective, "alltoallv");
+  EXPECT_EQ(s.rows[2].bytes, 0u);  // sizes vary: one row
+  EXPECT_EQ(s.rows[2].count, 2u);
+  EXPECT_EQ(s.rows[2].topLateRank, 2);
+  ASSERT_TRUE(s.rows[2].hasBusbw);
   // Nearest-rank p50 of 1300 B / 250 ns and 530 B / 290 ns, x (n-1)/n = 0.75.
-  EXPECT_DOUBLE_EQ(s.rows[1].busbwP50Gbps, 530.0 / 290 * 0.75);
+  EXPECT_DOUBLE_EQ(s.rows[2].busbwP50Gbps, 530.0 / 290 * 0.75);
   const std::vector<InstanceSlice> slices = instanceSlices(a, {});
-  ASSERT_EQ(slices.size(), 3u);
+  ASSERT_EQ(slices.size(), 4u);
   EXPECT_EQ(slices[0].bytes, 1300u);
   EXPECT_EQ(slices[1].bytes, 530u);
+  EXPECT_EQ(slices[2].bytes, 64u);
 
   std::vector<Arrival> b{arrival(0, "6", "allgather", 8, 0, 0, 10),
                          arrival(1, "6", "allgather", 16, 0, 0, 10)};
