@@ -158,12 +158,11 @@ std::string normalizeCollectiveName(std::string_view name) {
   s.erase(0, lead == std::string::npos ? s.size() : lead);
   // Several tensors in one call (FSDP's all_gather_into_tensor_coalesced):
   // the collective's name, then "_coalesced".
-  constexpr std::string_view kCoalesced = "_coalesced";
-  const bool coalesced = dropSuffix(s, kCoalesced);
+  const bool coalesced = dropSuffix(s, kCoalescedSuffix);
   dropSuffix(s, "_base");
   for (const Alias& a : kAliases)
     if (a.from == s) s = a.to;
-  return coalesced ? s + std::string(kCoalesced) : s;
+  return coalesced ? s + std::string(kCoalescedSuffix) : s;
 }
 
 bool parseRankList(std::string_view text, std::vector<int64_t>& out) {

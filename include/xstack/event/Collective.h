@@ -53,6 +53,9 @@ int64_t dtypeBytes(std::string_view dtype);
 // "Collective name" arg: lower-cased, leading '_' and a "_base" suffix
 // dropped, "all_reduce" -> "allreduce", "alltoall_base" -> "alltoall"...
 std::string normalizeCollectiveName(std::string_view name);
+// The suffix of a normalized name of several tensors in one call
+// ("allgather_coalesced"): the collective's name comes before it.
+inline constexpr std::string_view kCoalescedSuffix = "_coalesced";
 
 // Ranks from the text of a list: "[0, 1]" -> {0, 1}, "[]" -> {}. False (and
 // `out` cleared) when the text is not a bracketed list of non-negative

@@ -11,6 +11,7 @@
 #include "xstack/analysis/collectives/ClockOffsets.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
 #include "xstack/core/CheckedMath.h"
+#include "xstack/event/Collective.h"
 
 namespace xstack {
 
@@ -371,9 +372,8 @@ bool sizesMayDiffer(std::string_view collective) {
 
 double busBandwidthFactor(std::string_view collective, size_t members) {
   const double n = static_cast<double>(std::max<size_t>(members, 1));
-  constexpr std::string_view kCoalesced = "_coalesced";  // several tensors in one call
-  if (collective.size() > kCoalesced.size() && collective.ends_with(kCoalesced))
-    collective.remove_suffix(kCoalesced.size());
+  if (collective.size() > kCoalescedSuffix.size() && collective.ends_with(kCoalescedSuffix))
+    collective.remove_suffix(kCoalescedSuffix.size());  // several tensors in one call
   if (collective == "allreduce") return 2 * (n - 1) / n;
   if (collective == "allgather" || collective == "reduce_scatter" || collective == "alltoall" ||
       collective == "alltoallv")
