@@ -315,6 +315,14 @@ std::string tdNum(double v, int decimals) {
   return "<td class=\"n\" data-v=\"" + num(v, 6) + "\">" + num(v, decimals) + "</td>";
 }
 
+// The bytes cell of a row whose calls' sizes vary (an all-to-all's): "varies"
+// with their median, sorted by the median.
+std::string variesCell(uint64_t medianBytes) {
+  const auto v = static_cast<double>(medianBytes);
+  return "<td class=\"n\" data-v=\"" + num(v, 6) +
+         "\" title=\"the calls' sizes vary; their median\">varies (p50 " + num(v, 0) + ")</td>";
+}
+
 // Links to the finding's trace files, beside report.html in the output folder
 // (relative: the folder can be moved or shared whole; the names are ours).
 std::string traceLinks(const std::vector<std::string>& files) {
@@ -558,7 +566,7 @@ std::string collectivesTable(const CollectivesSummary& s) {
     h += "<tr><td class=\"grp\">" + groupText(r->group) + "</td><td>" + htmlEscape(r->collective) +
          "</td>" +
          (r->bytes == 0 && r->hasBusbw && sizesMayDiffer(r->collective)
-              ? std::string("<td class=\"n\" data-v=\"0\">varies</td>")
+              ? variesCell(r->bytesP50)
               : tdNum(static_cast<double>(r->bytes), 0)) +
          tdNum(static_cast<double>(r->count), 0) + tdMs(r->transferP50Ns) + tdMs(r->transferP95Ns) +
          (r->hasBusbw ? tdNum(r->busbwP50Gbps, 3)

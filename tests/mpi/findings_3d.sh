@@ -77,5 +77,19 @@ PY
     grep -q ' matched (0 unmatched)' "$d.np1.log" || fail "unmatched collectives ($shape): $(cat "$d.np1.log")"
     rows=$(grep -c ',alltoallv,0,128,' "$d/np1/collectives.csv")
     [[ $rows == 4 ]] || fail "want 4 alltoallv rows of 128 calls ($shape): $(cat "$d/np1/collectives.csv")"
+    # Their bytes_p50: the median call's largest share, each share drawn in [1/2, 3/2] of an
+    # activation (the TP all-reduce's bytes): the largest of 4 is above one activation in the median.
+    python3 - "$d/np1/collectives.csv" <<'PY' || fail "alltoallv bytes_p50 ($shape): $(cat "$d/np1/collectives.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+act = {int(r["bytes"]) for r in rows if r["collective"] == "allreduce"}
+assert len(act) == 1, act
+act = act.pop()
+for r in rows:
+    if r["collective"] == "alltoallv":
+        assert act < int(r["bytes_p50"]) <= act * 3 // 2, (r, act)
+    else:
+        assert r["bytes_p50"] == r["bytes"], r
+PY
   done
 done

@@ -116,6 +116,7 @@ LateCause causeOf(const std::vector<const Arrival*>& members, const Arrival& lat
 // The numbers of one (collective, bytes) of a group, per matched instance.
 struct RowBuild {
   std::vector<uint64_t> transfers;
+  std::vector<uint64_t> sizes;  // each instance's bytes, on a row of bytes 0 only (keyBytes)
   std::vector<double> busbw;
   uint64_t waitNs = 0;
   std::map<int64_t, uint64_t> lateCount;  // last arriver -> instances
@@ -161,6 +162,7 @@ struct InstanceFacts {
   uint64_t endNs = 0;                 // the last member's end
   uint64_t transferNs = 0;            // endNs - the last arrival (0 when it ends before)
   const std::string* name = nullptr;  // a matched send/recv pair is one "send" instance
+  uint64_t bytes = 0;                 // instanceBytes: the largest member's
   bool hasBusbw = false;              // bytes and a transfer known
   double busbwGbps = 0;               // bytes / transfer ns x nccl-tests' factor (GB/s)
 };
@@ -178,10 +180,10 @@ InstanceFacts factsOf(const std::vector<const Arrival*>& members) {
   f.transferNs = f.endNs > last ? f.endNs - last : 0;
   f.name = isRecv(members[0]->collective) && members.size() > 1 ? &members[1]->collective
                                                                 : &members[0]->collective;
-  const uint64_t bytes = instanceBytes(members);
-  f.hasBusbw = f.transferNs > 0 && bytes > 0;
+  f.bytes = instanceBytes(members);
+  f.hasBusbw = f.transferNs > 0 && f.bytes > 0;
   if (f.hasBusbw)
-    f.busbwGbps = static_cast<double>(bytes) / static_cast<double>(f.transferNs) *
+    f.busbwGbps = static_cast<double>(f.bytes) / static_cast<double>(f.transferNs) *
                   busBandwidthFactor(*f.name, members.size());
   return f;
 }
@@ -193,8 +195,10 @@ void addInstance(const std::vector<const Arrival*>& members, GroupBuild& g) {
   const uint64_t last = late->startNs;
   const uint64_t transfer = f.transferNs;
   const std::string& name = *f.name;
-  RowBuild& row = g.rows[{name, keyBytes(name, members)}];
+  const uint64_t rowBytes = keyBytes(name, members);
+  RowBuild& row = g.rows[{name, rowBytes}];
   row.transfers.push_back(transfer);
+  if (rowBytes == 0) row.sizes.push_back(f.bytes);
   if (f.hasBusbw) row.busbw.push_back(f.busbwGbps);
   ++row.lateCount[late->rank];
   // A point-to-point transfer is timed only when its sender arrives last: a
@@ -236,6 +240,11 @@ CollectiveRow finishRow(const std::string& group, const std::string& collective,
   std::sort(b.transfers.begin(), b.transfers.end());
   row.transferP50Ns = percentile(b.transfers, 50);
   row.transferP95Ns = percentile(b.transfers, 95);
+  row.bytesP50 = bytes;
+  if (!b.sizes.empty()) {
+    std::sort(b.sizes.begin(), b.sizes.end());
+    row.bytesP50 = percentile(b.sizes, 50);
+  }
   if (!b.busbw.empty()) {
     std::sort(b.busbw.begin(), b.busbw.end());
     row.hasBusbw = true;
@@ -433,6 +442,7 @@ namespace {
 
 void absorbRow(RowBuild& into, RowBuild& from) {
   into.transfers.insert(into.transfers.end(), from.transfers.begin(), from.transfers.end());
+  into.sizes.insert(into.sizes.end(), from.sizes.begin(), from.sizes.end());
   into.busbw.insert(into.busbw.end(), from.busbw.begin(), from.busbw.end());
   (void)addSaturating(into.waitNs, from.waitNs);
   for (auto [rank, count] : from.lateCount) into.lateCount[rank] += count;

@@ -64,7 +64,7 @@ std::string msText(uint64_t ns) { return msPerStepText(ns, 1); }
 std::string collectivesCsv(const CollectivesSummary& s) {
   std::string out =
       "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
-      "top_late_rank,top_late_share\n";
+      "top_late_rank,top_late_share,bytes_p50\n";
   for (const CollectiveRow& r : s.rows) {
     appendCsvField(out, r.group);
     out += ',';
@@ -78,7 +78,8 @@ std::string collectivesCsv(const CollectivesSummary& s) {
     }
     out += ',' + msText(r.waitNs) + ',' + std::to_string(r.topLateRank) + ',';
     const uint64_t n = std::max<uint64_t>(r.count, 1);
-    out += thousandthsText((r.topLateCount * 1000 + n / 2) / n) + '\n';
+    out += thousandthsText((r.topLateCount * 1000 + n / 2) / n) + ',' + std::to_string(r.bytesP50) +
+           '\n';
   }
   return out;
 }

@@ -35,7 +35,8 @@ int64_t readRank(wire::Reader& r) { return r.i64(); }
 void writeRow(wire::Writer& w, const CollectiveRow& row) {
   w.str(row.group);
   w.str(row.collective);
-  for (uint64_t v : {row.bytes, row.count, row.transferP50Ns, row.transferP95Ns}) w.u64(v);
+  for (uint64_t v : {row.bytes, row.count, row.bytesP50, row.transferP50Ns, row.transferP95Ns})
+    w.u64(v);
   w.boolean(row.hasBusbw);
   w.f64(row.busbwP50Gbps);
   w.u64(row.waitNs);
@@ -47,7 +48,9 @@ CollectiveRow readRow(wire::Reader& r) {
   CollectiveRow row;
   row.group = r.str();
   row.collective = r.str();
-  for (uint64_t* v : {&row.bytes, &row.count, &row.transferP50Ns, &row.transferP95Ns}) *v = r.u64();
+  for (uint64_t* v :
+       {&row.bytes, &row.count, &row.bytesP50, &row.transferP50Ns, &row.transferP95Ns})
+    *v = r.u64();
   row.hasBusbw = r.boolean();
   row.busbwP50Gbps = r.f64();
   row.waitNs = r.u64();

@@ -99,6 +99,22 @@ TEST(ReportHtmlBoard, WhoWaitsForWhomAndTheCollectives) {
   EXPECT_EQ(html.find("class=\"note cut\""), std::string::npos);
 }
 
+// An all-to-all whose calls' sizes vary has a row of bytes 0 (collectives.csv):
+// its bytes cell says so, with the calls' median size, and sorts by it.
+TEST(ReportHtmlBoard, AnAllToAllvRowShowsItsCallsMedianSize) {
+  Board b;
+  CollectiveRow v = b.summary.rows[0];
+  v.collective = "alltoallv";
+  v.bytes = 0;
+  v.bytesP50 = 1'234'567;
+  b.summary.rows.push_back(v);
+  const std::string coll =
+      table(reportHtml({}, JobAnalysis{}, Topology{}, "", "", b.board), "collectives");
+  EXPECT_NE(coll.find("data-v=\"1234567.000000\""), std::string::npos) << coll;
+  EXPECT_NE(coll.find(">varies (p50 1234567)</td>"), std::string::npos) << coll;
+  EXPECT_EQ(count(coll, ">varies"), 1u);  // the allreduce keeps its bytes
+}
+
 TEST(ReportHtmlBoard, CriticalPathSharePerRank) {
   Board b;
   b.board.criticalShares = &b.shares;

@@ -115,7 +115,10 @@ bool sizesVaryByCall(std::string_view collective);
 struct CollectiveRow {
   std::string group, collective;
   uint64_t bytes = 0;
-  uint64_t count = 0;                             // matched instances
+  uint64_t count = 0;  // matched instances
+  // The nearest-rank median of the instances' bytes (an instance's: its
+  // largest member's); `bytes` itself on a row of one size.
+  uint64_t bytesP50 = 0;
   uint64_t transferP50Ns = 0, transferP95Ns = 0;  // nearest-rank percentiles
   bool hasBusbw = false;                          // some instance had bytes and a transfer
   double busbwP50Gbps = 0;                        // GB/s (1e9 bytes/s)

@@ -166,6 +166,10 @@ TEST(CollectiveMatch, AllToAllMembersMaySendDifferentBytes) {
   ASSERT_TRUE(s.rows[2].hasBusbw);
   // Nearest-rank p50 of 1300 B / 250 ns and 530 B / 290 ns, x (n-1)/n = 0.75.
   EXPECT_DOUBLE_EQ(s.rows[2].busbwP50Gbps, 530.0 / 290 * 0.75);
+  // The median of the calls' sizes (each its largest member's): nearest-rank of {530, 1300}.
+  EXPECT_EQ(s.rows[2].bytesP50, 530u);
+  EXPECT_EQ(s.rows[0].bytesP50, 64u);
+  EXPECT_EQ(s.rows[1].bytesP50, 32u);  // a row of one size: that size
   const std::vector<InstanceSlice> slices = instanceSlices(a, {});
   ASSERT_EQ(slices.size(), 4u);
   EXPECT_EQ(slices[0].bytes, 1300u);
@@ -427,9 +431,9 @@ TEST(CollectiveMatch, CsvText) {
   const CollectivesSummary s = twoGroups();
   EXPECT_EQ(collectivesCsv(s),
             "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
-            "top_late_rank,top_late_share\n"
-            ",allreduce,1024,2,0.000,0.000,7.680,0.001,1,0.500\n"
-            "1,allgather,2048,1,0.000,0.000,10.240,0.000,1,1.000\n");
+            "top_late_rank,top_late_share,bytes_p50\n"
+            ",allreduce,1024,2,0.000,0.000,7.680,0.001,1,0.500,1024\n"
+            "1,allgather,2048,1,0.000,0.000,10.240,0.000,1,1.000,2048\n");
   std::vector<RankInfo> ranks{{0, 1, "n0"}, {1, 0, "n0"}, {2, 1, "n,1"}, {3, 1, "n1"}};
   EXPECT_EQ(
       waitsCsv(s, ranks),

@@ -92,10 +92,10 @@ std::string partOf(int64_t rank) {
 
 const char* const kCollectivesCsv =
     "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
-    "top_late_rank,top_late_share\n"
-    ",allreduce,1048576,1,0.100,0.100,15.729,0.600,3,1.000\n"
-    ",send,256,2,0.050,0.080,0.003,0.070,1,0.500\n"
-    "1,allgather,4096,1,0.050,0.050,0.061,0.150,1,1.000\n";
+    "top_late_rank,top_late_share,bytes_p50\n"
+    ",allreduce,1048576,1,0.100,0.100,15.729,0.600,3,1.000,1048576\n"
+    ",send,256,2,0.050,0.080,0.003,0.070,1,0.500,256\n"
+    "1,allgather,4096,1,0.050,0.050,0.061,0.150,1,1.000,4096\n";
 
 // Trainers of 2 GPUs (AnalysisJobOptions' topology): ranks 0, 1 on node 0.
 const char* const kWaitsCsv =
@@ -314,7 +314,7 @@ TEST_F(CollectivesJobTest, WithoutCollectivesHeadersOnlyAndNoLine) {
   run(comm, parts, dir_, &lines);
   EXPECT_EQ(read(dir_ / "collectives.csv"),
             "group,collective,bytes,count,transfer_p50_ms,transfer_p95_ms,busbw_p50_gbps,wait_ms,"
-            "top_late_rank,top_late_share\n");
+            "top_late_rank,top_late_share,bytes_p50\n");
   EXPECT_EQ(read(dir_ / "waits.csv"),
             "rank,node,waited_ms_per_step,caused_ms_per_step,top_cause,clock_offset_us,clock_"
             "spread_us\n");
