@@ -164,7 +164,8 @@ double relDelta(double a, double b) {
 bool sameCollective(const CollectiveStat& x, const CollectiveStat& y) {
   return x.count == y.count && x.transferP50Us == y.transferP50Us &&
          x.transferP95Us == y.transferP95Us && x.busbwGbps == y.busbwGbps && x.waitUs == y.waitUs &&
-         x.topLateRank == y.topLateRank && x.topLateShare == y.topLateShare;
+         x.topLateRank == y.topLateRank && x.topLateShare == y.topLateShare &&
+         (x.bytesP50 == y.bytesP50 || x.bytesP50 < 0 || y.bytesP50 < 0);  // -1: not in its file
 }
 
 // The score of a row in both runs: the larger relative change of transfer p50 and busbw (a

@@ -172,6 +172,12 @@ std::string collectiveRow(const std::vector<std::string>& f, const std::vector<s
   if (bad.empty()) bad = parseThousandths(f[c[7]], "wait_ms", r.waitUs);
   if (bad.empty()) bad = parseInt(f[c[8]], "top_late_rank", r.topLateRank);
   if (bad.empty()) bad = parseReal(f[c[9]], "top_late_share", 0, 1, false, r.topLateShare);
+  if (bad.empty() && c[10] != kNoColumn) {  // optional: an older xstack's file has none
+    uint64_t p50 = 0;
+    bad = parseUint(f[c[10]], "bytes_p50", p50);
+    if (bad.empty() && p50 > static_cast<uint64_t>(INT64_MAX)) bad = "bytes_p50 out of range";
+    r.bytesP50 = static_cast<int64_t>(p50);
+  }
   return bad;
 }
 
@@ -364,15 +370,16 @@ Expected<std::vector<CollectiveStat>> readCollectivesCsv(const std::string& path
   static const std::vector<std::string> kNeed = {
       "group",           "collective",     "bytes",   "count",         "transfer_p50_ms",
       "transfer_p95_ms", "busbw_p50_gbps", "wait_ms", "top_late_rank", "top_late_share"};
-  Status st =
-      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
-        CollectiveStat r;
-        std::string bad = collectiveRow(f, c, r);
-        if (bad.empty() && !seen.emplace(r.group, r.collective, r.bytes).second)
-          bad = "group, collective and bytes twice";
-        if (bad.empty()) rows.push_back(std::move(r));
-        return bad;
-      });
+  Status st = readCsv(path, kNeed,
+                      [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+                        CollectiveStat r;
+                        std::string bad = collectiveRow(f, c, r);
+                        if (bad.empty() && !seen.emplace(r.group, r.collective, r.bytes).second)
+                          bad = "group, collective and bytes twice";
+                        if (bad.empty()) rows.push_back(std::move(r));
+                        return bad;
+                      },
+                      {"bytes_p50"});
   if (!st) return st.error();
   return rows;
 }

@@ -172,16 +172,27 @@ std::string lateText(const CollectiveStat& c) {
          ")";
 }
 
+// The median call size of a row whose sizes vary (bytes 0, known bytes_p50).
+bool showsSizes(const CollectiveStat& c) { return c.bytes == 0 && c.bytesP50 >= 0; }
+
 std::string collectiveOneSide(const CollectiveStat& c) {
-  return collectiveName(c) + ": count " + std::to_string(c.count) + ", transfer p50 " +
-         usMs(c.transferP50Us) + ", busbw p50 " + gbps(c.busbwGbps) + ", wait " + usMs(c.waitUs) +
-         ", most often last " + lateText(c);
+  return collectiveName(c) + ": count " + std::to_string(c.count) +
+         (showsSizes(c) ? ", size p50 " + std::to_string(c.bytesP50) + " B" : std::string()) +
+         ", transfer p50 " + usMs(c.transferP50Us) + ", busbw p50 " + gbps(c.busbwGbps) +
+         ", wait " + usMs(c.waitUs) + ", most often last " + lateText(c);
+}
+
+// ", size p50 A B -> B B" for a row whose sizes vary, when both sides tell it.
+std::string sizeChange(const CollectiveStat& a, const CollectiveStat& b) {
+  if (!showsSizes(a) || !showsSizes(b)) return {};
+  return ", size p50 " + std::to_string(a.bytesP50) + " B -> " + std::to_string(b.bytesP50) + " B";
 }
 
 void collectiveLine(const CollectiveDelta& r, std::string& out) {
   const CollectiveStat &a = r.a, &b = r.b;
   out += "  " + collectiveName(a) + ": transfer p50 " + usMs(a.transferP50Us) + " -> " +
          usMs(b.transferP50Us) + " (" + relChange(a.transferP50Us, b.transferP50Us) + ")" +
+         sizeChange(a, b) +
          (a.busbwGbps < 0 && b.busbwGbps < 0
               ? std::string()
               : ", busbw p50 " + gbps(a.busbwGbps) + " -> " + gbps(b.busbwGbps) + " (" +
@@ -357,7 +368,8 @@ ojson collectiveSideJson(const CollectiveStat& c) {
           {"busbw_p50_gbps", c.busbwGbps < 0 ? ojson(nullptr) : ojson(c.busbwGbps)},
           {"wait_ms", usToMs(c.waitUs)},
           {"top_late_rank", c.topLateRank},
-          {"top_late_share", c.topLateShare}};
+          {"top_late_share", c.topLateShare},
+          {"bytes_p50", c.bytesP50 < 0 ? ojson(nullptr) : ojson(c.bytesP50)}};
 }
 
 ojson collectiveJson(const CollectiveDelta& r) {

@@ -386,6 +386,42 @@ class DiffCollectives : public TempDirTest {
   }
 };
 
+// A row whose calls' sizes vary (bytes 0) tells its median size when the file
+// has bytes_p50; a file of an older xstack without the column still reads.
+TEST_F(DiffCollectives, AnAllToAllvRowTellsItsMedianSize) {
+  fs::create_directories(dir_ / "a");
+  fs::create_directories(dir_ / "b");
+  for (const char* side : {"a", "b"})
+    write(std::string(side) + "/steps.csv", "rank,step,step_ns\n0,0,10\n");
+  write("a/collectives.csv",
+        std::string(kCollectivesHeader) + "dp,alltoallv,0,8,1.000,1.200,2.000,5.000,3,0.400\n");
+  std::string header = kCollectivesHeader;
+  header.insert(header.size() - 1, ",bytes_p50");
+  write("b/collectives.csv", header + "dp,alltoallv,0,8,2.000,2.400,2.000,5.000,3,0.400,1500\n");
+  auto older = computeDiff((dir_ / "a").string(), (dir_ / "b").string());
+  ASSERT_TRUE(older) << older.error().message;
+  ASSERT_EQ(older->collectives->top.size(), 1u);
+  EXPECT_EQ(older->collectives->top[0].a.bytesP50, -1);
+  EXPECT_EQ(older->collectives->top[0].b.bytesP50, 1500);
+  EXPECT_EQ(diffText(*older).find("size p50"), std::string::npos);  // A does not tell it
+  auto j = nlohmann::json::parse(diffJson(*older, ""));
+  EXPECT_TRUE(j["collectives"]["top"][0]["a"]["bytes_p50"].is_null());
+  EXPECT_EQ(j["collectives"]["top"][0]["b"]["bytes_p50"], 1500);
+
+  write("a/collectives.csv", header + "dp,alltoallv,0,8,1.000,1.200,2.000,5.000,3,0.400,1000\n");
+  auto d = computeDiff((dir_ / "a").string(), (dir_ / "b").string());
+  ASSERT_TRUE(d) << d.error().message;
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("  alltoallv 0 B, group dp: transfer p50 1.000 ms -> 2.000 ms (+100.0 %), "
+                      "size p50 1000 B -> 1500 B, busbw p50"),
+            std::string::npos)
+      << text;
+  write("b/collectives.csv", header + "dp,alltoallv,0,8,2.000,2.400,2.000,5.000,3,0.400,-1\n");
+  auto bad = computeDiff((dir_ / "a").string(), (dir_ / "b").string());
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bytes_p50"), std::string::npos) << bad.error().message;
+}
+
 TEST_F(DiffCollectives, BothPresentAreCompared) {
   const std::string ca =
       ",allreduce,1048576,10,1.000,1.200,2.000,5.000,3,0.400\n"

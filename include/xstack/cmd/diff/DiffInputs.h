@@ -66,6 +66,7 @@ struct CollectiveStat {
   uint64_t waitUs = 0;    // wait_ms: the members' summed waits
   int64_t topLateRank = 0;
   double topLateShare = 0;  // 0..1: share of the row's instances where topLateRank was last
+  int64_t bytesP50 = -1;    // bytes_p50; -1: not in the file (written by an older xstack)
 };
 
 // One row of waits.csv: a rank's waits in collectives, per step, in microseconds.
