@@ -48,10 +48,8 @@ void GpuActivityBuilder::addSlice(const SliceEvent& e) {
 }
 
 HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
-  key_.assign(e.name);
-  auto it = names_.find(key_);
-  if (it == names_.end()) it = names_.emplace(key_, NameStats{htaKernelTypeOf(e.name)}).first;
-  NameStats& n = it->second;
+  NameStats& n =
+      names_.at(e, [](std::string_view name) { return NameStats{htaKernelTypeOf(name)}; });
   const uint64_t dur = std::max(e.endNs, e.startNs) - e.startNs;
   n.minNs = n.count ? std::min(n.minNs, dur) : dur;
   n.maxNs = std::max(n.maxNs, dur);
@@ -66,7 +64,7 @@ HtaKernelType KernelStatsBuilder::add(const SliceEvent& e) {
 std::vector<KernelStat> KernelStatsBuilder::take() {
   std::vector<KernelStat> out;
   out.reserve(names_.size());
-  for (auto& [name, n] : names_)
+  for (auto& [name, n] : names_.entries())
     out.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
   std::sort(out.begin(), out.end(),
             [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
@@ -75,7 +73,7 @@ std::vector<KernelStat> KernelStatsBuilder::take() {
 }
 
 void GpuActivityBuilder::addGpuSlice(const SliceEvent& e) {
-  const HtaKernelType type = kernels_.add(e);
+  const HtaKernelType type = types_.at(e, htaKernelTypeOf);
   const uint64_t end = std::max(e.endNs, e.startNs);
   const bool sync = e.name == "Event Sync" || e.name == "Context Sync";
   const Timed t{e.startNs, end, e.correlation, e.tid, type};
@@ -209,7 +207,6 @@ Expected<RankGpuActivity> GpuActivityBuilder::build(const std::vector<Span>& spa
     else
       st = b.error();
   }
-  out.kernels = kernels_.take();
   SpillOptions spill = spill_;
   *this = GpuActivityBuilder(std::move(spill));
   if (!st) return st.error();

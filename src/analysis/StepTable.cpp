@@ -68,29 +68,22 @@ StepTableBuilder::StepTableBuilder(SpillOptions spill)
 
 void StepTableBuilder::addSlice(const SliceEvent& e) {
   if (e.row.kind == RowKind::CpuBlock || e.row.kind == RowKind::CudaApi) {
-    auto id = cpuNameIds_.find(e.name);
-    if (id == cpuNameIds_.end()) {
-      id = cpuNameIds_.emplace(std::string(e.name), static_cast<uint32_t>(cpuNames_.size())).first;
-      cpuNames_.emplace_back(e.name);
-    }
-    cpu_.push({e.startNs, std::max(e.endNs, e.startNs), id->second});
+    const uint32_t name = cpuNames_.indexOf(e, [](std::string_view) { return CpuName{}; });
+    cpu_.push({e.startNs, std::max(e.endNs, e.startNs), name});
     return;
   }
   if (e.row.kind != RowKind::Gpu) return;
-  auto it = totals_.find(e.name);
-  if (it == totals_.end())
-    it = totals_
-             .emplace(std::string(e.name),
-                      NameEntry{{std::string(e.name), 0, 0}, kernelCategoryOf(e.name, 0)})
-             .first;
-  KernelCategory c = it->second.category;
+  NameEntry& entry = totals_.at(e, [](std::string_view name) {
+    return NameEntry{{std::string(name), 0, 0}, kernelCategoryOf(name, 0)};
+  });
+  KernelCategory c = entry.category;
   if (c == KernelCategory::Compute && e.bytes > 0) c = KernelCategory::Memcpy;
   uint64_t end = std::max(e.endNs, e.startNs);
   if (c == KernelCategory::Comm || end > e.startNs)
     kernels_[static_cast<int>(c)].push({e.startNs, end});
   // Held at 2^63 - 1 like kernels.csv's total_ns (counted there: sum_saturated).
-  (void)addSaturating(it->second.total.ns, end - e.startNs);
-  ++it->second.total.count;
+  (void)addSaturating(entry.total.ns, end - e.startNs);
+  ++entry.total.count;
 }
 
 void StepTableBuilder::addMemory(const MemoryEvent& m) {
@@ -292,10 +285,11 @@ Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries)
     uint64_t a = std::max(c.start, q.gap.start), b = std::min(c.end, q.gap.end);
     if (b <= a) return;
     uint64_t ov = b - a, dur = c.end - c.start;
-    bool better =
-        ov > q.overlapNs ||
-        (ov == q.overlapNs && (dur < q.bestDur || (dur == q.bestDur && q.best >= 0 &&
-                                                   cpuNames_[c.name] < cpuNames_[q.best])));
+    bool better = ov > q.overlapNs ||
+                  (ov == q.overlapNs &&
+                   (dur < q.bestDur ||
+                    (dur == q.bestDur && q.best >= 0 &&
+                     cpuNames_.name(c.name) < cpuNames_.name(static_cast<uint32_t>(q.best)))));
     if (!better) return;
     q.best = c.name;
     q.overlapNs = ov;
@@ -309,7 +303,7 @@ Status StepTableBuilder::addGapOps(RankTable& t, std::vector<GapQuery>& queries)
     r.gapOpNs = q.overlapNs;
     if (q.best < 0) continue;
     auto [it, fresh] = indexOfName.emplace(q.best, static_cast<int64_t>(t.gapOps.size()));
-    if (fresh) t.gapOps.push_back(cpuNames_[static_cast<size_t>(q.best)]);
+    if (fresh) t.gapOps.push_back(cpuNames_.name(static_cast<uint32_t>(q.best)));
     r.gapOp = it->second;
   }
   return {};
@@ -350,7 +344,7 @@ Expected<RankTable> StepTableBuilder::build(int64_t rank, const std::vector<Span
     else
       st = peak.error();
   }
-  for (auto& [name, k] : totals_) t.kernels.push_back(std::move(k.total));
+  for (auto& [name, k] : totals_.entries()) t.kernels.push_back(std::move(k.total));
   std::sort(t.kernels.begin(), t.kernels.end(), [](const KernelTotal& a, const KernelTotal& b) {
     return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
   });

@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "xstack/analysis/NameIndexed.h"
 #include "xstack/analysis/RankBreakdown.h"
 #include "xstack/core/Status.h"
 #include "xstack/event/Events.h"
@@ -59,7 +60,6 @@ struct KernelStat {
 struct RankGpuActivity {
   uint64_t steps = 0;  // forward spans
   RankBreakdown breakdown;
-  std::vector<KernelStat> kernels;  // ordered by name (bytewise)
 };
 
 // kernels.csv's numbers of one rank: per name over every GPU-row slice (no
@@ -80,8 +80,7 @@ class KernelStatsBuilder {
     bool saturated = false;
   };
   uint64_t saturatedSums_ = 0;
-  std::unordered_map<std::string, NameStats> names_;
-  std::string key_;
+  NameIndexed<NameStats> names_;
 };
 
 class GpuActivityBuilder {
@@ -131,7 +130,7 @@ class GpuActivityBuilder {
   ExternalSorter<Timed, ByStart> uncorrelated_;
   bool sawCorrelation_ = false;
   ExternalSorter<Launch, ByCorrelationStart> launches_;  // CPU-side (correlation, startNs)
-  KernelStatsBuilder kernels_;
+  NameIndexed<HtaKernelType> types_;                     // each kernel name's (htaKernelTypeOf)
 };
 
 // One rank's kernel stats as a wire message (wire/Wire.h), for the transfer to rank 0.

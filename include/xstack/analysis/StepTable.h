@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "xstack/analysis/Intervals.h"
+#include "xstack/analysis/NameIndexed.h"
 #include "xstack/analysis/RankBreakdown.h"
 #include "xstack/core/Status.h"
 #include "xstack/core/TextHash.h"
@@ -155,9 +156,9 @@ class StepTableBuilder {
     KernelTotal total;
     KernelCategory category;  // by name (classified once per name)
   };
-  TextMap<NameEntry> totals_;
-  std::vector<std::string> cpuNames_;
-  TextMap<uint32_t> cpuNameIds_;
+  NameIndexed<NameEntry> totals_;
+  struct CpuName {};
+  NameIndexed<CpuName> cpuNames_;  // a CpuSlice's name: its index here
 };
 
 // A reader's tables as one wire message (wire/Wire.h; O(steps + kernels) per

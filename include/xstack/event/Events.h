@@ -34,6 +34,12 @@ struct SliceEvent {
   // that launched one (Kineto's record_param_comms); nullptr = none. Like
   // the views, valid during the sink's callback only.
   const CollectiveInfo* collective = nullptr;
+  // A dense id of `name` within one profile's walk (0, 1, ... by first
+  // sight; equal names, equal ids), given by the read stage to the analyses'
+  // per-rank parts so that each finds its per-name state by index instead of
+  // hashing the name again. kNoNameId = not given (any other producer).
+  static constexpr uint32_t kNoNameId = UINT32_MAX;
+  uint32_t nameId = kNoNameId;
 };
 
 // Memory places, in the order of a rank's memory rows.

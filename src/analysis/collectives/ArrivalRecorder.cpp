@@ -152,7 +152,7 @@ void ArrivalRecorder::onSlice(const SliceEvent& e) {
   if (comm) addArrival(e);
   KernelKind k{false, KernelCategory::Comm};
   if (!comm) {
-    k = kindOf(e.name);
+    k = kindOf(e);
     if (k.category == KernelCategory::Compute && e.bytes > 0) k.category = KernelCategory::Memcpy;
   }
   gpu_.push({e.startNs, std::max(e.startNs, e.endNs), k.compute,
@@ -160,13 +160,11 @@ void ArrivalRecorder::onSlice(const SliceEvent& e) {
   firstGpuNs_ = std::min(firstGpuNs_, e.startNs);
 }
 
-ArrivalRecorder::KernelKind ArrivalRecorder::kindOf(std::string_view name) {
-  kindKey_.assign(name);
-  if (auto it = kinds_.find(kindKey_); it != kinds_.end()) return it->second;
-  const KernelKind k{htaKernelTypeOf(name) == HtaKernelType::Computation,
-                     kernelCategoryOf(name, 0)};
-  if (kinds_.size() < kKindsKept) kinds_.emplace(kindKey_, k);
-  return k;
+ArrivalRecorder::KernelKind ArrivalRecorder::kindOf(const SliceEvent& e) {
+  return kinds_.at(e, [](std::string_view name) {
+    return KernelKind{htaKernelTypeOf(name) == HtaKernelType::Computation,
+                      kernelCategoryOf(name, 0)};
+  });
 }
 
 // Instances by start order: seq when given, else the order of the group's
@@ -251,6 +249,7 @@ Expected<CollectivesPart> ArrivalRecorder::buildPart(int64_t rank, const std::ve
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return arrivals_[a].startNs < arrivals_[b].startNs; });
+  out.arrivals.reserve(order.size());
   for (size_t i : order) {
     Arrival& a = out.arrivals.emplace_back(std::move(arrivals_[i]));
     a.rank = rank;

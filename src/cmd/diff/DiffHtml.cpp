@@ -263,10 +263,13 @@ std::string collectiveRow(const CollectiveDelta& r) {
   };
   return "<tr><td class=\"status\">" + status(r) + "</td>" +
          td(a.group.empty() ? "(default)" : a.group) + td(a.collective) +
-         tdNum(static_cast<double>(a.bytes), 0) + n(r.inA, static_cast<double>(a.count), 0) +
-         n(r.inB, static_cast<double>(b.count), 0) + n(r.inA, usMs(a.transferP50Us), 3) +
-         n(r.inB, usMs(b.transferP50Us), 3) + n(r.inA, usMs(a.transferP95Us), 3) +
-         n(r.inB, usMs(b.transferP95Us), 3) + n(r.inA && a.busbwGbps >= 0, a.busbwGbps, 3) +
+         tdNum(static_cast<double>(a.bytes), 0) +
+         n(r.inA && a.bytesP50 >= 0, static_cast<double>(a.bytesP50), 0) +
+         n(r.inB && b.bytesP50 >= 0, static_cast<double>(b.bytesP50), 0) +
+         n(r.inA, static_cast<double>(a.count), 0) + n(r.inB, static_cast<double>(b.count), 0) +
+         n(r.inA, usMs(a.transferP50Us), 3) + n(r.inB, usMs(b.transferP50Us), 3) +
+         n(r.inA, usMs(a.transferP95Us), 3) + n(r.inB, usMs(b.transferP95Us), 3) +
+         n(r.inA && a.busbwGbps >= 0, a.busbwGbps, 3) +
          n(r.inB && b.busbwGbps >= 0, b.busbwGbps, 3) + n(r.inA, usMs(a.waitUs), 3) +
          n(r.inB, usMs(b.waitUs), 3) + n(r.inA, static_cast<double>(a.topLateRank), 0) +
          n(r.inB, static_cast<double>(b.topLateRank), 0) + "</tr>";
@@ -275,10 +278,10 @@ std::string collectiveRow(const CollectiveDelta& r) {
 std::string collectiveTable(const CollectivesDiff& c) {
   std::string h =
       "<table class=\"sortable\" id=\"collectives\">" +
-      th({"status", "group", "collective", "bytes", "count A", "count B", "transfer p50 A (ms)",
-          "transfer p50 B (ms)", "transfer p95 A (ms)", "transfer p95 B (ms)", "busbw p50 A (GB/s)",
-          "busbw p50 B (GB/s)", "wait A (ms)", "wait B (ms)", "most often last A (rank)",
-          "most often last B (rank)"});
+      th({"status", "group", "collective", "bytes", "size p50 A (bytes)", "size p50 B (bytes)",
+          "count A", "count B", "transfer p50 A (ms)", "transfer p50 B (ms)", "transfer p95 A (ms)",
+          "transfer p95 B (ms)", "busbw p50 A (GB/s)", "busbw p50 B (GB/s)", "wait A (ms)",
+          "wait B (ms)", "most often last A (rank)", "most often last B (rank)"});
   for (const CollectiveDelta& r : c.top) h += collectiveRow(r);
   for (const CollectiveDelta& r : c.added) h += collectiveRow(r);
   for (const CollectiveDelta& r : c.vanished) h += collectiveRow(r);

@@ -13,6 +13,7 @@
 #include "xstack/model/MemoryTrack.h"
 #include "xstack/model/RankRows.h"
 #include "xstack/model/TraceLayout.h"
+#include "xstack/render/NameTable.h"
 #include "xstack/render/SpilledRows.h"
 #include "xstack/source/SourceRegistry.h"
 
@@ -46,7 +47,11 @@ std::string baseName(const std::string& path) {
 class ProfileSummarizer final : public EventSink {
  public:
   ProfileSummarizer(bool displayed, InputSummary& s, ProfileSummaryTargets targets)
-      : displayed_(displayed), s_(s), tee_(targets.tee), analyses_(std::move(targets.analyses)) {
+      : displayed_(displayed),
+        s_(s),
+        tee_(targets.tee),
+        analyses_(std::move(targets.analyses)),
+        namesSlices_(!analyses_.empty()) {
     if (tee_) analyses_.push_back(tee_);
   }
   void onSlice(const SliceEvent& e) override {
@@ -55,7 +60,13 @@ class ProfileSummarizer final : public EventSink {
     minTs_.add(e.endNs);
     if (displayed_) rows_.add(e);
     if (e.row.kind == RowKind::Gpu) noteGpuDevice(e.row.device);
-    for (EventSink* a : analyses_) a->onSlice(e);
+    if (!namesSlices_) {
+      for (EventSink* a : analyses_) a->onSlice(e);
+      return;
+    }
+    SliceEvent named = e;  // the name hashed once here for every analysis part
+    named.nameId = names_.intern(e.name);
+    for (EventSink* a : analyses_) a->onSlice(named);
   }
   void onStepMark(const StepMark& m) override {
     pairer_.add(m);
@@ -120,6 +131,8 @@ class ProfileSummarizer final : public EventSink {
   MemoryWarningCounter memWarnings_;
   EventSink* tee_;
   std::vector<EventSink*> analyses_;  // the analyses' parts, then the tee
+  const bool namesSlices_;            // analysis parts: each slice gets its nameId
+  NameTable names_;                   // the profile's slice names (SliceEvent::nameId)
 };
 
 // Empty when the file read (`read`: stat at open) is the one listed (`listed`: its size and

@@ -33,6 +33,14 @@ SliceEvent launch(uint64_t start, int64_t correlation) {
   return e;
 }
 
+// kernels.csv's part as the kernels analysis feeds it: GPU-row slices only.
+struct KernelStatsPart {
+  KernelStatsBuilder stats;
+  void addSlice(const SliceEvent& e) {
+    if (e.row.kind == RowKind::Gpu) stats.add(e);
+  }
+};
+
 std::vector<Span> forwardSpans(std::initializer_list<uint64_t> starts) {
   std::vector<Span> spans;
   int64_t step = 0;
@@ -43,7 +51,8 @@ std::vector<Span> forwardSpans(std::initializer_list<uint64_t> starts) {
 
 // Launches at 10 (corr 1), 50 (corr 3), 110 (corr 2, after the last step's
 // start 100); their kernels, plus slices that are not activities.
-void addCorrelatedRank(GpuActivityBuilder& b) {
+template <class Part>
+void addCorrelatedRank(Part& b) {
   b.addSlice(launch(10, 1));
   b.addSlice(gpu("gemm", 20, 40, 1));
   b.addSlice(launch(50, 3));
@@ -68,11 +77,14 @@ TEST(GpuActivityTest, FilterWithTwoStepsKeepsKernelsLaunchedBeforeTheLastStep) {
   EXPECT_EQ(r.commNs, 20u);
   EXPECT_EQ(r.overlapNs, 0u);
   // kernels.csv counts every GPU-row slice, filtered or not.
-  ASSERT_EQ(a.kernels.size(), 4u);
-  EXPECT_EQ(a.kernels[0].name, "gemm");
-  EXPECT_EQ(a.kernels[0].count, 2u);
-  EXPECT_EQ(a.kernels[0].totalNs, 50u);
-  EXPECT_EQ(a.kernels[3].name, "no_stream");
+  KernelStatsPart part;
+  addCorrelatedRank(part);
+  const std::vector<KernelStat> kernels = part.stats.take();
+  ASSERT_EQ(kernels.size(), 4u);
+  EXPECT_EQ(kernels[0].name, "gemm");
+  EXPECT_EQ(kernels[0].count, 2u);
+  EXPECT_EQ(kernels[0].totalNs, 50u);
+  EXPECT_EQ(kernels[3].name, "no_stream");
 }
 
 TEST(GpuActivityTest, NoFilterWithFewerThanTwoSteps) {
@@ -138,7 +150,6 @@ TEST(GpuActivityTest, RankWithoutGpuActivity) {
   EXPECT_EQ(a.steps, 3u);
   EXPECT_EQ(a.breakdown.spanNs, 0u);
   EXPECT_FALSE(a.breakdown.hasComm);
-  EXPECT_TRUE(a.kernels.empty());
   RankTable t;
   t.rank = 5;
   t.steps.resize(3);
@@ -208,7 +219,7 @@ TEST(GpuActivityTest, IdleSplitFromLaunchCorrelations) {
 }
 
 TEST(GpuActivityTest, KernelStatsMinMaxMeanAndOrder) {
-  GpuActivityBuilder b;
+  KernelStatsPart b;
   b.addSlice(gpu("b", 0, 10, -1));
   b.addSlice(gpu("b", 0, 25, -1));
   b.addSlice(gpu("b", 50, 40, -1));  // end before start: 0 ns
@@ -216,7 +227,7 @@ TEST(GpuActivityTest, KernelStatsMinMaxMeanAndOrder) {
   b.addSlice(gpu("a", 0, 4, -1));
   SliceEvent cpu = launch(0, -1);  // CPU rows are not kernels
   b.addSlice(cpu);
-  std::vector<KernelStat> k = b.build({}).value().kernels;
+  std::vector<KernelStat> k = b.stats.take();
   ASSERT_EQ(k.size(), 3u);
   EXPECT_EQ(k[0].name, "Memcpy HtoD");  // bytewise: upper case first
   EXPECT_EQ(k[0].type, HtaKernelType::Memory);

@@ -259,8 +259,9 @@ IdleSplit GpuActivityBuilder::idleSplitOfActivities() {
   return reference::idleSplit(onStreams);
 }
 
-RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
-  RankGpuActivity out;
+GpuResult GpuActivityBuilder::build(const std::vector<Span>& spans) {
+  GpuResult result;
+  RankGpuActivity& out = result.activity;
   uint64_t lastStepStartNs = 0;
   for (const Span& s : spans) {
     if (s.phase != Phase::Forward) continue;
@@ -282,13 +283,14 @@ RankGpuActivity GpuActivityBuilder::build(const std::vector<Span>& spans) {
   out.breakdown = reference::rankBreakdown(selected);
   out.breakdown.hasIdleSplit = sawCorrelation_;
   out.breakdown.idle = split;
-  out.kernels.reserve(names_.size());
+  std::vector<KernelStat>& kernels = result.kernels;
+  kernels.reserve(names_.size());
   for (auto& [name, n] : names_)
-    out.kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
-  std::sort(out.kernels.begin(), out.kernels.end(),
+    kernels.push_back({name, n.type, n.count, n.totalNs, n.minNs, n.maxNs});
+  std::sort(kernels.begin(), kernels.end(),
             [](const KernelStat& a, const KernelStat& b) { return a.name < b.name; });
   *this = GpuActivityBuilder{};
-  return out;
+  return result;
 }
 
 RankBreakdown rankBreakdown(const std::vector<GpuActivity>& activities) {

@@ -54,10 +54,17 @@ class StepTableBuilder {
   std::vector<Interval> comm_;
 };
 
+// ranks.csv's numbers and kernels.csv's per-name stats of one rank (the
+// steps and kernels parts' results, from one builder here).
+struct GpuResult {
+  RankGpuActivity activity;
+  std::vector<KernelStat> kernels;  // ordered by name (bytewise)
+};
+
 class GpuActivityBuilder {
  public:
   void addSlice(const SliceEvent& e);
-  RankGpuActivity build(const std::vector<Span>& spans);
+  GpuResult build(const std::vector<Span>& spans);
 
  private:
   struct Timed {

@@ -19,6 +19,7 @@
 #include "ReferenceAnalysis.h"
 #include "xstack/analysis/GpuActivity.h"
 #include "xstack/analysis/StepTable.h"
+#include "xstack/render/NameTable.h"
 
 namespace xstack {
 namespace {
@@ -191,13 +192,20 @@ struct Encoded {
   uint64_t steps = 0;
 };
 
+// The reference's builders get the slices as made (no nameId); the
+// streaming ones get each its name's id, as the read stage's walk gives them
+// (`names`), and the kernels part's builder its GPU-row slices.
 template <class Steps, class Gpu>
-void feed(const RandomRank& r, Steps& steps, Gpu& gpu) {
+void feed(const RandomRank& r, Steps& steps, Gpu& gpu, NameTable* names = nullptr,
+          KernelStatsBuilder* kernels = nullptr) {
   size_t m = 0;
   for (size_t i = 0; i < r.slices.size(); ++i) {
     if (m < r.memory.size() && i % 8 == 0) steps.addMemory(r.memory[m++]);
-    steps.addSlice(r.slices[i]);
-    gpu.addSlice(r.slices[i]);
+    SliceEvent e = r.slices[i];
+    if (names) e.nameId = names->intern(e.name);
+    steps.addSlice(e);
+    gpu.addSlice(e);
+    if (kernels && e.row.kind == RowKind::Gpu) kernels->add(e);
   }
   for (; m < r.memory.size(); ++m) steps.addMemory(r.memory[m]);
 }
@@ -207,21 +215,23 @@ Encoded viaReference(const RandomRank& r) {
   reference::GpuActivityBuilder gpu;
   feed(r, steps, gpu);
   RankTable t = steps.build(5, r.spans);
-  RankGpuActivity a = gpu.build(r.spans);
-  t.gpuBreakdown = a.breakdown;
-  return {encodeRankTables({t}), encodeKernelStats(5, a.kernels), a.steps};
+  reference::GpuResult a = gpu.build(r.spans);
+  t.gpuBreakdown = a.activity.breakdown;
+  return {encodeRankTables({t}), encodeKernelStats(5, a.kernels), a.activity.steps};
 }
 
 Encoded viaStreaming(const RandomRank& r, const SpillOptions& spill) {
   StepTableBuilder steps(spill);
   GpuActivityBuilder gpu(spill);
-  feed(r, steps, gpu);
+  NameTable names;
+  KernelStatsBuilder kernels;
+  feed(r, steps, gpu, &names, &kernels);
   Expected<RankTable> t = steps.build(5, r.spans);
   Expected<RankGpuActivity> a = gpu.build(r.spans);
   EXPECT_TRUE(t.ok() && a.ok());
   if (!t.ok() || !a.ok()) return {};
   t->gpuBreakdown = a->breakdown;
-  return {encodeRankTables({*t}), encodeKernelStats(5, a->kernels), a->steps};
+  return {encodeRankTables({*t}), encodeKernelStats(5, kernels.take()), a->steps};
 }
 
 class StreamingAnalysisTest : public TempDirTest {

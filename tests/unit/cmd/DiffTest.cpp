@@ -407,6 +407,14 @@ TEST_F(DiffCollectives, AnAllToAllvRowTellsItsMedianSize) {
   auto j = nlohmann::json::parse(diffJson(*older, ""));
   EXPECT_TRUE(j["collectives"]["top"][0]["a"]["bytes_p50"].is_null());
   EXPECT_EQ(j["collectives"]["top"][0]["b"]["bytes_p50"], 1500);
+  // diff.html: A's size is "-" (not in its file), B's 1500.
+  const std::string html = diffHtml(*older, "xstack diff a b");
+  EXPECT_NE(html.find("<th>size p50 A (bytes)</th><th>size p50 B (bytes)</th>"), std::string::npos);
+  EXPECT_NE(
+      html.find(
+          "<td class=\"n\" data-v=\"-1\">-</td><td class=\"n\" data-v=\"1500.000000\">1500</td>"),
+      std::string::npos)
+      << html;
 
   write("a/collectives.csv", header + "dp,alltoallv,0,8,1.000,1.200,2.000,5.000,3,0.400,1000\n");
   auto d = computeDiff((dir_ / "a").string(), (dir_ / "b").string());

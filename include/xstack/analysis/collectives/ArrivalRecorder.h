@@ -2,11 +2,11 @@
 // (analysis/collectives/CollectiveMatch.h), built on the read stage's walk.
 //
 // Memory: the arrivals (one per communication kernel), the recent launches
-// (at most kLaunchesKept) and the kinds of kernel names (at most kKindsKept)
-// are held; every GPU-row slice's interval (24 bytes)
-// goes to an external sorter within the part's budget, spilled past it, for
-// the compute and idle time between collectives and the critical path's
-// own-work windows (analysis/collectives/CriticalPath.h).
+// (at most kLaunchesKept) and the kind of each distinct kernel name (as the
+// steps and kernels parts keep a total per name) are held; every GPU-row slice's interval (24
+// bytes) goes to an external sorter within the part's budget, spilled past it, for the compute and
+// idle time between collectives and the critical path's own-work windows
+// (analysis/collectives/CriticalPath.h).
 #pragma once
 
 #include <string>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "xstack/analysis/Analysis.h"
+#include "xstack/analysis/NameIndexed.h"
 #include "xstack/analysis/StepTable.h"
 #include "xstack/analysis/collectives/CollectiveMatch.h"
 #include "xstack/analysis/collectives/CriticalPath.h"
@@ -49,8 +50,6 @@ class ArrivalRecorder final : public RankAnalysis {
   // Launches (CudaApi slices with a correlation) remembered for kernels that
   // come later in the input: the most recent ones.
   static constexpr size_t kLaunchesKept = size_t{1} << 16;
-  // Distinct GPU kernel names whose kinds are remembered (the first ones).
-  static constexpr size_t kKindsKept = 4096;
 
   explicit ArrivalRecorder(SpillOptions spill = {});
   void onSlice(const SliceEvent& e) override;
@@ -80,7 +79,7 @@ class ArrivalRecorder final : public RankAnalysis {
     bool compute = false;
     KernelCategory category = KernelCategory::Compute;
   };
-  KernelKind kindOf(std::string_view name);  // remembered by name
+  KernelKind kindOf(const SliceEvent& e);  // remembered by name
   void noteLaunch(int64_t correlation, uint64_t startNs);
   void addArrival(const SliceEvent& e);
   void assignInstances(std::vector<Arrival>& arrivals) const;
@@ -92,9 +91,8 @@ class ArrivalRecorder final : public RankAnalysis {
   std::vector<int64_t> seqs_;      // each arrival's seq (-1 = none)
   std::vector<GroupRanks> groups_;
   LaunchTable launches_{kLaunchesKept};
-  std::unordered_map<int64_t, size_t> waiting_;        // correlation -> arrival without its launch
-  std::unordered_map<std::string, KernelKind> kinds_;  // by kernel name: one per distinct name
-  std::string kindKey_;                                // kindOf's lookup key, reused
+  std::unordered_map<int64_t, size_t> waiting_;  // correlation -> arrival without its launch
+  NameIndexed<KernelKind> kinds_;                // by kernel name: one per distinct name
 };
 
 }  // namespace xstack
