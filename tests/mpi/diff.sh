@@ -4,7 +4,8 @@
 # (the slow one under mpirun -np 2):
 #   cli:     the text names rank 5, the step-time change and the kernels that
 #            changed on rank 5, the waits rank 5 caused (waits.csv) and the
-#            collectives' wait (collectives.csv); --json parses and says the same; diff.html in
+#            collectives' wait (collectives.csv); --json parses and says the same, and that
+#            rank 5 takes over the critical path (critical_path.csv); diff.html in
 #            B (or --out); A == A is "no change"; usage rc 2, an unreadable
 #            folder rc 1 naming it, a --no-analysis folder says what is missing.
 #   browser: diff.html in headless chromium (as tests/mpi/report_html.sh): no
@@ -53,8 +54,9 @@ axes = re.findall(r'<text class="axis"[^>]*>([^<]*)</text>', dom)
 for title in ("step time, cross-rank median (ms)", "step", "change of % of GPU span (pt)", "rank"):
     assert title in axes, (title, axes[:20])
 assert "zero baseline" in axes
-assert dom.count('class="sortable"') == 6, "tables missing"
+assert dom.count('class="sortable"') == 7, "tables missing"
 assert 'id="collectives"' in dom and 'id="waits"' in dom, "collectives or waits table missing"
+assert 'id="critical_path"' in dom, "critical path table missing"
 rows = re.findall(r'<td class="status">new</td><td>straggler</td><td>5</td>', dom)
 assert rows, "new finding on rank 5 missing"
 print("browser check ok: %d svg, %d axis labels" % (dom.count("<svg"), len(axes)))
@@ -111,6 +113,11 @@ assert w["top"][0]["rank"] == 5 and w["top"][0]["b"]["top_cause"] == "compute", 
 assert w["b_waited_ms_per_step"] > w["a_waited_ms_per_step"], w
 c = j["collectives"]
 assert c["rows_a"] > 0 and c["b_wait_ms"] > c["a_wait_ms"], c
+# The slow rank takes over the critical path, computing; the path grows.
+p = j["critical_path"]
+assert p["top"][0]["rank"] == 5 and p["top"][0]["b"]["main_kind"] == "compute", p["top"][:2]
+assert p["top"][0]["b"]["ms_per_step"] > p["top"][0]["a"]["ms_per_step"], p["top"][0]
+assert p["b_ms_per_step"] > p["a_ms_per_step"], p
 top = j["kernels"]["top"]
 assert top and any(k["top_ranks"] and k["top_ranks"][0]["rank"] == 5 and
                    k["category"] == "COMPUTATION" and k["b"]["total_ns"] > k["a"]["total_ns"]
@@ -136,7 +143,7 @@ rc=0; "$xstack" diff "$work/healthy" "$work/broken" 2>"$work/broken.err" || rc=$
 "$xstack" report --data-dir "$work/healthy_data" --out "$work/plain" "${report[@]}" --no-analysis \
   2>/dev/null || fail "report --no-analysis"
 "$xstack" diff "$work/healthy" "$work/plain" >"$work/plain.txt" || fail "diff with --no-analysis"
-grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json, B: collectives.csv, B: waits.csv' "$work/plain.txt" ||
+grep -q '^missing .*B: steps.csv, B: ranks.csv, B: kernels.csv, B: findings.json, B: collectives.csv, B: waits.csv, B: critical_path.csv' "$work/plain.txt" ||
   fail "missing files not named: $(cat "$work/plain.txt")"
 # diff.html that cannot be written: rc 1, the comparison still printed, the error named.
 touch "$work/a_file"

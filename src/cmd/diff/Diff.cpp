@@ -53,11 +53,13 @@ bool waitsEqual(const WaitsDiff& w) {
 
 bool nothingChanged(const DiffResult& d, bool oneSided) {
   if (oneSided) return false;
-  if (!d.steps && !d.ranks && !d.kernels && !d.findings && !d.collectives && !d.waits)
+  if (!d.steps && !d.ranks && !d.kernels && !d.findings && !d.collectives && !d.waits &&
+      !d.criticalPath)
     return false;  // nothing compared
   return (!d.steps || stepsEqual(*d.steps)) && (!d.ranks || ranksEqual(*d.ranks)) &&
          (!d.kernels || kernelsEqual(*d.kernels)) && (!d.findings || findingsEqual(*d.findings)) &&
-         (!d.collectives || collectivesEqual(*d.collectives)) && (!d.waits || waitsEqual(*d.waits));
+         (!d.collectives || collectivesEqual(*d.collectives)) &&
+         (!d.waits || waitsEqual(*d.waits)) && (!d.criticalPath || d.criticalPath->same);
 }
 
 // "A: kernels.csv" for each file missing in a folder; true when a file is
@@ -92,6 +94,8 @@ Expected<DiffResult> computeDiff(const std::string& aDir, const std::string& bDi
   if (a->collectives && b->collectives)
     d.collectives = diffCollectives(*a->collectives, *b->collectives);
   if (a->waits && b->waits) d.waits = diffWaits(*a->waits, *b->waits);
+  if (a->criticalPath && b->criticalPath)
+    d.criticalPath = diffCriticalPath(*a->criticalPath, *b->criticalPath);
   if (a->hasKernels && b->hasKernels) {
     auto k = diffKernels((fs::path(aDir) / "kernels.csv").string(),
                          (fs::path(bDir) / "kernels.csv").string());

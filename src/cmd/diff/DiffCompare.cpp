@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 
@@ -320,6 +322,68 @@ WaitsDiff diffWaits(const std::vector<RankWaits>& a, const std::vector<RankWaits
   }
   std::stable_sort(d.moved.begin(), d.moved.end(),
                    [&](size_t x, size_t y) { return d.all[x].moveUs > d.all[y].moveUs; });
+  return d;
+}
+
+namespace {
+
+uint64_t perStep(uint64_t ns, uint64_t steps) { return steps == 0 ? 0 : ns / steps; }
+
+// The kind of most of a rank's time on the path (ties: the first by name); "" for none.
+std::string mainKind(const std::map<std::string, uint64_t>* kinds) {
+  std::string best;
+  uint64_t bestNs = 0;
+  if (kinds)
+    for (const auto& [kind, ns] : *kinds)
+      if (ns > bestNs) best = kind, bestNs = ns;
+  return best;
+}
+
+uint64_t sumOf(const std::map<std::string, uint64_t>* kinds) {
+  uint64_t sum = 0;
+  if (kinds)
+    for (const auto& [kind, ns] : *kinds) (void)addSaturating(sum, ns);
+  return sum;
+}
+
+template <class K, class V>
+const V* find(const std::map<K, V>& m, const K& key) {
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+CriticalPathDiff diffCriticalPath(const CriticalPathTotals& a, const CriticalPathTotals& b) {
+  CriticalPathDiff d;
+  d.aSteps = a.steps;
+  d.bSteps = b.steps;
+  d.aNs = perStep(a.totalNs, a.steps);
+  d.bNs = perStep(b.totalNs, b.steps);
+  std::set<std::string> kinds;
+  for (const auto* t : {&a, &b})
+    for (const auto& [kind, ns] : t->kindNs) kinds.insert(kind);
+  for (const std::string& kind : kinds) {
+    const uint64_t* x = find(a.kindNs, kind);
+    const uint64_t* y = find(b.kindNs, kind);
+    d.kinds.push_back({kind, perStep(x ? *x : 0, a.steps), perStep(y ? *y : 0, b.steps)});
+  }
+  std::set<int64_t> ranks;
+  for (const auto* t : {&a, &b})
+    for (const auto& [rank, byKind] : t->rankKindNs) ranks.insert(rank);
+  for (int64_t rank : ranks) {
+    const auto* x = find(a.rankKindNs, rank);
+    const auto* y = find(b.rankKindNs, rank);
+    d.ranks.push_back(
+        {rank, perStep(sumOf(x), a.steps), perStep(sumOf(y), b.steps), mainKind(x), mainKind(y)});
+  }
+  for (size_t k = 0; k < d.ranks.size(); ++k)
+    if (d.ranks[k].aNs != d.ranks[k].bNs) d.moved.push_back(k);
+  std::stable_sort(d.moved.begin(), d.moved.end(), [&](size_t x, size_t y) {
+    return absDiff(d.ranks[x].aNs, d.ranks[x].bNs) > absDiff(d.ranks[y].aNs, d.ranks[y].bNs);
+  });
+  d.same = a.steps == b.steps && a.totalNs == b.totalNs && a.kindNs == b.kindNs &&
+           a.rankKindNs == b.rankKindNs;
   return d;
 }
 

@@ -309,6 +309,26 @@ std::string waitTable(const WaitsDiff& w) {
   return h + "</tbody></table>";
 }
 
+std::string pathRow(const RankPathDelta& r) {
+  const double a = msOf(r.aNs), b = msOf(r.bNs);
+  return "<tr>" + tdNum(static_cast<double>(r.rank), 0) + tdNum(a, 3) + tdNum(b, 3) +
+         tdNum(b - a, 3) + td(r.aKind.empty() ? "-" : r.aKind) +
+         td(r.bKind.empty() ? "-" : r.bKind) + "</tr>";
+}
+
+// Every rank on either path up to kMaxRankRows, beyond only the moved ones.
+std::string pathTable(const CriticalPathDiff& p) {
+  std::string h = "<table class=\"sortable\" id=\"critical_path\">" +
+                  th({"rank", "on the path A (ms/step)", "on the path B (ms/step)",
+                      "change (ms/step)", "mostly A", "mostly B"});
+  if (p.ranks.size() <= kMaxRankRows) {
+    for (const RankPathDelta& r : p.ranks) h += pathRow(r);
+  } else {
+    for (size_t i : p.moved) h += pathRow(p.ranks[i]);
+  }
+  return h + "</tbody></table>";
+}
+
 const char* kStyle = R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:24px}
@@ -365,6 +385,8 @@ std::string diffHtml(const DiffResult& d, const std::string& commandLine) {
           d.collectives.has_value(), d.collectives ? collectiveTable(*d.collectives) : "");
   section(h, "Waits per rank in collectives (waits.csv, ms per step)", d.waits.has_value(),
           d.waits ? waitTable(*d.waits) : "");
+  section(h, "Time on the critical path per rank (critical_path.csv, ms per step)",
+          d.criticalPath.has_value(), d.criticalPath ? pathTable(*d.criticalPath) : "");
   h += kScript;
   h += "</body></html>\n";
   return h;

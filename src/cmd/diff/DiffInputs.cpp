@@ -14,6 +14,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "xstack/core/CheckedMath.h"
 #include "xstack/io/LineReader.h"
 
 namespace fs = std::filesystem;
@@ -406,6 +407,33 @@ Expected<std::vector<RankWaits>> readWaitsCsv(const std::string& path) {
   return rows;
 }
 
+Expected<CriticalPathTotals> readCriticalPathCsv(const std::string& path) {
+  CriticalPathTotals t;
+  int64_t lastStep = 0;
+  static const std::vector<std::string> kNeed = {"step", "rank", "kind", "dur_ns"};
+  Status st =
+      readCsv(path, kNeed, [&](const std::vector<std::string>& f, const std::vector<size_t>& c) {
+        int64_t step = 0, rank = 0;
+        uint64_t dur = 0;
+        std::string bad = parseInt(f[c[0]], "step", step);
+        if (bad.empty()) bad = parseInt(f[c[1]], "rank", rank);
+        if (bad.empty()) bad = parseUint(f[c[3]], "dur_ns", dur);
+        if (bad.empty() && f[c[2]].empty()) bad = "kind is empty";
+        if (bad.empty() && t.steps > 0 && step < lastStep)
+          bad = "step " + std::to_string(step) + " after step " + std::to_string(lastStep) +
+                " (rows by step)";
+        if (!bad.empty()) return bad;
+        if (t.steps == 0 || step != lastStep) ++t.steps;
+        lastStep = step;
+        (void)addSaturating(t.totalNs, dur);
+        (void)addSaturating(t.kindNs[f[c[2]]], dur);
+        (void)addSaturating(t.rankKindNs[rank][f[c[2]]], dur);
+        return std::string();
+      });
+  if (!st) return st.error();
+  return t;
+}
+
 Status forEachKernelRow(const std::string& path,
                         const std::function<void(const KernelRow&)>& onRow) {
   int64_t lastRank = INT64_MIN;
@@ -466,10 +494,15 @@ Expected<FolderAnalysis> readFolderAnalysis(const std::string& dir) {
     if (!w) return w.error();
     a.waits = std::move(*w);
   }
+  if (note("critical_path.csv")) {
+    auto p = readCriticalPathCsv((d / "critical_path.csv").string());
+    if (!p) return p.error();
+    a.criticalPath = std::move(*p);
+  }
   if (a.missing.size() == std::size(kAnalysisFiles) && !a.hasTraces)
     return Error{dir +
                  ": no output of xstack report here (no steps.csv, ranks.csv, kernels.csv, "
-                 "findings.json, collectives.csv, waits.csv, traceFile_*)"}
+                 "findings.json, collectives.csv, waits.csv, critical_path.csv, traceFile_*)"}
         .atFile(dir);
   return a;
 }

@@ -425,6 +425,58 @@ ojson waitsJson(const WaitsDiff& w) {
           {"only_b", w.onlyB}};
 }
 
+std::string kindText(const std::string& kind) {
+  return kind.empty() ? std::string("none") : terminalSafe(kind);
+}
+
+void pathRankLine(const RankPathDelta& r, std::string& out) {
+  out += "  rank " + std::to_string(r.rank) + ": " + ms(r.aNs) + " -> " + ms(r.bNs) + " (" +
+         signedMs(r.aNs, r.bNs) + "), mostly " + kindText(r.aKind) + " -> " + kindText(r.bKind) +
+         "\n";
+}
+
+// "critical path (critical_path.csv, ms per step): ..." then the kinds and the
+// ranks whose time on the path moved most (5; diff.html all).
+void criticalPathText(const CriticalPathDiff& p, std::string& out) {
+  out += "critical path (critical_path.csv, per step): " + ms(p.aNs) + " -> " + ms(p.bNs) + " (" +
+         signedMs(p.aNs, p.bNs) + "); " + std::to_string(p.aSteps) + " -> " +
+         std::to_string(p.bSteps) + " steps, " + std::to_string(p.ranks.size()) +
+         " ranks on either path, " + std::to_string(p.moved.size()) + " moved\n";
+  std::string kinds;
+  for (const PathKindDelta& k : p.kinds)
+    kinds += (kinds.empty() ? "" : ", ") + kindText(k.kind) + " " + ms(k.aNs) + " -> " + ms(k.bNs) +
+             " (" + signedMs(k.aNs, k.bNs) + ")";
+  if (!kinds.empty()) out += "  by kind: " + kinds + "\n";
+  for (size_t i = 0; i < p.moved.size() && i < 5; ++i) pathRankLine(p.ranks[p.moved[i]], out);
+  if (p.moved.size() > 5)
+    out += "  ... " + std::to_string(p.moved.size() - 5) + " more ranks (diff.html)\n";
+}
+
+double nsToMs(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+ojson pathRankJson(const RankPathDelta& r) {
+  return {{"rank", r.rank},
+          {"a", {{"ms_per_step", nsToMs(r.aNs)}, {"main_kind", r.aKind}}},
+          {"b", {{"ms_per_step", nsToMs(r.bNs)}, {"main_kind", r.bKind}}}};
+}
+
+ojson criticalPathJson(const CriticalPathDiff& p) {
+  ojson kinds = ojson::array(), top = ojson::array();
+  for (const PathKindDelta& k : p.kinds)
+    kinds.push_back(
+        {{"kind", k.kind}, {"a_ms_per_step", nsToMs(k.aNs)}, {"b_ms_per_step", nsToMs(k.bNs)}});
+  for (size_t i = 0; i < p.moved.size() && i < kTopPathRanks; ++i)
+    top.push_back(pathRankJson(p.ranks[p.moved[i]]));
+  return {{"a_steps", p.aSteps},
+          {"b_steps", p.bSteps},
+          {"a_ms_per_step", nsToMs(p.aNs)},
+          {"b_ms_per_step", nsToMs(p.bNs)},
+          {"kinds", kinds},
+          {"ranks", p.ranks.size()},
+          {"moved", p.moved.size()},
+          {"top", top}};
+}
+
 // `json` (valid UTF-8 from dump) with DEL and the C1 controls (U+0080-U+009F, bytes C2 80..C2 9F)
 // written as \u escapes, which dump keeps raw (it escapes only U+0000-U+001F): the same JSON
 // values, and no byte a terminal acts on. Such bytes occur only inside strings.
@@ -453,9 +505,9 @@ std::string escapeDelAndC1(const std::string& json) {
 std::string diffText(const DiffResult& d) {
   std::string out = "xstack diff: A " + terminalSafe(d.a) + ", B " + terminalSafe(d.b) + "\n";
   if (d.noChange)
-    out += d.collectives || d.waits
-               ? "no change: step times, rank categories, kernels, findings, collectives and "
-                 "waits are equal\n"
+    out += d.collectives || d.waits || d.criticalPath
+               ? "no change: step times, rank categories, kernels, findings, collectives, "
+                 "waits and critical paths are equal\n"
                : "no change: step times, rank categories, kernels and findings are equal\n";
   if (d.steps) stepsText(*d.steps, out);
   if (d.ranks) ranksText(*d.ranks, out);
@@ -463,6 +515,7 @@ std::string diffText(const DiffResult& d) {
   if (d.findings) findingsText(*d.findings, out);
   if (d.collectives) collectivesText(*d.collectives, out);
   if (d.waits) waitsText(*d.waits, out);
+  if (d.criticalPath) criticalPathText(*d.criticalPath, out);
   if (!d.missing.empty()) {
     out += "missing (not compared; a folder written with --no-analysis has none):";
     for (size_t i = 0; i < d.missing.size(); ++i) out += (i ? ", " : " ") + d.missing[i];
@@ -479,6 +532,7 @@ std::string diffJson(const DiffResult& d, const std::string& htmlPath) {
   j["findings"] = d.findings ? findingsJson(*d.findings) : ojson(nullptr);
   j["collectives"] = d.collectives ? collectivesJson(*d.collectives) : ojson(nullptr);
   j["waits"] = d.waits ? waitsJson(*d.waits) : ojson(nullptr);
+  j["critical_path"] = d.criticalPath ? criticalPathJson(*d.criticalPath) : ojson(nullptr);
   j["html"] = htmlPath.empty() ? ojson(nullptr) : ojson(htmlPath);  // null: not written
   // Kernel names are bytes from the traces: invalid UTF-8 becomes U+FFFD.
   return escapeDelAndC1(j.dump(-1, ' ', false, ojson::error_handler_t::replace)) + "\n";

@@ -184,7 +184,8 @@ TEST_F(DiffFiles, SameFolderIsNoChangeAndMissingFilesAreNamed) {
   EXPECT_FALSE(d->noChange);
   EXPECT_EQ(d->missing,
             (std::vector<std::string>{"B: ranks.csv", "B: kernels.csv", "A: collectives.csv",
-                                      "B: collectives.csv", "A: waits.csv", "B: waits.csv"}));
+                                      "B: collectives.csv", "A: waits.csv", "B: waits.csv",
+                                      "A: critical_path.csv", "B: critical_path.csv"}));
   const std::string text = diffText(*d);
   EXPECT_NE(text.find("B: ranks.csv"), std::string::npos) << text;
   EXPECT_NE(text.find("+100.0 %"), std::string::npos) << text;
@@ -443,7 +444,7 @@ TEST_F(DiffCollectives, BothPresentAreCompared) {
   const std::string wb = "0,0,4.000,0.000,\n1,0,0.000,9.500,compute\n3,1,0.500,0.000,\n";
   auto d = computeDiff(folder("a", &ca, &wa), folder("b", &cb, &wb));
   ASSERT_TRUE(d) << d.error().message;
-  EXPECT_EQ(d->missing.size(), 6u);  // ranks.csv, kernels.csv, findings.json in A and B
+  EXPECT_EQ(d->missing.size(), 8u);  // ranks, kernels, findings, critical_path in A and B
   EXPECT_FALSE(d->noChange);
   ASSERT_TRUE(d->collectives);
   const CollectivesDiff& c = *d->collectives;
@@ -503,7 +504,7 @@ TEST_F(DiffCollectives, SameFilesAreNoChange) {
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_TRUE(d->noChange);
   EXPECT_NE(diffText(*d).find("no change: step times, rank categories, kernels, findings, "
-                              "collectives and waits are equal"),
+                              "collectives, waits and critical paths are equal"),
             std::string::npos);
 }
 
@@ -512,17 +513,18 @@ TEST_F(DiffCollectives, MissingOnOneSideIsNamedAndTheRestCompared) {
   const std::string w = "0,0,1.303,0.000,\n";
   auto d = computeDiff(folder("old", nullptr, nullptr), folder("new", &c, &w));
   ASSERT_TRUE(d) << d.error().message;
-  EXPECT_EQ(d->missing,
-            (std::vector<std::string>{"A: ranks.csv", "B: ranks.csv", "A: kernels.csv",
-                                      "B: kernels.csv", "A: findings.json", "B: findings.json",
-                                      "A: collectives.csv", "A: waits.csv"}));
+  EXPECT_EQ(d->missing, (std::vector<std::string>{
+                            "A: ranks.csv", "B: ranks.csv", "A: kernels.csv", "B: kernels.csv",
+                            "A: findings.json", "B: findings.json", "A: collectives.csv",
+                            "A: waits.csv", "A: critical_path.csv", "B: critical_path.csv"}));
   EXPECT_FALSE(d->noChange);
   EXPECT_TRUE(d->steps);
   EXPECT_FALSE(d->collectives);
   EXPECT_FALSE(d->waits);
   const std::string text = diffText(*d);
   EXPECT_EQ(text.find("collectives ("), std::string::npos) << text;
-  EXPECT_NE(text.find("A: collectives.csv, A: waits.csv\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("A: collectives.csv, A: waits.csv, A: critical_path.csv"), std::string::npos)
+      << text;
   auto j = nlohmann::json::parse(diffJson(*d, ""));
   EXPECT_TRUE(j["collectives"].is_null());
   EXPECT_TRUE(j["waits"].is_null());
@@ -592,6 +594,100 @@ TEST_F(DiffCollectives, NamesFromTheFilesAreTerminalSafe) {
   EXPECT_EQ(json.find('\x1b'), std::string::npos);
   auto j = nlohmann::json::parse(json);
   EXPECT_EQ(j["collectives"]["top"][0]["group"].get<std::string>(), "g\x1b[2J");
+}
+
+}  // namespace
+}  // namespace xstack
+
+namespace xstack {
+namespace {
+
+const char* kPathHeader = "step,order,rank,kind,start_ns,dur_ns,detail\n";
+
+class DiffCriticalPath : public TempDirTest {
+ protected:
+  std::string folder(const std::string& name, const std::string& rows) {
+    fs::create_directories(dir_ / name);
+    write(name + "/steps.csv", "rank,step,step_ns\n0,0,10\n");
+    write(name + "/critical_path.csv", kPathHeader + rows);
+    return (dir_ / name).string();
+  }
+};
+
+// Two steps in each run. A: rank 0 computes 6 ms a step, rank 1 transfers 2 ms.
+// B: rank 1 computes 10 ms in step 1 (5 ms a step more), rank 2 joins the path
+// (0.5 ms a step of host), rank 0 keeps its 6 ms a step.
+TEST_F(DiffCriticalPath, KindsAndRanksPerStepAndTheRanksThatMoved) {
+  const std::string a =
+      "0,0,0,compute,0,6000000,\n0,1,1,transfer,6000000,2000000,\"allreduce group 0\"\n"
+      "1,0,0,compute,9000000,6000000,\n1,1,1,transfer,15000000,2000000,\n";
+  const std::string b =
+      "0,0,0,compute,0,6000000,\n0,1,1,transfer,6000000,2000000,\n"
+      "1,0,1,compute,9000000,10000000,\n1,1,2,host,19000000,1000000,\n"
+      "1,2,1,transfer,20000000,2000000,\n1,3,0,compute,22000000,6000000,\n";
+  auto d = computeDiff(folder("a", a), folder("b", b));
+  ASSERT_TRUE(d) << d.error().message;
+  ASSERT_TRUE(d->criticalPath);
+  const CriticalPathDiff& p = *d->criticalPath;
+  EXPECT_FALSE(p.same);
+  EXPECT_FALSE(d->noChange);
+  EXPECT_EQ(p.aSteps, 2u);
+  EXPECT_EQ(p.aNs, 8'000'000u);   // 16 ms over 2 steps
+  EXPECT_EQ(p.bNs, 13'500'000u);  // 27 ms over 2 steps
+  ASSERT_EQ(p.kinds.size(), 3u);  // compute, host, transfer
+  EXPECT_EQ(p.kinds[0].kind, "compute");
+  EXPECT_EQ(p.kinds[0].aNs, 6'000'000u);
+  EXPECT_EQ(p.kinds[0].bNs, 11'000'000u);
+  EXPECT_EQ(p.kinds[1].kind, "host");
+  EXPECT_EQ(p.kinds[1].aNs, 0u);
+  ASSERT_EQ(p.ranks.size(), 3u);
+  ASSERT_EQ(p.moved.size(), 2u);           // rank 0 computes 6 ms a step in both
+  EXPECT_EQ(p.ranks[p.moved[0]].rank, 1);  // +5 ms a step, then rank 2 (+0.5)
+  EXPECT_EQ(p.ranks[p.moved[0]].aKind, "transfer");
+  EXPECT_EQ(p.ranks[p.moved[0]].bKind, "compute");
+  EXPECT_EQ(p.ranks[p.moved[1]].rank, 2);
+  EXPECT_EQ(p.ranks[p.moved[1]].aKind, "");
+  EXPECT_EQ(p.ranks[0].aNs, p.ranks[0].bNs);
+  const std::string text = diffText(*d);
+  EXPECT_NE(text.find("critical path (critical_path.csv, per step): 8.000 ms -> 13.500 ms "
+                      "(+5.500 ms); 2 -> 2 steps, 3 ranks on either path, 2 moved\n"
+                      "  by kind: compute 6.000 ms -> 11.000 ms (+5.000 ms), host 0.000 ms -> "
+                      "0.500 ms (+0.500 ms), transfer 2.000 ms -> 2.000 ms (+0.000 ms)\n"
+                      "  rank 1: 2.000 ms -> 7.000 ms (+5.000 ms), mostly transfer -> compute\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  rank 2: 0.000 ms -> 0.500 ms (+0.500 ms), mostly none -> host\n"),
+            std::string::npos)
+      << text;
+  auto j = nlohmann::json::parse(diffJson(*d, ""));
+  EXPECT_EQ(j["critical_path"]["b_ms_per_step"], 13.5);
+  EXPECT_EQ(j["critical_path"]["kinds"][0]["b_ms_per_step"], 11.0);
+  EXPECT_EQ(j["critical_path"]["top"][0]["rank"], 1);
+  EXPECT_EQ(j["critical_path"]["top"][0]["b"]["main_kind"], "compute");
+  const std::string html = diffHtml(*d, "x");
+  EXPECT_NE(html.find("<table class=\"sortable\" id=\"critical_path\">"), std::string::npos);
+  EXPECT_NE(html.find("<th>on the path B (ms/step)</th>"), std::string::npos);
+
+  auto same = computeDiff(folder("a", a), folder("c", a));
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_TRUE(same->criticalPath->same);
+  EXPECT_TRUE(same->noChange);
+}
+
+TEST_F(DiffCriticalPath, ABadFileIsAnErrorNamingItsLine) {
+  const std::string good = folder("a", "0,0,0,compute,0,10,\n");
+  for (const char* rows : {"1,0,0,compute,0,10,\n0,0,0,compute,0,10,\n",  // step goes back
+                           "0,0,0,compute,0,-1,\n",                       // dur_ns
+                           "0,0,0,,0,10,\n"}) {                           // no kind
+    auto d = computeDiff(good, folder("b", rows));
+    ASSERT_FALSE(d) << rows;
+    EXPECT_NE(d.error().message.find("critical_path.csv"), std::string::npos) << d.error().message;
+  }
+  // Only the header (no collective in the job): zero steps, compared as such.
+  auto empty = computeDiff(folder("c", ""), folder("d", ""));
+  ASSERT_TRUE(empty) << empty.error().message;
+  EXPECT_EQ(empty->criticalPath->aSteps, 0u);
+  EXPECT_TRUE(empty->noChange);
 }
 
 }  // namespace

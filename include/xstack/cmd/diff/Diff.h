@@ -4,7 +4,8 @@
 // kernels whose total time changed most (kernels.csv, streamed twice with
 // memory bounded by the distinct kernel names), new and vanished findings,
 // the collectives whose transfer or bus bandwidth changed most
-// (collectives.csv) and the ranks whose waits moved most (waits.csv).
+// (collectives.csv), the ranks whose waits moved most (waits.csv) and how
+// the critical path's time moved between kinds and ranks (critical_path.csv).
 // Prints text (or, --json, one JSON document) on stdout and writes diff.html
 // into DIR (default B) atomically. docs/DIFF.md has the definitions.
 #pragma once
@@ -116,6 +117,26 @@ struct WaitsDiff {
   std::vector<int64_t> onlyA, onlyB;
 };
 
+// The critical path (critical_path.csv) in both runs, per step: each file's
+// sums divided by its own number of steps (integer ns).
+struct PathKindDelta {
+  std::string kind;
+  uint64_t aNs = 0, bNs = 0;  // ns per step of the path in this kind
+};
+struct RankPathDelta {
+  int64_t rank = 0;
+  uint64_t aNs = 0, bNs = 0;  // ns per step of the path on this rank (0: not on it)
+  std::string aKind, bKind;   // the kind of most of it (ties: the first by name); "" not on it
+};
+struct CriticalPathDiff {
+  uint64_t aSteps = 0, bSteps = 0;
+  uint64_t aNs = 0, bNs = 0;         // the path's time per step
+  std::vector<PathKindDelta> kinds;  // every kind on either path, by name
+  std::vector<RankPathDelta> ranks;  // every rank on either path, by rank
+  std::vector<size_t> moved;         // indexes into `ranks`: aNs != bNs, largest |change| first
+  bool same = false;                 // the two files' sums and steps are equal
+};
+
 struct DiffResult {
   std::string a, b;
   std::vector<std::string> missing;  // "A: kernels.csv", ...
@@ -125,6 +146,7 @@ struct DiffResult {
   std::optional<FindingsDiff> findings;
   std::optional<CollectivesDiff> collectives;
   std::optional<WaitsDiff> waits;
+  std::optional<CriticalPathDiff> criticalPath;
   bool noChange = false;  // every compared number and finding equal, nothing missing one side only
 };
 
@@ -133,6 +155,7 @@ constexpr double kRankKernelChange = 0.05;  // a rank's kernel total changed by 
 constexpr size_t kTopKernels = 20;
 constexpr size_t kTopCollectives = 20;  // collectives.csv rows kept in `top`
 constexpr size_t kTopWaitRanks = 20;    // ranks whose waits moved most, in --json's "top"
+constexpr size_t kTopPathRanks = 20;    // ranks whose time on the critical path moved most
 
 // The comparisons (DiffCompare.cpp); pure functions of the parsed files.
 StepsDiff diffSteps(const StepTimes& a, const StepTimes& b);
@@ -142,6 +165,7 @@ CollectivesDiff diffCollectives(const std::vector<CollectiveStat>& a,
                                 const std::vector<CollectiveStat>& b);
 // `a` and `b` ordered by rank (readWaitsCsv checks it).
 WaitsDiff diffWaits(const std::vector<RankWaits>& a, const std::vector<RankWaits>& b);
+CriticalPathDiff diffCriticalPath(const CriticalPathTotals& a, const CriticalPathTotals& b);
 // Streams both kernels.csv twice: once to sum per name, once for the ranks
 // of the top names. Memory: O(distinct names + kTopKernels x ranks).
 Expected<KernelsDiff> diffKernels(const std::string& aPath, const std::string& bPath);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,9 +79,20 @@ struct RankWaits {
   std::string topCause;   // compute, host, unknown; empty: none
 };
 
+// critical_path.csv summed over its steps (docs/FORMAT.md): ns on the path per
+// kind and per (rank, kind). Sums are held at 2^63 - 1 (addSaturating)
+// instead of wrapping. Memory: O(ranks on the path x kinds), never a row kept.
+struct CriticalPathTotals {
+  uint64_t steps = 0;    // distinct steps (a step's rows are contiguous)
+  uint64_t totalNs = 0;  // every segment's dur_ns
+  std::map<std::string, uint64_t> kindNs;
+  std::map<int64_t, std::map<std::string, uint64_t>> rankKindNs;
+};
+
 // The analysis files `xstack diff` reads, in the order it names missing ones.
-inline constexpr const char* kAnalysisFiles[] = {"steps.csv",     "ranks.csv",       "kernels.csv",
-                                                 "findings.json", "collectives.csv", "waits.csv"};
+inline constexpr const char* kAnalysisFiles[] = {
+    "steps.csv",       "ranks.csv", "kernels.csv",      "findings.json",
+    "collectives.csv", "waits.csv", "critical_path.csv"};
 
 // The analysis files of one folder; nullopt: that file is missing.
 struct FolderAnalysis {
@@ -90,6 +102,7 @@ struct FolderAnalysis {
   std::optional<std::vector<FindingEntry>> findings;
   std::optional<std::vector<CollectiveStat>> collectives;  // in file order
   std::optional<std::vector<RankWaits>> waits;             // ordered by rank
+  std::optional<CriticalPathTotals> criticalPath;
   bool hasKernels = false;           // kernels.csv exists (streamed later, see forEachKernelRow)
   bool hasTraces = false;            // a traceFile_* is there (a --no-analysis run)
   std::vector<std::string> missing;  // names of the missing analysis files
@@ -118,6 +131,9 @@ Expected<std::vector<FindingEntry>> readFindingsJson(const std::string& path);
 Expected<std::vector<CollectiveStat>> readCollectivesCsv(const std::string& path);
 // waits.csv: rows by ascending rank (checked: a rank out of order or twice is an error).
 Expected<std::vector<RankWaits>> readWaitsCsv(const std::string& path);
+// critical_path.csv: rows by step (checked: a step after a later one is an
+// error), dur_ns an integer, kind not empty.
+Expected<CriticalPathTotals> readCriticalPathCsv(const std::string& path);
 // Calls onRow for every row of kernels.csv, in file order (streamed: one row
 // in memory at a time).
 Status forEachKernelRow(const std::string& path,
