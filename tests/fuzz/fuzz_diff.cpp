@@ -18,7 +18,8 @@ namespace {
 
 const std::string& folder() {
   static const std::string dir = [] {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "xstack_fuzz_diff_XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "xstack_fuzz_diff_XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
     return tmpl;
   }();

@@ -198,17 +198,26 @@ std::string rankRow(const RankDelta& d) {
          td(d.why) + "</tr>";
 }
 
+// A per-rank table's rows: every rank up to kMaxRankRows, beyond only the
+// named ones (`named`: indexes into `all`, in their order).
+template <class Row, class MakeRow>
+std::string rankRows(const std::vector<Row>& all, const std::vector<size_t>& named,
+                     MakeRow makeRow) {
+  std::string h;
+  if (all.size() <= kMaxRankRows)
+    for (const Row& r : all) h += makeRow(r);
+  else
+    for (size_t i : named) h += makeRow(all[i]);
+  return h;
+}
+
 std::string rankTable(const RanksDiff& r) {
   std::string h =
       "<table class=\"sortable\" id=\"ranks\">" +
       th({"rank", "trainer", "gpu", "idle A (%)", "idle B (%)", "compute A (%)", "compute B (%)",
           "non-compute A (%)", "non-compute B (%)", "overlap A (%)", "overlap B (%)",
           "compute A (ms)", "compute B (ms)", "off the median rank (pt)", "moved most in"});
-  if (r.all.size() <= kMaxRankRows)
-    for (const RankDelta& d : r.all) h += rankRow(d);
-  else
-    for (size_t i : r.changed) h += rankRow(r.all[i]);
-  return h + "</tbody></table>";
+  return h + rankRows(r.all, r.changed, rankRow) + "</tbody></table>";
 }
 
 std::string kernelTable(const KernelsDiff& k) {
@@ -301,12 +310,7 @@ std::string waitTable(const WaitsDiff& w) {
                   th({"rank", "node", "waited A (ms/step)", "waited B (ms/step)",
                       "waited change (ms/step)", "caused A (ms/step)", "caused B (ms/step)",
                       "caused change (ms/step)", "top cause A", "top cause B"});
-  if (w.all.size() <= kMaxRankRows) {
-    for (const RankWaitDelta& r : w.all) h += waitRow(r);
-  } else {
-    for (size_t i : w.moved) h += waitRow(w.all[i]);
-  }
-  return h + "</tbody></table>";
+  return h + rankRows(w.all, w.moved, waitRow) + "</tbody></table>";
 }
 
 std::string pathRow(const RankPathDelta& r) {
@@ -316,17 +320,11 @@ std::string pathRow(const RankPathDelta& r) {
          td(r.bKind.empty() ? "-" : r.bKind) + "</tr>";
 }
 
-// Every rank on either path up to kMaxRankRows, beyond only the moved ones.
 std::string pathTable(const CriticalPathDiff& p) {
   std::string h = "<table class=\"sortable\" id=\"critical_path\">" +
                   th({"rank", "on the path A (ms/step)", "on the path B (ms/step)",
                       "change (ms/step)", "mostly A", "mostly B"});
-  if (p.ranks.size() <= kMaxRankRows) {
-    for (const RankPathDelta& r : p.ranks) h += pathRow(r);
-  } else {
-    for (size_t i : p.moved) h += pathRow(p.ranks[i]);
-  }
-  return h + "</tbody></table>";
+  return h + rankRows(p.ranks, p.moved, pathRow) + "</tbody></table>";
 }
 
 const char* kStyle = R"(<style>
